@@ -1,0 +1,332 @@
+/*
+ * prop.h - the public C interface of prop's engine.
+ *
+ * The engine holds typed property objects, the combinators that compose
+ * them, hosts, and the static pre-pass that checks a whole site before
+ * anything runs.  It knows nothing of Lua: a C program can build a site
+ * with these functions alone.
+ *
+ * Ownership, in one sentence: every node, host, string, origin and
+ * diagnostic of a site lives in that site's arena and is freed, all at
+ * once, by prop_site_free(); nothing is freed on its own.
+ *
+ * Error contract: functions returning int give 0 (PROP_OK), a named
+ * negative PROP_E* code, or PROP_ERROR; the message is then available from
+ * prop_site_error().  Out-parameters are set to NULL on entry.
+ */
+#ifndef PROP_PROP_H
+#define PROP_PROP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PROP_VERSION "0.1.0"
+
+enum prop_status {
+    PROP_OK = 0,
+    PROP_ERROR = -1,    /* generic failure; see prop_site_error() */
+    PROP_ENOMEM = -2,   /* the allocator refused (memory limit reached) */
+    PROP_EINVAL = -3,   /* a caller passed an argument outside the contract */
+    PROP_ENOTFOUND = -4 /* no such host, code, ... */
+};
+
+/*
+ * Allocation.  Same contract as lua_Alloc: nsize == 0 frees ptr and returns
+ * NULL; otherwise (re)allocates.  osize is the old size when ptr != NULL.
+ * A NULL allocator means malloc/realloc/free.
+ */
+typedef void *(*prop_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* ---------------------------------------------------------------------
+ * OS families.  A set of families is a bit mask.
+ */
+typedef unsigned prop_os_set;
+#define PROP_OS_DEBIAN 1u
+#define PROP_OS_BUNTISH 2u
+#define PROP_OS_FREEBSD 4u
+#define PROP_OS_NONE 0u
+#define PROP_OS_DEBIANLIKE (PROP_OS_DEBIAN | PROP_OS_BUNTISH)
+#define PROP_OS_UNIXLIKE (PROP_OS_DEBIAN | PROP_OS_BUNTISH | PROP_OS_FREEBSD)
+
+/* "debian", "buntish", "freebsd" for a single family bit, else NULL. */
+const char *prop_os_family_name(prop_os_set family);
+/*
+ * A readable name for a set: "UnixLike", "DebianLike", "FreeBSD",
+ * "debian", "buntish", "buntish | freebsd", or "no OS" for the empty set.
+ * Returns a static string or one written into buf (always terminated).
+ */
+const char *prop_os_set_name(prop_os_set set, char *buf, size_t n);
+/* Parse a family or group name (as above, case-sensitive). 0 or PROP_EINVAL. */
+int prop_os_set_parse(const char *name, prop_os_set *out);
+
+/* ---------------------------------------------------------------------
+ * Sites, origins.
+ */
+typedef struct prop_site prop_site;
+typedef struct prop_node prop_node;
+typedef struct prop_host prop_host;
+
+/* One place in the user's code.  file is interned in the site. */
+typedef struct prop_frame {
+    const char *file;
+    int line;
+} prop_frame;
+
+/*
+ * Where a value was made: frames[0] is the innermost user-code line (the
+ * call that made it), the following frames are the user-code lines that
+ * called it, outermost last.  Frames inside prop's own modules are never
+ * recorded.  nframes may be 0 for values made from C without a place.
+ */
+typedef struct prop_origin {
+    const prop_frame *frames;
+    unsigned nframes;
+} prop_origin;
+
+int prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud);
+void prop_site_free(prop_site *s); /* accepts NULL */
+/* The message of the last failed call on this site ("" if none). */
+const char *prop_site_error(const prop_site *s);
+/* Bytes the site's arena holds (for benchmarks and memory tests). */
+size_t prop_site_memory(const prop_site *s);
+/*
+ * Keep the text of a source file so that diagnostics can quote its lines.
+ * file is the name used in origins ("site.lua"); the text is copied.
+ */
+int prop_site_add_source(prop_site *s, const char *file, const char *text, size_t len);
+/* The text of line `line` of a registered source, without its newline. */
+const char *prop_site_source_line(const prop_site *s, const char *file, int line, size_t *len);
+
+/* ---------------------------------------------------------------------
+ * Properties.
+ */
+typedef enum prop_kind {
+    PROP_LEAF,       /* does something: a recipe or a property {} */
+    PROP_INFO,       /* carries facts only: os.*, ipv4, connect.* */
+    PROP_REQUIRES,   /* children: a, b; ensure b, then a unless b failed */
+    PROP_BEFORE,     /* children: a, b; ensure a, then b unless a failed */
+    PROP_ON_CHANGE,  /* children: a, b; ensure a, b only if a changed */
+    PROP_FALLBACK,   /* children: a, b; ensure a, b only if a failed */
+    PROP_PICK_OS,    /* children: alternatives; the first that fits the OS */
+    PROP_REVERTABLE, /* children: a, b; a normally, b when reverted */
+    PROP_REVERT,     /* children: p; runs prop_node_reverted() */
+    PROP_PROPS,      /* children: each in order, failures do not stop */
+    PROP_DESCRIBE,   /* children: p, shown with another description */
+    PROP_INVALID     /* made from a bad argument (P012); never runs */
+} prop_kind;
+
+/* "property", "info", "requires", ... , "invalid". */
+const char *prop_kind_name(prop_kind k);
+
+/*
+ * A resource a leaf claims.  The pre-pass compares claims of one host to
+ * find conflicts (P007-P010, P013) and identical duplicates (W101).
+ */
+typedef enum prop_claim_kind {
+    PROP_CLAIM_FILE_CONTENT,    /* key path, value content */
+    PROP_CLAIM_FILE_GENERATED,  /* key path, value: what generates it */
+    PROP_CLAIM_FILE_ABSENT,     /* key path */
+    PROP_CLAIM_FILE_DIRECTORY,  /* key path */
+    PROP_CLAIM_FILE_SYMLINK,    /* key path, value target */
+    PROP_CLAIM_FILE_MODE,       /* key path, value octal mode "0644" */
+    PROP_CLAIM_FILE_OWNER,      /* key path, value "user:group" */
+    PROP_CLAIM_FILE_LINE,       /* key path, value a line that is present */
+    PROP_CLAIM_FILE_NO_LINE,    /* key path, value a line that is absent */
+    PROP_CLAIM_PKG_INSTALLED,   /* key package */
+    PROP_CLAIM_PKG_REMOVED,     /* key package */
+    PROP_CLAIM_SVC_RUNNING,     /* key service */
+    PROP_CLAIM_SVC_STOPPED,     /* key service */
+    PROP_CLAIM_SVC_RESTARTED,   /* key service */
+    PROP_CLAIM_USER,            /* key name, id uid or -1 */
+    PROP_CLAIM_USER_ABSENT,     /* key name */
+    PROP_CLAIM_GROUP,           /* key name, id gid or -1 */
+    PROP_CLAIM_HOSTNAME,        /* key "hostname", value the name */
+    PROP_CLAIM__COUNT
+} prop_claim_kind;
+
+/* "file.content", "package.installed", ... (as accepted by the Lua core). */
+const char *prop_claim_kind_name(prop_claim_kind k);
+int prop_claim_kind_parse(const char *name, prop_claim_kind *out);
+
+typedef struct prop_claim {
+    prop_claim_kind kind;
+    const char *key;
+    const char *value; /* may be NULL */
+    size_t value_len;
+    long long id; /* -1 when none */
+} prop_claim;
+
+typedef struct prop_info {
+    const char *key;   /* "ipv4", "alias", "os", "connect", "ssh.port", ... */
+    const char *value; /* always a string */
+} prop_info;
+
+typedef struct prop_leaf_spec {
+    const char *desc;       /* required */
+    prop_os_set targets;    /* PROP_OS_NONE means UnixLike */
+    const int *ports;       /* 1..65535 */
+    size_t nports;
+    const prop_claim *claims;
+    size_t nclaims;
+    const prop_info *info;
+    size_t ninfo;
+    const char *norevert;   /* why it cannot be reverted; NULL: generic text */
+    int info_only;          /* makes the kind PROP_INFO: never changes anything */
+    prop_os_set os_family;  /* for os.*: the single family it declares */
+    long behaviour;         /* the caller's handle on what it does; -1: none */
+} prop_leaf_spec;
+
+/* All constructors copy what they are given into the site's arena. */
+int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o,
+                  prop_node **out);
+/* kind: PROP_REQUIRES, PROP_BEFORE, PROP_ON_CHANGE or PROP_FALLBACK. */
+int prop_combine_new(prop_site *s, prop_kind kind, prop_node *a, prop_node *b,
+                     const prop_origin *o, prop_node **out);
+/*
+ * revertable(a, b).  paired != 0 marks a pair made by a recipe (apt.installed
+ * with apt.removed as its revert): shown and described as one property.
+ */
+int prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired,
+                        const prop_origin *o, prop_node **out);
+/* kind: PROP_PICK_OS or PROP_PROPS. */
+int prop_list_new(prop_site *s, prop_kind kind, prop_node *const *items, size_t n,
+                  const prop_origin *o, prop_node **out);
+/*
+ * revert(p).  Always succeeds for a valid p: when p is not revertable the
+ * node is made anyway and the pre-pass reports P001 at its origin.
+ */
+int prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **out);
+int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_origin *o,
+                      prop_node **out);
+/*
+ * A property made from a bad argument: records error P012 with message at o
+ * and returns a node of kind PROP_INVALID (UnixLike, never runs), so that
+ * evaluation can go on and report every mistake in one pass.
+ */
+int prop_invalid_new(prop_site *s, const char *desc, const char *message,
+                     const prop_origin *o, prop_node **out);
+
+prop_kind prop_node_kind(const prop_node *n);
+const char *prop_node_desc(const prop_node *n);
+prop_os_set prop_node_targets(const prop_node *n);
+int prop_node_revertable(const prop_node *n);
+int prop_node_paired(const prop_node *n);
+int prop_node_info_only(const prop_node *n); /* nothing in it can change */
+prop_os_set prop_node_os(const prop_node *n); /* os.* leaves: the family */
+long prop_node_behaviour(const prop_node *n);
+const char *prop_node_norevert(const prop_node *n);
+const prop_origin *prop_node_origin(const prop_node *n);
+size_t prop_node_nchildren(const prop_node *n);
+prop_node *prop_node_child(const prop_node *n, size_t i);
+/* REVERT: the form that runs (NULL if the child is not revertable);
+ * REVERTABLE: b.  NULL for other kinds. */
+prop_node *prop_node_reverted(const prop_node *n);
+/* Sorted, without duplicates: the union over the node's tree. */
+size_t prop_node_nports(const prop_node *n);
+int prop_node_port(const prop_node *n, size_t i);
+/* A leaf's own claims and info (none for composites). */
+size_t prop_node_nclaims(const prop_node *n);
+const prop_claim *prop_node_claim(const prop_node *n, size_t i);
+size_t prop_node_ninfo(const prop_node *n);
+const prop_info *prop_node_info(const prop_node *n, size_t i);
+/* "DebianLike, revertable" / "UnixLike, ports 80 443"; returns buf. */
+const char *prop_node_type(const prop_node *n, char *buf, size_t size);
+
+/*
+ * Walk the leaves that take effect when n is ensured on a host running os
+ * (PROP_OS_NONE: unknown), in execution order: a REVERT visits its
+ * reverted form, a REVERTABLE its first side, a PICK_OS the alternative
+ * chosen for os (every alternative when os is unknown).  A non-zero
+ * return from visit stops the walk and is returned.
+ */
+typedef int (*prop_leaf_visit)(void *ud, const prop_node *leaf);
+int prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, void *ud);
+
+/* ---------------------------------------------------------------------
+ * Hosts.
+ */
+int prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **out);
+int prop_host_add(prop_site *s, prop_host *h, prop_node *p);
+const char *prop_host_name(const prop_host *h);
+const prop_origin *prop_host_origin(const prop_host *h);
+size_t prop_host_nprops(const prop_host *h);
+prop_node *prop_host_prop(const prop_host *h, size_t i);
+/* The OS family of the first os.* property of the host, PROP_OS_NONE if none. */
+prop_os_set prop_host_os(const prop_host *h);
+/* The i-th value of info key on the host (declaration order), NULL past the end. */
+const char *prop_host_info(const prop_host *h, const char *key, size_t i);
+
+size_t prop_site_nhosts(const prop_site *s);
+prop_host *prop_site_host(const prop_site *s, size_t i);
+/* The first host of that name, NULL if none. */
+prop_host *prop_site_find_host(const prop_site *s, const char *name);
+
+/* ---------------------------------------------------------------------
+ * The pre-pass and its diagnostics.
+ */
+typedef enum prop_severity { PROP_SEV_ERROR, PROP_SEV_WARNING } prop_severity;
+
+typedef struct prop_note {
+    const char *file; /* may be NULL when the note has no place */
+    int line;
+    const char *message;
+} prop_note;
+
+typedef struct prop_diag {
+    char code[8]; /* "P001", "W101" */
+    prop_severity severity;
+    const char *file; /* may be NULL */
+    int line;
+    const char *message;
+    const prop_note *notes;
+    size_t nnotes;
+} prop_diag;
+
+/*
+ * Check the whole site (every rule of the pre-pass), appending findings to
+ * the diagnostics the constructors already recorded, then sort them by
+ * file and line.  Returns the number of errors (>= 0), or a negative code.
+ * Calling it twice does not repeat findings.
+ */
+int prop_site_check(prop_site *s);
+size_t prop_site_ndiags(const prop_site *s);
+const prop_diag *prop_site_diag(const prop_site *s, size_t i);
+/* Errors, counting warnings too when werror is set. */
+size_t prop_site_nerrors(const prop_site *s, int werror);
+size_t prop_site_nwarnings(const prop_site *s);
+
+/*
+ * Record a diagnostic from outside the pre-pass (the bindings use it for
+ * misuse found while evaluating).  Notes for the outer frames of o
+ * ("called from here") are added as for every diagnostic.
+ */
+int prop_site_report(prop_site *s, const char *code, prop_severity sev, const prop_origin *o,
+                     const char *message);
+
+/*
+ * Print the diagnostics GCC-style: "file:line: error[P001]: message", the
+ * quoted source line, then one "file:line: note: ..." line per note.
+ * With werror, warnings are printed as errors.  color: ANSI colours.
+ */
+int prop_diags_print_text(const prop_site *s, FILE *f, int color, int werror);
+/* A JSON array of diagnostics, one per line, as the SPEC shapes them. */
+int prop_diags_print_json(const prop_site *s, FILE *f, int werror);
+
+/* The long explanation of a code, with an example and its fix; NULL if unknown. */
+const char *prop_explain(const char *code);
+/* One line: what the rule is.  NULL if unknown. */
+const char *prop_explain_summary(const char *code);
+/* Every known code, in order, NULL-terminated. */
+const char *const *prop_explain_codes(void);
+
+/* Write s as a JSON string literal (with quotes) to f. */
+int prop_json_write_string(FILE *f, const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROP_PROP_H */

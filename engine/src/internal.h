@@ -1,0 +1,132 @@
+/*
+ * internal.h - what the engine's files share and nobody else sees.
+ *
+ * Ownership: everything below is carved out of the site's arena (arena.c)
+ * and lives exactly as long as the site; no struct here is freed alone.
+ */
+#ifndef PROP_INTERNAL_H
+#define PROP_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prop/prop.h"
+
+#if defined(__GNUC__)
+#define PROP_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PROP_PRINTF(a, b)
+#endif
+
+/* ---- arena.c: bump allocator over chunks from the site's allocator ---- */
+typedef struct arena_chunk arena_chunk;
+typedef struct arena {
+    prop_alloc_fn alloc;
+    void *ud;
+    arena_chunk *head; /* newest chunk first */
+    char *cur, *end;   /* free space in head */
+    size_t total;      /* bytes obtained from alloc */
+} arena;
+
+void arena_init(arena *a, prop_alloc_fn alloc, void *ud);
+void arena_release(arena *a);
+/* 16-byte aligned, uninitialised; NULL when the allocator refuses. */
+void *arena_alloc(arena *a, size_t size);
+void *arena_zalloc(arena *a, size_t size);
+char *arena_strndup(arena *a, const char *s, size_t len);
+char *arena_strdup(arena *a, const char *s);
+char *arena_vprintf(arena *a, const char *fmt, va_list ap);
+char *arena_printf(arena *a, const char *fmt, ...) PROP_PRINTF(2, 3);
+
+/* A growable array of pointers inside an arena (growth abandons old copies). */
+typedef struct ptrvec {
+    void **v;
+    size_t n, cap;
+} ptrvec;
+int ptrvec_push(arena *a, ptrvec *pv, void *p);
+
+/* ---- site.c ---- */
+typedef struct source_file {
+    const char *file; /* interned */
+    const char *text;
+    size_t len;
+    const char **lines; /* index built on first use */
+    size_t nlines;
+} source_file;
+
+/* A string intern table (open addressing), for file names. */
+typedef struct intern_table {
+    const char **slots;
+    size_t cap, n;
+} intern_table;
+
+struct prop_host {
+    const char *name;
+    const prop_origin *origin;
+    ptrvec props; /* prop_node * */
+    unsigned index;
+};
+
+struct prop_site {
+    arena mem;
+    char error[256];
+    intern_table files;
+    ptrvec sources;   /* source_file * */
+    ptrvec nodes;     /* every node made, in order */
+    ptrvec hosts;     /* prop_host * */
+    ptrvec diags;     /* prop_diag * */
+    const prop_origin *last_origin; /* reuse identical consecutive origins */
+    unsigned next_id;
+    int checked;      /* prop_site_check ran */
+    size_t nerrors, nwarnings;
+};
+
+/* Set the site's error message; returns code. */
+int site_fail(prop_site *s, int code, const char *fmt, ...) PROP_PRINTF(3, 4);
+const char *site_intern(prop_site *s, const char *str);
+/* Copy an origin into the arena (interning file names). NULL o: no frames. */
+const prop_origin *site_origin_copy(prop_site *s, const prop_origin *o);
+
+/* ---- node.c ---- */
+struct prop_node {
+    prop_kind kind;
+    unsigned id;              /* creation order, unique in the site */
+    prop_os_set targets;
+    prop_os_set os_family;    /* os.* info leaves */
+    unsigned char revertable;
+    unsigned char paired;     /* recipe-made REVERTABLE shown as one */
+    unsigned char info_only;  /* nothing in the tree can change */
+    unsigned char synthetic;  /* made by the engine (reverted forms) */
+    unsigned char conflict;   /* targets empty because children disagree (P005) */
+    const char *desc;
+    const prop_origin *origin;
+    prop_node **children;
+    unsigned nchildren;
+    prop_node *rev;           /* REVERTABLE: b; REVERT: reverted form or NULL */
+    int *ports;               /* sorted union over the tree */
+    unsigned nports;
+    prop_claim *claims;       /* leaves only */
+    unsigned nclaims;
+    prop_info *info;          /* leaves only */
+    unsigned ninfo;
+    const char *norevert;
+    long behaviour;
+};
+
+/* ---- diag.c ---- */
+/* Begin a diagnostic at origin o (frames[0]); outer frames become
+ * "called from here" notes once the diagnostic is finished. */
+typedef struct diag_builder {
+    prop_site *site;
+    prop_diag *d;
+    ptrvec notes; /* prop_note * */
+    const prop_origin *origin;
+} diag_builder;
+
+int diag_begin(diag_builder *b, prop_site *s, const char *code, prop_severity sev,
+               const prop_origin *o, const char *fmt, ...) PROP_PRINTF(6, 7);
+int diag_note(diag_builder *b, const prop_origin *o, const char *fmt, ...) PROP_PRINTF(3, 4);
+int diag_end(diag_builder *b);
+
+#endif /* PROP_INTERNAL_H */
