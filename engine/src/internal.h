@@ -33,6 +33,8 @@ void arena_init(arena *a, prop_alloc_fn alloc, void *ud);
 void arena_release(arena *a);
 /* 16-byte aligned, uninitialised; NULL when the allocator refuses. */
 void *arena_alloc(arena *a, size_t size);
+/* The same with another alignment (a power of two, at most 16). */
+void *arena_alloc_align(arena *a, size_t size, size_t align);
 void *arena_zalloc(arena *a, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t len);
 char *arena_strdup(arena *a, const char *s);
@@ -61,22 +63,43 @@ typedef struct intern_table {
     size_t cap, n;
 } intern_table;
 
+/* Distinct origins (open addressing), so that a loop or a helper called
+ * for every host stores each of its places once. */
+typedef struct origin_table {
+    const prop_origin **slots;
+    size_t cap, n;
+} origin_table;
+
+/* Hosts by name (open addressing over the first host of each name). */
+typedef struct host_table {
+    prop_host **slots;
+    size_t cap, n;
+} host_table;
+
 struct prop_host {
     const char *name;
     const prop_origin *origin;
     ptrvec props; /* prop_node * */
     unsigned index;
+    /* prop_host_os(): props only grow at the end, so the first os.* leaf,
+     * once found, stays the first; os_scanned props hold none. */
+    prop_os_set os;
+    size_t os_scanned;
 };
 
 struct prop_site {
     arena mem;
     char error[256];
     intern_table files;
+    intern_table strings; /* descriptions, claim keys, info: shared copies */
     ptrvec sources;   /* source_file * */
-    ptrvec nodes;     /* every node made, in order */
+    ptrvec nodes;     /* every node made, in order; its array comes from the
+                         allocator, not the arena (node.c appends to it) */
     ptrvec hosts;     /* prop_host * */
+    host_table host_names;
     ptrvec diags;     /* prop_diag * */
     const prop_origin *last_origin; /* reuse identical consecutive origins */
+    origin_table origins;           /* every distinct origin, shared */
     unsigned next_id;
     int checked;      /* prop_site_check ran */
     size_t nerrors, nwarnings;
@@ -85,6 +108,9 @@ struct prop_site {
 /* Set the site's error message; returns code. */
 int site_fail(prop_site *s, int code, const char *fmt, ...) PROP_PRINTF(3, 4);
 const char *site_intern(prop_site *s, const char *str);
+/* A shared copy of str[0..len) (NUL-terminated) from the strings table;
+ * NULL when out of memory (the site's error is then set). */
+const char *site_intern_n(prop_site *s, const char *str, size_t len);
 /* Copy an origin into the arena (interning file names). NULL o: no frames. */
 const prop_origin *site_origin_copy(prop_site *s, const prop_origin *o);
 
@@ -94,22 +120,27 @@ struct prop_node {
     unsigned id;              /* creation order, unique in the site */
     prop_os_set targets;
     prop_os_set os_family;    /* os.* info leaves */
-    unsigned char revertable;
-    unsigned char paired;     /* recipe-made REVERTABLE shown as one */
-    unsigned char info_only;  /* nothing in the tree can change */
-    unsigned char synthetic;  /* made by the engine (reverted forms) */
-    unsigned char conflict;   /* targets empty because children disagree (P005) */
+    unsigned nchildren;
+    unsigned nports;
+    unsigned nclaims;
+    unsigned ninfo;
+    /* Leaf visits of prop_node_each_leaf(n, PROP_OS_NONE), saturating at
+     * UINT_MAX: a graph that shares subtrees can expand exponentially, and
+     * a walker can refuse it before starting. */
+    unsigned weight;
+    /* One-bit flags (a site holds millions of nodes): assign 0 or 1 only. */
+    unsigned revertable : 1;
+    unsigned paired : 1;      /* recipe-made REVERTABLE shown as one */
+    unsigned info_only : 1;   /* nothing in the tree can change */
+    unsigned synthetic : 1;   /* made by the engine (reverted forms) */
+    unsigned conflict : 1;    /* targets empty because children disagree (P005) */
     const char *desc;
     const prop_origin *origin;
-    prop_node **children;
-    unsigned nchildren;
+    prop_node **children;     /* leaves: NULL; stored right after the node */
     prop_node *rev;           /* REVERTABLE: b; REVERT: reverted form or NULL */
-    int *ports;               /* sorted union over the tree */
-    unsigned nports;
+    int *ports;               /* sorted union over the tree; shared, NULL if none */
     prop_claim *claims;       /* leaves only */
-    unsigned nclaims;
     prop_info *info;          /* leaves only */
-    unsigned ninfo;
     const char *norevert;
     long behaviour;
 };
@@ -128,5 +159,8 @@ int diag_begin(diag_builder *b, prop_site *s, const char *code, prop_severity se
                const prop_origin *o, const char *fmt, ...) PROP_PRINTF(6, 7);
 int diag_note(diag_builder *b, const prop_origin *o, const char *fmt, ...) PROP_PRINTF(3, 4);
 int diag_end(diag_builder *b);
+/* Sort the site's diagnostics, stably: by file, line, then code; those
+ * without a file last.  Fails only when scratch memory is refused. */
+int diag_sort(prop_site *s);
 
 #endif /* PROP_INTERNAL_H */

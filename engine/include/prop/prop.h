@@ -156,7 +156,7 @@ typedef struct prop_claim {
     prop_claim_kind kind;
     const char *key;
     const char *value; /* may be NULL */
-    size_t value_len;
+    size_t value_len;  /* 0 with a value: strlen(value) */
     long long id; /* -1 when none */
 } prop_claim;
 
@@ -180,7 +180,11 @@ typedef struct prop_leaf_spec {
     long behaviour;         /* the caller's handle on what it does; -1: none */
 } prop_leaf_spec;
 
-/* All constructors copy what they are given into the site's arena. */
+/*
+ * All constructors copy what they are given into the site's arena.  Every
+ * node passed to a constructor must come from the same site s: mixing
+ * sites is not detected.
+ */
 int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o,
                   prop_node **out);
 /* kind: PROP_REQUIRES, PROP_BEFORE, PROP_ON_CHANGE or PROP_FALLBACK. */
@@ -233,6 +237,12 @@ size_t prop_node_nclaims(const prop_node *n);
 const prop_claim *prop_node_claim(const prop_node *n, size_t i);
 size_t prop_node_ninfo(const prop_node *n);
 const prop_info *prop_node_info(const prop_node *n, size_t i);
+/*
+ * How many leaf visits prop_node_each_leaf(n, PROP_OS_NONE, ...) makes,
+ * saturating at UINT_MAX.  A graph sharing subtrees can expand
+ * exponentially; a walker checks this before starting.
+ */
+size_t prop_node_weight(const prop_node *n);
 /* "DebianLike, revertable" / "UnixLike, ports 80 443"; returns buf. */
 const char *prop_node_type(const prop_node *n, char *buf, size_t size);
 
@@ -240,8 +250,11 @@ const char *prop_node_type(const prop_node *n, char *buf, size_t size);
  * Walk the leaves that take effect when n is ensured on a host running os
  * (PROP_OS_NONE: unknown), in execution order: a REVERT visits its
  * reverted form, a REVERTABLE its first side, a PICK_OS the alternative
- * chosen for os (every alternative when os is unknown).  A non-zero
- * return from visit stops the walk and is returned.
+ * chosen for os (every alternative when os is unknown; otherwise the first
+ * whose targets meet os, or none).  PROP_INVALID leaves are visited too.
+ * A non-zero return from visit stops the walk and is returned; PROP_EINVAL
+ * for a NULL n or visit, PROP_ENOMEM if a very wide or deep graph needs
+ * more stack than malloc gives.  The walk itself is not recursive.
  */
 typedef int (*prop_leaf_visit)(void *ud, const prop_node *leaf);
 int prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, void *ud);

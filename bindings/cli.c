@@ -1,0 +1,211 @@
+/*
+ * cli.c - options, usage and site loading shared by prop's subcommands.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "cli.h"
+
+static int
+want_color(int fd)
+{
+    const char *nc = getenv("NO_COLOR");
+    const char *term = getenv("TERM");
+
+    if (nc && *nc)
+        return 0;
+    if (term && strcmp(term, "dumb") == 0)
+        return 0;
+    return isatty(fd);
+}
+
+void
+cli_site_opts_init(cli_site_opts *o)
+{
+    o->limits.max_instructions = LPROP_DEFAULT_MAX_INSTRUCTIONS;
+    o->limits.max_memory = (size_t)LPROP_DEFAULT_MAX_MEMORY_MIB << 20;
+    o->color_out = want_color(1);
+    o->color_err = want_color(2);
+}
+
+/* Parse a positive integer; 0 on success. */
+static int
+parse_count(const char *s, long long *out)
+{
+    char *end;
+    long long v;
+
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int
+cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
+{
+    static const char *const names[] = {"--max-instructions", "--max-memory"};
+    const char *arg = argv[*i], *val = NULL;
+    size_t k, len;
+    long long v;
+
+    for (k = 0; k < 2; k++) {
+        len = strlen(names[k]);
+        if (strncmp(arg, names[k], len) != 0)
+            continue;
+        if (arg[len] == '=') {
+            val = arg + len + 1;
+        } else if (arg[len] == '\0') {
+            if (*i + 1 >= argc) {
+                fprintf(stderr, "prop: %s needs a value\n", names[k]);
+                return -1;
+            }
+            val = argv[++*i];
+        } else {
+            continue;
+        }
+        if (parse_count(val, &v) != 0) {
+            fprintf(stderr, "prop: %s takes a positive whole number, not \"%s\"\n", names[k],
+                    val);
+            return -1;
+        }
+        if (k == 0) {
+            o->limits.max_instructions = v;
+        } else {
+            if (v > (long long)(SIZE_MAX >> 21)) {
+                fprintf(stderr, "prop: --max-memory %lld MiB is more than this machine "
+                                "can address\n",
+                        v);
+                return -1;
+            }
+            o->limits.max_memory = (size_t)v << 20;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int
+cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "prop %s: ", cmd->name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s\n", cmd->usage);
+    return EXIT_USAGE;
+}
+
+int
+cli_is_help(const char *arg)
+{
+    return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int
+cli_print_help(const cli_command *cmd)
+{
+    printf("usage: %s\n\n%s\n", cmd->usage, cmd->summary);
+    printf("\nSee prop-%s(1).\n", cmd->name);
+    return EXIT_WELL;
+}
+
+/*
+ * Record an evaluation error ("file:line: text" and "file:line: note:
+ * called from here" lines, as lprop's message handler makes them) as
+ * diagnostic P000, so that text and JSON output treat it like a finding.
+ */
+static void
+record_eval_error(lprop_ctx *ctx)
+{
+    lua_State *L = ctx->L;
+    const char *msg = lua_tostring(L, -1);
+    prop_frame frames[9];
+    prop_origin o = {frames, 0};
+    char *copy, *line, *save = NULL, *text = NULL;
+    int first = 1;
+
+    if (msg == NULL)
+        msg = "(error without a message)";
+    if (strncmp(msg, "prop: ", 6) == 0)
+        msg += 6;
+    copy = strdup(msg);
+    if (copy == NULL) {
+        prop_site_report(ctx->site, "P000", PROP_SEV_ERROR, NULL, msg);
+        return;
+    }
+    for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *c = strchr(line, ':');
+        char *end = NULL;
+        long ln = c ? strtol(c + 1, &end, 10) : 0;
+        int placed = c && end && end != c + 1 && *end == ':' && end[1] == ' ' && ln > 0;
+        if (first) {
+            first = 0;
+            if (placed) {
+                *c = '\0';
+                frames[o.nframes].file = line;
+                frames[o.nframes].line = (int)ln;
+                o.nframes++;
+                text = end + 2;
+            } else {
+                text = line;
+            }
+        } else if (placed && o.nframes < 9 && strstr(end, "note: called from here")) {
+            *c = '\0';
+            frames[o.nframes].file = line;
+            frames[o.nframes].line = (int)ln;
+            o.nframes++;
+        }
+    }
+    prop_site_report(ctx->site, "P000", PROP_SEV_ERROR, &o, text ? text : msg);
+    free(copy);
+}
+
+lprop_ctx *
+cli_load_site(const char *path, const cli_site_opts *o, int *evaluated)
+{
+    lprop_ctx *ctx = lprop_open(&o->limits);
+
+    *evaluated = 0;
+    if (ctx == NULL)
+        return NULL;
+    if (lprop_eval_file(ctx, path) != 0) {
+        record_eval_error(ctx);
+        lua_pop(ctx->L, 1);
+        return ctx;
+    }
+    *evaluated = 1;
+    if (prop_site_check(ctx->site) < 0) {
+        fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
+        *evaluated = 0;
+    }
+    return ctx;
+}
+
+void
+cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror)
+{
+    size_t ne = prop_site_nerrors(ctx->site, werror);
+    size_t nw = werror ? 0 : prop_site_nwarnings(ctx->site);
+
+    if (ne == 0 && nw == 0)
+        return;
+    fprintf(f, "%s: ", path);
+    if (ne)
+        fprintf(f, "%zu error%s", ne, ne == 1 ? "" : "s");
+    if (ne && nw)
+        fprintf(f, ", ");
+    if (nw)
+        fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
+    fputc('\n', f);
+}

@@ -1,0 +1,60 @@
+/*
+ * cli.h - what the prop command's subcommands share: exit codes, the
+ * options every site-reading command takes, and loading a site.
+ */
+#ifndef PROP_CLI_H
+#define PROP_CLI_H
+
+#include <stdio.h>
+
+#include "lprop.h"
+
+/* Exit codes (SPEC: 0 well, 1 failed, 2 rejected, 64 usage, 69 unreachable). */
+enum {
+    EXIT_WELL = 0,
+    EXIT_FAILED = 1,
+    EXIT_REJECTED = 2,
+    EXIT_USAGE = 64,
+    EXIT_UNREACHABLE = 69
+};
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+    const char *summary;
+    const char *usage;
+} cli_command;
+
+extern const cli_command cmd_lint, cmd_show, cmd_explain;
+
+/* Options shared by the commands that read a site. */
+typedef struct cli_site_opts {
+    lprop_limits limits;
+    int color_out; /* colour on stdout */
+    int color_err; /* colour on stderr */
+} cli_site_opts;
+
+void cli_site_opts_init(cli_site_opts *o);
+/*
+ * If argv[*i] is one of the shared options (--max-instructions N,
+ * --max-memory MIB, with "=" or a separate word), consume it and return 1;
+ * 0 if it is not one; -1 (after printing why) if it is malformed.
+ */
+int cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i);
+/* Print "prop CMD: message" and the usage line; returns EXIT_USAGE. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...);
+/* 1 when the command line asks for help (-h / --help) at argv[i]. */
+int cli_is_help(const char *arg);
+int cli_print_help(const cli_command *cmd);
+
+/*
+ * Evaluate the site and run the pre-pass.  Returns the state (never NULL
+ * unless out of memory) and sets *evaluated to 0 when evaluation failed:
+ * the evaluation error is then recorded as diagnostic P000 on the site so
+ * that every output format reports it like any other finding.
+ */
+lprop_ctx *cli_load_site(const char *path, const cli_site_opts *o, int *evaluated);
+/* "2 errors, 1 warning" summary on f, or nothing when there is no finding. */
+void cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * lprop.h - what the Lua bindings share: the per-state context, the
+ * sandboxed evaluation of a site, and the property/host userdata.
+ *
+ * Ownership: one lprop_ctx per lua_State, made by lprop_open() and freed by
+ * lprop_close() after lua_close().  The ctx owns the prop_site; every
+ * userdata is a thin handle on a node or host of that site, and the site
+ * outlives them all because it is freed only after the state is closed.
+ */
+#ifndef LPROP_H
+#define LPROP_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "prop/prop.h"
+
+#define LPROP_PROPERTY "prop.Property"
+#define LPROP_HOST "prop.Host"
+
+/* Defaults of the evaluation limits (overridable on the command line). */
+#define LPROP_DEFAULT_MAX_INSTRUCTIONS 2000000000LL
+#define LPROP_DEFAULT_MAX_MEMORY_MIB 2048
+
+typedef struct lprop_limits {
+    long long max_instructions; /* VM instructions for one evaluation */
+    size_t max_memory;          /* bytes: Lua heap and property graph together */
+} lprop_limits;
+
+typedef struct lprop_ctx {
+    lua_State *L;
+    prop_site *site;
+    lprop_limits limits;
+    size_t used;             /* bytes allocated through lprop's allocator */
+    size_t peak;             /* highest `used` seen */
+    long long instructions;  /* counted in steps of the hook's period */
+    char where_file[256];    /* last user-code place the hook saw */
+    int where_line;
+    char *site_dir;          /* directory of the site file ("." if none) */
+    char *site_real;         /* its realpath, for require's confinement */
+    int env_ref;             /* registry ref of the config environment */
+    int evaluating;          /* inside lprop_eval_file's protected call */
+} lprop_ctx;
+
+/*
+ * Make a state with prop's allocator, libraries, core module and embedded
+ * modules, and an empty site.  NULL when out of memory.
+ */
+lprop_ctx *lprop_open(const lprop_limits *limits);
+/* Close the state, then free the site and the ctx.  Accepts NULL. */
+void lprop_close(lprop_ctx *ctx);
+/* The ctx of a state made by lprop_open. */
+lprop_ctx *lprop_getctx(lua_State *L);
+
+/*
+ * Evaluate the site file at path in the config environment.  On failure
+ * returns non-zero and leaves a message of the form "file:line: ..." (or
+ * "prop: ..." without a place) on top of the stack.
+ */
+int lprop_eval_file(lprop_ctx *ctx, const char *path);
+/* Print an evaluation error (from the stack top) GCC-style on f. */
+void lprop_report_error(lprop_ctx *ctx, FILE *f, int color);
+
+/* Install the "prop.core" module into package.preload equivalent. */
+int luaopen_prop_core(lua_State *L);
+
+/* Push a new Property userdata for n / Host userdata for h. */
+void lprop_push_node(lua_State *L, prop_node *n);
+void lprop_push_host(lua_State *L, prop_host *h);
+/* The node of the Property at idx, or NULL when it is not one. */
+prop_node *lprop_tonode(lua_State *L, int idx);
+prop_host *lprop_tohost(lua_State *L, int idx);
+
+/*
+ * Fill o with the user-code frames of the current call stack (innermost
+ * first), skipping prop's own chunks and C functions; buf holds at most
+ * nbuf frames.
+ */
+void lprop_origin(lua_State *L, prop_origin *o, prop_frame *buf, unsigned nbuf);
+/* Raise a Lua error prefixed with the innermost user place "file:line: ". */
+int lprop_error(lua_State *L, const char *fmt, ...);
+/* Raise the engine's last error (out of memory becomes the limit message). */
+int lprop_engine_error(lua_State *L, int rc);
+
+/* Call require(name) in the state and leave the module on the stack. */
+int lprop_require(lua_State *L, const char *name);
+
+#endif /* LPROP_H */

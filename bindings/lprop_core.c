@@ -1,0 +1,1015 @@
+/*
+ * lprop_core.c - the "prop.core" module: Property and Host userdata, the
+ * combinators, host declaration and the constructors recipes build on.
+ *
+ * Each function checks its arguments, calls one engine function, and
+ * pushes the result or raises.  A Property userdata is a pointer to an
+ * engine node; the node lives in the site's arena, which is freed only
+ * after the state is closed, so a handle can never outlive its node.
+ *
+ * What a leaf does at run time (its impl table and args) is kept in two
+ * registry tables indexed by the leaf's behaviour number, not in C.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+
+#include "lprop.h"
+
+#define MAX_FRAMES 8
+#define BEHAVIOUR_KEY "prop.behaviours"
+#define BEHAVIOUR_ARGS_KEY "prop.behaviour_args"
+#define HOSTS_KEY "prop.hosts"
+
+typedef struct {
+    prop_node *node;
+} node_ud;
+
+typedef struct {
+    prop_host *host;
+} host_ud;
+
+/* ---- userdata ---- */
+
+void
+lprop_push_node(lua_State *L, prop_node *n)
+{
+    node_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->node = n;
+    luaL_setmetatable(L, LPROP_PROPERTY);
+}
+
+prop_node *
+lprop_tonode(lua_State *L, int idx)
+{
+    node_ud *u = luaL_testudata(L, idx, LPROP_PROPERTY);
+    return u ? u->node : NULL;
+}
+
+void
+lprop_push_host(lua_State *L, prop_host *h)
+{
+    host_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->host = h;
+    luaL_setmetatable(L, LPROP_HOST);
+}
+
+prop_host *
+lprop_tohost(lua_State *L, int idx)
+{
+    host_ud *u = luaL_testudata(L, idx, LPROP_HOST);
+    return u ? u->host : NULL;
+}
+
+/* The property at argument arg of function fname, or a raised error. */
+static prop_node *
+check_node(lua_State *L, int arg, const char *fname)
+{
+    prop_node *n = lprop_tonode(L, arg);
+
+    if (n == NULL)
+        lprop_error(L, "bad argument #%d to '%s' (property expected, got %s)", arg, fname,
+                    luaL_typename(L, arg));
+    return n;
+}
+
+/* Plain tables (no metatable) are lists; anything else is not. */
+static int
+is_plain_list(lua_State *L, int idx)
+{
+    int r;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    r = !lua_getmetatable(L, idx);
+    if (!r)
+        lua_pop(L, 1);
+    return r;
+}
+
+/*
+ * Append the properties of the list at idx to ptrs (flattening nested
+ * plain lists).  `what` names the list in errors ("host \"web1\"").
+ * A hole (a nil entry, usually a misspelt name) or a non-property is an
+ * error.  ptrs is a Lua-owned buffer userdata grown on the stack.
+ */
+typedef struct {
+    prop_node **v;
+    size_t n, cap;
+} nodebuf;
+
+static void
+nodebuf_push(lua_State *L, nodebuf *b, int bufidx, prop_node *n)
+{
+    if (b->n == b->cap) {
+        size_t ncap = b->cap ? b->cap * 2 : 64;
+        prop_node **nv = lua_newuserdatauv(L, ncap * sizeof *nv, 0);
+        if (b->n)
+            memcpy(nv, b->v, b->n * sizeof *nv);
+        lua_replace(L, bufidx);
+        b->v = nv;
+        b->cap = ncap;
+    }
+    b->v[b->n++] = n;
+}
+
+static void
+collect_list(lua_State *L, int idx, nodebuf *b, int bufidx, const char *what, int depth)
+{
+    lua_Integer i, len, count = 0;
+
+    idx = lua_absindex(L, idx);
+    if (depth > 32)
+        lprop_error(L, "%s: lists nested too deeply", what);
+    len = (lua_Integer)lua_rawlen(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1) {
+            const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (k)
+                lprop_error(L, "%s: unexpected key \"%s\"; expected a list of properties", what,
+                            k);
+            lprop_error(L, "%s: unexpected %s key; expected a list of properties", what,
+                        luaL_typename(L, -1));
+        }
+        if (lua_tointeger(L, -1) > len)
+            len = lua_tointeger(L, -1);
+        count++;
+    }
+    for (i = 1; i <= len; i++) {
+        int t = lua_rawgeti(L, idx, i);
+        prop_node *n;
+        if (t == LUA_TNIL)
+            lprop_error(L,
+                        "%s: entry %d is nil (a misspelt name, or a function that "
+                        "returned nothing?)",
+                        what, (int)i);
+        n = lprop_tonode(L, -1);
+        if (n) {
+            nodebuf_push(L, b, bufidx, n);
+        } else if (is_plain_list(L, -1)) {
+            collect_list(L, -1, b, bufidx, what, depth + 1);
+        } else {
+            lprop_error(L, "%s: entry %d is a %s, expected a property", what, (int)i,
+                        luaL_typename(L, -1));
+        }
+        lua_pop(L, 1);
+    }
+    (void)count;
+}
+
+/* Turn argument arg into a node: a property, or a plain list -> props {...}. */
+static prop_node *
+to_node(lua_State *L, int arg, const char *fname)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *n = lprop_tonode(L, arg);
+    nodebuf b = {0};
+    int bufidx, rc;
+
+    if (n)
+        return n;
+    if (!is_plain_list(L, arg))
+        return check_node(L, arg, fname);
+    lua_pushnil(L);
+    bufidx = lua_gettop(L);
+    lua_pushfstring(L, "argument #%d to '%s'", arg, fname);
+    collect_list(L, arg, &b, bufidx, lua_tostring(L, -1), 0);
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_list_new(ctx->site, PROP_PROPS, b.v, b.n, &o, &n);
+    if (rc != PROP_OK)
+        lprop_engine_error(L, rc);
+    lua_pop(L, 2);
+    return n;
+}
+
+/* ---- combinators ---- */
+
+static int
+combine(lua_State *L, prop_kind kind, const char *fname)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *a = to_node(L, 1, fname), *b = to_node(L, 2, fname), *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    if (kind == PROP_REVERTABLE)
+        rc = prop_revertable_new(ctx->site, a, b, 0, &o, &out);
+    else
+        rc = prop_combine_new(ctx->site, kind, a, b, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+static int
+l_requires(lua_State *L)
+{
+    return combine(L, PROP_REQUIRES, "requires");
+}
+
+static int
+l_before(lua_State *L)
+{
+    return combine(L, PROP_BEFORE, "before");
+}
+
+static int
+l_on_change(lua_State *L)
+{
+    return combine(L, PROP_ON_CHANGE, "on_change");
+}
+
+static int
+l_fallback(lua_State *L)
+{
+    return combine(L, PROP_FALLBACK, "fallback");
+}
+
+static int
+l_revertable(lua_State *L)
+{
+    return combine(L, PROP_REVERTABLE, "revertable");
+}
+
+/* core.pair(a, b): a recipe and its undo, shown as one property. */
+static int
+l_pair(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *a = check_node(L, 1, "pair"), *b = check_node(L, 2, "pair"), *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_revertable_new(ctx->site, a, b, 1, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+static int
+l_revert(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *p = to_node(L, 1, "revert"), *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_revert_new(ctx->site, p, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+static int
+l_describe(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *p = to_node(L, 1, "describe"), *out = NULL;
+    const char *text;
+    int rc;
+
+    if (lua_type(L, 2) != LUA_TSTRING)
+        return lprop_error(L, "bad argument #2 to 'describe' (string expected, got %s)",
+                           luaL_typename(L, 2));
+    text = lua_tostring(L, 2);
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_describe_new(ctx->site, p, text, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/* pick_os(a, b, ...) and props {...} / props(a, b, ...). */
+static int
+list_combinator(lua_State *L, prop_kind kind, const char *fname)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *out = NULL;
+    nodebuf b = {0};
+    int i, n = lua_gettop(L), bufidx, rc;
+
+    lua_pushnil(L);
+    bufidx = lua_gettop(L);
+    lua_pushfstring(L, "%s", fname);
+    for (i = 1; i <= n; i++) {
+        prop_node *p = lprop_tonode(L, i);
+        if (p)
+            nodebuf_push(L, &b, bufidx, p);
+        else if (is_plain_list(L, i))
+            collect_list(L, i, &b, bufidx, lua_tostring(L, bufidx + 1), 0);
+        else
+            check_node(L, i, fname);
+    }
+    if (kind == PROP_PICK_OS && b.n == 0)
+        return lprop_error(L, "pick_os needs at least one alternative");
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_list_new(ctx->site, kind, b.v, b.n, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+static int
+l_pick_os(lua_State *L)
+{
+    return list_combinator(L, PROP_PICK_OS, "pick_os");
+}
+
+static int
+l_props(lua_State *L)
+{
+    return list_combinator(L, PROP_PROPS, "props");
+}
+
+/* ---- leaves ---- */
+
+static prop_os_set
+check_targets(lua_State *L, int idx)
+{
+    prop_os_set set = 0, one;
+    lua_Integer i, n;
+
+    if (lua_isnoneornil(L, idx))
+        return PROP_OS_UNIXLIKE;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        if (prop_os_set_parse(lua_tostring(L, idx), &set) != PROP_OK)
+            lprop_error(L,
+                        "unknown OS family \"%s\" (expected debian, buntish, freebsd, "
+                        "DebianLike, FreeBSD or UnixLike)",
+                        lua_tostring(L, idx));
+        return set;
+    }
+    if (!lua_istable(L, idx))
+        lprop_error(L, "targets must be a family name or a list of them, not a %s",
+                    luaL_typename(L, idx));
+    n = (lua_Integer)lua_rawlen(L, idx);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            prop_os_set_parse(lua_tostring(L, -1), &one) != PROP_OK)
+            lprop_error(L, "targets entry %d is not an OS family name", (int)i);
+        set |= one;
+        lua_pop(L, 1);
+    }
+    if (set == 0)
+        lprop_error(L, "targets is an empty list: nothing could run the property");
+    return set;
+}
+
+/* Scratch arrays for one leaf, freed by the Lua GC (they are userdata).
+ * Always pushes exactly one value. */
+static void *
+scratch(lua_State *L, size_t n, size_t size)
+{
+    return lua_newuserdatauv(L, (n ? n : 1) * size, 0);
+}
+
+/* core.leaf(desc, targets, impl, args, claims, extra) - see lua/README.md */
+static int
+l_leaf(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_leaf_spec spec;
+    prop_node *out = NULL;
+    prop_claim *claims = NULL;
+    prop_info *info = NULL;
+    int *ports = NULL;
+    lua_Integer i, n;
+    int rc;
+
+    memset(&spec, 0, sizeof spec);
+    lua_settop(L, 6);
+    spec.desc = luaL_checkstring(L, 1);
+    spec.targets = check_targets(L, 2);
+    spec.behaviour = -1;
+    if (lua_istable(L, 5)) {
+        n = (lua_Integer)lua_rawlen(L, 5);
+        if (n % 3 != 0)
+            return luaL_error(L, "claims must be triples (kind, key, value)");
+        claims = scratch(L, (size_t)(n / 3), sizeof *claims);
+        for (i = 0; i < n / 3; i++) {
+            prop_claim *c = &claims[i];
+            c->value = NULL;
+            c->value_len = 0;
+            lua_rawgeti(L, 5, 3 * i + 1);
+            if (lua_type(L, -1) != LUA_TSTRING ||
+                prop_claim_kind_parse(lua_tostring(L, -1), &c->kind) != PROP_OK)
+                return luaL_error(L, "claim %d: unknown kind", (int)i + 1);
+            lua_rawgeti(L, 5, 3 * i + 2);
+            c->key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (c->key == NULL)
+                return luaL_error(L, "claim %d: key must be a string", (int)i + 1);
+            lua_rawgeti(L, 5, 3 * i + 3);
+            c->id = -1;
+            if (lua_isinteger(L, -1)) {
+                c->id = lua_tointeger(L, -1);
+            } else if (lua_type(L, -1) == LUA_TSTRING) {
+                c->value = lua_tolstring(L, -1, &c->value_len);
+            }
+            /* The strings stay reachable from the claims table until the
+             * engine has copied them. */
+            lua_pop(L, 3);
+        }
+        spec.claims = claims;
+        spec.nclaims = (size_t)(n / 3);
+    }
+    if (lua_istable(L, 6)) {
+        if (lua_getfield(L, 6, "ports") == LUA_TTABLE) {
+            n = (lua_Integer)lua_rawlen(L, -1);
+            ports = scratch(L, (size_t)n, sizeof *ports);
+            lua_insert(L, -2);
+            for (i = 0; i < n; i++) {
+                lua_rawgeti(L, -1, i + 1);
+                if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+                    lua_tointeger(L, -1) > 65535)
+                    return luaL_error(L, "ports must be integers in 1..65535");
+                ports[i] = (int)lua_tointeger(L, -1);
+                lua_pop(L, 1);
+            }
+            spec.ports = ports;
+            spec.nports = (size_t)n;
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "info") == LUA_TTABLE) {
+            n = (lua_Integer)lua_rawlen(L, -1);
+            if (n % 2 != 0)
+                return luaL_error(L, "info must be pairs (key, value)");
+            info = scratch(L, (size_t)(n / 2), sizeof *info);
+            lua_insert(L, -2);
+            for (i = 0; i < n / 2; i++) {
+                lua_rawgeti(L, -1, 2 * i + 1);
+                lua_rawgeti(L, -2, 2 * i + 2);
+                if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+                    return luaL_error(L, "info keys and values must be strings");
+                info[i].key = lua_tostring(L, -2);
+                info[i].value = lua_tostring(L, -1);
+                if (info[i].key == NULL || info[i].value == NULL)
+                    return luaL_error(L, "info keys and values must be strings");
+                lua_pop(L, 2);
+            }
+            spec.info = info;
+            spec.ninfo = (size_t)(n / 2);
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "norevert") == LUA_TSTRING)
+            spec.norevert = lua_tostring(L, -1); /* extra keeps it alive */
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "info_only");
+        spec.info_only = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "os") == LUA_TSTRING &&
+            prop_os_set_parse(lua_tostring(L, -1), &spec.os_family) != PROP_OK)
+            return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    if (!lua_isnil(L, 3) || !lua_isnil(L, 4)) {
+        /* The run-time side: impl and args, by behaviour number. */
+        lua_Integer id;
+        lua_getfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+        id = (lua_Integer)lua_rawlen(L, -1) + 1;
+        lua_pushvalue(L, 3);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_pushboolean(L, 0);
+        }
+        lua_rawseti(L, -2, id);
+        lua_getfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
+        lua_pushvalue(L, 4);
+        lua_rawseti(L, -2, id);
+        lua_pop(L, 2);
+        spec.behaviour = (long)id;
+    }
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_leaf_new(ctx->site, &spec, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/* core.invalid(desc, message): record P012 and return a do-nothing property. */
+static int
+l_invalid(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    const char *desc = luaL_checkstring(L, 1), *msg = luaL_checkstring(L, 2);
+    prop_node *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_invalid_new(ctx->site, desc, msg, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/*
+ * The recipes' entry points are wrapped in this C trampoline.  A user
+ * helper that ends in `return apt.installed {...}` makes a tail call; Lua
+ * drops the helper's frame for a tail call into a Lua function but keeps
+ * it for a C function, so the helper's line stays in the property's origin.
+ */
+static int
+entry_call(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+/* core.entry(fn): fn behind the trampoline above. */
+static int
+l_entry(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_pushcclosure(L, entry_call, 1);
+    return 1;
+}
+
+/* core.check_targets(v): nil when v is a valid targets value, else why not. */
+static int
+l_check_targets(lua_State *L)
+{
+    prop_os_set set = 0, one;
+    lua_Integer i, n;
+
+    if (lua_isnoneornil(L, 1))
+        return 0;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        if (prop_os_set_parse(lua_tostring(L, 1), &set) == PROP_OK)
+            return 0;
+        lua_pushfstring(L,
+                        "unknown OS family \"%s\" (expected debian, buntish, freebsd, "
+                        "DebianLike, FreeBSD or UnixLike)",
+                        lua_tostring(L, 1));
+        return 1;
+    }
+    if (!lua_istable(L, 1)) {
+        lua_pushfstring(L, "targets must be a family name or a list of them, not a %s",
+                        luaL_typename(L, 1));
+        return 1;
+    }
+    n = (lua_Integer)lua_rawlen(L, 1);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            prop_os_set_parse(lua_tostring(L, -1), &one) != PROP_OK) {
+            lua_pushfstring(L, "targets entry %d is not an OS family name", (int)i);
+            return 1;
+        }
+        set |= one;
+        lua_pop(L, 1);
+    }
+    if (set == 0) {
+        lua_pushliteral(L, "targets is an empty list: nothing could run the property");
+        return 1;
+    }
+    return 0;
+}
+
+/* core.set_unknown_field(fn): fn(what, key) words the error for a field a
+ * property or host does not have (the prelude gives it "did you mean"). */
+static int
+l_set_unknown_field(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "prop.unknown_field");
+    return 0;
+}
+
+static int
+l_is_property(lua_State *L)
+{
+    lua_pushboolean(L, lprop_tonode(L, 1) != NULL);
+    return 1;
+}
+
+/* ---- hosts ---- */
+
+static int
+declare_host(lua_State *L, const char *name, int list)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_host *h = NULL;
+    nodebuf b = {0};
+    size_t i;
+    int bufidx, rc;
+
+    if (!lua_istable(L, list) || !is_plain_list(L, list))
+        return lprop_error(L, "host \"%s\" needs a list of properties, got a %s", name,
+                           luaL_typename(L, list));
+    lua_pushnil(L);
+    bufidx = lua_gettop(L);
+    lua_pushfstring(L, "host \"%s\"", name);
+    collect_list(L, list, &b, bufidx, lua_tostring(L, -1), 0);
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_host_new(ctx->site, name, &o, &h);
+    for (i = 0; rc == PROP_OK && i < b.n; i++)
+        rc = prop_host_add(ctx->site, h, b.v[i]);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_host(L, h);
+    lua_getfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    lua_pop(L, 1);
+    return 1;
+}
+
+static const char *
+check_host_name(lua_State *L, int idx)
+{
+    const char *name, *p;
+
+    if (lua_type(L, idx) != LUA_TSTRING)
+        lprop_error(L, "host needs a name (a string), got a %s", luaL_typename(L, idx));
+    name = lua_tostring(L, idx);
+    if (*name == '\0')
+        lprop_error(L, "host name is empty");
+    for (p = name; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == '/')
+            lprop_error(L, "host name \"%s\" contains a space, a control character or '/'",
+                        name);
+    return name;
+}
+
+static int
+host_curried(lua_State *L)
+{
+    const char *name = lua_tostring(L, lua_upvalueindex(1));
+    return declare_host(L, name, 1);
+}
+
+/* host "name" { ... }  or  host("name", { ... }) */
+static int
+l_host(lua_State *L)
+{
+    const char *name = check_host_name(L, 1);
+
+    if (lua_isnoneornil(L, 2)) {
+        lua_pushstring(L, name);
+        lua_pushcclosure(L, host_curried, 1);
+        return 1;
+    }
+    return declare_host(L, name, 2);
+}
+
+/* site.hosts(): every host declared so far, in order. */
+static int
+l_hosts(lua_State *L)
+{
+    lua_Integer i, n;
+
+    lua_getfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
+    n = (lua_Integer)lua_rawlen(L, -1);
+    lua_createtable(L, (int)n, 0);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, -2, i);
+        lua_rawseti(L, -2, i);
+    }
+    return 1;
+}
+
+/* ---- Property fields ---- */
+
+static void
+push_origin(lua_State *L, const prop_origin *o)
+{
+    if (o && o->nframes > 0)
+        lua_pushfstring(L, "%s:%d", o->frames[0].file, o->frames[0].line);
+    else
+        lua_pushliteral(L, "?");
+}
+
+static void
+push_targets(lua_State *L, prop_os_set set)
+{
+    static const prop_os_set order[] = {PROP_OS_BUNTISH, PROP_OS_DEBIAN, PROP_OS_FREEBSD};
+    size_t i;
+    int k = 0;
+
+    lua_createtable(L, 3, 0);
+    for (i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (set & order[i]) {
+            lua_pushstring(L, prop_os_family_name(order[i]));
+            lua_rawseti(L, -2, ++k);
+        }
+    }
+}
+
+static int
+info_visit(void *ud, const prop_node *leaf)
+{
+    lua_State *L = ud;
+    size_t i, n = prop_node_ninfo(leaf);
+
+    for (i = 0; i < n; i++) {
+        const prop_info *in = prop_node_info(leaf, i);
+        if (lua_getfield(L, -1, in->key) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -3, in->key);
+        }
+        lua_pushstring(L, in->value);
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+static int
+claims_visit(void *ud, const prop_node *leaf)
+{
+    lua_State *L = ud;
+    size_t i, n = prop_node_nclaims(leaf);
+
+    for (i = 0; i < n; i++) {
+        const prop_claim *c = prop_node_claim(leaf, i);
+        lua_createtable(L, 0, 4);
+        lua_pushstring(L, prop_claim_kind_name(c->kind));
+        lua_setfield(L, -2, "kind");
+        lua_pushstring(L, c->key);
+        lua_setfield(L, -2, "key");
+        if (c->value) {
+            lua_pushlstring(L, c->value, c->value_len);
+            lua_setfield(L, -2, "value");
+        }
+        if (c->id >= 0) {
+            lua_pushinteger(L, (lua_Integer)c->id);
+            lua_setfield(L, -2, "id");
+        }
+        push_origin(L, prop_node_origin(leaf));
+        lua_setfield(L, -2, "origin");
+        lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    }
+    return 0;
+}
+
+static int
+node_index(lua_State *L)
+{
+    prop_node *n = check_node(L, 1, "index");
+    const char *k = lua_tostring(L, 2);
+    char buf[160];
+    size_t i, cnt;
+
+    if (k == NULL)
+        return lprop_error(L, "a property has no %s field", luaL_typename(L, 2));
+    if (strcmp(k, "desc") == 0) {
+        lua_pushstring(L, prop_node_desc(n));
+    } else if (strcmp(k, "targets") == 0) {
+        push_targets(L, prop_node_targets(n));
+    } else if (strcmp(k, "revertable") == 0) {
+        lua_pushboolean(L, prop_node_revertable(n));
+    } else if (strcmp(k, "ports") == 0) {
+        cnt = prop_node_nports(n);
+        lua_createtable(L, (int)cnt, 0);
+        for (i = 0; i < cnt; i++) {
+            lua_pushinteger(L, prop_node_port(n, i));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    } else if (strcmp(k, "info") == 0) {
+        lua_newtable(L);
+        prop_node_each_leaf(n, PROP_OS_NONE, info_visit, L);
+    } else if (strcmp(k, "claims") == 0) {
+        lua_newtable(L);
+        prop_node_each_leaf(n, PROP_OS_NONE, claims_visit, L);
+    } else if (strcmp(k, "origin") == 0) {
+        push_origin(L, prop_node_origin(n));
+    } else if (strcmp(k, "kind") == 0) {
+        lua_pushstring(L, prop_kind_name(prop_node_kind(n)));
+    } else if (strcmp(k, "type") == 0) {
+        lua_pushstring(L, prop_node_type(n, buf, sizeof buf));
+    } else if (strcmp(k, "paired") == 0) {
+        lua_pushboolean(L, prop_node_paired(n));
+    } else if (strcmp(k, "children") == 0) {
+        cnt = prop_node_nchildren(n);
+        lua_createtable(L, (int)cnt, 0);
+        for (i = 0; i < cnt; i++) {
+            lprop_push_node(L, prop_node_child(n, i));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    } else if (strcmp(k, "reverted") == 0) {
+        prop_node *r = prop_node_reverted(n);
+        if (r)
+            lprop_push_node(L, r);
+        else
+            lua_pushnil(L);
+    } else {
+        /* Methods, then a helpful error for anything else. */
+        lua_getmetatable(L, 1);
+        lua_getfield(L, -1, "methods");
+        if (lua_getfield(L, -1, k) != LUA_TNIL)
+            return 1;
+        lua_pop(L, 3);
+        lua_getfield(L, LUA_REGISTRYINDEX, "prop.unknown_field");
+        if (lua_isfunction(L, -1)) {
+            lua_pushliteral(L, "property");
+            lua_pushvalue(L, 2);
+            lua_call(L, 2, 1);
+            return lprop_error(L, "%s", lua_tostring(L, -1));
+        }
+        return lprop_error(L, "a property has no field \"%s\"", k);
+    }
+    return 1;
+}
+
+static int
+node_tostring(lua_State *L)
+{
+    prop_node *n = check_node(L, 1, "tostring");
+    char buf[160];
+
+    lua_pushfstring(L, "%s : %s", prop_node_desc(n), prop_node_type(n, buf, sizeof buf));
+    return 1;
+}
+
+static int
+node_eq(lua_State *L)
+{
+    lua_pushboolean(L, lprop_tonode(L, 1) == lprop_tonode(L, 2));
+    return 1;
+}
+
+static int
+node_newindex(lua_State *L)
+{
+    return lprop_error(L, "properties are immutable: cannot set field \"%s\"",
+                       luaL_tolstring(L, 2, NULL));
+}
+
+/* ---- Host fields ---- */
+
+static int
+host_info(lua_State *L)
+{
+    prop_host *h = lprop_tohost(L, 1);
+    const char *key = luaL_checkstring(L, 2), *v;
+    size_t i;
+
+    if (h == NULL)
+        return lprop_error(L, "bad argument #1 to 'info' (host expected)");
+    lua_newtable(L);
+    for (i = 0; (v = prop_host_info(h, key, i)) != NULL; i++) {
+        lua_pushstring(L, v);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (i == 0)
+        lua_pushnil(L);
+    else
+        lua_rawgeti(L, -1, 1);
+    lua_insert(L, -2);
+    return 2;
+}
+
+static int
+host_index(lua_State *L)
+{
+    prop_host *h = lprop_tohost(L, 1);
+    const char *k = lua_tostring(L, 2);
+    size_t i, n;
+
+    if (h == NULL || k == NULL)
+        return lprop_error(L, "a host has no such field");
+    if (strcmp(k, "name") == 0) {
+        lua_pushstring(L, prop_host_name(h));
+    } else if (strcmp(k, "os") == 0) {
+        prop_os_set os = prop_host_os(h);
+        if (os)
+            lua_pushstring(L, prop_os_family_name(os));
+        else
+            lua_pushnil(L);
+    } else if (strcmp(k, "origin") == 0) {
+        push_origin(L, prop_host_origin(h));
+    } else if (strcmp(k, "properties") == 0) {
+        n = prop_host_nprops(h);
+        lua_createtable(L, (int)n, 0);
+        for (i = 0; i < n; i++) {
+            lprop_push_node(L, prop_host_prop(h, i));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    } else if (strcmp(k, "info") == 0) {
+        lua_pushcfunction(L, host_info);
+    } else {
+        lua_getfield(L, LUA_REGISTRYINDEX, "prop.unknown_field");
+        if (lua_isfunction(L, -1)) {
+            lua_pushliteral(L, "host");
+            lua_pushvalue(L, 2);
+            lua_call(L, 2, 1);
+            return lprop_error(L, "%s", lua_tostring(L, -1));
+        }
+        return lprop_error(L, "a host has no field \"%s\"", k);
+    }
+    return 1;
+}
+
+static int
+host_tostring(lua_State *L)
+{
+    prop_host *h = lprop_tohost(L, 1);
+    prop_os_set os = h ? prop_host_os(h) : 0;
+
+    if (h == NULL)
+        return 0;
+    lua_pushfstring(L, "host %s (%s, %d properties)", prop_host_name(h),
+                    os ? prop_os_family_name(os) : "no OS", (int)prop_host_nprops(h));
+    return 1;
+}
+
+/* ---- the module ---- */
+
+static const luaL_Reg node_methods[] = {{"requires", l_requires},
+                                        {"before", l_before},
+                                        {"on_change", l_on_change},
+                                        {"fallback", l_fallback},
+                                        {"describe", l_describe},
+                                        {NULL, NULL}};
+
+static const luaL_Reg core_funcs[] = {{"leaf", l_leaf},
+                                      {"pair", l_pair},
+                                      {"invalid", l_invalid},
+                                      {"is_property", l_is_property},
+                                      {"set_unknown_field", l_set_unknown_field},
+                                      {"entry", l_entry},
+                                      {"check_targets", l_check_targets},
+                                      {"requires", l_requires},
+                                      {"before", l_before},
+                                      {"on_change", l_on_change},
+                                      {"fallback", l_fallback},
+                                      {"describe", l_describe},
+                                      {"revertable", l_revertable},
+                                      {"revert", l_revert},
+                                      {"pick_os", l_pick_os},
+                                      {"props", l_props},
+                                      {"host", l_host},
+                                      {"hosts", l_hosts},
+                                      {NULL, NULL}};
+
+int
+luaopen_prop_core(lua_State *L)
+{
+    if (luaL_newmetatable(L, LPROP_PROPERTY)) {
+        lua_pushcfunction(L, node_index);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, node_newindex);
+        lua_setfield(L, -2, "__newindex");
+        lua_pushcfunction(L, node_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushcfunction(L, node_eq);
+        lua_setfield(L, -2, "__eq");
+        lua_pushliteral(L, LPROP_PROPERTY);
+        lua_setfield(L, -2, "__name");
+        luaL_newlib(L, node_methods);
+        lua_setfield(L, -2, "methods");
+        lua_pushliteral(L, "a property is immutable");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, LPROP_HOST)) {
+        lua_pushcfunction(L, host_index);
+        lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, host_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushliteral(L, "a host is immutable");
+        lua_setfield(L, -2, "__metatable");
+    }
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
+    luaL_newlib(L, core_funcs);
+    return 1;
+}

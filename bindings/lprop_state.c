@@ -1,0 +1,639 @@
+/*
+ * lprop_state.c - the Lua state a site is evaluated in: a counting
+ * allocator that enforces the memory limit, a count hook that enforces the
+ * instruction budget, the libraries a site may use, `require` confined to
+ * the site's directory and prop's embedded modules, and the evaluation of
+ * the site file itself.
+ *
+ * The state never opens io, os, debug or package: what is not loaded
+ * cannot leak into the sandbox.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "embedded.h"
+#include "lprop.h"
+
+#define HOOK_PERIOD 10000 /* instructions between two hook calls */
+#define LOADED_KEY "prop.loaded"
+#define LOADING_SENTINEL "prop.loading"
+
+/*
+ * Record the innermost user-code place of the running evaluation, for a
+ * memory error (Lua runs no message handler for those).  Reading the call
+ * stack allocates nothing, so it is safe from inside the allocator.
+ */
+static void
+note_place_now(lprop_ctx *ctx)
+{
+    lua_Debug ar;
+    int level;
+
+    for (level = 0; lua_getstack(ctx->L, level, &ar); level++) {
+        if (!lua_getinfo(ctx->L, "Sl", &ar))
+            return;
+        if (ar.source[0] == '@' && ar.currentline > 0) {
+            snprintf(ctx->where_file, sizeof ctx->where_file, "%s", ar.source + 1);
+            ctx->where_line = ar.currentline;
+            return;
+        }
+    }
+}
+
+/*
+ * lua_Alloc over malloc that counts every byte and refuses past the limit.
+ * The engine's arena uses the same function, so the limit covers the Lua
+ * heap and the property graph together.
+ */
+static void *
+counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    lprop_ctx *ctx = ud;
+    size_t old = ptr ? osize : 0;
+    void *p;
+
+    if (nsize == 0) {
+        free(ptr);
+        ctx->used -= old;
+        return NULL;
+    }
+    if (nsize > old && ctx->used - old + nsize > ctx->limits.max_memory) {
+        if (ctx->evaluating && ctx->L)
+            note_place_now(ctx);
+        return NULL;
+    }
+    p = realloc(ptr, nsize);
+    if (p == NULL)
+        return NULL;
+    ctx->used = ctx->used - old + nsize;
+    if (ctx->used > ctx->peak)
+        ctx->peak = ctx->used;
+    return p;
+}
+
+lprop_ctx *
+lprop_getctx(lua_State *L)
+{
+    return *(lprop_ctx **)lua_getextraspace(L);
+}
+
+/* Remember where user code is, so that a memory error can name a place. */
+static void
+note_place(lprop_ctx *ctx, lua_State *L, lua_Debug *ar)
+{
+    if (!lua_getinfo(L, "Sl", ar))
+        return;
+    if (ar->source[0] == '@' && ar->currentline > 0) {
+        snprintf(ctx->where_file, sizeof ctx->where_file, "%s", ar->source + 1);
+        ctx->where_line = ar->currentline;
+    }
+}
+
+/* The count hook: the instruction budget, and the last user place. */
+static void
+count_hook(lua_State *L, lua_Debug *ar)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+
+    ctx->instructions += HOOK_PERIOD;
+    note_place(ctx, L, ar);
+    if (ctx->instructions > ctx->limits.max_instructions) {
+        /* The hook is not a frame of its own: build the place by hand. */
+        lua_sethook(L, NULL, 0, 0);
+        if (ctx->where_line > 0)
+            lua_pushfstring(L, "%s:%d: ", ctx->where_file, ctx->where_line);
+        else
+            lua_pushliteral(L, "");
+        lua_pushfstring(L,
+                        "instruction budget of %I exceeded (an endless loop?); "
+                        "raise it with --max-instructions",
+                        (lua_Integer)ctx->limits.max_instructions);
+        lua_concat(L, 2);
+        lua_error(L);
+    }
+}
+
+void
+lprop_origin(lua_State *L, prop_origin *o, prop_frame *buf, unsigned nbuf)
+{
+    lua_Debug ar;
+    int level;
+
+    o->frames = buf;
+    o->nframes = 0;
+    for (level = 1; o->nframes < nbuf && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar))
+            break;
+        if (ar.source[0] != '@' || ar.currentline <= 0)
+            continue;
+        buf[o->nframes].file = ar.source + 1;
+        buf[o->nframes].line = ar.currentline;
+        o->nframes++;
+    }
+}
+
+int
+lprop_error(lua_State *L, const char *fmt, ...)
+{
+    prop_frame buf[1];
+    prop_origin o;
+    va_list ap;
+
+    lprop_origin(L, &o, buf, 1);
+    if (o.nframes > 0)
+        lua_pushfstring(L, "%s:%d: ", buf[0].file, buf[0].line);
+    else
+        lua_pushliteral(L, "");
+    va_start(ap, fmt);
+    lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+int
+lprop_engine_error(lua_State *L, int rc)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+
+    if (rc == PROP_ENOMEM)
+        return lprop_error(L, "memory limit of %d MiB exceeded; raise it with --max-memory",
+                           (int)(ctx->limits.max_memory >> 20));
+    return lprop_error(L, "%s", prop_site_error(ctx->site));
+}
+
+/* Read a whole file into a malloc'd buffer; NULL with errno set on failure. */
+static char *
+read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL, *nbuf;
+    size_t cap = 0, n = 0, got;
+    int saved;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (cap - n < 4096) {
+            cap = cap ? cap * 2 : 8192;
+            nbuf = realloc(buf, cap);
+            if (nbuf == NULL)
+                goto fail;
+            buf = nbuf;
+        }
+        got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f))
+        goto fail;
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+fail:
+    saved = errno;
+    free(buf);
+    fclose(f);
+    errno = saved ? saved : EIO;
+    return NULL;
+}
+
+/*
+ * Load and run a user source file (the site or a module next to it) in the
+ * config environment; pushes its results (1 value).  Raises on error.
+ */
+static void
+run_user_file(lua_State *L, const char *path, const char *shown)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    int rc;
+
+    if (text == NULL)
+        lprop_error(L, "cannot read %s: %s", shown, strerror(errno));
+    rc = prop_site_add_source(ctx->site, shown, text, len);
+    if (rc != PROP_OK) {
+        free(text);
+        lprop_engine_error(L, rc);
+    }
+    lua_pushfstring(L, "@%s", shown);
+    rc = luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t");
+    free(text);
+    lua_remove(L, -2);
+    if (rc != LUA_OK)
+        lua_error(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
+    if (lua_setupvalue(L, -2, 1) == NULL)
+        lua_pop(L, 1);
+    lua_call(L, 0, 1);
+}
+
+/* A module name a site may require: letters, digits, _ and -, dot-separated. */
+static int
+valid_module_name(const char *name)
+{
+    const char *p;
+    int seg = 0;
+
+    if (*name == '\0')
+        return 0;
+    for (p = name; *p; p++) {
+        if (*p == '.') {
+            if (seg == 0)
+                return 0;
+            seg = 0;
+        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                   (*p >= '0' && *p <= '9') || *p == '_' || *p == '-') {
+            seg++;
+        } else {
+            return 0;
+        }
+    }
+    return seg > 0;
+}
+
+/* Find and run an embedded module; 1 if found (module value pushed). */
+static int
+run_embedded(lua_State *L, const char *name)
+{
+    const struct lprop_embedded *m;
+
+    if (strcmp(name, "prop.core") == 0) {
+        lua_pushcfunction(L, luaopen_prop_core);
+        lua_call(L, 0, 1);
+        return 1;
+    }
+    for (m = lprop_embedded_modules; m->module; m++) {
+        if (strcmp(m->module, name) != 0)
+            continue;
+        if (luaL_loadbufferx(L, m->text, m->len, m->chunkname, "t") != LUA_OK)
+            lua_error(L);
+        lua_pushstring(L, name);
+        lua_call(L, 1, 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* Run a module from the site's directory, confined to it. */
+static void
+run_site_module(lua_State *L, const char *name)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    luaL_Buffer rel;
+    char *real;
+    const char *relpath, *p;
+    size_t dlen;
+
+    luaL_buffinit(L, &rel);
+    for (p = name; *p; p++)
+        luaL_addchar(&rel, *p == '.' ? '/' : *p);
+    luaL_addstring(&rel, ".lua");
+    luaL_pushresult(&rel);
+    relpath = lua_tostring(L, -1);
+    if (strcmp(ctx->site_dir, ".") == 0)
+        lua_pushstring(L, relpath);
+    else
+        lua_pushfstring(L, "%s/%s", ctx->site_dir, relpath);
+    real = realpath(lua_tostring(L, -1), NULL);
+    if (real == NULL)
+        lprop_error(L, "module \"%s\" not found: no file %s next to the site", name, relpath);
+    dlen = strlen(ctx->site_real);
+    if (strncmp(real, ctx->site_real, dlen) != 0 || real[dlen] != '/') {
+        free(real);
+        lprop_error(L, "module \"%s\" resolves outside the site's directory; refused", name);
+    }
+    lua_pushstring(L, real);
+    free(real);
+    run_user_file(L, lua_tostring(L, -1), lua_tostring(L, -2));
+}
+
+/*
+ * require(name): prop's embedded modules ("prop.apt") and modules next to
+ * the site file ("lib.util" -> lib/util.lua); nothing else.  Results are
+ * cached per state; a module that requires itself is an error.
+ */
+static int
+l_require(lua_State *L)
+{
+    const char *name = luaL_checkstring(L, 1);
+    int top;
+
+    lua_settop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
+    lua_getfield(L, 2, name);
+    if (lua_type(L, 3) == LUA_TSTRING && strcmp(lua_tostring(L, 3), LOADING_SENTINEL) == 0)
+        return lprop_error(L, "module \"%s\" requires itself (a require loop)", name);
+    if (!lua_isnil(L, 3))
+        return 1;
+    lua_pop(L, 1);
+    if (!valid_module_name(name))
+        return lprop_error(L,
+                           "bad module name \"%s\": require takes names like \"lib.util\" "
+                           "for lib/util.lua next to the site file",
+                           name);
+    lua_pushliteral(L, LOADING_SENTINEL);
+    lua_setfield(L, 2, name);
+    top = lua_gettop(L);
+    if (strncmp(name, "prop.", 5) == 0) {
+        if (!run_embedded(L, name)) {
+            lua_pushnil(L);
+            lua_setfield(L, 2, name);
+            return lprop_error(L, "prop has no module \"%s\"", name);
+        }
+    } else {
+        run_site_module(L, name);
+    }
+    if (lua_gettop(L) > top + 1)
+        lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 1);
+    }
+    lua_pushvalue(L, -1);
+    lua_setfield(L, 2, name);
+    return 1;
+}
+
+int
+lprop_require(lua_State *L, const char *name)
+{
+    lua_pushcfunction(L, l_require);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* print(...) for sites: to stderr, so that JSON on stdout stays clean. */
+static int
+l_print(lua_State *L)
+{
+    int i, n = lua_gettop(L);
+
+    for (i = 1; i <= n; i++) {
+        size_t len;
+        const char *s = luaL_tolstring(L, i, &len);
+        if (i > 1)
+            fputc('\t', stderr);
+        fwrite(s, 1, len, stderr);
+        lua_pop(L, 1);
+    }
+    fputc('\n', stderr);
+    fflush(stderr);
+    return 0;
+}
+
+/* load(chunk [, name [, mode [, env]]]) for sites: text only, sandboxed env. */
+static int
+l_load(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    const char *name = luaL_optstring(L, 2, "=(load)");
+    int has_env = !lua_isnone(L, 4);
+
+    if (len > 0 && s[0] == LUA_SIGNATURE[0])
+        return lprop_error(L, "load: binary chunks are not allowed in a site");
+    if (name[0] == '=' || name[0] == '@') {
+        /* Keep user chunk names from passing for prop's own modules. */
+        lua_pushfstring(L, "=(load:%s)", name + 1);
+        name = lua_tostring(L, -1);
+    }
+    if (luaL_loadbufferx(L, s, len, name, "t") != LUA_OK) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
+    if (has_env)
+        lua_pushvalue(L, 4);
+    else
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
+    if (lua_setupvalue(L, -2, 1) == NULL)
+        lua_pop(L, 1);
+    return 1;
+}
+
+/* Open the libraries the sandbox draws from, and prop's own functions. */
+static int
+setup_state(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
+                                    {LUA_STRLIBNAME, luaopen_string},
+                                    {LUA_TABLIBNAME, luaopen_table},
+                                    {LUA_MATHLIBNAME, luaopen_math},
+                                    {LUA_UTF8LIBNAME, luaopen_utf8},
+                                    {NULL, NULL}};
+    const luaL_Reg *lib;
+
+    for (lib = libs; lib->func; lib++) {
+        luaL_requiref(L, lib->name, lib->func, 1);
+        lua_pop(L, 1);
+    }
+    /* No bytecode ever: string.dump is the only way to make it. */
+    lua_getglobal(L, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
+    /* Base functions that reach outside, or that would let a site undo
+     * the limits, are removed from the state altogether. */
+    lua_pushnil(L);
+    lua_setglobal(L, "dofile");
+    lua_pushnil(L);
+    lua_setglobal(L, "loadfile");
+    lua_pushnil(L);
+    lua_setglobal(L, "collectgarbage");
+    lua_pushcfunction(L, l_load);
+    lua_setglobal(L, "load");
+    lua_pushcfunction(L, l_print);
+    lua_setglobal(L, "print");
+    lua_pushcfunction(L, l_require);
+    lua_setglobal(L, "require");
+    lua_newtable(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
+
+    /* The prelude builds the config environment from this state. */
+    lprop_require(L, "prop.prelude");
+    if (!lua_istable(L, -1))
+        return luaL_error(L, "prop.prelude did not return the environment");
+    ctx->env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+lprop_ctx *
+lprop_open(const lprop_limits *limits)
+{
+    lprop_ctx *ctx = calloc(1, sizeof *ctx);
+    lua_State *L;
+
+    if (ctx == NULL)
+        return NULL;
+    ctx->limits = *limits;
+    ctx->env_ref = LUA_NOREF;
+    if (prop_site_new(&ctx->site, counting_alloc, ctx) != PROP_OK)
+        goto fail;
+    L = lua_newstate(counting_alloc, ctx);
+    if (L == NULL)
+        goto fail;
+    ctx->L = L;
+    *(lprop_ctx **)lua_getextraspace(L) = ctx;
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    lua_pushcfunction(L, setup_state);
+    if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        fprintf(stderr, "prop: cannot set up Lua: %s\n", lua_tostring(L, -1));
+        goto fail;
+    }
+    return ctx;
+fail:
+    lprop_close(ctx);
+    return NULL;
+}
+
+void
+lprop_close(lprop_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    if (ctx->L)
+        lua_close(ctx->L);
+    prop_site_free(ctx->site);
+    free(ctx->site_dir);
+    free(ctx->site_real);
+    free(ctx);
+}
+
+/* Message handler: keep the message; add the user-code places it passed. */
+static int
+msgh(lua_State *L)
+{
+    lua_Debug ar;
+    int level, added = 0;
+    const char *msg = lua_tostring(L, 1);
+
+    if (msg == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            return 1;
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, msg);
+    /* Skip the innermost user frame: the message names it already. */
+    for (level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0)
+            continue;
+        if (added++ == 0)
+            continue;
+        lua_pushfstring(L, "\n%s:%d: note: called from here", ar.source + 1, ar.currentline);
+        luaL_addvalue(&b);
+        if (added > 8)
+            break;
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int
+eval_main(lua_State *L)
+{
+    run_user_file(L, lua_tostring(L, 1), lua_tostring(L, 1));
+    return 0;
+}
+
+int
+lprop_eval_file(lprop_ctx *ctx, const char *path)
+{
+    lua_State *L = ctx->L;
+    const char *slash = strrchr(path, '/');
+    int rc;
+
+    free(ctx->site_dir);
+    free(ctx->site_real);
+    ctx->site_real = NULL;
+    ctx->site_dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (ctx->site_dir && ctx->site_dir[0] == '\0') {
+        free(ctx->site_dir);
+        ctx->site_dir = strdup("/");
+    }
+    if (ctx->site_dir == NULL) {
+        lua_pushliteral(L, "prop: out of memory");
+        return 1;
+    }
+    ctx->site_real = realpath(ctx->site_dir, NULL);
+    if (ctx->site_real == NULL) {
+        lua_pushfstring(L, "prop: cannot read %s: %s", path, strerror(errno));
+        return 1;
+    }
+    ctx->instructions = 0;
+    ctx->where_line = 0;
+    lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, eval_main);
+    lua_pushstring(L, path);
+    ctx->evaluating = 1;
+    rc = lua_pcall(L, 1, 0, -3);
+    ctx->evaluating = 0;
+    if (rc == LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_remove(L, -2);
+    if (rc == LUA_ERRMEM) {
+        /* Lua calls no handler for memory errors: name the last place. */
+        int mib = (int)(ctx->limits.max_memory >> 20);
+        lua_pop(L, 1);
+        ctx->limits.max_memory = SIZE_MAX; /* room to report */
+        if (ctx->where_line > 0)
+            lua_pushfstring(L, "%s:%d: memory limit of %d MiB exceeded; raise it with --max-memory",
+                            ctx->where_file, ctx->where_line, mib);
+        else
+            lua_pushliteral(L, "prop: memory limit exceeded; raise it with --max-memory");
+    }
+    return 1;
+}
+
+/*
+ * Print "file:line: error: message" for an evaluation error; a message
+ * without a place is printed as "prop: error: ...".
+ */
+void
+lprop_report_error(lprop_ctx *ctx, FILE *f, int color)
+{
+    const char *msg = lua_tostring(ctx->L, -1);
+    const char *p, *first_line_end;
+    const char *red = color ? "\033[1;31m" : "", *bold = color ? "\033[1m" : "";
+    const char *reset = color ? "\033[0m" : "";
+
+    if (msg == NULL)
+        msg = "(error without a message)";
+    first_line_end = strchr(msg, '\n');
+    if (first_line_end == NULL)
+        first_line_end = msg + strlen(msg);
+    /* "file:line: text" -> "file:line: error: text" */
+    p = strchr(msg, ':');
+    if (p && p < first_line_end && p[1] >= '0' && p[1] <= '9') {
+        const char *q = p + 1;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        if (*q == ':' && q[1] == ' ') {
+            fprintf(f, "%s%.*s:%s %serror:%s %s\n", bold, (int)(q - msg), msg, reset, red, reset,
+                    q + 2);
+            return;
+        }
+    }
+    if (strncmp(msg, "prop: ", 6) == 0)
+        msg += 6;
+    fprintf(f, "prop: %serror:%s %s\n", red, reset, msg);
+}

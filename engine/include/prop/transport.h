@@ -1,0 +1,105 @@
+/*
+ * transport.h - how prop reaches a target: one small interface (run a
+ * command from argv, read, write atomically, stat, remove, lock),
+ * implemented for this machine and for root-prefixed directory trees.
+ * Properties never know which one they run on.
+ *
+ * Ownership: a transport owns its connection/state and is freed with
+ * prop_transport_close().  Buffers it returns (command output, file
+ * contents) are malloc'd and owned by the caller, who frees them with
+ * free() (prop_cmd_result_clear() for command results).
+ *
+ * Every call returns 0, PROP_ENOTFOUND (read/stat/remove of a missing
+ * path), or PROP_ERROR with the reason in prop_transport_error().
+ */
+#ifndef PROP_TRANSPORT_H
+#define PROP_TRANSPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "prop/prop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct prop_transport prop_transport;
+
+typedef struct prop_cmd_result {
+    int code; /* exit status; 128+N when killed by signal N; -1: could not run */
+    char *out;
+    size_t out_len;
+    char *err;
+    size_t err_len;
+} prop_cmd_result;
+
+void prop_cmd_result_clear(prop_cmd_result *r);
+
+typedef enum prop_file_type {
+    PROP_FT_NONE = 0, /* does not exist */
+    PROP_FT_FILE,
+    PROP_FT_DIR,
+    PROP_FT_LINK,
+    PROP_FT_OTHER
+} prop_file_type;
+
+typedef struct prop_file_stat {
+    prop_file_type type;
+    unsigned mode; /* permission bits, 07777 */
+    uid_t uid;
+    gid_t gid;
+    long long size;
+    char target[4096]; /* for links */
+} prop_file_stat;
+
+/* Attributes for writes and directories; -1 / NULL: leave as is (new: 0644/0755, root). */
+typedef struct prop_file_attrs {
+    int mode;          /* -1 or permission bits */
+    const char *owner; /* user name or NULL */
+    const char *group; /* group name or NULL */
+} prop_file_attrs;
+
+/* This machine. */
+int prop_transport_local(prop_transport **out);
+/*
+ * A directory tree used as a root: every path is taken below root.
+ * Commands run through chroot(8) when the tree holds a system and the
+ * process is root; otherwise running a command fails cleanly.
+ */
+int prop_transport_dir(prop_transport **out, const char *root);
+void prop_transport_close(prop_transport *t); /* accepts NULL */
+const char *prop_transport_error(const prop_transport *t);
+/* "local", "dir:/srv/root". */
+const char *prop_transport_name(const prop_transport *t);
+
+/* Run argv (no shell); stdin_data may be NULL.  Fills r (cleared first). */
+int prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                       size_t stdin_len, prop_cmd_result *r);
+/* Read a whole file: *data is malloc'd and NUL-terminated beyond *len. */
+int prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len);
+/*
+ * Write atomically: a temporary file in the same directory, mode and owner
+ * set, fsync, rename over path, fsync of the directory.  A reader sees the
+ * old content or the new, never a part.
+ */
+int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
+                         const prop_file_attrs *attrs);
+int prop_transport_stat(prop_transport *t, const char *path, prop_file_stat *st);
+/* Remove a file, a symlink or an empty directory. */
+int prop_transport_remove(prop_transport *t, const char *path);
+int prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+/* Make link point at target, replacing what link was (atomically). */
+int prop_transport_symlink(prop_transport *t, const char *target, const char *link);
+/* Set mode and/or owner (attrs fields -1 / NULL are left as they are). */
+int prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+/*
+ * Take the target's run lock (held until close).  When another run holds
+ * it, fails with a message naming the holder (pid and start time).
+ */
+int prop_transport_lock(prop_transport *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PROP_TRANSPORT_H */

@@ -1,0 +1,901 @@
+/*
+ * claims.c - the resources a host's properties claim, and their conflicts:
+ * P006 (ports), P007 (files), P008 (packages), P009 (services), P010
+ * (accounts and ids), P013 (hostnames).
+ *
+ * The claims of a host's effective leaves are grouped by resource (one
+ * path, one package, one uid, one port) in a hash table, and compared
+ * only within a group, so a host costs time linear in its claims; only
+ * the members of one group are compared pairwise, and groups are small.
+ * A pair of leaves gives at most one diagnostic, whatever the number of
+ * claims they disagree on, and two identical leaves (the same recipe
+ * called twice alike) never conflict.
+ *
+ * Ownership: the tables are the checker's scratch memory (prepass.h);
+ * messages and diagnostics go to the site's arena.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prepass.h"
+
+/* Longest quoted value (a line, a symlink target) inside a message. */
+#define QUOTE_MAX 120
+
+int
+pp_nomem(prop_site *s)
+{
+    return site_fail(s, PROP_ENOMEM, "out of memory checking the site");
+}
+
+/* Make room for need elements of size elem in *v (malloc'd). */
+int
+pp_reserve(prop_site *s, void **v, size_t *cap, size_t elem, size_t need)
+{
+    size_t cap2 = *cap ? *cap : 16;
+    void *v2;
+
+    if (need <= *cap)
+        return PROP_OK;
+    while (cap2 < need) {
+        if (cap2 > (size_t)-1 / 2 / elem)
+            return pp_nomem(s);
+        cap2 *= 2;
+    }
+    v2 = realloc(*v, cap2 * elem);
+    if (v2 == NULL)
+        return pp_nomem(s);
+    *v = v2;
+    *cap = cap2;
+    return PROP_OK;
+}
+
+/* ---- hashing, tables, pairs ---- */
+
+static uint64_t
+hash_key(unsigned cls, const char *key, size_t len, long long id)
+{
+    uint64_t h = 14695981039346656037ULL ^ ((uint64_t)cls * 0x9e3779b97f4a7c15ULL);
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)key[i];
+        h *= 1099511628211ULL;
+    }
+    h ^= (uint64_t)id * 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 29;
+    return h;
+}
+
+void
+pp_table_init(table *t)
+{
+    memset(t, 0, sizeof *t);
+    t->gen = 1;
+}
+
+void
+pp_table_free(table *t)
+{
+    free(t->slots);
+    free(t->groups);
+    free(t->refs);
+}
+
+/* Forget every group: O(1) except when the generation number wraps. */
+void
+pp_table_reset(table *t)
+{
+    t->ngroups = 0;
+    t->nrefs = 0;
+    if (++t->gen == 0) {
+        if (t->slots != NULL)
+            memset(t->slots, 0, t->cap * sizeof *t->slots);
+        t->gen = 1;
+    }
+}
+
+static int
+table_grow(prop_site *s, table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 256, i;
+    slot *slots;
+
+    if (cap > (size_t)-1 / 2 / sizeof *slots)
+        return pp_nomem(s);
+    slots = calloc(cap, sizeof *slots);
+    if (slots == NULL)
+        return pp_nomem(s);
+    for (i = 0; i < t->ngroups; i++) {
+        size_t j = (size_t)t->groups[i].hash & (cap - 1);
+
+        while (slots[j].gen == t->gen)
+            j = (j + 1) & (cap - 1);
+        slots[j].gen = t->gen;
+        slots[j].group = (unsigned)i;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return PROP_OK;
+}
+
+static int
+group_is(const group *g, unsigned cls, const char *key, size_t len, long long id, uint64_t hash)
+{
+    return g->hash == hash && g->cls == cls && g->id == id && g->len == len &&
+           (len == 0 || g->key == key || memcmp(g->key, key, len) == 0);
+}
+
+/* The group of (cls, key, id), or NULL. */
+group *
+pp_table_find(table *t, unsigned cls, const char *key, size_t len, long long id)
+{
+    uint64_t hash = hash_key(cls, key, len, id);
+    size_t j;
+
+    if (t->cap == 0)
+        return NULL;
+    for (j = (size_t)hash & (t->cap - 1); t->slots[j].gen == t->gen; j = (j + 1) & (t->cap - 1)) {
+        group *g = &t->groups[t->slots[j].group];
+
+        if (group_is(g, cls, key, len, id, hash))
+            return g;
+    }
+    return NULL;
+}
+
+/* Find or make the group of (cls, key, id); its index in *out. */
+int
+pp_table_group(prop_site *s, table *t, unsigned cls, const char *key, size_t len, long long id,
+               size_t *out)
+{
+    uint64_t hash = hash_key(cls, key, len, id);
+    group *g;
+    size_t j;
+
+    if ((t->ngroups + 1) * 2 > t->cap && table_grow(s, t) != PROP_OK)
+        return PROP_ENOMEM;
+    for (j = (size_t)hash & (t->cap - 1); t->slots[j].gen == t->gen; j = (j + 1) & (t->cap - 1)) {
+        if (group_is(&t->groups[t->slots[j].group], cls, key, len, id, hash)) {
+            *out = t->slots[j].group;
+            return PROP_OK;
+        }
+    }
+    if (pp_reserve(s, (void **)&t->groups, &t->gcap, sizeof *t->groups, t->ngroups + 1) != PROP_OK)
+        return PROP_ENOMEM;
+    g = &t->groups[t->ngroups];
+    g->hash = hash;
+    g->key = key;
+    g->len = len;
+    g->id = id;
+    g->cls = cls;
+    g->first = g->last = -1;
+    g->absent = 0;
+    t->slots[j].gen = t->gen;
+    t->slots[j].group = (unsigned)t->ngroups;
+    *out = t->ngroups++;
+    return PROP_OK;
+}
+
+/* Append a member to group gi. */
+int
+pp_table_add(prop_site *s, table *t, size_t gi, const prop_claim *c, const prop_node *node,
+             const prop_host *host, unsigned ei)
+{
+    group *g;
+    ref *r;
+
+    if (t->nrefs >= (size_t)INT32_MAX)
+        return pp_nomem(s);
+    if (pp_reserve(s, (void **)&t->refs, &t->rcap, sizeof *t->refs, t->nrefs + 1) != PROP_OK)
+        return PROP_ENOMEM;
+    r = &t->refs[t->nrefs];
+    r->c = c;
+    r->node = node;
+    r->host = host;
+    r->ent = ei;
+    r->next = -1;
+    g = &t->groups[gi];
+    if (g->last >= 0)
+        t->refs[g->last].next = (int)t->nrefs;
+    else
+        g->first = (int)t->nrefs;
+    g->last = (int)t->nrefs;
+    if (c != NULL && c->kind == PROP_CLAIM_FILE_ABSENT)
+        g->absent = 1;
+    t->nrefs++;
+    return PROP_OK;
+}
+
+static int
+pairs_grow(prop_site *s, pairset *p)
+{
+    size_t cap = p->cap ? p->cap * 2 : 64, i;
+    uint64_t *slots = calloc(cap, sizeof *slots);
+
+    if (slots == NULL)
+        return pp_nomem(s);
+    for (i = 0; i < p->cap; i++) {
+        uint64_t k = p->slots[i];
+        size_t j;
+
+        if (k == 0)
+            continue;
+        for (j = (size_t)(k * 0x9e3779b97f4a7c15ULL >> 7) & (cap - 1); slots[j] != 0;
+             j = (j + 1) & (cap - 1))
+            ;
+        slots[j] = k;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->cap = cap;
+    return PROP_OK;
+}
+
+/*
+ * Claim the right to report the pair (a, b): 1 when it was not reported
+ * yet (it now is), 0 when it was, PROP_ENOMEM on failure.
+ */
+int
+pp_pair_take(prop_site *s, pairset *p, const prop_node *a, const prop_node *b)
+{
+    unsigned x = a->id < b->id ? a->id : b->id, y = a->id < b->id ? b->id : a->id;
+    uint64_t k = ((uint64_t)x + 1) << 32 | ((uint64_t)y + 1);
+    size_t j;
+
+    if ((p->n + 1) * 2 > p->cap && pairs_grow(s, p) != PROP_OK)
+        return PROP_ENOMEM;
+    for (j = (size_t)(k * 0x9e3779b97f4a7c15ULL >> 7) & (p->cap - 1); p->slots[j] != 0;
+         j = (j + 1) & (p->cap - 1)) {
+        if (p->slots[j] == k)
+            return 0;
+    }
+    p->slots[j] = k;
+    p->n++;
+    return 1;
+}
+
+/* ---- small helpers for messages ---- */
+
+/* "file:line" of o into buf, or "an unknown place". */
+const char *
+pp_place(const prop_origin *o, char *buf, size_t n)
+{
+    if (o == NULL || o->nframes == 0 || o->frames[0].file == NULL)
+        return "an unknown place";
+    snprintf(buf, n, "%s:%d", o->frames[0].file, o->frames[0].line);
+    return buf;
+}
+
+int
+pp_same_place(const prop_origin *a, const prop_origin *b)
+{
+    if (a == b)
+        return 1;
+    if (a == NULL || b == NULL || a->nframes == 0 || b->nframes == 0)
+        return 0;
+    return a->frames[0].line == b->frames[0].line &&
+           (a->frames[0].file == b->frames[0].file ||
+            (a->frames[0].file && b->frames[0].file &&
+             strcmp(a->frames[0].file, b->frames[0].file) == 0));
+}
+
+static void
+cval(const prop_claim *c, const char **v, size_t *len)
+{
+    *v = c->value ? c->value : "";
+    *len = c->value ? (c->value_len ? c->value_len : strlen(c->value)) : 0;
+}
+
+static int
+same_value(const prop_claim *a, const prop_claim *b)
+{
+    const char *va, *vb;
+    size_t la, lb;
+
+    cval(a, &va, &la);
+    cval(b, &vb, &lb);
+    return la == lb && (va == vb || memcmp(va, vb, la) == 0);
+}
+
+/* A claim's value quoted for a message, shortened past QUOTE_MAX bytes. */
+static const char *
+quoted(const prop_claim *c, char *buf, size_t n)
+{
+    const char *v;
+    size_t len;
+
+    cval(c, &v, &len);
+    if (len > QUOTE_MAX)
+        snprintf(buf, n, "\"%.*s...\"", QUOTE_MAX, v);
+    else
+        snprintf(buf, n, "\"%.*s\"", (int)len, v);
+    return buf;
+}
+
+int
+pp_same_str(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+same_claim(const prop_claim *a, const prop_claim *b)
+{
+    return a->kind == b->kind && a->id == b->id && pp_same_str(a->key, b->key) && same_value(a, b);
+}
+
+/*
+ * Two leaves that say the same thing: the same node, or the same kind,
+ * description, type, claims, ports and info (two calls of one recipe with
+ * the same arguments).  Such duplicates never conflict with each other.
+ */
+int
+pp_same_leaf(const prop_node *a, const prop_node *b)
+{
+    unsigned i;
+
+    if (a == b)
+        return 1;
+    if (a->kind != b->kind || a->targets != b->targets || a->os_family != b->os_family ||
+        a->nclaims != b->nclaims || a->nports != b->nports || a->ninfo != b->ninfo ||
+        !pp_same_str(a->desc, b->desc))
+        return 0;
+    for (i = 0; i < a->nclaims; i++)
+        if (!same_claim(&a->claims[i], &b->claims[i]))
+            return 0;
+    for (i = 0; i < a->nports; i++)
+        if (a->ports[i] != b->ports[i])
+            return 0;
+    for (i = 0; i < a->ninfo; i++)
+        if (!pp_same_str(a->info[i].key, b->info[i].key) ||
+            !pp_same_str(a->info[i].value, b->info[i].value))
+            return 0;
+    return 1;
+}
+
+/* The same tree, leaf for leaf, within *budget steps (0 when it runs out). */
+
+/* ---- per host: reporting a pair of leaves ---- */
+
+/*
+ * Notes naming the top-level properties that brought the two leaves onto
+ * the host, when they are other nodes at other lines than the leaves.
+ */
+static int
+note_tops(checker *k, diag_builder *b, const ent *first, const ent *second)
+{
+    const prop_node *t1 = prop_host_prop(k->h, first->top);
+    const prop_node *t2 = prop_host_prop(k->h, second->top);
+    int rc = PROP_OK;
+
+    if (t1 != first->leaf && !pp_same_place(t1->origin, first->leaf->origin))
+        rc = diag_note(b, t1->origin, "\"%s\" puts it on host \"%s\" here", t1->desc, k->h->name);
+    if (rc == PROP_OK && t2 != second->leaf && t2 != t1 &&
+        !pp_same_place(t2->origin, second->leaf->origin))
+        rc = diag_note(b, t2->origin, "\"%s\" puts it on host \"%s\" here", t2->desc, k->h->name);
+    return rc;
+}
+
+/*
+ * Report msg at the leaf of rj with note at the leaf of ri, unless the
+ * pair was reported already.  Returns 1 (a conflict, reported now or
+ * before) or a negative code.  msg and note were made in the arena.
+ */
+static int
+report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
+            const char *note)
+{
+    const ent *ei = &k->ents[ri->ent], *ej = &k->ents[rj->ent];
+    diag_builder b;
+    int rc;
+
+    if (msg == NULL || note == NULL)
+        return pp_nomem(k->s);
+    rc = pp_pair_take(k->s, &k->pairs, ri->node, rj->node);
+    if (rc <= 0)
+        return rc < 0 ? rc : 1;
+    rc = diag_begin(&b, k->s, code, PROP_SEV_ERROR, rj->node->origin, "%s", msg);
+    if (rc == PROP_OK)
+        rc = diag_note(&b, ri->node->origin, "%s", note);
+    if (rc == PROP_OK)
+        rc = note_tops(k, &b, ei, ej);
+    if (rc == PROP_OK)
+        rc = diag_end(&b);
+    return rc == PROP_OK ? 1 : rc;
+}
+
+#define FMT(...) arena_printf(&k->s->mem, __VA_ARGS__)
+/* The place of the earlier member ri, for messages ("site.lua:7"). */
+#define AT pp_place(ri->node->origin, at, sizeof at)
+
+/* ---- P007: files ---- */
+
+/* What a file claim makes the path, as it reads after "must be". */
+static const char *
+file_state(const prop_claim *c, char *buf, size_t n)
+{
+    char q[QUOTE_MAX + 8];
+
+    switch (c->kind) {
+    case PROP_CLAIM_FILE_CONTENT:
+        return "a file with fixed content";
+    case PROP_CLAIM_FILE_GENERATED:
+        snprintf(buf, n, "a file generated by %s", c->value ? quoted(c, q, sizeof q) : "prop");
+        return buf;
+    case PROP_CLAIM_FILE_ABSENT:
+        return "absent";
+    case PROP_CLAIM_FILE_DIRECTORY:
+        return "a directory";
+    case PROP_CLAIM_FILE_SYMLINK:
+        snprintf(buf, n, "a symlink to %s", quoted(c, q, sizeof q));
+        return buf;
+    case PROP_CLAIM_FILE_MODE:
+        snprintf(buf, n, "mode %s", quoted(c, q, sizeof q));
+        return buf;
+    case PROP_CLAIM_FILE_OWNER:
+        snprintf(buf, n, "owned by %s", quoted(c, q, sizeof q));
+        return buf;
+    case PROP_CLAIM_FILE_LINE:
+        snprintf(buf, n, "a file containing the line %s", quoted(c, q, sizeof q));
+        return buf;
+    case PROP_CLAIM_FILE_NO_LINE:
+        snprintf(buf, n, "a file lacking the line %s", quoted(c, q, sizeof q));
+        return buf;
+    default:
+        return "something else";
+    }
+}
+
+/* Does content (a claim's value) have line as one of its lines? */
+static int
+content_has_line(const prop_claim *content, const prop_claim *line)
+{
+    const char *c, *l;
+    size_t clen, llen, start = 0, i;
+
+    cval(content, &c, &clen);
+    cval(line, &l, &llen);
+    for (i = 0; i <= clen; i++) {
+        if (i == clen || c[i] == '\n') {
+            if (i == clen && start == clen && clen > 0)
+                break; /* the newline ending the last line starts no new one */
+            if (i - start == llen && memcmp(c + start, l, llen) == 0)
+                return 1;
+            start = i + 1;
+        }
+    }
+    return 0;
+}
+
+/* Split "user:group" into its two parts (either may be empty). */
+static void
+owner_parts(const prop_claim *c, const char **u, size_t *ul, const char **g, size_t *gl)
+{
+    const char *v, *colon;
+    size_t len;
+
+    cval(c, &v, &len);
+    colon = memchr(v, ':', len);
+    *u = v;
+    *ul = colon ? (size_t)(colon - v) : len;
+    *g = colon ? colon + 1 : v + len;
+    *gl = colon ? len - *ul - 1 : 0;
+}
+
+static int
+owners_differ(const prop_claim *a, const prop_claim *b)
+{
+    const char *ua, *ga, *ub, *gb;
+    size_t ual, gal, ubl, gbl;
+
+    owner_parts(a, &ua, &ual, &ga, &gal);
+    owner_parts(b, &ub, &ubl, &gb, &gbl);
+    if (ual && ubl && (ual != ubl || memcmp(ua, ub, ual) != 0))
+        return 1;
+    return gal && gbl && (gal != gbl || memcmp(ga, gb, gal) != 0);
+}
+
+enum file_clash {
+    FC_NONE,
+    FC_STATES,        /* "must be X here but Y at" */
+    FC_CONTENTS,      /* two different contents */
+    FC_LINE_NOLINE,   /* one line both present and absent */
+    FC_CONTENT_LINE,  /* fixed content lacking a required line */
+    FC_CONTENT_NOLINE /* fixed content holding a removed line */
+};
+
+#define KINDS(a, b, ka, kb) (((a) == (ka) && (b) == (kb)) || ((a) == (kb) && (b) == (ka)))
+
+static enum file_clash
+file_clash(const prop_claim *x, const prop_claim *y)
+{
+    prop_claim_kind a = x->kind, b = y->kind, o;
+
+    if (a == b) {
+        switch (a) {
+        case PROP_CLAIM_FILE_CONTENT:
+            return same_value(x, y) ? FC_NONE : FC_CONTENTS;
+        case PROP_CLAIM_FILE_GENERATED:
+        case PROP_CLAIM_FILE_SYMLINK:
+        case PROP_CLAIM_FILE_MODE:
+            return same_value(x, y) ? FC_NONE : FC_STATES;
+        case PROP_CLAIM_FILE_OWNER:
+            return owners_differ(x, y) ? FC_STATES : FC_NONE;
+        default:
+            return FC_NONE;
+        }
+    }
+    if (a == PROP_CLAIM_FILE_ABSENT || b == PROP_CLAIM_FILE_ABSENT) {
+        o = a == PROP_CLAIM_FILE_ABSENT ? b : a;
+        return o == PROP_CLAIM_FILE_NO_LINE ? FC_NONE : FC_STATES;
+    }
+    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_GENERATED))
+        return FC_STATES;
+    if (a == PROP_CLAIM_FILE_DIRECTORY || b == PROP_CLAIM_FILE_DIRECTORY) {
+        o = a == PROP_CLAIM_FILE_DIRECTORY ? b : a;
+        return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_STATES;
+    }
+    if (a == PROP_CLAIM_FILE_SYMLINK || b == PROP_CLAIM_FILE_SYMLINK) {
+        o = a == PROP_CLAIM_FILE_SYMLINK ? b : a;
+        return o == PROP_CLAIM_FILE_CONTENT || o == PROP_CLAIM_FILE_GENERATED ||
+                       o == PROP_CLAIM_FILE_LINE
+                   ? FC_STATES
+                   : FC_NONE;
+    }
+    if (KINDS(a, b, PROP_CLAIM_FILE_LINE, PROP_CLAIM_FILE_NO_LINE))
+        return same_value(x, y) ? FC_LINE_NOLINE : FC_NONE;
+    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_LINE)) {
+        const prop_claim *c = a == PROP_CLAIM_FILE_CONTENT ? x : y;
+        return content_has_line(c, c == x ? y : x) ? FC_NONE : FC_CONTENT_LINE;
+    }
+    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_NO_LINE)) {
+        const prop_claim *c = a == PROP_CLAIM_FILE_CONTENT ? x : y;
+        return content_has_line(c, c == x ? y : x) ? FC_CONTENT_NOLINE : FC_NONE;
+    }
+    return FC_NONE;
+}
+
+/* Compare two claims on one path; see report_pair() for the result. */
+static int
+file_pair(checker *k, const ref *ri, const ref *rj)
+{
+    const prop_claim *x = ri->c, *y = rj->c;
+    const char *path = y->key, *msg = NULL;
+    char sx[QUOTE_MAX * 2], sy[QUOTE_MAX * 2], q[QUOTE_MAX + 8], at[512];
+    enum file_clash clash = file_clash(x, y);
+    const char *stx;
+
+    if (clash == FC_NONE)
+        return 0;
+    stx = file_state(x, sx, sizeof sx);
+    pp_place(ri->node->origin, at, sizeof at);
+    switch (clash) {
+    case FC_NONE:
+        return 0;
+    case FC_STATES:
+        msg =
+            FMT("\"%s\" must be %s here but %s at %s", path, file_state(y, sy, sizeof sy), stx, at);
+        break;
+    case FC_CONTENTS:
+        msg = FMT("\"%s\" is given two different contents", path);
+        break;
+    case FC_LINE_NOLINE:
+        if (y->kind == PROP_CLAIM_FILE_LINE)
+            msg = FMT("\"%s\" must contain the line %s here but lack it at %s", path,
+                      quoted(y, q, sizeof q), at);
+        else
+            msg = FMT("\"%s\" must lack the line %s here but contain it at %s", path,
+                      quoted(y, q, sizeof q), at);
+        break;
+    case FC_CONTENT_LINE:
+        if (y->kind == PROP_CLAIM_FILE_LINE)
+            msg = FMT("\"%s\" must contain the line %s here but its fixed content from \"%s\" "
+                      "at %s lacks it",
+                      path, quoted(y, q, sizeof q), ri->node->desc, at);
+        else
+            msg = FMT("\"%s\" is given fixed content here that lacks the line %s required at %s",
+                      path, quoted(x, q, sizeof q), at);
+        break;
+    case FC_CONTENT_NOLINE:
+        if (y->kind == PROP_CLAIM_FILE_NO_LINE)
+            msg = FMT("\"%s\" must lack the line %s here but its fixed content from \"%s\" at "
+                      "%s contains it",
+                      path, quoted(y, q, sizeof q), ri->node->desc, at);
+        else
+            msg = FMT("\"%s\" is given fixed content here that contains the line %s removed "
+                      "at %s",
+                      path, quoted(x, q, sizeof q), at);
+        break;
+    }
+    return report_pair(k, "P007", ri, rj, msg, FMT("\"%s\" makes it %s here", ri->node->desc, stx));
+}
+
+/*
+ * A claim on a path below an absent one.  For each proper prefix of the
+ * group's path that has a group with a file.absent member, every member
+ * of this group (other than absent and line removals, which agree) clashes
+ * with each absent claim; the later of the two carries the error.
+ */
+static int
+file_below_absent(checker *k, const group *g)
+{
+    size_t pos;
+
+    for (pos = g->len; pos-- > 1;) {
+        const group *pg;
+        int i;
+
+        if (g->key[pos] != '/')
+            continue;
+        pg = pp_table_find(&k->host, CLS_FILE, g->key, pos, 0);
+        if (pg == NULL || !pg->absent)
+            continue;
+        for (i = g->first; i >= 0; i = k->host.refs[i].next) {
+            const ref *r = &k->host.refs[i];
+            int a;
+
+            if (r->c->kind == PROP_CLAIM_FILE_ABSENT || r->c->kind == PROP_CLAIM_FILE_NO_LINE)
+                continue;
+            for (a = pg->first; a >= 0; a = k->host.refs[a].next) {
+                const ref *ra = &k->host.refs[a];
+                char st[QUOTE_MAX * 2], at[512];
+                const char *state;
+                int rc;
+
+                if (ra->c->kind != PROP_CLAIM_FILE_ABSENT || ra->node == r->node)
+                    continue;
+                state = file_state(r->c, st, sizeof st);
+                if (ra->ent < r->ent)
+                    rc = report_pair(
+                        k, "P007", ra, r,
+                        FMT("\"%s\" must be %s here but \"%s\" is absent at %s", r->c->key, state,
+                            ra->c->key, pp_place(ra->node->origin, at, sizeof at)),
+                        FMT("\"%s\" makes \"%s\" absent here", ra->node->desc, ra->c->key));
+                else
+                    rc = report_pair(
+                        k, "P007", r, ra,
+                        FMT("\"%s\" must be absent here but \"%s\", below it, is %s "
+                            "at %s",
+                            ra->c->key, r->c->key, state, pp_place(r->node->origin, at, sizeof at)),
+                        FMT("\"%s\" makes \"%s\" %s here", r->node->desc, r->c->key, state));
+                if (rc < 0)
+                    return rc;
+            }
+        }
+    }
+    return PROP_OK;
+}
+
+/* ---- P008, P009, P010, P013: packages, services, accounts, hostname ---- */
+
+static const char *
+pkg_state(const prop_claim *c)
+{
+    return c->kind == PROP_CLAIM_PKG_INSTALLED ? "installed" : "removed";
+}
+
+static const char *
+svc_state(const prop_claim *c)
+{
+    switch (c->kind) {
+    case PROP_CLAIM_SVC_RUNNING:
+        return "running";
+    case PROP_CLAIM_SVC_STOPPED:
+        return "stopped";
+    default:
+        return "restarted";
+    }
+}
+
+/* Compare two members of one group (ri before rj): 0, 1 or a negative code. */
+static int
+pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
+{
+    const prop_claim *x = ri->c, *y = rj->c;
+    char at[512];
+
+    switch (g->cls) {
+    case CLS_FILE:
+        return file_pair(k, ri, rj);
+    case CLS_PKG:
+        if (x->kind == y->kind)
+            return 0;
+        return report_pair(k, "P008", ri, rj,
+                           FMT("package \"%s\" must be %s here but %s at %s", y->key, pkg_state(y),
+                               pkg_state(x), AT),
+                           FMT("\"%s\" %s it here", ri->node->desc,
+                               x->kind == PROP_CLAIM_PKG_INSTALLED ? "installs" : "removes"));
+    case CLS_SVC:
+        if (!KINDS(x->kind, y->kind, PROP_CLAIM_SVC_RUNNING, PROP_CLAIM_SVC_STOPPED) &&
+            !KINDS(x->kind, y->kind, PROP_CLAIM_SVC_RESTARTED, PROP_CLAIM_SVC_STOPPED))
+            return 0;
+        return report_pair(k, "P009", ri, rj,
+                           FMT("service \"%s\" must be %s here but %s at %s", y->key, svc_state(y),
+                               svc_state(x), AT),
+                           FMT("\"%s\" wants it %s here", ri->node->desc, svc_state(x)));
+    case CLS_USER:
+        if (x->kind != y->kind)
+            return report_pair(k, "P010", ri, rj,
+                               FMT("user \"%s\" must %s here but %s at %s", y->key,
+                                   y->kind == PROP_CLAIM_USER ? "exist" : "be absent",
+                                   x->kind == PROP_CLAIM_USER ? "exist" : "be absent", AT),
+                               FMT("\"%s\" declares it here", ri->node->desc));
+        if (x->kind != PROP_CLAIM_USER || x->id < 0 || y->id < 0 || x->id == y->id)
+            return 0;
+        return report_pair(
+            k, "P010", ri, rj,
+            FMT("user \"%s\" must have uid %lld here but uid %lld at %s", y->key, y->id, x->id, AT),
+            FMT("\"%s\" declares it here", ri->node->desc));
+    case CLS_GROUP:
+        if (x->id < 0 || y->id < 0 || x->id == y->id)
+            return 0;
+        return report_pair(k, "P010", ri, rj,
+                           FMT("group \"%s\" must have gid %lld here but gid %lld at %s", y->key,
+                               y->id, x->id, AT),
+                           FMT("\"%s\" declares it here", ri->node->desc));
+    case CLS_UID:
+    case CLS_GID:
+        if (pp_same_str(x->key, y->key))
+            return 0;
+        return report_pair(k, "P010", ri, rj,
+                           FMT("%s %lld is given to %s \"%s\" here but to %s \"%s\" at %s: two "
+                               "%s would share one identity",
+                               g->cls == CLS_UID ? "uid" : "gid", y->id,
+                               g->cls == CLS_UID ? "user" : "group", y->key,
+                               g->cls == CLS_UID ? "user" : "group", x->key, AT,
+                               g->cls == CLS_UID ? "accounts" : "groups"),
+                           FMT("\"%s\" declares it here", ri->node->desc));
+    case CLS_HOSTNAME:
+        if (same_value(x, y))
+            return 0;
+        {
+            char qx[QUOTE_MAX + 8], qy[QUOTE_MAX + 8];
+
+            return report_pair(k, "P013", ri, rj,
+                               FMT("host \"%s\" is given the hostname %s here but %s at %s: a "
+                                   "machine has one hostname",
+                                   k->h->name, quoted(y, qy, sizeof qy), quoted(x, qx, sizeof qx),
+                                   AT),
+                               FMT("\"%s\" sets it here", ri->node->desc));
+        }
+    case CLS_PORT: {
+        int port = (int)g->id;
+
+        if (pp_same_leaf(ri->node, rj->node) || (ri->node->targets & rj->node->targets) == 0)
+            return 0;
+        return report_pair(k, "P006", ri, rj,
+                           FMT("port %d is used by both \"%s\" and \"%s\" on host \"%s\": two "
+                               "services cannot listen on one port",
+                               port, rj->node->desc, ri->node->desc, k->h->name),
+                           FMT("\"%s\" uses port %d here", ri->node->desc, port));
+    }
+    default:
+        return 0;
+    }
+}
+
+/*
+ * Every group of class cls: each member is compared with those before it
+ * (groups are small: one path, one package); the first conflict found for
+ * a member ends its search, so one mistake does not fan out.
+ */
+static int
+check_groups(checker *k, unsigned cls)
+{
+    size_t gi;
+
+    for (gi = 0; gi < k->host.ngroups; gi++) {
+        const group *g = &k->host.groups[gi];
+        int j;
+
+        if (g->cls != cls || g->first < 0)
+            continue;
+        for (j = k->host.refs[g->first].next; j >= 0; j = k->host.refs[j].next) {
+            const ref *rj = &k->host.refs[j];
+            int i;
+
+            for (i = g->first; i != j; i = k->host.refs[i].next) {
+                const ref *ri = &k->host.refs[i];
+                int rc;
+
+                if (ri->node == rj->node || pp_same_leaf(ri->node, rj->node))
+                    continue;
+                rc = pair_conflict(k, g, ri, rj);
+                if (rc < 0)
+                    return rc;
+                if (rc > 0)
+                    break;
+            }
+        }
+        if (cls == CLS_FILE && g->len > 1) {
+            int rc = file_below_absent(k, g);
+
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return PROP_OK;
+}
+
+/* Group every claim and port of the host's effective leaves. */
+static int
+collect(checker *k)
+{
+    size_t e, gi;
+    unsigned i;
+
+    for (e = 0; e < k->nents; e++) {
+        const prop_node *l = k->ents[e].leaf;
+
+        for (i = 0; i < l->nclaims; i++) {
+            const prop_claim *c = &l->claims[i];
+            unsigned cls = 0, idcls = 0;
+
+            switch (c->kind) {
+            case PROP_CLAIM_PKG_INSTALLED:
+            case PROP_CLAIM_PKG_REMOVED:
+                cls = CLS_PKG;
+                break;
+            case PROP_CLAIM_SVC_RUNNING:
+            case PROP_CLAIM_SVC_STOPPED:
+            case PROP_CLAIM_SVC_RESTARTED:
+                cls = CLS_SVC;
+                break;
+            case PROP_CLAIM_USER:
+                idcls = c->id >= 0 ? CLS_UID : 0;
+                /* fall through */
+            case PROP_CLAIM_USER_ABSENT:
+                cls = CLS_USER;
+                break;
+            case PROP_CLAIM_GROUP:
+                cls = CLS_GROUP;
+                idcls = c->id >= 0 ? CLS_GID : 0;
+                break;
+            case PROP_CLAIM_HOSTNAME:
+                cls = CLS_HOSTNAME;
+                break;
+            case PROP_CLAIM__COUNT:
+                continue;
+            default:
+                cls = CLS_FILE;
+                break;
+            }
+            if (pp_table_group(k->s, &k->host, cls, c->key, strlen(c->key), 0, &gi) != PROP_OK ||
+                pp_table_add(k->s, &k->host, gi, c, l, k->h, (unsigned)e) != PROP_OK)
+                return PROP_ENOMEM;
+            if (idcls != 0 &&
+                (pp_table_group(k->s, &k->host, idcls, NULL, 0, c->id, &gi) != PROP_OK ||
+                 pp_table_add(k->s, &k->host, gi, c, l, k->h, (unsigned)e) != PROP_OK))
+                return PROP_ENOMEM;
+        }
+        for (i = 0; i < l->nports; i++) {
+            if (pp_table_group(k->s, &k->host, CLS_PORT, NULL, 0, l->ports[i], &gi) != PROP_OK ||
+                pp_table_add(k->s, &k->host, gi, NULL, l, k->h, (unsigned)e) != PROP_OK)
+                return PROP_ENOMEM;
+        }
+    }
+    return PROP_OK;
+}
+
+/* Group every claim and port of the host's effective leaves, then compare. */
+int
+pp_check_claims(checker *k)
+{
+    /* Hostnames first: hostname.set also claims /etc/hostname, and that
+     * pair is better reported as two hostnames than as two contents. */
+    static const unsigned order[] = {CLS_HOSTNAME, CLS_UID, CLS_GID,  CLS_USER, CLS_GROUP,
+                                     CLS_PKG,      CLS_SVC, CLS_FILE, CLS_PORT};
+    size_t i;
+    int rc;
+
+    if ((rc = collect(k)) != PROP_OK)
+        return rc;
+    for (i = 0; i < sizeof order / sizeof order[0]; i++)
+        if ((rc = check_groups(k, order[i])) != PROP_OK)
+            return rc;
+    return PROP_OK;
+}

@@ -1,0 +1,804 @@
+/*
+ * prepass.c - the static pre-pass: every rule of SPEC 3 over a whole site.
+ *
+ * Two kinds of rules.  Structural ones look at each node once, wherever
+ * it is used (P001 revert of a non-revertable, P005 targets that do not
+ * intersect, P006 a port clash inside one combinator, W102 a hook that
+ * never runs).  Per-host ones look at what takes effect on each host: its
+ * top-level properties (P002, P003, W101) and its effective leaves, whose
+ * claims are grouped by resource in a hash table and compared within each
+ * group (P004 here; P006-P010 and P013 in claims.c).  Site-wide tables
+ * catch two hosts of one name (P011) and one address on two hosts (P013).
+ *
+ * Findings accumulate; nothing stops at the first.  A pair of leaves gives
+ * at most one diagnostic, whatever the number of claims they disagree on.
+ *
+ * Ownership: diagnostics live in the site's arena (diag.c).  The scratch
+ * tables (prepass.h) come from malloc, are reused from one host to the next
+ * (reset by bumping a generation number, never cleared), and are freed
+ * before prop_site_check() returns, on every path.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prepass.h"
+
+/* Steps allowed to decide that two top-level properties are the same. */
+#define SAME_BUDGET 4096
+
+static const char *
+os_name(prop_os_set set, char *buf, size_t n)
+{
+    return prop_os_set_name(set, buf, n);
+}
+
+static int
+same_tree(const prop_node *a, const prop_node *b, unsigned *budget)
+{
+    unsigned i;
+
+    if (a == b)
+        return 1;
+    if (*budget == 0)
+        return 0;
+    (*budget)--;
+    if (a->kind != b->kind || a->nchildren != b->nchildren || a->targets != b->targets ||
+        !pp_same_str(a->desc, b->desc))
+        return 0;
+    if (a->nchildren == 0)
+        return pp_same_leaf(a, b);
+    for (i = 0; i < a->nchildren; i++)
+        if (!same_tree(a->children[i], b->children[i], budget))
+            return 0;
+    return 1;
+}
+
+static const prop_origin *
+host_origin(const prop_host *h)
+{
+    return h->origin;
+}
+
+/* ---- structural rules: each node once ---- */
+
+/*
+ * P001 at a revert(p) whose p has no revert action.  The note names the
+ * leaf that makes p non-revertable.  A p that is invalid (P012) or that
+ * is itself an unrevertable revert (reported there) gives nothing more.
+ */
+static int
+check_revert(checker *k, const prop_node *n)
+{
+    const prop_node *p;
+    diag_builder b;
+    int rc;
+
+    if (n->kind != PROP_REVERT || n->rev != NULL || n->nchildren == 0)
+        return PROP_OK;
+    p = n->children[0];
+    for (;;) {
+        const prop_node *next = NULL;
+        unsigned i;
+
+        if (p->kind == PROP_LEAF || p->kind == PROP_INFO)
+            break;
+        if (p->kind == PROP_INVALID || p->kind == PROP_REVERT)
+            return PROP_OK;
+        if (p->kind == PROP_ON_CHANGE) {
+            next = p->children[0];
+        } else {
+            for (i = 0; i < p->nchildren && next == NULL; i++)
+                if (!p->children[i]->revertable)
+                    next = p->children[i];
+        }
+        if (next == NULL)
+            break;
+        p = next;
+    }
+    rc = diag_begin(&b, k->s, "P001", PROP_SEV_ERROR, n->origin,
+                    "cannot revert %s: it is not revertable", n->children[0]->desc);
+    if (rc == PROP_OK) {
+        if (p->norevert != NULL)
+            rc = diag_note(&b, p->origin, "%s", p->norevert);
+        else
+            rc = diag_note(&b, p->origin, "%s has no revert action", p->desc);
+    }
+    return rc == PROP_OK ? diag_end(&b) : rc;
+}
+
+/*
+ * P005 at a combinator whose children's targets do not intersect.  Two
+ * children name each other; in a longer props the first child that empties
+ * the intersection is named with those before it.
+ */
+static int
+check_conflict(checker *k, const prop_node *n)
+{
+    char ta[64], tb[64];
+    prop_os_set run = PROP_OS_UNIXLIKE;
+    const prop_node *a = NULL, *c = NULL;
+    diag_builder b;
+    unsigned i, j, last = 0;
+    int rc;
+
+    if (!n->conflict || n->synthetic)
+        return PROP_OK;
+    for (i = 0; i < n->nchildren && c == NULL; i++) {
+        const prop_node *x = n->children[i];
+
+        if (x->targets == PROP_OS_NONE)
+            continue;
+        if ((run & x->targets) == PROP_OS_NONE) {
+            c = x;
+            last = i;
+            for (j = 0; j < i && a == NULL; j++) {
+                const prop_node *y = n->children[j];
+
+                if (y->targets != PROP_OS_NONE && (y->targets & x->targets) == PROP_OS_NONE)
+                    a = y;
+            }
+        }
+        run &= x->targets;
+    }
+    if (c == NULL)
+        return PROP_OK;
+    if (a != NULL) {
+        rc = diag_begin(&b, k->s, "P005", PROP_SEV_ERROR, n->origin,
+                        "cannot combine \"%s\" (%s) with \"%s\" (%s) in %s: no operating system "
+                        "can run both",
+                        a->desc, os_name(a->targets, ta, sizeof ta), c->desc,
+                        os_name(c->targets, tb, sizeof tb), prop_kind_name(n->kind));
+        if (rc == PROP_OK)
+            rc = diag_note(&b, a->origin, "\"%s\" runs only on %s", a->desc,
+                           os_name(a->targets, ta, sizeof ta));
+        if (rc == PROP_OK)
+            rc = diag_note(&b, c->origin, "\"%s\" runs only on %s", c->desc,
+                           os_name(c->targets, tb, sizeof tb));
+        return rc == PROP_OK ? diag_end(&b) : rc;
+    }
+    run = PROP_OS_UNIXLIKE;
+    for (i = 0; i < last; i++)
+        if (n->children[i]->targets != PROP_OS_NONE)
+            run &= n->children[i]->targets;
+    rc = diag_begin(&b, k->s, "P005", PROP_SEV_ERROR, n->origin,
+                    "cannot combine \"%s\" (%s) with the properties before it in %s, which "
+                    "together run only on %s: no operating system can run them all",
+                    c->desc, os_name(c->targets, tb, sizeof tb), prop_kind_name(n->kind),
+                    os_name(run, ta, sizeof ta));
+    for (i = 0; i <= last && rc == PROP_OK; i++) {
+        const prop_node *x = n->children[i];
+
+        if (x->targets != PROP_OS_NONE && x->targets != PROP_OS_UNIXLIKE)
+            rc = diag_note(&b, x->origin, "\"%s\" runs only on %s", x->desc,
+                           os_name(x->targets, ta, sizeof ta));
+    }
+    return rc == PROP_OK ? diag_end(&b) : rc;
+}
+
+/* W102 at a:on_change(b) when a can never change. */
+static int
+check_hook(checker *k, const prop_node *n)
+{
+    const prop_node *a, *h;
+    diag_builder b;
+    int rc;
+
+    if (n->kind != PROP_ON_CHANGE || n->synthetic || n->nchildren != 2)
+        return PROP_OK;
+    a = n->children[0];
+    h = n->children[1];
+    if (!a->info_only || a->kind == PROP_INVALID)
+        return PROP_OK;
+    rc = diag_begin(&b, k->s, "W102", PROP_SEV_WARNING, n->origin,
+                    "\"%s\" can never run: it waits for a change of \"%s\", which only carries "
+                    "information and never changes",
+                    h->desc, a->desc);
+    if (rc == PROP_OK)
+        rc = diag_note(&b, a->origin, "\"%s\" is declared here", a->desc);
+    return rc == PROP_OK ? diag_end(&b) : rc;
+}
+
+static int
+has_port(const prop_node *n, int port)
+{
+    unsigned lo = 0, hi = n->nports;
+
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo) / 2;
+
+        if (n->ports[mid] == port)
+            return 1;
+        if (n->ports[mid] < port)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/*
+ * The first leaf under n that uses port (n must use it).  Follows the
+ * nodes' port unions, so it never explores a branch without the port.
+ */
+static const prop_node *
+port_leaf(const prop_node *n, int port)
+{
+    while (n != NULL && n->nchildren > 0) {
+        const prop_node *next = NULL;
+        unsigned i;
+
+        if (n->kind == PROP_REVERT) {
+            next = n->rev;
+        } else {
+            for (i = 0; i < n->nchildren && next == NULL; i++)
+                if (has_port(n->children[i], port))
+                    next = n->children[i];
+        }
+        n = next;
+    }
+    return n;
+}
+
+/*
+ * P006 inside one combinator that runs its children on one host: two of
+ * them use a port that different leaves claim.  Children's port sets are
+ * sorted and without duplicates, so a clash exists exactly when their
+ * sizes add up to more than the union's.
+ */
+static int
+check_ports(checker *k, const prop_node *n)
+{
+    size_t total = 0;
+    unsigned i, j;
+
+    switch (n->kind) {
+    case PROP_REQUIRES:
+    case PROP_BEFORE:
+    case PROP_ON_CHANGE:
+    case PROP_FALLBACK:
+    case PROP_PROPS:
+        break;
+    default:
+        return PROP_OK;
+    }
+    if (n->synthetic || n->nports == 0)
+        return PROP_OK;
+    for (i = 0; i < n->nchildren; i++)
+        total += n->children[i]->nports;
+    if (total == n->nports)
+        return PROP_OK;
+    for (i = 0; i < n->nchildren; i++) {
+        for (j = i + 1; j < n->nchildren; j++) {
+            const prop_node *x = n->children[i], *y = n->children[j];
+            unsigned p = 0, q = 0;
+
+            while (p < x->nports && q < y->nports) {
+                const prop_node *la, *lb;
+                int port = x->ports[p];
+                diag_builder b;
+                int rc;
+
+                if (x->ports[p] < y->ports[q]) {
+                    p++;
+                    continue;
+                }
+                if (x->ports[p] > y->ports[q]) {
+                    q++;
+                    continue;
+                }
+                p++;
+                q++;
+                la = port_leaf(x, port);
+                lb = port_leaf(y, port);
+                if (la == NULL || lb == NULL || pp_same_leaf(la, lb) ||
+                    (la->targets & lb->targets) == PROP_OS_NONE)
+                    continue;
+                rc = pp_pair_take(k->s, &k->pairs, la, lb);
+                if (rc <= 0) {
+                    if (rc < 0)
+                        return rc;
+                    continue;
+                }
+                rc = diag_begin(&b, k->s, "P006", PROP_SEV_ERROR, n->origin,
+                                "port %d is used by both \"%s\" and \"%s\", which %s puts on one "
+                                "host: two services cannot listen on one port",
+                                port, lb->desc, la->desc, prop_kind_name(n->kind));
+                if (rc == PROP_OK)
+                    rc = diag_note(&b, la->origin, "\"%s\" uses port %d here", la->desc, port);
+                if (rc == PROP_OK)
+                    rc = diag_note(&b, lb->origin, "\"%s\" uses port %d here", lb->desc, port);
+                if (rc == PROP_OK)
+                    rc = diag_end(&b);
+                if (rc != PROP_OK)
+                    return rc;
+            }
+        }
+    }
+    return PROP_OK;
+}
+
+static int
+check_structure(checker *k)
+{
+    size_t i;
+    int rc;
+
+    for (i = 0; i < k->s->nodes.n; i++) {
+        const prop_node *n = k->s->nodes.v[i];
+
+        if (n->synthetic)
+            continue;
+        if ((rc = check_revert(k, n)) != PROP_OK || (rc = check_conflict(k, n)) != PROP_OK ||
+            (rc = check_hook(k, n)) != PROP_OK || (rc = check_ports(k, n)) != PROP_OK)
+            return rc;
+    }
+    return PROP_OK;
+}
+
+/* ---- per host: collecting the effective leaves ---- */
+
+/* Mark n visited on this host; 1 if it already was. */
+static int
+visited(checker *k, const prop_node *n)
+{
+    if (n->id >= k->nseen)
+        return 0;
+    if (k->seen[n->id] == k->gen)
+        return 1;
+    k->seen[n->id] = k->gen;
+    return 0;
+}
+
+static int
+is_visited(const checker *k, const prop_node *n)
+{
+    return n->id < k->nseen && k->seen[n->id] == k->gen;
+}
+
+static int
+push(checker *k, size_t *sp, const prop_node *n)
+{
+    if (pp_reserve(k->s, (void **)&k->stack, &k->stackcap, sizeof *k->stack, *sp + 1) != PROP_OK)
+        return PROP_ENOMEM;
+    k->stack[(*sp)++] = n;
+    return PROP_OK;
+}
+
+/* Start a new round of visits: every node counts as not visited. */
+static void
+new_round(checker *k)
+{
+    if (++k->gen == 0) {
+        if (k->seen != NULL)
+            memset(k->seen, 0, k->nseen * sizeof *k->seen);
+        k->gen = 1;
+    }
+}
+
+/*
+ * Append the leaves of top (index ti) that take effect on the host, in
+ * the order prop_node_each_leaf() gives them.  A node already visited in
+ * this round is not entered again: its leaves are there already, and a
+ * graph sharing subtrees cannot make the walk exponential.  Invalid leaves
+ * are left out (P012 reported them).
+ *
+ * With os_found non-NULL nothing is appended: the walk stops at the first
+ * os.* leaf and returns 1 with its family in *os_found (0 if none).
+ */
+static int
+walk(checker *k, const prop_node *top, unsigned ti, prop_os_set *os_found)
+{
+    size_t sp = 0, i;
+
+    if (push(k, &sp, top) != PROP_OK)
+        return PROP_ENOMEM;
+    while (sp > 0) {
+        const prop_node *c = k->stack[--sp];
+        int rc = PROP_OK;
+
+        if (visited(k, c))
+            continue;
+        switch (c->kind) {
+        case PROP_LEAF:
+        case PROP_INFO:
+            if (os_found != NULL) {
+                if (c->os_family == PROP_OS_NONE)
+                    break;
+                *os_found = c->os_family;
+                return 1;
+            }
+            if (pp_reserve(k->s, (void **)&k->ents, &k->entcap, sizeof *k->ents, k->nents + 1))
+                return PROP_ENOMEM;
+            k->ents[k->nents].leaf = c;
+            k->ents[k->nents].top = ti;
+            k->nents++;
+            break;
+        case PROP_INVALID:
+            break;
+        case PROP_REQUIRES:
+            if ((rc = push(k, &sp, c->children[0])) == PROP_OK)
+                rc = push(k, &sp, c->children[1]);
+            break;
+        case PROP_BEFORE:
+        case PROP_ON_CHANGE:
+        case PROP_FALLBACK:
+            if ((rc = push(k, &sp, c->children[1])) == PROP_OK)
+                rc = push(k, &sp, c->children[0]);
+            break;
+        case PROP_PROPS:
+            for (i = c->nchildren; i-- > 0 && rc == PROP_OK;)
+                rc = push(k, &sp, c->children[i]);
+            break;
+        case PROP_PICK_OS:
+            if (k->os == PROP_OS_NONE) {
+                for (i = c->nchildren; i-- > 0 && rc == PROP_OK;)
+                    rc = push(k, &sp, c->children[i]);
+                break;
+            }
+            for (i = 0; i < c->nchildren; i++) {
+                if (c->children[i]->targets & k->os) {
+                    rc = push(k, &sp, c->children[i]);
+                    break;
+                }
+            }
+            break;
+        case PROP_DESCRIBE:
+        case PROP_REVERTABLE:
+            rc = push(k, &sp, c->children[0]);
+            break;
+        case PROP_REVERT:
+            if (c->rev != NULL)
+                rc = push(k, &sp, c->rev);
+            break;
+        }
+        if (rc != PROP_OK)
+            return rc;
+    }
+    return PROP_OK;
+}
+
+/* ---- per host: the rules ---- */
+
+/* P004: the second (and later) os.* declaration among the effective leaves. */
+static int
+check_os_twice(checker *k)
+{
+    const prop_node *first = NULL;
+    size_t e;
+
+    for (e = 0; e < k->nents; e++) {
+        const prop_node *l = k->ents[e].leaf;
+        diag_builder b;
+        int rc;
+
+        if (l->os_family == PROP_OS_NONE)
+            continue;
+        if (first == NULL) {
+            first = l;
+            continue;
+        }
+        if (pp_same_leaf(first, l))
+            continue;
+        rc = pp_pair_take(k->s, &k->pairs, first, l);
+        if (rc <= 0) {
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        rc = diag_begin(&b, k->s, "P004", PROP_SEV_ERROR, l->origin,
+                        "host \"%s\" declares its operating system twice, as %s and as %s: a "
+                        "host runs one operating system",
+                        k->h->name, first->desc, l->desc);
+        if (rc == PROP_OK)
+            rc = diag_note(&b, first->origin, "%s is declared here", first->desc);
+        if (rc == PROP_OK)
+            rc = diag_end(&b);
+        if (rc != PROP_OK)
+            return rc;
+    }
+    return PROP_OK;
+}
+
+static const prop_node *
+os_leaf(const checker *k)
+{
+    size_t e;
+
+    for (e = 0; e < k->nents; e++)
+        if (k->ents[e].leaf->os_family != PROP_OS_NONE)
+            return k->ents[e].leaf;
+    return NULL;
+}
+
+/*
+ * The innermost part of top that excludes the host's OS: follow a child
+ * that excludes it down to a leaf, stopping at pick_os (which counts as
+ * a whole), at a recipe's own pair (shown as one property) and where no
+ * single child is to blame.
+ */
+static const prop_node *
+excluding_part(const prop_node *top, prop_os_set os)
+{
+    const prop_node *n = top;
+
+    for (;;) {
+        const prop_node *next = NULL;
+        unsigned i;
+
+        if (n->kind == PROP_PICK_OS || n->paired || n->nchildren == 0)
+            return n;
+        if (n->kind == PROP_REVERT && n->rev != NULL) {
+            next = n->rev;
+        } else {
+            for (i = 0; i < n->nchildren && next == NULL; i++)
+                if (!(n->children[i]->targets & os))
+                    next = n->children[i];
+        }
+        if (next == NULL)
+            return n;
+        n = next;
+    }
+}
+
+/* P002 and P003 for the i-th top-level property. */
+static int
+check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
+{
+    char t[64];
+    diag_builder b;
+    int rc;
+
+    if (top->kind == PROP_INVALID || top->targets == PROP_OS_NONE || top->os_family != PROP_OS_NONE)
+        return PROP_OK;
+    if (k->os == PROP_OS_NONE) {
+        if (top->targets == PROP_OS_UNIXLIKE)
+            return PROP_OK;
+        rc = diag_begin(&b, k->s, "P003", PROP_SEV_ERROR, top->origin,
+                        "\"%s\" runs only on %s, but host \"%s\" declares no operating system",
+                        top->desc, os_name(top->targets, t, sizeof t), k->h->name);
+        if (rc == PROP_OK)
+            rc = diag_note(&b, host_origin(k->h),
+                           "add os.debian(...), os.buntish(...) or os.freebsd(...) to host "
+                           "\"%s\"",
+                           k->h->name);
+        return rc == PROP_OK ? diag_end(&b) : rc;
+    }
+    if (top->targets & k->os) {
+        return PROP_OK;
+    } else {
+        const prop_node *part = excluding_part(top, k->os);
+        const char *osn = prop_os_family_name(k->os);
+
+        if (part->os_family != PROP_OS_NONE)
+            return PROP_OK; /* a second OS: P004 */
+        rc = diag_begin(&b, k->s, "P002", PROP_SEV_ERROR, top->origin,
+                        "\"%s\" runs only on %s, but host \"%s\" is %s", top->desc,
+                        os_name(top->targets, t, sizeof t), k->h->name, osn ? osn : "unknown");
+        if (rc == PROP_OK && part != top)
+            rc = diag_note(&b, part->origin, "\"%s\" runs only on %s", part->desc,
+                           os_name(part->targets, t, sizeof t));
+        if (rc == PROP_OK && osdecl != NULL)
+            rc = diag_note(&b, osdecl->origin, "host \"%s\" declared %s here", k->h->name,
+                           osn ? osn : "its operating system");
+        return rc == PROP_OK ? diag_end(&b) : rc;
+    }
+}
+
+/* W101 for top-level property i: the same as an earlier one of the host. */
+static int
+check_duplicate(checker *k, const prop_node *top, size_t i)
+{
+    size_t gi;
+    int r;
+
+    if (top->kind == PROP_INVALID)
+        return PROP_OK;
+    if (pp_table_group(k->s, &k->host, CLS_TOP, top->desc, strlen(top->desc), 0, &gi) != PROP_OK)
+        return PROP_ENOMEM;
+    for (r = k->host.groups[gi].first; r >= 0; r = k->host.refs[r].next) {
+        const prop_node *prev = k->host.refs[r].node;
+        unsigned budget = SAME_BUDGET;
+        diag_builder b;
+        int rc;
+
+        if (!same_tree(prev, top, &budget))
+            continue;
+        if (prev == top) {
+            rc = diag_begin(&b, k->s, "W101", PROP_SEV_WARNING, top->origin,
+                            "\"%s\" is listed twice on host \"%s\": the second one has no "
+                            "effect",
+                            top->desc, k->h->name);
+            if (rc == PROP_OK)
+                rc = diag_note(&b, host_origin(k->h), "host \"%s\" is declared here", k->h->name);
+        } else {
+            rc = diag_begin(&b, k->s, "W101", PROP_SEV_WARNING, top->origin,
+                            "\"%s\" is already on host \"%s\": the second one has no effect",
+                            top->desc, k->h->name);
+            if (rc == PROP_OK)
+                rc = diag_note(&b, prev->origin, "\"%s\" is first declared here", prev->desc);
+        }
+        if (rc == PROP_OK)
+            rc = diag_end(&b);
+        return rc;
+    }
+    return pp_table_add(k->s, &k->host, gi, NULL, top, k->h, (unsigned)i);
+}
+
+/* P011: a host named like an earlier one. */
+static int
+check_host_name(checker *k)
+{
+    const prop_host *h = k->h;
+    size_t gi;
+    const group *g;
+    diag_builder b;
+    int rc;
+
+    if (pp_table_group(k->s, &k->site, CLS_HOST, h->name, strlen(h->name), 0, &gi) != PROP_OK)
+        return PROP_ENOMEM;
+    g = &k->site.groups[gi];
+    if (g->first < 0)
+        return pp_table_add(k->s, &k->site, gi, NULL, NULL, h, 0);
+    rc = diag_begin(&b, k->s, "P011", PROP_SEV_ERROR, host_origin(h),
+                    "host \"%s\" is declared twice: host names must be unique in a site", h->name);
+    if (rc == PROP_OK)
+        rc = diag_note(&b, host_origin(k->site.refs[g->first].host),
+                       "host \"%s\" was first declared here", h->name);
+    return rc == PROP_OK ? diag_end(&b) : rc;
+}
+
+/*
+ * P013: an address (ipv4/ipv6 info) that another host declared first.
+ * Reported once per host and address, at the host's first leaf saying it.
+ */
+static int
+check_addresses(checker *k)
+{
+    size_t e, gi;
+    unsigned i;
+
+    for (e = 0; e < k->nents; e++) {
+        const prop_node *l = k->ents[e].leaf;
+
+        for (i = 0; i < l->ninfo; i++) {
+            const prop_info *in = &l->info[i];
+            unsigned cls;
+            const group *g;
+            const ref *first;
+            diag_builder b;
+            char at[512];
+            int rc;
+
+            if (strcmp(in->key, "ipv4") == 0)
+                cls = CLS_IPV4;
+            else if (strcmp(in->key, "ipv6") == 0)
+                cls = CLS_IPV6;
+            else
+                continue;
+            if (pp_table_group(k->s, &k->site, cls, in->value, strlen(in->value), 0, &gi) != 0)
+                return PROP_ENOMEM;
+            g = &k->site.groups[gi];
+            if (g->last >= 0 && k->site.refs[g->last].host == k->h)
+                continue;
+            if (pp_table_add(k->s, &k->site, gi, NULL, l, k->h, 0) != PROP_OK)
+                return PROP_ENOMEM;
+            g = &k->site.groups[gi];
+            first = &k->site.refs[g->first];
+            if (first->host == k->h)
+                continue;
+            rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, l->origin,
+                            "address %s is declared by host \"%s\" here but also by host \"%s\" "
+                            "at %s: one address cannot belong to two machines",
+                            in->value, k->h->name, first->host->name,
+                            pp_place(first->node->origin, at, sizeof at));
+            if (rc == PROP_OK)
+                rc = diag_note(&b, first->node->origin, "host \"%s\" declares it here",
+                               first->host->name);
+            if (rc == PROP_OK)
+                rc = diag_end(&b);
+            if (rc != PROP_OK)
+                return rc;
+        }
+    }
+    return PROP_OK;
+}
+
+/* W103 and every per-host rule for host h. */
+static int
+check_host(checker *k, const prop_host *h)
+{
+    const prop_node *osdecl;
+    size_t i, n = h->props.n;
+    int rc;
+
+    k->h = h;
+    k->nents = 0;
+    pp_table_reset(&k->host);
+    if ((rc = check_host_name(k)) != PROP_OK)
+        return rc;
+    if (n == 0) {
+        diag_builder b;
+
+        rc = diag_begin(&b, k->s, "W103", PROP_SEV_WARNING, host_origin(h),
+                        "host \"%s\" has no properties: prop has nothing to do on it", h->name);
+        return rc == PROP_OK ? diag_end(&b) : rc;
+    }
+    /* The host's OS as prop_host_os() finds it (the first os.* leaf,
+     * every pick_os alternative counting), without its exponential walk. */
+    k->os = PROP_OS_NONE;
+    new_round(k);
+    for (i = 0; i < n && k->os == PROP_OS_NONE; i++)
+        if ((rc = walk(k, h->props.v[i], 0, &k->os)) < 0)
+            return rc;
+    if (pp_reserve(k->s, (void **)&k->fresh, &k->freshcap, 1, n) != PROP_OK)
+        return PROP_ENOMEM;
+    /* A top-level property already walked (listed twice, or part of an
+     * earlier one) is not checked against the OS again: one mistake, one
+     * diagnostic. */
+    new_round(k);
+    for (i = 0; i < n; i++) {
+        const prop_node *top = h->props.v[i];
+
+        k->fresh[i] = !is_visited(k, top);
+        if ((rc = check_duplicate(k, top, i)) != PROP_OK ||
+            (rc = walk(k, top, (unsigned)i, NULL)) != PROP_OK)
+            return rc;
+    }
+    osdecl = os_leaf(k);
+    for (i = 0; i < n; i++)
+        if (k->fresh[i] && (rc = check_targets(k, h->props.v[i], osdecl)) != PROP_OK)
+            return rc;
+    if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK)
+        return rc;
+    return check_addresses(k);
+}
+
+/*
+ * Run every rule over the site once.  Later calls only sort again and
+ * return the count, so findings are never repeated.  Returns the number of
+ * errors, or PROP_ENOMEM (the findings so far are kept).
+ */
+int
+prop_site_check(prop_site *s)
+{
+    checker k;
+    size_t i;
+    int rc = PROP_OK;
+
+    if (s == NULL)
+        return PROP_EINVAL;
+    if (s->checked)
+        goto sort;
+    s->checked = 1;
+    memset(&k, 0, sizeof k);
+    k.s = s;
+    pp_table_init(&k.host);
+    pp_table_init(&k.site);
+    k.nseen = s->next_id;
+    if (k.nseen > 0) {
+        k.seen = calloc(k.nseen, sizeof *k.seen);
+        if (k.seen == NULL) {
+            rc = pp_nomem(s);
+            goto done;
+        }
+    }
+    if ((rc = check_structure(&k)) != PROP_OK)
+        goto done;
+    for (i = 0; i < s->hosts.n; i++)
+        if ((rc = check_host(&k, s->hosts.v[i])) != PROP_OK)
+            goto done;
+done:
+    pp_table_free(&k.host);
+    pp_table_free(&k.site);
+    free(k.pairs.slots);
+    free(k.seen);
+    free(k.ents);
+    free((void *)k.stack);
+    free(k.fresh);
+    if (rc != PROP_OK)
+        return rc;
+sort:
+    if ((rc = diag_sort(s)) != PROP_OK)
+        return rc;
+    return s->nerrors > (size_t)INT32_MAX ? INT32_MAX : (int)s->nerrors;
+}

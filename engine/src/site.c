@@ -1,0 +1,650 @@
+/*
+ * site.c - the site: its arena, error message, interned strings, origins,
+ * source texts and hosts.
+ *
+ * Ownership: the prop_site struct, the slot arrays of its hash tables and
+ * the array of all nodes come straight from the site's allocator (they are
+ * resized, which an arena cannot do without waste); everything else lives
+ * in the arena.
+ * prop_site_free() returns all of it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const prop_origin no_origin = {NULL, 0};
+
+static void *
+default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    (void)ud;
+    (void)osize;
+    if (nsize == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, nsize);
+}
+
+int
+prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud)
+{
+    prop_site *s;
+
+    if (!out)
+        return PROP_EINVAL;
+    *out = NULL;
+    if (!alloc)
+        alloc = default_alloc;
+    s = alloc(ud, NULL, 0, sizeof *s);
+    if (!s)
+        return PROP_ENOMEM;
+    memset(s, 0, sizeof *s);
+    arena_init(&s->mem, alloc, ud);
+    *out = s;
+    return PROP_OK;
+}
+
+void
+prop_site_free(prop_site *s)
+{
+    prop_alloc_fn alloc;
+    void *ud;
+
+    if (!s)
+        return;
+    alloc = s->mem.alloc;
+    ud = s->mem.ud;
+    arena_release(&s->mem);
+    if (s->files.slots)
+        alloc(ud, (void *)s->files.slots, s->files.cap * sizeof(char *), 0);
+    if (s->strings.slots)
+        alloc(ud, (void *)s->strings.slots, s->strings.cap * sizeof(char *), 0);
+    if (s->host_names.slots)
+        alloc(ud, s->host_names.slots, s->host_names.cap * sizeof(prop_host *), 0);
+    if (s->origins.slots)
+        alloc(ud, (void *)s->origins.slots, s->origins.cap * sizeof(prop_origin *), 0);
+    if (s->nodes.v)
+        alloc(ud, s->nodes.v, s->nodes.cap * sizeof(void *), 0);
+    alloc(ud, s, sizeof *s, 0);
+}
+
+const char *
+prop_site_error(const prop_site *s)
+{
+    return s ? s->error : "no site";
+}
+
+size_t
+prop_site_memory(const prop_site *s)
+{
+    if (!s)
+        return 0;
+    return sizeof *s + s->mem.total + (s->files.cap + s->strings.cap) * sizeof(char *) +
+           s->host_names.cap * sizeof(prop_host *) + s->origins.cap * sizeof(prop_origin *) +
+           s->nodes.cap * sizeof(void *);
+}
+
+int
+site_fail(prop_site *s, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!s)
+        return code;
+    va_start(ap, fmt);
+    vsnprintf(s->error, sizeof s->error, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* ---- interning ---- */
+
+/* FNV-1a: short strings, good enough spread for power-of-two tables. */
+static size_t
+hash_bytes(const char *str, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)str[i];
+        h *= 1099511628211ULL;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int
+same_string(const char *interned, const char *str, size_t len)
+{
+    return memcmp(interned, str, len) == 0 && interned[len] == '\0';
+}
+
+/*
+ * Double the slot array of t (kept at most half full).  The old array is
+ * returned to the allocator.  PROP_ENOMEM leaves t as it was.
+ */
+static int
+intern_grow(prop_site *s, intern_table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    const char **slots;
+
+    if (cap > (size_t)-1 / sizeof(char *))
+        return PROP_ENOMEM;
+    slots = s->mem.alloc(s->mem.ud, NULL, 0, cap * sizeof(char *));
+    if (!slots)
+        return PROP_ENOMEM;
+    memset(slots, 0, cap * sizeof(char *));
+    for (size_t i = 0; i < t->cap; i++) {
+        const char *str = t->slots[i];
+        size_t j;
+
+        if (!str)
+            continue;
+        j = hash_bytes(str, strlen(str)) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = str;
+    }
+    if (t->slots)
+        s->mem.alloc(s->mem.ud, (void *)t->slots, t->cap * sizeof(char *), 0);
+    t->slots = slots;
+    t->cap = cap;
+    return PROP_OK;
+}
+
+static const char *
+intern_in(prop_site *s, intern_table *t, const char *str, size_t len)
+{
+    size_t j;
+    char *copy;
+
+    if ((t->n + 1) * 2 > t->cap && intern_grow(s, t) != PROP_OK)
+        goto nomem;
+    j = hash_bytes(str, len) & (t->cap - 1);
+    while (t->slots[j]) {
+        if (same_string(t->slots[j], str, len))
+            return t->slots[j];
+        j = (j + 1) & (t->cap - 1);
+    }
+    copy = arena_strndup(&s->mem, str, len);
+    if (!copy)
+        goto nomem;
+    t->slots[j] = copy;
+    t->n++;
+    return copy;
+nomem:
+    site_fail(s, PROP_ENOMEM, "out of memory");
+    return NULL;
+}
+
+const char *
+site_intern(prop_site *s, const char *str)
+{
+    return intern_in(s, &s->files, str, strlen(str));
+}
+
+/*
+ * Strings holding a NUL byte (binary file contents) cannot live in a table
+ * of C strings: they are copied instead of shared.
+ */
+const char *
+site_intern_n(prop_site *s, const char *str, size_t len)
+{
+    if (memchr(str, '\0', len)) {
+        char *copy = arena_strndup(&s->mem, str, len);
+
+        if (!copy)
+            site_fail(s, PROP_ENOMEM, "out of memory");
+        return copy;
+    }
+    return intern_in(s, &s->strings, str, len);
+}
+
+/* ---- origins ---- */
+
+static int
+same_origin(const prop_origin *a, const prop_origin *b)
+{
+    if (a->nframes != b->nframes)
+        return 0;
+    for (unsigned i = 0; i < a->nframes; i++) {
+        const prop_frame *fa = &a->frames[i], *fb = &b->frames[i];
+
+        if (fa->line != fb->line)
+            return 0;
+        if (fa->file == fb->file)
+            continue;
+        if (!fa->file || !fb->file || strcmp(fa->file, fb->file) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+#define LOCAL_FRAMES 16
+
+static size_t
+hash_origin(const prop_origin *o)
+{
+    uint64_t h = o->nframes;
+
+    for (unsigned i = 0; i < o->nframes; i++) {
+        h = (h ^ (uint64_t)(uintptr_t)o->frames[i].file) * 1099511628211ULL;
+        h = (h ^ (uint64_t)(unsigned)o->frames[i].line) * 1099511628211ULL;
+    }
+    return (size_t)(h ^ (h >> 31));
+}
+
+/* Same frames, file names compared as interned pointers. */
+static int
+same_interned(const prop_origin *a, const prop_origin *b)
+{
+    if (a->nframes != b->nframes)
+        return 0;
+    for (unsigned i = 0; i < a->nframes; i++)
+        if (a->frames[i].file != b->frames[i].file || a->frames[i].line != b->frames[i].line)
+            return 0;
+    return 1;
+}
+
+static int
+origin_table_grow(prop_site *s, origin_table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    const prop_origin **slots;
+
+    if (cap > (size_t)-1 / sizeof(prop_origin *))
+        return PROP_ENOMEM;
+    slots = s->mem.alloc(s->mem.ud, NULL, 0, cap * sizeof(prop_origin *));
+    if (!slots)
+        return PROP_ENOMEM;
+    memset(slots, 0, cap * sizeof(prop_origin *));
+    for (size_t i = 0; i < t->cap; i++) {
+        const prop_origin *o = t->slots[i];
+        size_t j;
+
+        if (!o)
+            continue;
+        j = hash_origin(o) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = o;
+    }
+    if (t->slots)
+        s->mem.alloc(s->mem.ud, (void *)t->slots, t->cap * sizeof(prop_origin *), 0);
+    t->slots = slots;
+    t->cap = cap;
+    return PROP_OK;
+}
+
+/*
+ * Copy o into the arena with interned file names.  Every distinct origin
+ * is stored once (a site built in a loop, or a helper called for every
+ * host, makes the same places over and over), and the previous origin is
+ * checked first, without hashing.  The frames are interned into a scratch
+ * copy (on the stack when short) to look the origin up.  NULL when out of
+ * memory, with the site's error set.
+ */
+const prop_origin *
+site_origin_copy(prop_site *s, const prop_origin *o)
+{
+    prop_frame local[LOCAL_FRAMES];
+    prop_frame *frames = local;
+    prop_origin key, *copy = NULL;
+    origin_table *t = &s->origins;
+    const prop_origin *result = NULL;
+    size_t j;
+
+    if (!o || o->nframes == 0 || !o->frames)
+        return &no_origin;
+    if (s->last_origin && same_origin(s->last_origin, o))
+        return s->last_origin;
+    if (o->nframes > LOCAL_FRAMES) {
+        frames = s->mem.alloc(s->mem.ud, NULL, 0, o->nframes * sizeof *frames);
+        if (!frames)
+            goto done;
+    }
+    for (unsigned i = 0; i < o->nframes; i++) {
+        frames[i].line = o->frames[i].line;
+        frames[i].file = NULL;
+        if (o->frames[i].file && !(frames[i].file = site_intern(s, o->frames[i].file)))
+            goto done;
+    }
+    key.frames = frames;
+    key.nframes = o->nframes;
+    if ((t->n + 1) * 2 > t->cap && origin_table_grow(s, t) != PROP_OK)
+        goto done;
+    j = hash_origin(&key) & (t->cap - 1);
+    while (t->slots[j] && !same_interned(t->slots[j], &key))
+        j = (j + 1) & (t->cap - 1);
+    if (t->slots[j]) {
+        result = t->slots[j];
+        goto done;
+    }
+    copy = arena_alloc_align(&s->mem, sizeof *copy + o->nframes * sizeof *frames, sizeof(void *));
+    if (!copy)
+        goto done;
+    memcpy(copy + 1, frames, o->nframes * sizeof *frames);
+    copy->frames = (const prop_frame *)(copy + 1);
+    copy->nframes = o->nframes;
+    t->slots[j] = copy;
+    t->n++;
+    result = copy;
+done:
+    if (frames != local && frames)
+        s->mem.alloc(s->mem.ud, frames, o->nframes * sizeof *frames, 0);
+    if (!result)
+        site_fail(s, PROP_ENOMEM, "out of memory");
+    else
+        s->last_origin = result;
+    return result;
+}
+
+/* ---- source texts ---- */
+
+int
+prop_site_add_source(prop_site *s, const char *file, const char *text, size_t len)
+{
+    source_file *src;
+
+    if (!s || !file || (!text && len))
+        return s ? site_fail(s, PROP_EINVAL, "prop_site_add_source: no file name or text")
+                 : PROP_EINVAL;
+    src = arena_zalloc(&s->mem, sizeof *src);
+    if (!src || !(src->file = site_intern(s, file)))
+        goto nomem;
+    if (!(src->text = arena_strndup(&s->mem, text ? text : "", len)))
+        goto nomem;
+    src->len = len;
+    if (ptrvec_push(&s->mem, &s->sources, src) != PROP_OK)
+        goto nomem;
+    return PROP_OK;
+nomem:
+    return site_fail(s, PROP_ENOMEM, "out of memory");
+}
+
+/* Build the index of line starts of src; PROP_ENOMEM leaves it unbuilt. */
+static int
+index_lines(prop_site *s, source_file *src)
+{
+    size_t n = 1, k = 0;
+    const char **lines;
+
+    for (size_t i = 0; i < src->len; i++)
+        if (src->text[i] == '\n' && i + 1 < src->len)
+            n++;
+    lines = arena_alloc_align(&s->mem, n * sizeof *lines, sizeof(void *));
+    if (!lines)
+        return PROP_ENOMEM;
+    lines[k++] = src->text;
+    for (size_t i = 0; i < src->len; i++)
+        if (src->text[i] == '\n' && i + 1 < src->len)
+            lines[k++] = src->text + i + 1;
+    src->lines = lines;
+    src->nlines = n;
+    return PROP_OK;
+}
+
+/*
+ * The site is const for the caller, but the index of lines is built on
+ * first use; the site was made writable by prop_site_new, so the cast is
+ * sound.  The latest source registered under a name wins.
+ */
+const char *
+prop_site_source_line(const prop_site *s, const char *file, int line, size_t *len)
+{
+    prop_site *ws = (prop_site *)s;
+    source_file *src = NULL;
+    const char *start, *end, *stop;
+
+    if (len)
+        *len = 0;
+    if (!s || !file || line < 1)
+        return NULL;
+    for (size_t i = s->sources.n; i-- > 0;) {
+        source_file *f = s->sources.v[i];
+
+        if (f->file == file || strcmp(f->file, file) == 0) {
+            src = f;
+            break;
+        }
+    }
+    if (!src || src->len == 0)
+        return NULL;
+    if (!src->lines && index_lines(ws, src) != PROP_OK)
+        return NULL;
+    if ((size_t)line > src->nlines)
+        return NULL;
+    start = src->lines[line - 1];
+    stop = src->text + src->len;
+    end = memchr(start, '\n', (size_t)(stop - start));
+    if (!end)
+        end = stop;
+    if (end > start && end[-1] == '\r')
+        end--;
+    if (len)
+        *len = (size_t)(end - start);
+    return start;
+}
+
+/* ---- hosts ---- */
+
+static int
+host_table_grow(prop_site *s, host_table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    prop_host **slots;
+
+    if (cap > (size_t)-1 / sizeof(prop_host *))
+        return PROP_ENOMEM;
+    slots = s->mem.alloc(s->mem.ud, NULL, 0, cap * sizeof(prop_host *));
+    if (!slots)
+        return PROP_ENOMEM;
+    memset(slots, 0, cap * sizeof(prop_host *));
+    for (size_t i = 0; i < t->cap; i++) {
+        prop_host *h = t->slots[i];
+        size_t j;
+
+        if (!h)
+            continue;
+        j = hash_bytes(h->name, strlen(h->name)) & (cap - 1);
+        while (slots[j])
+            j = (j + 1) & (cap - 1);
+        slots[j] = h;
+    }
+    if (t->slots)
+        s->mem.alloc(s->mem.ud, t->slots, t->cap * sizeof(prop_host *), 0);
+    t->slots = slots;
+    t->cap = cap;
+    return PROP_OK;
+}
+
+/*
+ * Host names may repeat (the pre-pass reports P011); the table keeps the
+ * first host of each name, which is what prop_site_find_host() promises.
+ */
+int
+prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **out)
+{
+    prop_host *h;
+    const prop_origin *origin;
+    host_table *t;
+    size_t j;
+
+    if (out)
+        *out = NULL;
+    if (!s)
+        return PROP_EINVAL;
+    if (!name || !out)
+        return site_fail(s, PROP_EINVAL, "prop_host_new: no name or no out-parameter");
+    t = &s->host_names;
+    if ((t->n + 1) * 2 > t->cap && host_table_grow(s, t) != PROP_OK)
+        goto nomem;
+    if (!(origin = site_origin_copy(s, o)))
+        goto nomem;
+    h = arena_zalloc(&s->mem, sizeof *h);
+    if (!h || !(h->name = arena_strdup(&s->mem, name)))
+        goto nomem;
+    h->origin = origin;
+    h->index = (unsigned)s->hosts.n;
+    if (ptrvec_push(&s->mem, &s->hosts, h) != PROP_OK)
+        goto nomem;
+    j = hash_bytes(name, strlen(name)) & (t->cap - 1);
+    while (t->slots[j] && strcmp(t->slots[j]->name, name) != 0)
+        j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j]) {
+        t->slots[j] = h;
+        t->n++;
+    }
+    *out = h;
+    return PROP_OK;
+nomem:
+    return site_fail(s, PROP_ENOMEM, "out of memory");
+}
+
+int
+prop_host_add(prop_site *s, prop_host *h, prop_node *p)
+{
+    if (!s)
+        return PROP_EINVAL;
+    if (!h || !p)
+        return site_fail(s, PROP_EINVAL, "prop_host_add: no host or no property");
+    if (ptrvec_push(&s->mem, &h->props, p) != PROP_OK)
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    return PROP_OK;
+}
+
+const char *
+prop_host_name(const prop_host *h)
+{
+    return h ? h->name : NULL;
+}
+
+const prop_origin *
+prop_host_origin(const prop_host *h)
+{
+    return h ? h->origin : NULL;
+}
+
+size_t
+prop_host_nprops(const prop_host *h)
+{
+    return h ? h->props.n : 0;
+}
+
+prop_node *
+prop_host_prop(const prop_host *h, size_t i)
+{
+    return h && i < h->props.n ? h->props.v[i] : NULL;
+}
+
+static int
+find_os(void *ud, const prop_node *leaf)
+{
+    prop_os_set *os = ud;
+
+    if (leaf->os_family == PROP_OS_NONE)
+        return 0;
+    *os = leaf->os_family;
+    return 1;
+}
+
+/*
+ * The host is const for the caller but caches what it found (see struct
+ * prop_host); hosts are made writable by prop_host_new, so the cast is
+ * sound.
+ */
+prop_os_set
+prop_host_os(const prop_host *h)
+{
+    prop_host *wh = (prop_host *)h;
+
+    if (!h)
+        return PROP_OS_NONE;
+    while (wh->os == PROP_OS_NONE && wh->os_scanned < h->props.n) {
+        prop_os_set os = PROP_OS_NONE;
+
+        if (prop_node_each_leaf(h->props.v[wh->os_scanned], PROP_OS_NONE, find_os, &os) == 1) {
+            wh->os = os;
+            break;
+        }
+        wh->os_scanned++;
+    }
+    return wh->os;
+}
+
+typedef struct info_search {
+    const char *key;
+    size_t skip; /* matches still to pass over */
+    const char *found;
+} info_search;
+
+static int
+find_info(void *ud, const prop_node *leaf)
+{
+    info_search *q = ud;
+
+    for (unsigned i = 0; i < leaf->ninfo; i++) {
+        if (strcmp(leaf->info[i].key, q->key) != 0)
+            continue;
+        if (q->skip-- == 0) {
+            q->found = leaf->info[i].value;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Info inside a pick_os alternative counts only when that alternative is
+ * the one chosen for the host's OS (all of them when no OS is declared).
+ */
+const char *
+prop_host_info(const prop_host *h, const char *key, size_t i)
+{
+    info_search q;
+    prop_os_set os;
+
+    if (!h || !key)
+        return NULL;
+    os = prop_host_os(h);
+    q.key = key;
+    q.skip = i;
+    q.found = NULL;
+    for (size_t k = 0; k < h->props.n; k++)
+        if (prop_node_each_leaf(h->props.v[k], os, find_info, &q) == 1)
+            break;
+    return q.found;
+}
+
+size_t
+prop_site_nhosts(const prop_site *s)
+{
+    return s ? s->hosts.n : 0;
+}
+
+prop_host *
+prop_site_host(const prop_site *s, size_t i)
+{
+    return s && i < s->hosts.n ? s->hosts.v[i] : NULL;
+}
+
+prop_host *
+prop_site_find_host(const prop_site *s, const char *name)
+{
+    const host_table *t;
+    size_t j;
+
+    if (!s || !name || s->host_names.cap == 0)
+        return NULL;
+    t = &s->host_names;
+    j = hash_bytes(name, strlen(name)) & (t->cap - 1);
+    while (t->slots[j]) {
+        if (strcmp(t->slots[j]->name, name) == 0)
+            return t->slots[j];
+        j = (j + 1) & (t->cap - 1);
+    }
+    return NULL;
+}

@@ -1,0 +1,94 @@
+-- prelude.lua: builds the environment a site file runs in.
+--
+-- The state itself holds only the safe libraries (no io, os, debug or
+-- package); this file picks what a site may see, adds prop's API and the
+-- recipe modules, and makes reading an undefined global an error with a
+-- suggestion, so that a typo never turns silently into nil.
+
+local core = require "prop.core"
+local args = require "prop.args"
+
+local G = _G
+local env = {}
+
+local safe_base = {
+   "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber",
+   "tostring", "type", "xpcall", "rawequal", "rawget", "rawlen", "rawset",
+   "setmetatable", "getmetatable", "print", "require", "load",
+}
+for _, name in ipairs(safe_base) do env[name] = G[name] end
+env._VERSION = G._VERSION
+
+-- Copies, so that a site changing string.format cannot affect prop's own
+-- modules (string methods on values still reach the real table, which
+-- holds nothing a site may not call).
+local function copy(t)
+   local c = {}
+   for k, v in pairs(t) do c[k] = v end
+   return c
+end
+env.string = copy(G.string)
+env.table = copy(G.table)
+env.math = copy(G.math)
+env.utf8 = copy(G.utf8)
+
+-- Combinators, as functions (they are also methods of every property).
+for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os",
+                        "revertable", "revert", "props", "describe", "host" } do
+   env[name] = core[name]
+end
+env.property = core.entry(require("prop.property").property)
+env.site = { hosts = core.hosts }
+
+-- The recipe library: each module is a global of its own name.
+local recipe_modules = {
+   "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
+   "hostname", "apache", "tor", "os", "connect",
+}
+for _, name in ipairs(recipe_modules) do
+   env[name] = require("prop." .. name)
+end
+local info = require "prop.info"
+env.ipv4, env.ipv6, env.alias = info.ipv4, info.ipv6, info.alias
+
+env._G = env
+
+local function global_names()
+   local names = {}
+   for k in pairs(env) do
+      if type(k) == "string" then names[#names + 1] = k end
+   end
+   table.sort(names)
+   return names
+end
+
+setmetatable(env, {
+   __index = function(_, key)
+      local msg = string.format("undefined global \"%s\"", tostring(key))
+      if type(key) == "string" then
+         local best = args.suggest(key, global_names())
+         if best then msg = msg .. string.format(" (did you mean \"%s\"?)", best) end
+      end
+      error(msg, 2)
+   end,
+})
+
+-- Used by the bindings when a property or host is asked for a field it
+-- does not have.
+local fields = {
+   property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
+                "children", "claims", "reverted", "paired", "requires", "before", "on_change",
+                "fallback", "describe" },
+   host = { "name", "os", "origin", "properties", "info" },
+}
+local registry_hook = core.set_unknown_field
+if registry_hook then
+   registry_hook(function(what, key)
+      local msg = string.format("a %s has no field \"%s\"", what, tostring(key))
+      local best = type(key) == "string" and args.suggest(key, fields[what]) or nil
+      if best then msg = msg .. string.format(" (did you mean \"%s\"?)", best) end
+      return msg
+   end)
+end
+
+return env

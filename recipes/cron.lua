@@ -1,0 +1,100 @@
+-- prop.cron: jobs in /etc/cron.d.
+
+local core = require "prop.core"
+local args = require "prop.args"
+
+local cron = {}
+
+local impl = { job = {}, absent = {} }
+
+local fmt = string.format
+
+local specials = {
+   ["@reboot"] = true, ["@yearly"] = true, ["@annually"] = true, ["@monthly"] = true,
+   ["@weekly"] = true, ["@daily"] = true, ["@midnight"] = true, ["@hourly"] = true,
+}
+
+-- Five fields of digits, "*", ",", "-", "/" and month or day names, or one
+-- of cron's @-words.
+local function check_schedule(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:sub(1, 1) == "@" then
+      if specials[v] then return nil, v end
+      local names = {}
+      for k in pairs(specials) do names[#names + 1] = k end
+      return fmt('%s "%s" is not one of cron\'s @-words%s', what, v, args.did_you_mean(v, names))
+   end
+   local fields = {}
+   for f in v:gmatch("%S+") do fields[#fields + 1] = f end
+   if #fields ~= 5 then
+      return fmt('%s %s must have 5 fields (minute hour day-of-month month day-of-week), '
+                 .. 'such as "30 4 * * *", or be an @-word such as "@daily"; it has %d',
+                 what, args.show(v), #fields)
+   end
+   for _, f in ipairs(fields) do
+      if not f:find("^[%w*,/-]+$") then
+         return fmt("%s field %s is not valid", what, args.show(f))
+      end
+   end
+   return nil, table.concat(fields, " ")
+end
+
+-- cron turns an unescaped % in the command into a newline, even inside
+-- quotes, so each one is escaped after shell quoting.
+local function cron_command(argv)
+   return (args.shell_join(argv):gsub("%%", "\\%%"))
+end
+
+local function job_content(name, schedule, user, argv)
+   return fmt("# cron job %s, managed by prop: edits here are overwritten\n"
+              .. "SHELL=/bin/sh\n"
+              .. "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
+              .. "%s %s %s\n", name, schedule, user, cron_command(argv))
+end
+
+--[[ cron.job(name, schedule, argv [, { user= }])
+  UnixLike, revertable: its revert removes the job's file.
+  Claims: file.content /etc/cron.d/NAME = the generated file (one line
+  running argv, each word shell-quoted, as user, root by default).
+  name: letters, digits, "_" and "-" only, because cron ignores files in
+  /etc/cron.d with other characters (a dot included).
+  Example:
+    cron.job("backup", "30 4 * * *", { "/usr/local/bin/backup", "--quiet" },
+             { user = "backup" })
+]]
+function cron.job(name, schedule, argv, opts)
+   local desc = fmt("cron job %s", type(name) == "string" and name or "?")
+   local err = args.matching(name, "job name", "[%w_-]+",
+                             'letters, digits, "_" and "-" only (cron skips files in '
+                             .. '/etc/cron.d with other characters, a dot included)')
+   local serr, s = check_schedule(schedule, "schedule")
+   local aerr, a = args.argv(argv, "argv")
+   if not aerr then
+      for i, w in ipairs(a) do
+         if w:find("[\n\r]") then
+            aerr = fmt("argv[%d] contains a newline, which a cron line cannot hold", i)
+            break
+         end
+      end
+   end
+   local oerr, o = args.options(opts, {
+      user = function(v, what)
+         return args.matching(v, what, "[a-z_][a-z0-9_-]*%$?", 'a user name such as "backup"')
+      end,
+   }, "cron.job")
+   local msg = args.join("cron.job", err, serr, aerr, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local user = o.user or "root"
+   local path = "/etc/cron.d/" .. name
+   local content = job_content(name, s, user, a)
+   local job = core.leaf(desc, nil, impl.job,
+                         { name = name, schedule = s, argv = a, user = user, path = path,
+                           content = content },
+                         { "file.content", path, content })
+   local gone = core.leaf(fmt("cron job %s removed", name), nil, impl.absent,
+                          { name = name, path = path }, { "file.absent", path, false })
+   return core.pair(job, gone)
+end
+
+return args.strict_module(cron, "cron")

@@ -1,0 +1,237 @@
+-- prop.file: files, directories, links, modes and owners.
+--
+-- Every recipe here is UnixLike.  Paths are absolute: a site never names a
+-- file relative to wherever prop happens to run.  Claims let the pre-pass
+-- see one path given two different contents or states (P007) whichever
+-- recipes said so.
+
+local core = require "prop.core"
+local args = require "prop.args"
+
+local file = {}
+
+-- Shared by every property of a recipe; the executor fills in check/apply.
+local impl = {
+   has_content = {}, contains_lines = {}, lacks_lines = {}, directory = {},
+   absent = {}, symlink = {}, mode = {}, owner = {},
+}
+
+local fmt = string.format
+
+-- content: a string, or a list of lines joined with "\n" and ending with
+-- one (an empty list is an empty file).
+local function check_content(v, what)
+   if type(v) == "string" then return nil, v end
+   if type(v) ~= "table" then
+      return fmt("%s must be a string or a list of lines, got %s", what, args.got(v))
+   end
+   local err, lines = args.string_list(v, what, { single = false })
+   if err then return err end
+   for i, l in ipairs(lines) do
+      if l:find("\n", 1, true) then
+         return fmt("%s[%d] contains a newline: give each line as its own list entry", what, i)
+      end
+   end
+   if #lines == 0 then return nil, "" end
+   return nil, table.concat(lines, "\n") .. "\n"
+end
+
+local function check_line(v, what)
+   local err = args.string(v, what)
+   if err then return err end
+   if v:find("\n", 1, true) then
+      return fmt("%s %s contains a newline: a line cannot span lines", what, args.show(v))
+   end
+   return nil, v
+end
+
+local function check_lines(v, what)
+   return args.list(v, what, check_line, { nonempty = true })
+end
+
+-- owner and group names as the account recipes accept them, or numbers.
+local function check_account(v, what)
+   if math.type(v) == "integer" then
+      if v < 0 then return fmt("%s %d must be >= 0", what, v) end
+      return nil, tostring(v)
+   end
+   return args.matching(v, what, "[A-Za-z_][A-Za-z0-9_.-]*%$?",
+                        "a user or group name such as \"www-data\", or a numeric id")
+end
+
+local ownership_schema = { mode = args.mode, owner = check_account, group = check_account }
+
+-- Appends the mode and owner claims an options table asks for.
+local function ownership_claims(claims, path, o)
+   if o.mode then
+      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.mode", path, o.mode
+   end
+   if o.owner or o.group then
+      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
+         "file.owner", path, (o.owner or "") .. ":" .. (o.group or "")
+   end
+   return claims
+end
+
+--[[ file.has_content(path, content [, { mode=, owner=, group=, secret= }])
+  UnixLike, not revertable.
+  Claims: file.content path = content; file.mode / file.owner when given.
+  content is a string, or a list of lines (joined with "\n", ending with one).
+  secret = true keeps the content out of output.
+  Example:
+    file.has_content("/etc/motd", { "Welcome to web1", "Managed by prop" },
+                     { mode = "0644", owner = "root" })
+]]
+function file.has_content(path, content, opts)
+   local desc = fmt("file %s has content", type(path) == "string" and path or "?")
+   local err, v = args.check_all(args.abs_path, path, "path", check_content, content, "content")
+   local schema = { mode = args.mode, owner = check_account, group = check_account,
+                    secret = args.boolean }
+   local oerr, o = args.options(opts, schema, "file.has_content")
+   local msg = args.join("file.has_content", err, oerr)
+   if msg then return core.invalid(desc, msg) end
+   if o.secret then desc = desc .. " (secret)" end
+   local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
+               secret = o.secret or false }
+   local claims = ownership_claims({ "file.content", a.path, a.content }, a.path, o)
+   return core.leaf(desc, nil, impl.has_content, a, claims, {
+      norevert = "file.has_content has no revert action: the old content is not known",
+   })
+end
+
+local function lines_leaf(which, path, lines)
+   local verb = which == "contains_lines" and "contains" or "lacks"
+   local kind = which == "contains_lines" and "file.line" or "file.noline"
+   local desc = fmt("file %s %s lines", path, verb)
+   local claims = {}
+   for _, l in ipairs(lines) do
+      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, path, l
+   end
+   return core.leaf(desc, nil, impl[which], { path = path, lines = lines }, claims)
+end
+
+local function lines_pair(which, other, path, lines)
+   local desc = fmt("file %s %s lines", type(path) == "string" and path or "?",
+                    which == "contains_lines" and "contains" or "lacks")
+   local err, v = args.check_all(args.abs_path, path, "path", check_lines, lines, "lines")
+   if err then return core.invalid(desc, args.join("file." .. which, err)) end
+   return core.pair(lines_leaf(which, v[1], v[2]), lines_leaf(other, v[1], v[2]))
+end
+
+--[[ file.contains_lines(path, lines)
+  UnixLike, revertable: its revert is file.lacks_lines(path, lines).
+  Claims: file.line path = each line.  Other lines of the file are kept;
+  missing ones are appended.  lines: a list of strings, or one string.
+  Example:
+    file.contains_lines("/etc/foo", { "secure=1", "log=syslog" })
+]]
+function file.contains_lines(path, lines)
+   return lines_pair("contains_lines", "lacks_lines", path, lines)
+end
+
+--[[ file.lacks_lines(path, lines)
+  UnixLike, revertable: its revert is file.contains_lines(path, lines).
+  Claims: file.noline path = each line.  Every line equal to one of them
+  is removed; the rest of the file is kept.
+  Example:
+    file.lacks_lines("/etc/ssh/sshd_config", "PermitRootLogin yes")
+]]
+function file.lacks_lines(path, lines)
+   return lines_pair("lacks_lines", "contains_lines", path, lines)
+end
+
+--[[ file.directory(path [, { mode=, owner=, group= }])
+  UnixLike, not revertable.
+  Claims: file.directory path; file.mode / file.owner when given.
+  Example:
+    file.directory("/srv/www", { mode = "0755", owner = "www-data" })
+]]
+function file.directory(path, opts)
+   local desc = fmt("directory %s exists", type(path) == "string" and path or "?")
+   local err = args.abs_path(path, "path")
+   local oerr, o = args.options(opts, ownership_schema, "file.directory")
+   local msg = args.join("file.directory", err, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local a = { path = path, mode = o.mode, owner = o.owner, group = o.group }
+   return core.leaf(desc, nil, impl.directory, a,
+                    ownership_claims({ "file.directory", path, false }, path, o), {
+      norevert = "file.directory has no revert action: removing a directory "
+                 .. "would remove whatever else was put in it",
+   })
+end
+
+--[[ file.absent(path)
+  UnixLike, not revertable.
+  Claims: file.absent path.  A directory is not removed (only a file or link).
+  Example:
+    file.absent("/etc/cron.daily/popularity-contest")
+]]
+function file.absent(path, opts)
+   local desc = fmt("file %s absent", type(path) == "string" and path or "?")
+   local msg = args.join("file.absent", args.abs_path(path, "path"),
+                         (args.options(opts, {}, "file.absent")))
+   if msg then return core.invalid(desc, msg) end
+   return core.leaf(desc, nil, impl.absent, { path = path }, { "file.absent", path, false }, {
+      norevert = "file.absent has no revert action: the removed file's content is not known",
+   })
+end
+
+--[[ file.symlink(link, target)
+  UnixLike, not revertable.
+  Claims: file.symlink link = target.  link is absolute; target is any
+  non-empty path, relative targets are relative to the link's directory.
+  Example:
+    file.symlink("/etc/nginx/sites-enabled/site", "../sites-available/site")
+]]
+function file.symlink(link, target, opts)
+   local desc = fmt("symlink %s -> %s", type(link) == "string" and link or "?",
+                    type(target) == "string" and target or "?")
+   local err = args.check_all(args.abs_path, link, "link", args.nonempty_string, target, "target")
+   local msg = args.join("file.symlink", err, (args.options(opts, {}, "file.symlink")))
+   if msg then return core.invalid(desc, msg) end
+   return core.leaf(desc, nil, impl.symlink, { link = link, target = target },
+                    { "file.symlink", link, target }, {
+      norevert = "file.symlink has no revert action: what was at the link's path before is not known",
+   })
+end
+
+--[[ file.mode(path, mode)
+  UnixLike, not revertable.
+  Claims: file.mode path = mode, normalised to four digits ("644" -> "0644").
+  Example:
+    file.mode("/etc/shadow", "0640")
+]]
+function file.mode(path, mode)
+   local desc = fmt("file %s has mode %s", type(path) == "string" and path or "?",
+                    type(mode) == "string" and mode or "?")
+   local err, v = args.check_all(args.abs_path, path, "path", args.mode, mode, "mode")
+   if err then return core.invalid(desc, args.join("file.mode", err)) end
+   desc = fmt("file %s has mode %s", v[1], v[2])
+   return core.leaf(desc, nil, impl.mode, { path = v[1], mode = v[2] },
+                    { "file.mode", v[1], v[2] }, {
+      norevert = "file.mode has no revert action: the old mode is not known",
+   })
+end
+
+--[[ file.owner(path, user [, group])
+  UnixLike, not revertable.
+  Claims: file.owner path = "user:group" (group may be empty: unchanged).
+  Example:
+    file.owner("/srv/www", "www-data", "www-data")
+]]
+function file.owner(path, user, group)
+   local desc = fmt("file %s owned by %s", type(path) == "string" and path or "?",
+                    type(user) == "string" and user or "?")
+   local err, v = args.check_all(args.abs_path, path, "path", check_account, user, "user")
+   local gerr = group ~= nil and check_account(group, "group") or nil
+   local msg = args.join("file.owner", err, gerr)
+   if msg then return core.invalid(desc, msg) end
+   local g = group ~= nil and tostring(group) or ""
+   if g ~= "" then desc = desc .. ":" .. g end
+   return core.leaf(desc, nil, impl.owner, { path = v[1], owner = v[2], group = group },
+                    { "file.owner", v[1], v[2] .. ":" .. g }, {
+      norevert = "file.owner has no revert action: the old owner is not known",
+   })
+end
+
+return args.strict_module(file, "file")

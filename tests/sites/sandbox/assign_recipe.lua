@@ -1,0 +1,3 @@
+-- Recipe modules are read-only.
+--! fatal 3 read-only
+apt.installed = function() end

@@ -1,0 +1,3 @@
+-- collectgarbage is not available either.
+--! fatal 3 undefined global "collectgarbage"
+collectgarbage("stop")

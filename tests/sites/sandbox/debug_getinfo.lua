@@ -1,0 +1,3 @@
+-- The debug library is not available.
+--! fatal 3 undefined global "debug"
+local info = debug.getinfo(1)

@@ -1,0 +1,3 @@
+-- dofile would read any file.
+--! fatal 3 undefined global "dofile"
+dofile("/etc/passwd")
