@@ -73,16 +73,16 @@ cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
             continue;
         }
         if (parse_count(val, &v) != 0) {
-            fprintf(stderr, "prop: %s takes a positive whole number, not \"%s\"\n", names[k],
-                    val);
+            fprintf(stderr, "prop: %s takes a positive whole number, not \"%s\"\n", names[k], val);
             return -1;
         }
         if (k == 0) {
             o->limits.max_instructions = v;
         } else {
             if (v > (long long)(SIZE_MAX >> 21)) {
-                fprintf(stderr, "prop: --max-memory %lld MiB is more than this machine "
-                                "can address\n",
+                fprintf(stderr,
+                        "prop: --max-memory %lld MiB is more than this machine "
+                        "can address\n",
                         v);
                 return -1;
             }

@@ -10,13 +10,7 @@
 #include "lprop.h"
 
 /* Exit codes (SPEC: 0 well, 1 failed, 2 rejected, 64 usage, 69 unreachable). */
-enum {
-    EXIT_WELL = 0,
-    EXIT_FAILED = 1,
-    EXIT_REJECTED = 2,
-    EXIT_USAGE = 64,
-    EXIT_UNREACHABLE = 69
-};
+enum { EXIT_WELL = 0, EXIT_FAILED = 1, EXIT_REJECTED = 2, EXIT_USAGE = 64, EXIT_UNREACHABLE = 69 };
 
 typedef struct cli_command {
     const char *name;

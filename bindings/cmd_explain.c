@@ -37,8 +37,8 @@ run_explain(int argc, char **argv)
     }
     text = prop_explain(code);
     if (text == NULL)
-        return cli_usage_error(&cmd_explain,
-                               "unknown code \"%s\" ('prop explain' lists them all)", argv[1]);
+        return cli_usage_error(&cmd_explain, "unknown code \"%s\" ('prop explain' lists them all)",
+                               argv[1]);
     fputs(text, stdout);
     if (text[0] && text[strlen(text) - 1] != '\n')
         fputc('\n', stdout);

@@ -34,11 +34,9 @@ run_lint(int argc, char **argv)
             else if (strcmp(argv[i], "text") == 0)
                 json = 0;
             else
-                return cli_usage_error(&cmd_lint, "unknown format \"%s\" (text or json)",
-                                       argv[i]);
+                return cli_usage_error(&cmd_lint, "unknown format \"%s\" (text or json)", argv[i]);
         } else if (strncmp(argv[i], "--format=", 9) == 0) {
-            return cli_usage_error(&cmd_lint, "unknown format \"%s\" (text or json)",
-                                   argv[i] + 9);
+            return cli_usage_error(&cmd_lint, "unknown format \"%s\" (text or json)", argv[i] + 9);
         } else if (strcmp(argv[i], "--werror") == 0) {
             werror = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

@@ -120,6 +120,6 @@ done:
     return rc;
 }
 
-const cli_command cmd_show = {
-    "show", run_show, "print a host's property tree with each node's type and origin",
-    "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};
+const cli_command cmd_show = {"show", run_show,
+                              "print a host's property tree with each node's type and origin",
+                              "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};

@@ -14,6 +14,7 @@
 #include "internal.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
+#define MAX_CHUNK_SIZE ((size_t)4 * 1024 * 1024)
 #define ALIGN 16
 
 struct arena_chunk {
@@ -71,8 +72,19 @@ static void *
 new_chunk(arena *a, size_t size, size_t align)
 {
     size_t need = HEADER_SIZE + size + align;
-    int alone = size > CHUNK_SIZE / 4;
-    size_t csize = alone ? need : CHUNK_SIZE;
+    /* Chunks grow with the arena (an eighth of what it holds, up to 4 MiB):
+     * few large requests keep malloc from consolidating its free lists
+     * again and again while a big site is built. */
+    size_t chunk = a->total / 8;
+    int alone;
+    size_t csize;
+
+    if (chunk < CHUNK_SIZE)
+        chunk = CHUNK_SIZE;
+    if (chunk > MAX_CHUNK_SIZE)
+        chunk = MAX_CHUNK_SIZE;
+    alone = size > chunk / 4;
+    csize = alone ? need : chunk;
     arena_chunk *c;
     char *p;
 

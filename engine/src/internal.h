@@ -92,16 +92,16 @@ struct prop_site {
     char error[256];
     intern_table files;
     intern_table strings; /* descriptions, claim keys, info: shared copies */
-    ptrvec sources;   /* source_file * */
-    ptrvec nodes;     /* every node made, in order; its array comes from the
-                         allocator, not the arena (node.c appends to it) */
-    ptrvec hosts;     /* prop_host * */
+    ptrvec sources;       /* source_file * */
+    ptrvec nodes;         /* every node made, in order; its array comes from the
+                             allocator, not the arena (node.c appends to it) */
+    ptrvec hosts;         /* prop_host * */
     host_table host_names;
-    ptrvec diags;     /* prop_diag * */
+    ptrvec diags;                   /* prop_diag * */
     const prop_origin *last_origin; /* reuse identical consecutive origins */
     origin_table origins;           /* every distinct origin, shared */
     unsigned next_id;
-    int checked;      /* prop_site_check ran */
+    int checked; /* prop_site_check ran */
     size_t nerrors, nwarnings;
 };
 
@@ -117,9 +117,9 @@ const prop_origin *site_origin_copy(prop_site *s, const prop_origin *o);
 /* ---- node.c ---- */
 struct prop_node {
     prop_kind kind;
-    unsigned id;              /* creation order, unique in the site */
+    unsigned id; /* creation order, unique in the site */
     prop_os_set targets;
-    prop_os_set os_family;    /* os.* info leaves */
+    prop_os_set os_family; /* os.* info leaves */
     unsigned nchildren;
     unsigned nports;
     unsigned nclaims;
@@ -130,17 +130,17 @@ struct prop_node {
     unsigned weight;
     /* One-bit flags (a site holds millions of nodes): assign 0 or 1 only. */
     unsigned revertable : 1;
-    unsigned paired : 1;      /* recipe-made REVERTABLE shown as one */
-    unsigned info_only : 1;   /* nothing in the tree can change */
-    unsigned synthetic : 1;   /* made by the engine (reverted forms) */
-    unsigned conflict : 1;    /* targets empty because children disagree (P005) */
+    unsigned paired : 1;    /* recipe-made REVERTABLE shown as one */
+    unsigned info_only : 1; /* nothing in the tree can change */
+    unsigned synthetic : 1; /* made by the engine (reverted forms) */
+    unsigned conflict : 1;  /* targets empty because children disagree (P005) */
     const char *desc;
     const prop_origin *origin;
-    prop_node **children;     /* leaves: NULL; stored right after the node */
-    prop_node *rev;           /* REVERTABLE: b; REVERT: reverted form or NULL */
-    int *ports;               /* sorted union over the tree; shared, NULL if none */
-    prop_claim *claims;       /* leaves only */
-    prop_info *info;          /* leaves only */
+    prop_node **children; /* leaves: NULL; stored right after the node */
+    prop_node *rev;       /* REVERTABLE: b; REVERT: reverted form or NULL */
+    int *ports;           /* sorted union over the tree; shared, NULL if none */
+    prop_claim *claims;   /* leaves only */
+    prop_info *info;      /* leaves only */
     const char *norevert;
     long behaviour;
 };

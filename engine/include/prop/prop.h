@@ -127,24 +127,24 @@ const char *prop_kind_name(prop_kind k);
  * find conflicts (P007-P010, P013) and identical duplicates (W101).
  */
 typedef enum prop_claim_kind {
-    PROP_CLAIM_FILE_CONTENT,    /* key path, value content */
-    PROP_CLAIM_FILE_GENERATED,  /* key path, value: what generates it */
-    PROP_CLAIM_FILE_ABSENT,     /* key path */
-    PROP_CLAIM_FILE_DIRECTORY,  /* key path */
-    PROP_CLAIM_FILE_SYMLINK,    /* key path, value target */
-    PROP_CLAIM_FILE_MODE,       /* key path, value octal mode "0644" */
-    PROP_CLAIM_FILE_OWNER,      /* key path, value "user:group" */
-    PROP_CLAIM_FILE_LINE,       /* key path, value a line that is present */
-    PROP_CLAIM_FILE_NO_LINE,    /* key path, value a line that is absent */
-    PROP_CLAIM_PKG_INSTALLED,   /* key package */
-    PROP_CLAIM_PKG_REMOVED,     /* key package */
-    PROP_CLAIM_SVC_RUNNING,     /* key service */
-    PROP_CLAIM_SVC_STOPPED,     /* key service */
-    PROP_CLAIM_SVC_RESTARTED,   /* key service */
-    PROP_CLAIM_USER,            /* key name, id uid or -1 */
-    PROP_CLAIM_USER_ABSENT,     /* key name */
-    PROP_CLAIM_GROUP,           /* key name, id gid or -1 */
-    PROP_CLAIM_HOSTNAME,        /* key "hostname", value the name */
+    PROP_CLAIM_FILE_CONTENT,   /* key path, value content */
+    PROP_CLAIM_FILE_GENERATED, /* key path, value: what generates it */
+    PROP_CLAIM_FILE_ABSENT,    /* key path */
+    PROP_CLAIM_FILE_DIRECTORY, /* key path */
+    PROP_CLAIM_FILE_SYMLINK,   /* key path, value target */
+    PROP_CLAIM_FILE_MODE,      /* key path, value octal mode "0644" */
+    PROP_CLAIM_FILE_OWNER,     /* key path, value "user:group" */
+    PROP_CLAIM_FILE_LINE,      /* key path, value a line that is present */
+    PROP_CLAIM_FILE_NO_LINE,   /* key path, value a line that is absent */
+    PROP_CLAIM_PKG_INSTALLED,  /* key package */
+    PROP_CLAIM_PKG_REMOVED,    /* key package */
+    PROP_CLAIM_SVC_RUNNING,    /* key service */
+    PROP_CLAIM_SVC_STOPPED,    /* key service */
+    PROP_CLAIM_SVC_RESTARTED,  /* key service */
+    PROP_CLAIM_USER,           /* key name, id uid or -1 */
+    PROP_CLAIM_USER_ABSENT,    /* key name */
+    PROP_CLAIM_GROUP,          /* key name, id gid or -1 */
+    PROP_CLAIM_HOSTNAME,       /* key "hostname", value the name */
     PROP_CLAIM__COUNT
 } prop_claim_kind;
 
@@ -157,7 +157,7 @@ typedef struct prop_claim {
     const char *key;
     const char *value; /* may be NULL */
     size_t value_len;  /* 0 with a value: strlen(value) */
-    long long id; /* -1 when none */
+    long long id;      /* -1 when none */
 } prop_claim;
 
 typedef struct prop_info {
@@ -166,18 +166,18 @@ typedef struct prop_info {
 } prop_info;
 
 typedef struct prop_leaf_spec {
-    const char *desc;       /* required */
-    prop_os_set targets;    /* PROP_OS_NONE means UnixLike */
-    const int *ports;       /* 1..65535 */
+    const char *desc;    /* required */
+    prop_os_set targets; /* PROP_OS_NONE means UnixLike */
+    const int *ports;    /* 1..65535 */
     size_t nports;
     const prop_claim *claims;
     size_t nclaims;
     const prop_info *info;
     size_t ninfo;
-    const char *norevert;   /* why it cannot be reverted; NULL: generic text */
-    int info_only;          /* makes the kind PROP_INFO: never changes anything */
-    prop_os_set os_family;  /* for os.*: the single family it declares */
-    long behaviour;         /* the caller's handle on what it does; -1: none */
+    const char *norevert;  /* why it cannot be reverted; NULL: generic text */
+    int info_only;         /* makes the kind PROP_INFO: never changes anything */
+    prop_os_set os_family; /* for os.*: the single family it declares */
+    long behaviour;        /* the caller's handle on what it does; -1: none */
 } prop_leaf_spec;
 
 /*
@@ -185,17 +185,16 @@ typedef struct prop_leaf_spec {
  * node passed to a constructor must come from the same site s: mixing
  * sites is not detected.
  */
-int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o,
-                  prop_node **out);
+int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, prop_node **out);
 /* kind: PROP_REQUIRES, PROP_BEFORE, PROP_ON_CHANGE or PROP_FALLBACK. */
-int prop_combine_new(prop_site *s, prop_kind kind, prop_node *a, prop_node *b,
-                     const prop_origin *o, prop_node **out);
+int prop_combine_new(prop_site *s, prop_kind kind, prop_node *a, prop_node *b, const prop_origin *o,
+                     prop_node **out);
 /*
  * revertable(a, b).  paired != 0 marks a pair made by a recipe (apt.installed
  * with apt.removed as its revert): shown and described as one property.
  */
-int prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired,
-                        const prop_origin *o, prop_node **out);
+int prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired, const prop_origin *o,
+                        prop_node **out);
 /* kind: PROP_PICK_OS or PROP_PROPS. */
 int prop_list_new(prop_site *s, prop_kind kind, prop_node *const *items, size_t n,
                   const prop_origin *o, prop_node **out);
@@ -211,15 +210,15 @@ int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_o
  * and returns a node of kind PROP_INVALID (UnixLike, never runs), so that
  * evaluation can go on and report every mistake in one pass.
  */
-int prop_invalid_new(prop_site *s, const char *desc, const char *message,
-                     const prop_origin *o, prop_node **out);
+int prop_invalid_new(prop_site *s, const char *desc, const char *message, const prop_origin *o,
+                     prop_node **out);
 
 prop_kind prop_node_kind(const prop_node *n);
 const char *prop_node_desc(const prop_node *n);
 prop_os_set prop_node_targets(const prop_node *n);
 int prop_node_revertable(const prop_node *n);
 int prop_node_paired(const prop_node *n);
-int prop_node_info_only(const prop_node *n); /* nothing in it can change */
+int prop_node_info_only(const prop_node *n);  /* nothing in it can change */
 prop_os_set prop_node_os(const prop_node *n); /* os.* leaves: the family */
 long prop_node_behaviour(const prop_node *n);
 const char *prop_node_norevert(const prop_node *n);
