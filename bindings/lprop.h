@@ -28,19 +28,34 @@ typedef struct lprop_limits {
     size_t max_memory;          /* bytes: Lua heap and property graph together */
 } lprop_limits;
 
+/*
+ * Small blocks (up to LPROP_POOL_MAX bytes) come from size-class free
+ * lists carved out of large slabs: a site makes millions of small Lua
+ * objects, and malloc's bookkeeping for each was most of the cost of
+ * evaluating a large site.  Slabs are freed when the state is closed.
+ */
+#define LPROP_POOL_MAX 256
+#define LPROP_POOL_CLASSES (LPROP_POOL_MAX / 16)
+typedef struct lprop_pool {
+    void *free[LPROP_POOL_CLASSES]; /* free blocks, linked through their first word */
+    char *cur, *end;                /* unused space in the newest slab */
+    void *slabs;                    /* every slab, linked through its first word */
+} lprop_pool;
+
 typedef struct lprop_ctx {
     lua_State *L;
     prop_site *site;
     lprop_limits limits;
-    size_t used;             /* bytes allocated through lprop's allocator */
-    size_t peak;             /* highest `used` seen */
-    long long instructions;  /* counted in steps of the hook's period */
-    char where_file[256];    /* last user-code place the hook saw */
+    size_t used; /* bytes allocated through lprop's allocator */
+    size_t peak; /* highest `used` seen */
+    lprop_pool pool;
+    long long instructions; /* counted in steps of the hook's period */
+    char where_file[256];   /* last user-code place the hook saw */
     int where_line;
-    char *site_dir;          /* directory of the site file ("." if none) */
-    char *site_real;         /* its realpath, for require's confinement */
-    int env_ref;             /* registry ref of the config environment */
-    int evaluating;          /* inside lprop_eval_file's protected call */
+    char *site_dir;  /* directory of the site file ("." if none) */
+    char *site_real; /* its realpath, for require's confinement */
+    int env_ref;     /* registry ref of the config environment */
+    int evaluating;  /* inside lprop_eval_file's protected call */
 } lprop_ctx;
 
 /*

@@ -128,8 +128,7 @@ collect_list(lua_State *L, int idx, nodebuf *b, int bufidx, const char *what, in
         if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1) {
             const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
             if (k)
-                lprop_error(L, "%s: unexpected key \"%s\"; expected a list of properties", what,
-                            k);
+                lprop_error(L, "%s: unexpected key \"%s\"; expected a list of properties", what, k);
             lprop_error(L, "%s: unexpected %s key; expected a list of properties", what,
                         luaL_typename(L, -1));
         }
@@ -401,7 +400,15 @@ l_leaf(lua_State *L)
     memset(&spec, 0, sizeof spec);
     lua_settop(L, 6);
     spec.desc = luaL_checkstring(L, 1);
-    spec.targets = check_targets(L, 2);
+    spec.targets = 0;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TNUMBER)
+            spec.targets = (prop_os_set)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    if (spec.targets == 0)
+        spec.targets = check_targets(L, 2);
     spec.behaviour = -1;
     if (lua_istable(L, 5)) {
         n = (lua_Integer)lua_rawlen(L, 5);
@@ -413,9 +420,9 @@ l_leaf(lua_State *L)
             c->value = NULL;
             c->value_len = 0;
             lua_rawgeti(L, 5, 3 * i + 1);
-            if (lua_type(L, -1) != LUA_TSTRING ||
-                prop_claim_kind_parse(lua_tostring(L, -1), &c->kind) != PROP_OK)
+            if (lua_type(L, -1) != LUA_TSTRING || lua_rawget(L, lua_upvalueindex(4)) != LUA_TNUMBER)
                 return luaL_error(L, "claim %d: unknown kind", (int)i + 1);
+            c->kind = (prop_claim_kind)lua_tointeger(L, -1);
             lua_rawgeti(L, 5, 3 * i + 2);
             c->key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
             if (c->key == NULL)
@@ -486,7 +493,7 @@ l_leaf(lua_State *L)
     if (!lua_isnil(L, 3) || !lua_isnil(L, 4)) {
         /* The run-time side: impl and args, by behaviour number. */
         lua_Integer id;
-        lua_getfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+        lua_pushvalue(L, lua_upvalueindex(1));
         id = (lua_Integer)lua_rawlen(L, -1) + 1;
         lua_pushvalue(L, 3);
         if (lua_isnil(L, -1)) {
@@ -494,7 +501,7 @@ l_leaf(lua_State *L)
             lua_pushboolean(L, 0);
         }
         lua_rawseti(L, -2, id);
-        lua_getfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
+        lua_pushvalue(L, lua_upvalueindex(2));
         lua_pushvalue(L, 4);
         lua_rawseti(L, -2, id);
         lua_pop(L, 2);
@@ -657,8 +664,7 @@ check_host_name(lua_State *L, int idx)
         lprop_error(L, "host name is empty");
     for (p = name; *p; p++)
         if ((unsigned char)*p <= ' ' || *p == '/')
-            lprop_error(L, "host name \"%s\" contains a space, a control character or '/'",
-                        name);
+            lprop_error(L, "host name \"%s\" contains a space, a control character or '/'", name);
     return name;
 }
 
@@ -948,15 +954,36 @@ host_tostring(lua_State *L)
 
 /* ---- the module ---- */
 
-static const luaL_Reg node_methods[] = {{"requires", l_requires},
-                                        {"before", l_before},
-                                        {"on_change", l_on_change},
-                                        {"fallback", l_fallback},
-                                        {"describe", l_describe},
-                                        {NULL, NULL}};
+/* name -> number: OS family and group names (kinds == 0) or claim kinds. */
+static void
+push_name_table(lua_State *L, int kinds)
+{
+    static const char *const os_names[] = {"debian",     "buntish", "freebsd",
+                                           "DebianLike", "FreeBSD", "UnixLike"};
+    prop_os_set set;
+    int k;
 
-static const luaL_Reg core_funcs[] = {{"leaf", l_leaf},
-                                      {"pair", l_pair},
+    lua_newtable(L);
+    if (kinds) {
+        for (k = 0; k < PROP_CLAIM__COUNT; k++) {
+            lua_pushinteger(L, k);
+            lua_setfield(L, -2, prop_claim_kind_name((prop_claim_kind)k));
+        }
+        return;
+    }
+    for (k = 0; k < (int)(sizeof os_names / sizeof os_names[0]); k++) {
+        if (prop_os_set_parse(os_names[k], &set) == PROP_OK) {
+            lua_pushinteger(L, (lua_Integer)set);
+            lua_setfield(L, -2, os_names[k]);
+        }
+    }
+}
+
+static const luaL_Reg node_methods[] = {{"requires", l_requires},   {"before", l_before},
+                                        {"on_change", l_on_change}, {"fallback", l_fallback},
+                                        {"describe", l_describe},   {NULL, NULL}};
+
+static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"invalid", l_invalid},
                                       {"is_property", l_is_property},
                                       {"set_unknown_field", l_set_unknown_field},
@@ -1005,11 +1032,20 @@ luaopen_prop_core(lua_State *L)
     }
     lua_pop(L, 1);
     lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
-    lua_newtable(L);
-    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
-    lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
     luaL_newlib(L, core_funcs);
+    /* core.leaf keeps what it looks up on every call in upvalues: the
+     * behaviour tables, and name -> number tables for OS sets and claim
+     * kinds. */
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
+    push_name_table(L, 0);
+    push_name_table(L, 1);
+    lua_pushcclosure(L, l_leaf, 4);
+    lua_setfield(L, -2, "leaf");
     return 1;
 }

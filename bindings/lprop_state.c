@@ -47,10 +47,102 @@ note_place_now(lprop_ctx *ctx)
     }
 }
 
+#define SLAB_SIZE ((size_t)512 * 1024)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define POOLING 0 /* let AddressSanitizer see every block */
+#else
+#define POOLING 1
+#endif
+
+static size_t
+size_class(size_t n)
+{
+    return (n + 15) / 16 - 1;
+}
+
+/* A block of class c from the pool; NULL when malloc refuses a slab. */
+static void *
+pool_get(lprop_pool *pool, size_t c)
+{
+    size_t size = (c + 1) * 16;
+    void *p = pool->free[c];
+    char *slab;
+
+    if (p) {
+        pool->free[c] = *(void **)p;
+        return p;
+    }
+    if ((size_t)(pool->end - pool->cur) < size) {
+        slab = malloc(SLAB_SIZE);
+        if (slab == NULL)
+            return NULL;
+        *(void **)slab = pool->slabs;
+        pool->slabs = slab;
+        pool->cur = slab + 16;
+        pool->end = slab + SLAB_SIZE;
+    }
+    p = pool->cur;
+    pool->cur += size;
+    return p;
+}
+
+static void
+pool_put(lprop_pool *pool, void *p, size_t c)
+{
+    *(void **)p = pool->free[c];
+    pool->free[c] = p;
+}
+
+static void
+pool_release(lprop_pool *pool)
+{
+    void *slab = pool->slabs, *next;
+
+    while (slab) {
+        next = *(void **)slab;
+        free(slab);
+        slab = next;
+    }
+    memset(pool, 0, sizeof *pool);
+}
+
+/* realloc over the pool for small blocks and malloc for large ones. */
+static void *
+pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
+{
+    int old_small = POOLING && ptr && old <= LPROP_POOL_MAX;
+    int new_small = POOLING && nsize > 0 && nsize <= LPROP_POOL_MAX;
+    void *p;
+
+    if (nsize == 0) {
+        if (old_small)
+            pool_put(pool, ptr, size_class(old));
+        else
+            free(ptr);
+        return NULL;
+    }
+    if (old_small && new_small && size_class(old) == size_class(nsize))
+        return ptr;
+    if (!old_small && !new_small)
+        return realloc(ptr, nsize);
+    p = new_small ? pool_get(pool, size_class(nsize)) : malloc(nsize);
+    if (p == NULL)
+        return NULL;
+    if (ptr) {
+        memcpy(p, ptr, old < nsize ? old : nsize);
+        if (old_small)
+            pool_put(pool, ptr, size_class(old));
+        else
+            free(ptr);
+    }
+    return p;
+}
+
 /*
- * lua_Alloc over malloc that counts every byte and refuses past the limit.
- * The engine's arena uses the same function, so the limit covers the Lua
- * heap and the property graph together.
+ * lua_Alloc that counts every byte and refuses past the limit.  The
+ * engine's arena uses the same function, so the limit covers the Lua heap
+ * and the property graph together.
  */
 static void *
 counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -60,7 +152,7 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     void *p;
 
     if (nsize == 0) {
-        free(ptr);
+        pool_realloc(&ctx->pool, ptr, old, 0);
         ctx->used -= old;
         return NULL;
     }
@@ -69,7 +161,7 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             note_place_now(ctx);
         return NULL;
     }
-    p = realloc(ptr, nsize);
+    p = pool_realloc(&ctx->pool, ptr, old, nsize);
     if (p == NULL)
         return NULL;
     ctx->used = ctx->used - old + nsize;
@@ -129,9 +221,11 @@ lprop_origin(lua_State *L, prop_origin *o, prop_frame *buf, unsigned nbuf)
     o->frames = buf;
     o->nframes = 0;
     for (level = 1; o->nframes < nbuf && lua_getstack(L, level, &ar); level++) {
-        if (!lua_getinfo(L, "Sl", &ar))
+        /* The current line costs a walk of the function's line table:
+         * ask for it only for the user's own frames. */
+        if (!lua_getinfo(L, "S", &ar))
             break;
-        if (ar.source[0] != '@' || ar.currentline <= 0)
+        if (ar.source[0] != '@' || !lua_getinfo(L, "l", &ar) || ar.currentline <= 0)
             continue;
         buf[o->nframes].file = ar.source + 1;
         buf[o->nframes].line = ar.currentline;
@@ -430,12 +524,10 @@ static int
 setup_state(lua_State *L)
 {
     lprop_ctx *ctx = lprop_getctx(L);
-    static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},
-                                    {LUA_STRLIBNAME, luaopen_string},
-                                    {LUA_TABLIBNAME, luaopen_table},
-                                    {LUA_MATHLIBNAME, luaopen_math},
-                                    {LUA_UTF8LIBNAME, luaopen_utf8},
-                                    {NULL, NULL}};
+    static const luaL_Reg libs[] = {
+        {LUA_GNAME, luaopen_base},       {LUA_STRLIBNAME, luaopen_string},
+        {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+        {LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};
     const luaL_Reg *lib;
 
     for (lib = libs; lib->func; lib++) {
@@ -490,6 +582,7 @@ lprop_open(const lprop_limits *limits)
     ctx->L = L;
     *(lprop_ctx **)lua_getextraspace(L) = ctx;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    lua_gc(L, LUA_GCGEN, 0, 0);
     lua_pushcfunction(L, setup_state);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         fprintf(stderr, "prop: cannot set up Lua: %s\n", lua_tostring(L, -1));
@@ -509,6 +602,7 @@ lprop_close(lprop_ctx *ctx)
     if (ctx->L)
         lua_close(ctx->L);
     prop_site_free(ctx->site);
+    pool_release(&ctx->pool);
     free(ctx->site_dir);
     free(ctx->site_real);
     free(ctx);

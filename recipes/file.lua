@@ -82,21 +82,23 @@ end
     file.has_content("/etc/motd", { "Welcome to web1", "Managed by prop" },
                      { mode = "0644", owner = "root" })
 ]]
+local has_content_schema = { mode = args.mode, owner = check_account, group = check_account,
+                             secret = args.boolean }
+local has_content_extra = {
+   norevert = "file.has_content has no revert action: the old content is not known",
+}
+
 function file.has_content(path, content, opts)
    local desc = fmt("file %s has content", type(path) == "string" and path or "?")
    local err, v = args.check_all(args.abs_path, path, "path", check_content, content, "content")
-   local schema = { mode = args.mode, owner = check_account, group = check_account,
-                    secret = args.boolean }
-   local oerr, o = args.options(opts, schema, "file.has_content")
+   local oerr, o = args.options(opts, has_content_schema, "file.has_content")
    local msg = args.join("file.has_content", err, oerr)
    if msg then return core.invalid(desc, msg) end
    if o.secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
                secret = o.secret or false }
    local claims = ownership_claims({ "file.content", a.path, a.content }, a.path, o)
-   return core.leaf(desc, nil, impl.has_content, a, claims, {
-      norevert = "file.has_content has no revert action: the old content is not known",
-   })
+   return core.leaf(desc, nil, impl.has_content, a, claims, has_content_extra)
 end
 
 local function lines_leaf(which, path, lines)

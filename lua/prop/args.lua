@@ -131,11 +131,20 @@ function args.nonempty_string(v, what)
    return nil, v
 end
 
+-- "^pattern$", made once per pattern: recipes check every argument of
+-- every property, and a large site has millions of them.
+local anchored = setmetatable({}, {
+   __index = function(t, p)
+      local a = "^" .. p .. "$"
+      t[p] = a
+      return a
+   end,
+})
+
 -- A string matched entirely by pattern; expected says in words what fits.
 function args.matching(v, what, pattern, expected)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   if not v:find("^" .. pattern .. "$") then
+   if type(v) ~= "string" or v == "" then return args.nonempty_string(v, what) end
+   if not v:find(anchored[pattern]) then
       return string_format("%s %s is not valid: expected %s", what, args.show(v), expected)
    end
    return nil, v
@@ -162,10 +171,8 @@ function args.abs_path(v, what)
    if v:find("\0", 1, true) or v:find("\n", 1, true) then
       return string_format("%s %s contains a NUL or newline character", what, args.show(v))
    end
-   for part in v:gmatch("[^/]+") do
-      if part == ".." then
-         return string_format("%s %s must not contain \"..\"", what, args.show(v))
-      end
+   if v:find("/..", 1, true) and (v:find("/%.%./") or v:find("/%.%.$")) then
+      return string_format("%s %s must not contain \"..\"", what, args.show(v))
    end
    return nil, v
 end
@@ -227,8 +234,9 @@ end
 
 -- Plain names (packages, services, users) never contain blanks or
 -- control characters; each recipe narrows further with its own pattern.
+local no_opts = {}
 local function list_of(v, what, item_check, opts)
-   opts = opts or {}
+   opts = opts or no_opts
    if type(v) == "string" and opts.single ~= false then
       local err, x = item_check(v, what)
       if err then return err end
@@ -254,8 +262,11 @@ local function list_of(v, what, item_check, opts)
    end
    local out = {}
    for i = 1, n do
-      local err, x = item_check(v[i], string_format("%s[%d]", what, i))
-      if err then return err end
+      local err, x = item_check(v[i], what)
+      if err then
+         -- Name the entry only when there is something to say about it.
+         return (item_check(v[i], string_format("%s[%d]", what, i)))
+      end
       out[i] = x
    end
    return nil, out
@@ -314,7 +325,26 @@ end
 -- check is function(v, what) -> err, normalised.  nil stands for {}.
 -- Every problem is reported, joined with "; ", so that one run of lint
 -- shows them all.  recipe names the caller in messages ("file.has_content").
+local slow_options
+
+-- The options a recipe got, checked against schema (key -> check).  The
+-- common case (every key known and valid) walks the table once; anything
+-- else takes the slow path, which reports every mistake in a stable order.
 function args.options(v, schema, recipe)
+   if v == nil then return nil, {} end
+   if type(v) ~= "table" then return slow_options(v, schema, recipe) end
+   local out = {}
+   for k, x in pairs(v) do
+      local check = type(k) == "string" and schema[k]
+      if not check then return slow_options(v, schema, recipe) end
+      local err, norm = check(x, k)
+      if err then return slow_options(v, schema, recipe) end
+      out[k] = norm
+   end
+   return nil, out
+end
+
+slow_options = function(v, schema, recipe)
    if v == nil then return nil, {} end
    if type(v) ~= "table" then
       local keys = {}
@@ -365,6 +395,12 @@ end
 -- in order.
 function args.check_all(...)
    local n = select("#", ...)
+   if n == 6 then
+      local c1, v1, w1, c2, v2, w2 = ...
+      local e1, n1 = c1(v1, w1)
+      local e2, n2 = c2(v2, w2)
+      if not e1 and not e2 then return nil, { n1, n2 } end
+   end
    local t = { ... }
    local errs, vals = {}, {}
    for i = 1, n, 3 do
@@ -423,10 +459,10 @@ function args.strict_module(M, name, note)
    M = wrapped
    table.sort(names)
    local proxy = {}
-   setmetatable(proxy, {
+   -- Known names are found by a plain table lookup (proxy -> M); only a
+   -- miss reaches the function, which raises at the caller's line.
+   setmetatable(M, {
       __index = function(_, k)
-         local v = M[k]
-         if v ~= nil then return v end
          if type(k) ~= "string" then
             error(string_format("%s has no recipe %s", name, args.show(k)), 2)
          end
@@ -437,6 +473,9 @@ function args.strict_module(M, name, note)
          end
          error(string_format('%s has no recipe "%s"%s', name, k, hint), 2)
       end,
+   })
+   setmetatable(proxy, {
+      __index = M,
       __newindex = function(_, k)
          error(string_format("cannot assign %s.%s: prop's recipe modules are read-only",
                              name, tostring(k)), 2)
