@@ -118,7 +118,11 @@ hash_bytes(const char *str, size_t len)
 static int
 same_string(const char *interned, const char *str, size_t len)
 {
-    return memcmp(interned, str, len) == 0 && interned[len] == '\0';
+    /* Stops at interned's end: it may be shorter than len. */
+    for (size_t i = 0; i < len; i++)
+        if (interned[i] != str[i] || interned[i] == '\0')
+            return 0;
+    return interned[len] == '\0';
 }
 
 /*

@@ -28,10 +28,11 @@ extern "C" {
 
 enum prop_status {
     PROP_OK = 0,
-    PROP_ERROR = -1,    /* generic failure; see prop_site_error() */
-    PROP_ENOMEM = -2,   /* the allocator refused (memory limit reached) */
-    PROP_EINVAL = -3,   /* a caller passed an argument outside the contract */
-    PROP_ENOTFOUND = -4 /* no such host, code, ... */
+    PROP_ERROR = -1,       /* generic failure; see prop_site_error() */
+    PROP_ENOMEM = -2,      /* the allocator refused (memory limit reached) */
+    PROP_EINVAL = -3,      /* a caller passed an argument outside the contract */
+    PROP_ENOTFOUND = -4,   /* no such host, code, path, ... */
+    PROP_EUNREACHABLE = -5 /* a transport could not reach its target */
 };
 
 /*

@@ -51,6 +51,8 @@ typedef struct prop_file_stat {
     gid_t gid;
     long long size;
     char target[4096]; /* for links */
+    char owner[64];    /* user name on the target, or the uid in decimal */
+    char group[64];    /* group name on the target, or the gid in decimal */
 } prop_file_stat;
 
 /* Attributes for writes and directories; -1 / NULL: leave as is (new: 0644/0755, root). */
@@ -66,14 +68,58 @@ int prop_transport_local(prop_transport **out);
  * A directory tree used as a root: every path is taken below root.
  * Commands run through chroot(8) when the tree holds a system and the
  * process is root; otherwise running a command fails cleanly.
+ *
+ * Paths must be absolute and hold no ".." component.  Symbolic links in
+ * the tree are followed as inside a chroot (an absolute target starts at
+ * root, ".." stops there), so no operation reaches outside the tree.
+ * User and group names come from the tree's /etc/passwd and /etc/group.
+ * The name is "dir:" and the root's realpath.  When root cannot be used,
+ * *out is still set, as for SSH: the return is PROP_ERROR, the reason in
+ * prop_transport_error(), every call on it fails, and it must be closed.
  */
 int prop_transport_dir(prop_transport **out, const char *root);
+
+/* How to reach a host over SSH (connect.ssh); NULL fields take the defaults. */
+typedef struct prop_ssh_opts {
+    const char *address;     /* host name or address (required) */
+    int port;                /* 0: 22 */
+    const char *user;        /* NULL: "root" */
+    const char *identity;    /* private key file; NULL: the agent, then the default keys */
+    const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+    int sudo;                /* run commands and file operations through sudo -n */
+    int accept_new;          /* record an unknown host key instead of refusing it */
+    int connect_timeout;     /* seconds; 0: 10 */
+    int op_timeout;          /* seconds for one operation; 0: 300 */
+} prop_ssh_opts;
+
+/*
+ * Connect, check the host key, authenticate (public keys only: identity,
+ * else the agent and the default keys; never a prompt).  On failure *out
+ * is still set (so that the caller can read prop_transport_error()) and
+ * must be closed; the return is PROP_EUNREACHABLE when the host could not
+ * be reached, its key was refused (unknown without accept_new, or changed)
+ * or authentication failed, PROP_EINVAL without an address, else
+ * PROP_ERROR.  The name is "ssh:user@address:port".  After an operation
+ * times out or the connection drops, every later operation fails at once
+ * ("connection lost").
+ */
+int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
+
 void prop_transport_close(prop_transport *t); /* accepts NULL */
 const char *prop_transport_error(const prop_transport *t);
 /* "local", "dir:/srv/root". */
 const char *prop_transport_name(const prop_transport *t);
 
-/* Run argv (no shell); stdin_data may be NULL.  Fills r (cleared first). */
+/*
+ * Run argv (no shell); stdin_data may be NULL.  Fills r (cleared first).
+ * The program is looked up in PATH; its environment is prop's with
+ * LC_ALL=C (and a standard PATH if there is none); it starts in "/" with
+ * only stdin, stdout and stderr open.  A program that ran gives PROP_OK
+ * whatever its exit code.  A program that cannot be run (missing, not
+ * executable) gives PROP_ERROR with code -1, and the reason, e.g.
+ * "apt-get: command not found", both in prop_transport_error() and in
+ * r->err.  out and err are NUL-terminated, "" when empty.
+ */
 int prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
                        size_t stdin_len, prop_cmd_result *r);
 /* Read a whole file: *data is malloc'd and NUL-terminated beyond *len. */
@@ -81,7 +127,10 @@ int prop_transport_read(prop_transport *t, const char *path, char **data, size_t
 /*
  * Write atomically: a temporary file in the same directory, mode and owner
  * set, fsync, rename over path, fsync of the directory.  A reader sees the
- * old content or the new, never a part.
+ * old content or the new, never a part.  An existing file keeps its mode
+ * and owner unless attrs say otherwise; a symbolic link at path is
+ * replaced by the file (its target is not written); a directory is an
+ * error.
  */
 int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                          const prop_file_attrs *attrs);
@@ -91,11 +140,18 @@ int prop_transport_remove(prop_transport *t, const char *path);
 int prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs);
 /* Make link point at target, replacing what link was (atomically). */
 int prop_transport_symlink(prop_transport *t, const char *target, const char *link);
-/* Set mode and/or owner (attrs fields -1 / NULL are left as they are). */
+/*
+ * Set mode and/or owner (attrs fields -1 / NULL are left as they are).
+ * Follows a final symbolic link.  Owner and group names are looked up on
+ * the target; a name of digits only is a numeric id.
+ */
 int prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs);
 /*
  * Take the target's run lock (held until close).  When another run holds
  * it, fails with a message naming the holder (pid and start time).
+ * Local, as root: /run/lock/prop.lock; a tree: prop-dir-<hash of its
+ * realpath>.lock in the same directory (never inside the tree); not root:
+ * ${TMPDIR:-/tmp}/prop-<uid>.lock and prop-dir-<hash>.lock there.
  */
 int prop_transport_lock(prop_transport *t);
 

@@ -1,0 +1,129 @@
+/*
+ * transport.c - the public transport functions: argument checks, then
+ * the implementation's operation (see transport_impl.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "transport_impl.h"
+
+int
+prop_transport_fail(prop_transport *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(t->err, sizeof t->err, fmt, ap);
+    va_end(ap);
+    return PROP_ERROR;
+}
+
+void
+prop_cmd_result_clear(prop_cmd_result *r)
+{
+    if (!r)
+        return;
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+    r->out_len = r->err_len = 0;
+    r->code = -1;
+}
+
+void
+prop_transport_close(prop_transport *t)
+{
+    if (t)
+        t->ops->close(t);
+}
+
+const char *
+prop_transport_error(const prop_transport *t)
+{
+    return t ? t->err : "no transport";
+}
+
+const char *
+prop_transport_name(const prop_transport *t)
+{
+    return t ? t->name : "none";
+}
+
+int
+prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                   size_t stdin_len, prop_cmd_result *r)
+{
+    if (!t || !argv || !argv[0] || !r)
+        return PROP_EINVAL;
+    r->code = -1;
+    r->out = r->err = NULL;
+    r->out_len = r->err_len = 0;
+    return t->ops->run(t, argv, stdin_data, stdin_len, r);
+}
+
+int
+prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len)
+{
+    if (!t || !path || !data || !len)
+        return PROP_EINVAL;
+    *data = NULL;
+    *len = 0;
+    return t->ops->read(t, path, data, len);
+}
+
+int
+prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
+                     const prop_file_attrs *attrs)
+{
+    if (!t || !path || (!data && len))
+        return PROP_EINVAL;
+    return t->ops->write(t, path, data ? data : "", len, attrs);
+}
+
+int
+prop_transport_stat(prop_transport *t, const char *path, prop_file_stat *st)
+{
+    if (!t || !path || !st)
+        return PROP_EINVAL;
+    return t->ops->stat(t, path, st);
+}
+
+int
+prop_transport_remove(prop_transport *t, const char *path)
+{
+    if (!t || !path)
+        return PROP_EINVAL;
+    return t->ops->remove(t, path);
+}
+
+int
+prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    if (!t || !path)
+        return PROP_EINVAL;
+    return t->ops->mkdir(t, path, attrs);
+}
+
+int
+prop_transport_symlink(prop_transport *t, const char *target, const char *link)
+{
+    if (!t || !target || !link)
+        return PROP_EINVAL;
+    return t->ops->symlink(t, target, link);
+}
+
+int
+prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    if (!t || !path || !attrs)
+        return PROP_EINVAL;
+    return t->ops->chattr(t, path, attrs);
+}
+
+int
+prop_transport_lock(prop_transport *t)
+{
+    if (!t)
+        return PROP_EINVAL;
+    return t->ops->lock(t);
+}

@@ -1,0 +1,39 @@
+/*
+ * transport_impl.h - what every transport implements.  prop_transport is
+ * a header that each implementation embeds as its first member; the public
+ * functions of transport.h check arguments and dispatch through ops.
+ */
+#ifndef PROP_TRANSPORT_IMPL_H
+#define PROP_TRANSPORT_IMPL_H
+
+#include <stdarg.h>
+
+#include "prop/transport.h"
+
+typedef struct prop_transport_ops {
+    int (*run)(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+               prop_cmd_result *r);
+    int (*read)(prop_transport *t, const char *path, char **data, size_t *len);
+    int (*write)(prop_transport *t, const char *path, const char *data, size_t len,
+                 const prop_file_attrs *attrs);
+    int (*stat)(prop_transport *t, const char *path, prop_file_stat *st);
+    int (*remove)(prop_transport *t, const char *path);
+    int (*mkdir)(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+    int (*symlink)(prop_transport *t, const char *target, const char *link);
+    int (*chattr)(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+    int (*lock)(prop_transport *t);
+    /* Free everything the implementation owns, including t itself. */
+    void (*close)(prop_transport *t);
+} prop_transport_ops;
+
+struct prop_transport {
+    const prop_transport_ops *ops;
+    char name[1024]; /* "local", "dir:/srv/root", "ssh:root@host:22" */
+    char err[1024];  /* the last failure's reason */
+};
+
+/* Record the reason of a failure in t->err; returns PROP_ERROR. */
+int prop_transport_fail(prop_transport *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif /* PROP_TRANSPORT_IMPL_H */

@@ -1,0 +1,1555 @@
+/*
+ * transport_local.c - the local transport (this machine) and the
+ * directory-tree transport (a tree used as a root, commands through
+ * chroot(2)).
+ *
+ * Both share every operation.  The tree form first maps each path below
+ * its root, resolving symbolic links the way the kernel would inside a
+ * chroot: an absolute link target starts again at the root and ".."
+ * stops there, so that no link in the tree leads a read or a write
+ * outside it.  Before changing anything it also checks, with realpath(3),
+ * that the directory it is about to change is still below the root.  A
+ * tree that another process rewrites while prop works on it is not
+ * defended against.
+ *
+ * Commands: fork and execve, never a shell; the program is looked up in
+ * PATH by the child (inside the chroot for a tree).  A program that
+ * cannot be run (not found, not executable) gives code -1 and PROP_ERROR
+ * with "NAME: command not found" (or the reason) both as the transport's
+ * error and in the result's err.
+ */
+#define _DEFAULT_SOURCE /* flock, chroot, syscall */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport_impl.h"
+
+extern char **environ;
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define MAX_LINKS 40
+
+typedef struct local_transport {
+    prop_transport base;
+    char *root;      /* tree: the realpath of the root; NULL for this machine */
+    size_t plen;     /* bytes of root put before a path: 0 when root is "/" */
+    int broken;      /* the tree could not be opened: every call fails */
+    int lock_fd;     /* -1 until the run lock is taken */
+    char *lock_path; /* malloc'd, with lock_fd */
+} local_transport;
+
+static local_transport *
+lt_of(prop_transport *t)
+{
+    return (local_transport *)t;
+}
+
+/* Set the error for a missing path and return PROP_ENOTFOUND. */
+static int
+not_found(local_transport *lt, const char *op, const char *path)
+{
+    prop_transport_fail(&lt->base, "%s %s: no such file or directory", op, path);
+    return PROP_ENOTFOUND;
+}
+
+static int
+fail_errno(local_transport *lt, const char *op, const char *path, int err)
+{
+    return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(err));
+}
+
+/* ---- paths ---- */
+
+/* Does path hold a ".." component? */
+static int
+has_dotdot(const char *path)
+{
+    const char *p = path;
+
+    while (*p) {
+        size_t n;
+
+        while (*p == '/')
+            p++;
+        n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/*
+ * Map path (absolute, without "..") to the host path below the root in
+ * out (PATH_MAX bytes), following links as a chroot would.  The last
+ * component is followed only when follow_last.  Components that do not
+ * exist are kept as they are: the operation then fails on them.
+ */
+static int
+tree_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out)
+{
+    char rest[2 * PATH_MAX], tgt[PATH_MAX];
+    size_t olen = lt->plen, prev, clen, n, restn;
+    const char *p;
+    int links = 0;
+    struct stat st;
+    ssize_t r;
+
+    memcpy(out, lt->root, lt->plen);
+    out[olen] = '\0';
+    n = strlen(path);
+    if (n >= sizeof rest)
+        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+    memcpy(rest, path, n + 1);
+    p = rest;
+    for (;;) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        clen = strcspn(p, "/");
+        if (clen == 1 && p[0] == '.') {
+            p += clen;
+            continue;
+        }
+        if (clen == 2 && p[0] == '.' && p[1] == '.') {
+            /* Lexical: what is in out is already free of links. */
+            while (olen > lt->plen && out[olen - 1] != '/')
+                olen--;
+            if (olen > lt->plen)
+                olen--;
+            out[olen] = '\0';
+            p += clen;
+            continue;
+        }
+        if (olen + 1 + clen >= PATH_MAX)
+            return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+        prev = olen;
+        out[olen++] = '/';
+        memcpy(out + olen, p, clen);
+        olen += clen;
+        out[olen] = '\0';
+        p += clen;
+        while (*p == '/')
+            p++;
+        if (!*p && !follow_last)
+            break;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+            continue;
+        if (++links > MAX_LINKS)
+            return prop_transport_fail(&lt->base, "%s %s: too many levels of symbolic links", op,
+                                       path);
+        r = readlink(out, tgt, sizeof tgt);
+        if (r < 0)
+            return fail_errno(lt, op, path, errno);
+        if ((size_t)r >= sizeof tgt)
+            return prop_transport_fail(&lt->base, "%s %s: symbolic link target too long", op, path);
+        tgt[r] = '\0';
+        /* The rest of the path now starts with the link's target. */
+        restn = strlen(p);
+        if ((size_t)r + 1 + restn >= sizeof rest)
+            return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+        memmove(rest + r + 1, p, restn + 1);
+        memcpy(rest, tgt, (size_t)r);
+        rest[r] = '/';
+        p = rest;
+        olen = tgt[0] == '/' ? lt->plen : prev;
+        out[olen] = '\0';
+    }
+    if (olen == 0) {
+        out[0] = '/';
+        out[1] = '\0';
+    }
+    return PROP_OK;
+}
+
+/* The host path (PATH_MAX bytes) for a path given to the transport. */
+static int
+host_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out)
+{
+    size_t n = strlen(path);
+
+    if (n == 0)
+        return prop_transport_fail(&lt->base, "%s: empty path", op);
+    if (lt->root) {
+        if (path[0] != '/')
+            return prop_transport_fail(&lt->base, "%s %s: the path must be absolute", op, path);
+        if (has_dotdot(path))
+            return prop_transport_fail(&lt->base, "%s %s: \"..\" is not allowed in a path", op,
+                                       path);
+        return tree_path(lt, op, path, follow_last, out);
+    }
+    if (n >= PATH_MAX)
+        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+    memcpy(out, path, n + 1);
+    while (n > 1 && out[n - 1] == '/')
+        out[--n] = '\0';
+    return PROP_OK;
+}
+
+/* The directory holding p, in dir (PATH_MAX bytes). */
+static void
+parent_of(const char *p, char *dir)
+{
+    const char *s = strrchr(p, '/');
+
+    if (!s)
+        strcpy(dir, ".");
+    else if (s == p)
+        strcpy(dir, "/");
+    else {
+        memcpy(dir, p, (size_t)(s - p));
+        dir[s - p] = '\0';
+    }
+}
+
+/*
+ * Split host path hp into its directory (PATH_MAX bytes) and last
+ * component, refusing the root itself and names that are no file name.
+ */
+static int
+split_path(local_transport *lt, const char *op, const char *path, const char *hp, char *dir,
+           const char **base)
+{
+    const char *s;
+
+    if (lt->root && strlen(hp) <= lt->plen)
+        return prop_transport_fail(&lt->base, "%s %s: that is the root of the tree", op, path);
+    parent_of(hp, dir);
+    s = strrchr(hp, '/');
+    *base = s ? s + 1 : hp;
+    if (!**base || strcmp(*base, ".") == 0 || strcmp(*base, "..") == 0)
+        return prop_transport_fail(&lt->base, "%s %s: not a file name", op, path);
+    return PROP_OK;
+}
+
+/*
+ * For a tree: the directory that holds host path hp must be below the
+ * root once every link in it is resolved.  A directory that does not
+ * exist passes: the operation then fails on it.
+ */
+static int
+confine(local_transport *lt, const char *op, const char *path, const char *hp)
+{
+    char dir[PATH_MAX], real[PATH_MAX];
+
+    if (!lt->root || lt->plen == 0)
+        return PROP_OK;
+    parent_of(hp, dir);
+    if (!realpath(dir, real)) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return PROP_OK;
+        return fail_errno(lt, op, path, errno);
+    }
+    if (strncmp(real, lt->root, lt->plen) != 0 || (real[lt->plen] && real[lt->plen] != '/'))
+        return prop_transport_fail(&lt->base, "%s %s: the path leads outside the tree %s", op, path,
+                                   lt->root);
+    return PROP_OK;
+}
+
+/* The message for a failure on the parent directory of path. */
+static int
+parent_error(local_transport *lt, const char *op, const char *path, int err)
+{
+    char dir[PATH_MAX];
+
+    if (strlen(path) >= sizeof dir)
+        return fail_errno(lt, op, path, err);
+    parent_of(path, dir);
+    if (err == ENOENT)
+        return prop_transport_fail(&lt->base, "%s %s: the parent directory %s does not exist", op,
+                                   path, dir);
+    if (err == ENOTDIR)
+        return prop_transport_fail(&lt->base, "%s %s: %s is not a directory", op, path, dir);
+    return fail_errno(lt, op, path, err);
+}
+
+/* ---- users and groups ---- */
+
+/* All digits: a numeric id. */
+static int
+numeric_id(const char *s, unsigned long *id)
+{
+    unsigned long v = 0;
+
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        if (v > (0xfffffffeUL - (unsigned long)(*s - '0')) / 10)
+            return 0;
+        v = v * 10 + (unsigned long)(*s - '0');
+    }
+    *id = v;
+    return 1;
+}
+
+/* Read a whole open file into a malloc'd buffer, NUL-terminated. 0 or errno. */
+static int
+read_fd(int fd, char **data, size_t *len)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap), *nb;
+    ssize_t r;
+
+    if (!buf)
+        return ENOMEM;
+    for (;;) {
+        if (cap - n < 2) {
+            if (cap > SIZE_MAX / 2) {
+                free(buf);
+                return EFBIG;
+            }
+            nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            r = errno;
+            free(buf);
+            return (int)r;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/*
+ * Look up the tree's /etc/passwd (group = 0) or /etc/group (group = 1):
+ * by name when name is set (id into *id), else by *id (name into
+ * name_out).  1: found, 0: not found or no such file, PROP_ERROR.
+ */
+static int
+tree_db(local_transport *lt, int group, const char *name, unsigned long *id, char *name_out,
+        size_t name_size)
+{
+    char hp[PATH_MAX], *data = NULL, *line, *next;
+    const char *file = group ? "/etc/group" : "/etc/passwd";
+    size_t len;
+    int fd, e, found = 0;
+
+    if (tree_path(lt, "read", file, 1, hp) != PROP_OK)
+        return PROP_ERROR;
+    do
+        fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return 0;
+        return fail_errno(lt, "read", file, errno);
+    }
+    e = read_fd(fd, &data, &len);
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (e) {
+        free(data);
+        return fail_errno(lt, "read", file, e);
+    }
+    for (line = data; line && *line && !found; line = next) {
+        char *f[3], *p;
+        unsigned long v;
+        int i;
+
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        /* name:password:id:... */
+        p = line;
+        for (i = 0; i < 3 && p; i++) {
+            f[i] = p;
+            p = strchr(p, ':');
+            if (p)
+                *p++ = '\0';
+        }
+        if (i < 3 || !f[0][0] || !numeric_id(f[2], &v))
+            continue;
+        if (name && strcmp(f[0], name) == 0) {
+            *id = v;
+            found = 1;
+        } else if (!name && v == *id) {
+            snprintf(name_out, name_size, "%s", f[0]);
+            found = 1;
+        }
+    }
+    free(data);
+    return found;
+}
+
+/* getpw*_r / getgr*_r: the buffer they want. */
+static long
+db_buf_size(int group)
+{
+    long n = sysconf(group ? _SC_GETGR_R_SIZE_MAX : _SC_GETPW_R_SIZE_MAX);
+
+    return n > 0 ? n : 16384;
+}
+
+/* This machine's user or group database; same contract as tree_db(). */
+static int
+local_db(local_transport *lt, int group, const char *name, unsigned long *id, char *name_out,
+         size_t name_size)
+{
+    size_t size = (size_t)db_buf_size(group);
+    char *buf = NULL, *nb;
+    int e, found = 0;
+
+    for (;;) {
+        struct passwd pw, *pwp = NULL;
+        struct group gr, *grp = NULL;
+
+        nb = realloc(buf, size);
+        if (!nb) {
+            free(buf);
+            return prop_transport_fail(&lt->base, "out of memory");
+        }
+        buf = nb;
+        if (group && name)
+            e = getgrnam_r(name, &gr, buf, size, &grp);
+        else if (group)
+            e = getgrgid_r((gid_t)*id, &gr, buf, size, &grp);
+        else if (name)
+            e = getpwnam_r(name, &pw, buf, size, &pwp);
+        else
+            e = getpwuid_r((uid_t)*id, &pw, buf, size, &pwp);
+        if (e == EINTR)
+            continue;
+        if (e == ERANGE && size < (1u << 24)) {
+            size *= 2;
+            continue;
+        }
+        if (e == 0 && grp) {
+            found = 1;
+            if (name)
+                *id = (unsigned long)grp->gr_gid;
+            else
+                snprintf(name_out, name_size, "%s", grp->gr_name);
+        } else if (e == 0 && pwp) {
+            found = 1;
+            if (name)
+                *id = (unsigned long)pwp->pw_uid;
+            else
+                snprintf(name_out, name_size, "%s", pwp->pw_name);
+        }
+        /* Other errors (no database, ...) count as "not found". */
+        break;
+    }
+    free(buf);
+    return found;
+}
+
+static int
+db_lookup(local_transport *lt, int group, const char *name, unsigned long *id, char *name_out,
+          size_t name_size)
+{
+    if (lt->root)
+        return tree_db(lt, group, name, id, name_out, name_size);
+    return local_db(lt, group, name, id, name_out, name_size);
+}
+
+/* The name of a uid or gid on the target, or the id in decimal. */
+static void
+id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size)
+{
+    if (db_lookup(lt, group, NULL, &id, out, size) != 1)
+        snprintf(out, size, "%lu", id);
+}
+
+/* The id of a user or group name ("123" is the id 123). */
+static int
+name_id(local_transport *lt, const char *op, const char *path, int group, const char *name,
+        unsigned long *id)
+{
+    int rc;
+
+    if (numeric_id(name, id))
+        return PROP_OK;
+    rc = db_lookup(lt, group, name, id, NULL, 0);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return prop_transport_fail(&lt->base, "%s %s: unknown %s \"%s\" on %s", op, path,
+                                   group ? "group" : "user", name, lt->base.name);
+    return PROP_OK;
+}
+
+/* attrs' owner and group as ids, (uid_t)-1 / (gid_t)-1 when not given; the mode checked. */
+static int
+attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
+         uid_t *uid, gid_t *gid)
+{
+    unsigned long id;
+    int rc;
+
+    *uid = (uid_t)-1;
+    *gid = (gid_t)-1;
+    if (!a)
+        return PROP_OK;
+    if (a->mode != -1 && (a->mode < 0 || a->mode > 07777))
+        return prop_transport_fail(&lt->base, "%s %s: invalid mode %o", op, path,
+                                   (unsigned)a->mode);
+    if (a->owner) {
+        if ((rc = name_id(lt, op, path, 0, a->owner, &id)) != PROP_OK)
+            return rc;
+        *uid = (uid_t)id;
+    }
+    if (a->group) {
+        if ((rc = name_id(lt, op, path, 1, a->group, &id)) != PROP_OK)
+            return rc;
+        *gid = (gid_t)id;
+    }
+    return PROP_OK;
+}
+
+/* ---- files ---- */
+
+/* fsync a directory, so that a rename in it lasts. */
+static int
+sync_dir(const char *dir)
+{
+    int fd, e = 0;
+
+    do
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return errno;
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        e = errno;
+    if (close(fd) != 0 && !e && errno != EINTR)
+        e = errno;
+    return e;
+}
+
+static int
+write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len > (1u << 30) ? (1u << 30) : len);
+
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* "<dir>/.<base>.prop-" into tmp (PATH_MAX bytes) with room for a suffix of 6. */
+static int
+temp_prefix(local_transport *lt, const char *op, const char *path, const char *dir,
+            const char *base, char *tmp)
+{
+    int n = snprintf(tmp, PATH_MAX, "%s/.%.200s.prop-", strcmp(dir, "/") ? dir : "", base);
+
+    if (n < 0 || n + 7 >= PATH_MAX)
+        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+    return PROP_OK;
+}
+
+static int
+l_read(prop_transport *t, const char *path, char **data, size_t *len)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX];
+    struct stat st;
+    int fd, rc, e;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "read", path, 1, hp)) != PROP_OK)
+        return rc;
+    /* A tree path has its links resolved: a link here is a race. */
+    do
+        fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | (lt->root ? O_NOFOLLOW : 0));
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return not_found(lt, "read", path);
+        return fail_errno(lt, "read", path, errno);
+    }
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        (void)close(fd);
+        return fail_errno(lt, "read", path, e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        (void)close(fd);
+        return prop_transport_fail(t, "read %s: it is a directory", path);
+    }
+    e = read_fd(fd, data, len);
+    if (close(fd) != 0 && !e && errno != EINTR) {
+        e = errno;
+        free(*data);
+        *data = NULL;
+        *len = 0;
+    }
+    if (e)
+        return fail_errno(lt, "read", path, e);
+    return PROP_OK;
+}
+
+static int
+l_write(prop_transport *t, const char *path, const char *data, size_t len, const prop_file_attrs *a)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+    const char *base;
+    struct stat st, tst;
+    uid_t uid;
+    gid_t gid;
+    mode_t mode = 0644;
+    int fd, rc, e;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "write", path, 0, hp)) != PROP_OK ||
+        (rc = split_path(lt, "write", path, hp, dir, &base)) != PROP_OK ||
+        (rc = confine(lt, "write", path, hp)) != PROP_OK ||
+        (rc = attr_ids(lt, "write", path, a, &uid, &gid)) != PROP_OK)
+        return rc;
+    if (lstat(hp, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return prop_transport_fail(t, "write %s: it is a directory", path);
+        /* A link or a special file is replaced by a new file. */
+        if (S_ISREG(st.st_mode)) {
+            mode = st.st_mode & 07777;
+            if (uid == (uid_t)-1)
+                uid = st.st_uid;
+            if (gid == (gid_t)-1)
+                gid = st.st_gid;
+        }
+    } else if (errno != ENOENT)
+        return parent_error(lt, "write", path, errno);
+    if (a && a->mode != -1)
+        mode = (mode_t)a->mode;
+
+    if ((rc = temp_prefix(lt, "write", path, dir, base, tmp)) != PROP_OK)
+        return rc;
+    strcat(tmp, "XXXXXX");
+    fd = mkstemp(tmp);
+    if (fd < 0)
+        return parent_error(lt, "write", path, errno);
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || (e = write_all(fd, data, len)) != 0 ||
+        fstat(fd, &tst) != 0)
+        goto fail;
+    if (uid == tst.st_uid)
+        uid = (uid_t)-1;
+    if (gid == tst.st_gid)
+        gid = (gid_t)-1;
+    /* Owner first: chown clears set-id bits. */
+    if ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) != 0)
+        goto fail;
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+        goto fail;
+    rc = close(fd);
+    fd = -1;
+    if (rc != 0 && errno != EINTR)
+        goto fail;
+    if (rename(tmp, hp) != 0)
+        goto fail;
+    if ((e = sync_dir(dir)) != 0)
+        return prop_transport_fail(t, "write %s: written, but syncing its directory failed: %s",
+                                   path, strerror(e));
+    return PROP_OK;
+
+fail:
+    e = errno;
+    if (fd >= 0)
+        (void)close(fd);
+    (void)unlink(tmp);
+    return fail_errno(lt, "write", path, e);
+}
+
+static int
+l_stat(prop_transport *t, const char *path, prop_file_stat *st)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX];
+    struct stat s;
+    ssize_t r;
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    st->type = PROP_FT_NONE;
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "stat", path, 0, hp)) != PROP_OK)
+        return rc;
+    if (lstat(hp, &s) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return not_found(lt, "stat", path);
+        return fail_errno(lt, "stat", path, errno);
+    }
+    if (S_ISREG(s.st_mode))
+        st->type = PROP_FT_FILE;
+    else if (S_ISDIR(s.st_mode))
+        st->type = PROP_FT_DIR;
+    else if (S_ISLNK(s.st_mode))
+        st->type = PROP_FT_LINK;
+    else
+        st->type = PROP_FT_OTHER;
+    st->mode = (unsigned)(s.st_mode & 07777);
+    st->uid = s.st_uid;
+    st->gid = s.st_gid;
+    st->size = (long long)s.st_size;
+    if (st->type == PROP_FT_LINK) {
+        r = readlink(hp, st->target, sizeof st->target);
+        if (r < 0) {
+            rc = errno;
+            memset(st, 0, sizeof *st);
+            return fail_errno(lt, "stat", path, rc);
+        }
+        if ((size_t)r >= sizeof st->target) {
+            memset(st, 0, sizeof *st);
+            return prop_transport_fail(t, "stat %s: link target too long", path);
+        }
+        st->target[r] = '\0';
+    }
+    id_name(lt, 0, (unsigned long)s.st_uid, st->owner, sizeof st->owner);
+    id_name(lt, 1, (unsigned long)s.st_gid, st->group, sizeof st->group);
+    return PROP_OK;
+}
+
+static int
+l_remove(prop_transport *t, const char *path)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX], dir[PATH_MAX];
+    const char *base;
+    struct stat s;
+    int rc;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "remove", path, 0, hp)) != PROP_OK ||
+        (rc = split_path(lt, "remove", path, hp, dir, &base)) != PROP_OK ||
+        (rc = confine(lt, "remove", path, hp)) != PROP_OK)
+        return rc;
+    if (lstat(hp, &s) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return not_found(lt, "remove", path);
+        return fail_errno(lt, "remove", path, errno);
+    }
+    if (S_ISDIR(s.st_mode) ? rmdir(hp) != 0 : unlink(hp) != 0) {
+        if (errno == ENOENT)
+            return not_found(lt, "remove", path);
+        if (errno == ENOTEMPTY || errno == EEXIST)
+            return prop_transport_fail(t, "remove %s: the directory is not empty", path);
+        return fail_errno(lt, "remove", path, errno);
+    }
+    return PROP_OK;
+}
+
+static int
+l_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX], dir[PATH_MAX];
+    const char *base;
+    uid_t uid;
+    gid_t gid;
+    int rc, e;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "mkdir", path, 0, hp)) != PROP_OK ||
+        (rc = split_path(lt, "mkdir", path, hp, dir, &base)) != PROP_OK ||
+        (rc = confine(lt, "mkdir", path, hp)) != PROP_OK ||
+        (rc = attr_ids(lt, "mkdir", path, a, &uid, &gid)) != PROP_OK)
+        return rc;
+    if (mkdir(hp, 0700) != 0) {
+        if (errno == EEXIST)
+            return prop_transport_fail(t, "mkdir %s: it already exists", path);
+        return parent_error(lt, "mkdir", path, errno);
+    }
+    if (((uid != (uid_t)-1 || gid != (gid_t)-1) && lchown(hp, uid, gid) != 0) ||
+        chmod(hp, a && a->mode != -1 ? (mode_t)a->mode : 0755) != 0) {
+        e = errno;
+        (void)rmdir(hp);
+        return fail_errno(lt, "mkdir", path, e);
+    }
+    return PROP_OK;
+}
+
+/* Six letters that make a temporary name unlikely to be taken. */
+static void
+random_suffix(char *s)
+{
+    static const char abc[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    static unsigned long counter;
+    struct timespec ts;
+    uint64_t x;
+    int i;
+
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        ts.tv_sec = ts.tv_nsec = 0;
+    x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+        (uint64_t)++counter * 0x9e3779b97f4a7c15ULL;
+    /* splitmix64's finaliser */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    for (i = 0; i < 6; i++) {
+        s[i] = abc[x % (sizeof abc - 1)];
+        x /= sizeof abc - 1;
+    }
+    s[6] = '\0';
+}
+
+static int
+l_symlink(prop_transport *t, const char *target, const char *link)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+    const char *base;
+    struct stat s;
+    size_t n;
+    int rc, e, tries;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if (!*target)
+        return prop_transport_fail(t, "symlink %s: empty target", link);
+    if ((rc = host_path(lt, "symlink", link, 0, hp)) != PROP_OK ||
+        (rc = split_path(lt, "symlink", link, hp, dir, &base)) != PROP_OK ||
+        (rc = confine(lt, "symlink", link, hp)) != PROP_OK)
+        return rc;
+    if (lstat(hp, &s) == 0 && S_ISDIR(s.st_mode))
+        return prop_transport_fail(t, "symlink %s: it is a directory", link);
+    if ((rc = temp_prefix(lt, "symlink", link, dir, base, tmp)) != PROP_OK)
+        return rc;
+    n = strlen(tmp);
+    for (tries = 0;; tries++) {
+        random_suffix(tmp + n);
+        if (symlink(target, tmp) == 0)
+            break;
+        if (errno != EEXIST || tries >= 100)
+            return parent_error(lt, "symlink", link, errno);
+    }
+    if (rename(tmp, hp) != 0) {
+        e = errno;
+        (void)unlink(tmp);
+        if (e == EISDIR)
+            return prop_transport_fail(t, "symlink %s: it is a directory", link);
+        return fail_errno(lt, "symlink", link, e);
+    }
+    if ((e = sync_dir(dir)) != 0)
+        return prop_transport_fail(t, "symlink %s: made, but syncing its directory failed: %s",
+                                   link, strerror(e));
+    return PROP_OK;
+}
+
+/* chattr follows a final link (within the tree for a tree). */
+static int
+l_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
+{
+    local_transport *lt = lt_of(t);
+    char hp[PATH_MAX];
+    struct stat s;
+    uid_t uid;
+    gid_t gid;
+    int rc;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if ((rc = host_path(lt, "chattr", path, 1, hp)) != PROP_OK ||
+        (rc = confine(lt, "chattr", path, hp)) != PROP_OK ||
+        (rc = attr_ids(lt, "chattr", path, a, &uid, &gid)) != PROP_OK)
+        return rc;
+    /* For a tree the path holds no link any more (a dangling one is missing). */
+    if ((lt->root ? lstat(hp, &s) : stat(hp, &s)) != 0) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return not_found(lt, "chattr", path);
+        return fail_errno(lt, "chattr", path, errno);
+    }
+    if (S_ISLNK(s.st_mode))
+        return not_found(lt, "chattr", path);
+    if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
+        (lt->root ? lchown(hp, uid, gid) : chown(hp, uid, gid)) != 0)
+        return fail_errno(lt, "chattr", path, errno);
+    if (a->mode != -1 && chmod(hp, (mode_t)a->mode) != 0)
+        return fail_errno(lt, "chattr", path, errno);
+    return PROP_OK;
+}
+
+/* ---- the run lock ---- */
+
+static uint64_t
+fnv1a64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* The lock file's path, malloc'd (NULL: out of memory). */
+static char *
+lock_file_path(const local_transport *lt)
+{
+    const char *dir = "/run/lock", *tmpdir;
+    struct stat st;
+    char buf[PATH_MAX];
+    int n, run_lock = 1;
+
+    /* /run/lock is open to all (1777), but its locks are root's. */
+    if (geteuid() != 0 || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+        access(dir, W_OK | X_OK) != 0) {
+        tmpdir = getenv("TMPDIR");
+        dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+        run_lock = 0;
+    }
+    if (lt->root)
+        n = snprintf(buf, sizeof buf, "%s/prop-dir-%016llx.lock", dir,
+                     (unsigned long long)fnv1a64(lt->root));
+    else if (run_lock)
+        n = snprintf(buf, sizeof buf, "%s/prop.lock", dir);
+    else
+        n = snprintf(buf, sizeof buf, "%s/prop-%lu.lock", dir, (unsigned long)geteuid());
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return NULL;
+    return strdup(buf);
+}
+
+static int
+l_lock(prop_transport *t)
+{
+    local_transport *lt = lt_of(t);
+    char *path, holder[256], stamp[32], line[128];
+    struct tm tm;
+    time_t now;
+    ssize_t r;
+    int fd, e, n, tries;
+
+    if (lt->broken)
+        return PROP_ERROR;
+    if (lt->lock_fd >= 0)
+        return PROP_OK;
+    if (!(path = lock_file_path(lt)))
+        return prop_transport_fail(t, "lock: out of memory or lock directory path too long");
+    /*
+     * The holder removes the file when it is done, so that lock files of
+     * trees do not pile up.  Whoever locks a file that was removed (or
+     * replaced) meanwhile has locked nothing: it checks and tries again.
+     */
+    for (tries = 0;; tries++) {
+        struct stat fst, pst;
+
+        do
+            fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+        while (fd < 0 && errno == EINTR);
+        if (fd < 0) {
+            e = errno;
+            prop_transport_fail(t, "cannot open the lock %s: %s", path, strerror(e));
+            free(path);
+            return PROP_ERROR;
+        }
+        while ((e = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR)
+            ;
+        if (e != 0 || tries >= 100)
+            break;
+        if (fstat(fd, &fst) == 0 && stat(path, &pst) == 0 && fst.st_dev == pst.st_dev &&
+            fst.st_ino == pst.st_ino)
+            break;
+        (void)close(fd);
+    }
+    if (e != 0) {
+        e = errno;
+        if (e == EWOULDBLOCK) {
+            do
+                r = pread(fd, holder, sizeof holder - 1, 0);
+            while (r < 0 && errno == EINTR);
+            if (r < 0)
+                r = 0;
+            holder[r] = '\0';
+            while (r > 0 && (holder[r - 1] == '\n' || holder[r - 1] == ' '))
+                holder[--r] = '\0';
+            prop_transport_fail(t, "another prop run holds the lock %s (%s)", path,
+                                r > 0 ? holder : "holder unknown");
+        } else
+            prop_transport_fail(t, "cannot lock %s: %s", path, strerror(e));
+        (void)close(fd);
+        free(path);
+        return PROP_ERROR;
+    }
+    now = time(NULL);
+    if (!gmtime_r(&now, &tm) || strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        strcpy(stamp, "?");
+    n = snprintf(line, sizeof line, "pid %ld since %s\n", (long)getpid(), stamp);
+    if (n < 0 || (size_t)n >= sizeof line)
+        n = 0;
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)n, 0) != n) {
+        e = errno;
+        (void)close(fd);
+        prop_transport_fail(t, "cannot write the lock %s: %s", path, strerror(e));
+        free(path);
+        return PROP_ERROR;
+    }
+    lt->lock_fd = fd;
+    lt->lock_path = path;
+    return PROP_OK;
+}
+
+/* ---- commands ---- */
+
+typedef struct obuf {
+    char *p;
+    size_t len, cap;
+} obuf;
+
+/* Append; keeps room for a final NUL.  0 or -1 (out of memory). */
+static int
+obuf_add(obuf *b, const char *s, size_t n)
+{
+    if (b->cap - b->len <= n) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *np;
+
+        while (cap - b->len <= n) {
+            if (cap > SIZE_MAX / 2)
+                return -1;
+            cap *= 2;
+        }
+        np = realloc(b->p, cap);
+        if (!np)
+            return -1;
+        b->p = np;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+/* What the child sends back when it cannot exec. */
+enum { STAGE_FDS = 1, STAGE_CHROOT, STAGE_CHDIR, STAGE_EXEC, STAGE_INTERP };
+typedef struct child_report {
+    int stage;
+    int err;
+} child_report;
+
+typedef struct child_args {
+    char *const *argv;
+    char *const *envp;
+    const char *path; /* PATH's value */
+    const char *root; /* chroot here, or NULL */
+    int in, out, err, report;
+    long maxfd;
+} child_args;
+
+/* In the child after fork: async-signal-safe calls only. */
+static void __attribute__((noreturn)) child_exec(const child_args *c)
+{
+    child_report rep = {0, 0};
+    char buf[PATH_MAX];
+    const char *p, *e, *prog = c->argv[0];
+    size_t plen = strlen(prog), dlen;
+    int saw_eacces = 0, saw_file = 0, last = ENOENT, err;
+    sigset_t none;
+    struct stat st;
+    long fd;
+    int rfd = c->report;
+
+    (void)signal(SIGPIPE, SIG_DFL);
+    (void)sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, NULL);
+    if (dup2(c->in, 0) < 0 || dup2(c->out, 1) < 0 || dup2(c->err, 2) < 0) {
+        rep.stage = STAGE_FDS;
+        goto report;
+    }
+    if ((c->report != 3 && dup2(c->report, 3) < 0) || fcntl(3, F_SETFD, FD_CLOEXEC) != 0)
+        _exit(127);
+    rfd = 3;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+#endif
+        for (fd = 4; fd < c->maxfd; fd++)
+            (void)close((int)fd);
+    if (c->root && chroot(c->root) != 0) {
+        rep.stage = STAGE_CHROOT;
+        goto report;
+    }
+    if (chdir("/") != 0) {
+        rep.stage = STAGE_CHDIR;
+        goto report;
+    }
+    rep.stage = STAGE_EXEC;
+    if (strchr(prog, '/')) {
+        execve(prog, c->argv, c->envp);
+        /* There, but its interpreter (#!) is not. */
+        if (errno == ENOENT && stat(prog, &st) == 0)
+            rep.stage = STAGE_INTERP;
+        goto report;
+    }
+    for (p = c->path; *p; p = e + 1) {
+        e = strchr(p, ':');
+        if (!e)
+            e = p + strlen(p);
+        dlen = (size_t)(e - p);
+        if (dlen > 0 && dlen + 1 + plen < sizeof buf) {
+            memcpy(buf, p, dlen);
+            buf[dlen] = '/';
+            memcpy(buf + dlen + 1, prog, plen + 1);
+            execve(buf, c->argv, c->envp);
+            err = errno;
+            /* A directory we may not search is skipped, as shells do. */
+            if (err == EACCES)
+                saw_eacces |= stat(buf, &st) == 0;
+            else if (err == ENOENT)
+                saw_file |= stat(buf, &st) == 0;
+            else if (err != ENOTDIR && err != ENAMETOOLONG)
+                last = err;
+        }
+        if (!*e)
+            break;
+    }
+    if (saw_file && !saw_eacces && last == ENOENT)
+        rep.stage = STAGE_INTERP;
+    errno = saw_eacces ? EACCES : last;
+report:
+    rep.err = errno;
+    while (write(rfd, &rep, sizeof rep) < 0 && errno == EINTR)
+        ;
+    _exit(127);
+}
+
+/* The child's environment: ours, with LC_ALL=C and a PATH. */
+static char **
+child_env(const char **path)
+{
+    static char lc_all[] = "LC_ALL=C";
+    static char def_path[] = "PATH=" DEFAULT_PATH;
+    size_t n = 0, k = 0, i;
+    char **env;
+
+    *path = NULL;
+    while (environ && environ[n])
+        n++;
+    env = calloc(n + 3, sizeof *env);
+    if (!env)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (strncmp(environ[i], "LC_ALL=", 7) == 0)
+            continue;
+        if (strncmp(environ[i], "PATH=", 5) == 0) {
+            if (!environ[i][5] || *path)
+                continue;
+            *path = environ[i] + 5;
+        }
+        env[k++] = environ[i];
+    }
+    env[k++] = lc_all;
+    if (!*path) {
+        env[k++] = def_path;
+        *path = def_path + 5;
+    }
+    env[k] = NULL;
+    return env;
+}
+
+/* A pipe whose ends are close-on-exec and above 2.  0 or errno. */
+static int
+make_pipe(int p[2])
+{
+    int i, fd;
+
+    if (pipe(p) != 0)
+        return errno;
+    for (i = 0; i < 2; i++) {
+        if (p[i] < 3) {
+            fd = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+            if (fd < 0) {
+                int e = errno;
+                (void)close(p[0]);
+                (void)close(p[1]);
+                return e;
+            }
+            (void)close(p[i]);
+            p[i] = fd;
+        } else if (fcntl(p[i], F_SETFD, FD_CLOEXEC) != 0) {
+            int e = errno;
+            (void)close(p[0]);
+            (void)close(p[1]);
+            return e;
+        }
+    }
+    return 0;
+}
+
+static void
+close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        (void)close(*fd);
+        *fd = -1;
+    }
+}
+
+static int
+wait_child(pid_t pid, int *status)
+{
+    pid_t w;
+
+    do
+        w = waitpid(pid, status, 0);
+    while (w < 0 && errno == EINTR);
+    return w == pid ? 0 : errno;
+}
+
+/* Can commands run in the tree?  PROP_OK or PROP_ERROR with the reason. */
+static int
+tree_can_run(local_transport *lt)
+{
+    char sh[PATH_MAX];
+    struct stat st;
+
+    if (geteuid() != 0)
+        return prop_transport_fail(&lt->base,
+                                   "%s: cannot run commands: prop is not root (chroot needs it)",
+                                   lt->base.name);
+    if (tree_path(lt, "run", "/bin/sh", 1, sh) != PROP_OK || stat(sh, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return prop_transport_fail(&lt->base,
+                                   "%s: cannot run commands: the tree is not a system (no /bin/sh)",
+                                   lt->base.name);
+    return PROP_OK;
+}
+
+/* Feed stdin and collect stdout and stderr until both are closed. */
+static int
+pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int *out, int *err,
+     obuf *ob, obuf *eb, int *epipe)
+{
+    char buf[65536];
+    struct pollfd pf[3];
+    size_t off = 0;
+    int n, i, rc = PROP_OK, oom = 0;
+
+    *epipe = 0;
+    if (*in >= 0 && (fcntl(*in, F_SETFL, O_NONBLOCK) != 0 || !data || len == 0))
+        close_fd(in);
+    while (*in >= 0 || *out >= 0 || *err >= 0) {
+        int *fds[3] = {in, out, err};
+
+        for (i = 0; i < 3; i++) {
+            pf[i].fd = *fds[i]; /* poll ignores negative fds */
+            pf[i].events = i == 0 ? POLLOUT : POLLIN;
+            pf[i].revents = 0;
+        }
+        n = poll(pf, 3, -1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = prop_transport_fail(&lt->base, "run: poll: %s", strerror(errno));
+            (void)kill(pid, SIGKILL);
+            close_fd(in);
+            close_fd(out);
+            close_fd(err);
+            break;
+        }
+        if (*in >= 0 && pf[0].revents) {
+            if (pf[0].revents & POLLOUT) {
+                size_t chunk = len - off > sizeof buf ? sizeof buf : len - off;
+                ssize_t w = write(*in, data + off, chunk);
+
+                if (w > 0)
+                    off += (size_t)w;
+                else if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                    /* The child does not read (all of) its input: not an error. */
+                    if (errno == EPIPE)
+                        *epipe = 1;
+                    close_fd(in);
+                }
+                if (off == len)
+                    close_fd(in);
+            } else
+                close_fd(in); /* POLLERR / POLLHUP: the reader is gone */
+        }
+        for (i = 1; i < 3; i++) {
+            int *fd = fds[i];
+            ssize_t r;
+
+            if (*fd < 0 || !pf[i].revents)
+                continue;
+            r = read(*fd, buf, sizeof buf);
+            if (r > 0) {
+                if (!oom && obuf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
+                    oom = 1;
+                    (void)kill(pid, SIGKILL);
+                }
+            } else if (r == 0 || (errno != EINTR && errno != EAGAIN))
+                close_fd(fd);
+        }
+    }
+    if (oom && rc == PROP_OK) {
+        prop_transport_fail(&lt->base, "run: out of memory for the output of the command");
+        rc = PROP_ENOMEM;
+    }
+    return rc;
+}
+
+static int
+l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+      prop_cmd_result *r)
+{
+    local_transport *lt = lt_of(t);
+    int inp[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
+    obuf ob = {NULL, 0, 0}, eb = {NULL, 0, 0};
+    sigset_t pipeset, oldmask, pending;
+    child_report cr;
+    child_args ca;
+    char **envp;
+    const char *path;
+    ssize_t got;
+    pid_t pid;
+    int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0;
+
+    r->code = -1;
+    if (lt->broken)
+        return PROP_ERROR;
+    if (lt->root && tree_can_run(lt) != PROP_OK)
+        return PROP_ERROR;
+    if (!(envp = child_env(&path)))
+        return prop_transport_fail(t, "run %s: out of memory", argv[0]);
+    if ((e = make_pipe(inp)) != 0 || (e = make_pipe(outp)) != 0 || (e = make_pipe(errp)) != 0 ||
+        (e = make_pipe(rep)) != 0) {
+        rc = prop_transport_fail(t, "run %s: pipe: %s", argv[0], strerror(e));
+        goto out;
+    }
+    ca.argv = (char *const *)argv; /* execve does not change them */
+    ca.envp = envp;
+    ca.path = path;
+    ca.root = lt->root;
+    ca.in = inp[0];
+    ca.out = outp[1];
+    ca.err = errp[1];
+    ca.report = rep[1];
+    ca.maxfd = sysconf(_SC_OPEN_MAX);
+    if (ca.maxfd < 0 || ca.maxfd > 65536)
+        ca.maxfd = 65536;
+
+    pid = fork();
+    if (pid < 0) {
+        rc = prop_transport_fail(t, "run %s: fork: %s", argv[0], strerror(errno));
+        goto out;
+    }
+    if (pid == 0)
+        child_exec(&ca);
+    close_fd(&inp[0]);
+    close_fd(&outp[1]);
+    close_fd(&errp[1]);
+    close_fd(&rep[1]);
+
+    /* Did the exec work?  The report pipe closes on exec. */
+    do
+        got = read(rep[0], &cr, sizeof cr);
+    while (got < 0 && errno == EINTR);
+    close_fd(&rep[0]);
+    if (got == (ssize_t)sizeof cr) {
+        close_fd(&inp[1]);
+        (void)wait_child(pid, &status);
+        if (cr.stage == STAGE_EXEC && cr.err == ENOENT)
+            prop_transport_fail(t, "%s: command not found", argv[0]);
+        else if (cr.stage == STAGE_EXEC && cr.err == EACCES)
+            prop_transport_fail(t, "%s: permission denied", argv[0]);
+        else if (cr.stage == STAGE_EXEC)
+            prop_transport_fail(t, "%s: cannot run: %s", argv[0], strerror(cr.err));
+        else if (cr.stage == STAGE_INTERP)
+            prop_transport_fail(t, "%s: cannot run: its interpreter (#!) was not found", argv[0]);
+        else
+            prop_transport_fail(t, "%s: cannot run: %s: %s", argv[0],
+                                cr.stage == STAGE_CHROOT  ? "chroot"
+                                : cr.stage == STAGE_CHDIR ? "chdir"
+                                                          : "dup2",
+                                strerror(cr.err));
+        rc = PROP_ERROR;
+        r->err = malloc(strlen(t->err) + 2);
+        if (r->err) {
+            r->err_len = strlen(t->err) + 1;
+            memcpy(r->err, t->err, r->err_len - 1);
+            memcpy(r->err + r->err_len - 1, "\n", 2);
+        }
+        goto out;
+    }
+
+    /* Writing to a child that stopped reading must not kill us with SIGPIPE. */
+    (void)sigemptyset(&pipeset);
+    (void)sigaddset(&pipeset, SIGPIPE);
+    if (pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask) == 0) {
+        if (sigpending(&pending) == 0)
+            was_pending = sigismember(&pending, SIGPIPE) == 1;
+        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe);
+        if (epipe && !was_pending) {
+            struct timespec zero = {0, 0};
+            while (sigtimedwait(&pipeset, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
+        (void)pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+    } else {
+        rc = prop_transport_fail(t, "run %s: sigmask: %s", argv[0], strerror(errno));
+        (void)kill(pid, SIGKILL);
+    }
+    if ((e = wait_child(pid, &status)) != 0) {
+        if (rc == PROP_OK)
+            rc = prop_transport_fail(t, "run %s: waitpid: %s", argv[0], strerror(e));
+    } else if (WIFEXITED(status))
+        r->code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        r->code = 128 + WTERMSIG(status);
+    if (rc != PROP_OK) {
+        r->code = -1;
+        goto out;
+    }
+    if ((!ob.p && obuf_add(&ob, "", 0) != 0) || (!eb.p && obuf_add(&eb, "", 0) != 0)) {
+        prop_transport_fail(t, "run %s: out of memory", argv[0]);
+        rc = PROP_ENOMEM;
+        r->code = -1;
+        goto out;
+    }
+    r->out = ob.p;
+    r->out_len = ob.len;
+    r->err = eb.p;
+    r->err_len = eb.len;
+    ob.p = eb.p = NULL;
+out:
+    free(ob.p);
+    free(eb.p);
+    close_fd(&inp[0]);
+    close_fd(&inp[1]);
+    close_fd(&outp[0]);
+    close_fd(&outp[1]);
+    close_fd(&errp[0]);
+    close_fd(&errp[1]);
+    close_fd(&rep[0]);
+    close_fd(&rep[1]);
+    free(envp);
+    return rc;
+}
+
+/* ---- making and closing ---- */
+
+static void
+l_close(prop_transport *t)
+{
+    local_transport *lt = lt_of(t);
+
+    if (lt->lock_fd >= 0) {
+        /* Removed while held (see l_lock); closing releases the lock. */
+        if (unlink(lt->lock_path) != 0 && ftruncate(lt->lock_fd, 0) != 0) {
+            /* nothing more to do: a stale text names a process that is gone */
+        }
+        (void)close(lt->lock_fd);
+    }
+    free(lt->lock_path);
+    free(lt->root);
+    free(lt);
+}
+
+static const prop_transport_ops local_ops = {
+    l_run, l_read, l_write, l_stat, l_remove, l_mkdir, l_symlink, l_chattr, l_lock, l_close,
+};
+
+static local_transport *
+lt_new(void)
+{
+    local_transport *lt = calloc(1, sizeof *lt);
+
+    if (!lt)
+        return NULL;
+    lt->base.ops = &local_ops;
+    lt->lock_fd = -1;
+    return lt;
+}
+
+int
+prop_transport_local(prop_transport **out)
+{
+    local_transport *lt;
+
+    if (!out)
+        return PROP_EINVAL;
+    *out = NULL;
+    if (!(lt = lt_new()))
+        return PROP_ENOMEM;
+    strcpy(lt->base.name, "local");
+    *out = &lt->base;
+    return PROP_OK;
+}
+
+int
+prop_transport_dir(prop_transport **out, const char *root)
+{
+    local_transport *lt;
+    char real[PATH_MAX];
+    struct stat st;
+
+    if (!out)
+        return PROP_EINVAL;
+    *out = NULL;
+    if (!root || !*root)
+        return PROP_EINVAL;
+    if (!(lt = lt_new()))
+        return PROP_ENOMEM;
+    *out = &lt->base;
+    snprintf(lt->base.name, sizeof lt->base.name, "dir:%s", root);
+    if (!realpath(root, real) || stat(real, &st) != 0) {
+        lt->broken = 1;
+        return prop_transport_fail(&lt->base, "%s: cannot use it as a root: %s", lt->base.name,
+                                   strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        lt->broken = 1;
+        return prop_transport_fail(&lt->base, "%s: cannot use it as a root: not a directory",
+                                   lt->base.name);
+    }
+    if (strlen(real) + 5 > sizeof lt->base.name) {
+        lt->broken = 1;
+        return prop_transport_fail(&lt->base, "%s: cannot use it as a root: path too long",
+                                   lt->base.name);
+    }
+    if (!(lt->root = strdup(real))) {
+        l_close(&lt->base);
+        *out = NULL;
+        return PROP_ENOMEM;
+    }
+    lt->plen = strcmp(real, "/") == 0 ? 0 : strlen(real);
+    memcpy(lt->base.name + 4, real, strlen(real) + 1); /* fits: checked above */
+    return PROP_OK;
+}

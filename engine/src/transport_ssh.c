@@ -1,0 +1,1756 @@
+/*
+ * transport_ssh.c - a target reached over SSH, through libssh.
+ *
+ * One SSH session per transport, opened by prop_transport_ssh() and used
+ * for every operation; each operation is one "exec" channel, that is one
+ * round trip.  Nothing is needed on the target beyond sshd, a POSIX shell
+ * as the login shell of the user, and the usual POSIX utilities (cat,
+ * stat, mktemp, chmod, chown, mv, ln, rm, rmdir, mkdir, uname, readlink;
+ * flock(1) or lockf(1) for the run lock).
+ *
+ * Quoting.  sshd hands the command string to the user's login shell, so
+ * every word of argv is quoted with POSIX single quotes ('\'' for a
+ * quote): no string from the caller ever reaches the remote shell
+ * unquoted.  File operations are small fixed sh(1) scripts; paths,
+ * modes and owners are passed as positional parameters ("$1"), never
+ * spliced into a script.  With opts->sudo the whole command runs under
+ * "sudo -n --" (no password prompt: sudo must allow the user without one).
+ *
+ * The login shell's startup files are the target's business: anything
+ * they print on stdout ends up in the output of run() and read() (stat
+ * looks for its marker and is not affected).
+ *
+ * Host keys are checked against one known_hosts file only (opts->known_hosts
+ * or ~/.ssh/known_hosts of the running user, a leading "~/" expanded; the
+ * global file is set to /dev/null and ~/.ssh/config is not read).  An
+ * unknown key is refused unless opts->accept_new, which appends it (new
+ * directories 0700, a new file 0600); a changed key, or a key of another
+ * type than the one recorded, is always refused, naming the file and line
+ * of the old key (plain, [host]:port and hashed "|1|" entries are
+ * searched).  Every refusal happens before authentication.
+ *
+ * Authentication is by public key only: opts->identity when set (never a
+ * passphrase prompt: an encrypted key must go through ssh-agent), else the
+ * agent (when SSH_AUTH_SOCK is set), then the default keys of ~/.ssh.
+ * The connection, host key and authentication failures return
+ * PROP_EUNREACHABLE.
+ *
+ * Remote operations:
+ *   read    [ -e path ] && cat -- path             (exit 3: missing)
+ *   stat    shell tests for the type, then GNU "stat -c" on Linux or BSD
+ *           "stat -f" elsewhere for mode, ids, names and size, and
+ *           readlink for a link's target; printed one field a line after
+ *           a "prop-stat" marker
+ *   write   umask 077; mktemp in the same directory; cat stdin into it;
+ *           check its size (a dropped connection must not install half a
+ *           file); chown/chgrp and chmod (the attributes asked for, else
+ *           those of the file being replaced, else 0644 and the user's
+ *           ids); sync the file; mv -f over the path; sync the directory.
+ *           The temporary file is removed on any failure.
+ *   remove  rmdir for a directory, rm -f otherwise (exit 3: missing)
+ *   mkdir   mkdir (umask 077, then chown and chmod: never wider than
+ *           asked, even for a moment); an existing directory only gets
+ *           the attributes
+ *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU);
+ *           "ln -sfh" elsewhere
+ *   chattr  chown/chgrp, then chmod
+ *
+ * The run lock is the one the local transport takes, on the target: as
+ * root, flock(1) on /run/lock/prop.lock, otherwise on
+ * ${TMPDIR:-/tmp}/prop-UID.lock.  A remote shell on a channel of this
+ * session opens the file (never through a symbolic link, and only a file
+ * of its own), locks it, checks that the path still names the file it
+ * locked (a holder removes the file when it lets go; whoever locked a
+ * removed file retries), writes the holder's description into it (pid,
+ * host, user, start time) and waits for its stdin to end.  A second run is
+ * refused with that description.  prop_transport_close() ends stdin: the
+ * holder removes the file and exits, and close waits for it.  If this
+ * process dies, sshd closes the channel, the holder's stdin ends the same
+ * way: there is no stale lock to clean up (a network cut that sshd does
+ * not notice keeps the lock until sshd times the connection out, see
+ * ClientAliveInterval).  Without flock(1) (FreeBSD), lockf(1) holds the
+ * lock the same way.  PROP_LOCK_FILE in the remote environment (sshd's
+ * SetEnv; sudo drops it) puts the lock elsewhere: the tests use it.
+ *
+ * Timeouts: connect_timeout bounds the TCP connection and the key
+ * exchange, op_timeout one operation.  When an operation times out or the
+ * connection drops, the session is closed and every later operation fails
+ * at once with "connection lost".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libssh/callbacks.h>
+#include <libssh/libssh.h>
+
+#include "transport_impl.h"
+
+#define SSH_DEFAULT_PORT 22
+#define SSH_DEFAULT_CONNECT_TIMEOUT 10
+#define SSH_DEFAULT_OP_TIMEOUT 300
+#define SSH_CLOSE_WAIT_MS 5000
+#define EXIT_MISSING 3   /* the scripts' "no such path" */
+#define EXIT_LOCKED 4    /* the lock script's "held by another run" */
+#define AUTH_NO_KEY -100 /* the identity could not be loaded (reason in t->err) */
+
+/* ---------------------------------------------------------------------
+ * Growing byte buffers, always NUL-terminated.
+ */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static int
+sbuf_add(sbuf *b, const void *data, size_t n)
+{
+    if (n > SIZE_MAX - b->len - 1)
+        return -1;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        char *p;
+
+        while (cap < b->len + n + 1) {
+            if (cap > SIZE_MAX / 2)
+                return -1;
+            cap *= 2;
+        }
+        p = realloc(b->p, cap);
+        if (!p)
+            return -1;
+        b->p = p;
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->len, data, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+    return 0;
+}
+
+static int
+sbuf_adds(sbuf *b, const char *s)
+{
+    return sbuf_add(b, s, strlen(s));
+}
+
+/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
+static int
+sbuf_quote(sbuf *b, const char *w)
+{
+    const char *q;
+
+    if (sbuf_add(b, "'", 1) < 0)
+        return -1;
+    while ((q = strchr(w, '\'')) != NULL) {
+        if (sbuf_add(b, w, (size_t)(q - w)) < 0 || sbuf_add(b, "'\\''", 4) < 0)
+            return -1;
+        w = q + 1;
+    }
+    return sbuf_adds(b, w) < 0 || sbuf_add(b, "'", 1) < 0 ? -1 : 0;
+}
+
+/* The buffer's text, handed over (never NULL: "" when empty), or NULL. */
+static char *
+sbuf_take(sbuf *b, size_t *len)
+{
+    char *p = b->p;
+
+    if (!p && sbuf_add(b, "", 0) < 0)
+        return NULL;
+    p = b->p;
+    if (len)
+        *len = b->len;
+    b->p = NULL;
+    b->len = b->cap = 0;
+    return p;
+}
+
+/* ---------------------------------------------------------------------
+ * The transport.
+ */
+typedef struct chan {
+    ssh_channel ch;
+    struct ssh_channel_callbacks_struct cb;
+    int cb_set;
+    sbuf out, err;
+    int eof, closed, have_status, status, oom;
+} chan;
+
+typedef struct ssh_tr {
+    prop_transport base;
+    ssh_session session;
+    ssh_event event;
+    struct ssh_callbacks_struct scb; /* refuses passphrase prompts */
+    int passphrase_asked;
+    char *address, *user, *known_hosts;
+    char hostport[300]; /* "127.0.0.1:2222", "[::1]:22": for messages */
+    int port, sudo, op_timeout;
+    int connected; /* ssh_connect() succeeded and no ssh_disconnect() yet */
+    int dead;      /* the connection is gone: operations fail at once */
+    char dead_why[512];
+    int locked;
+    chan lock;
+} ssh_tr;
+
+static long long
+now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *
+user_home(void)
+{
+    const struct passwd *pw = getpwuid(getuid());
+    const char *h;
+
+    if (pw && pw->pw_dir && *pw->pw_dir)
+        return pw->pw_dir;
+    h = getenv("HOME");
+    return h && *h ? h : NULL;
+}
+
+/* path with a leading "~/" replaced by the running user's home (malloc'd). */
+static char *
+expand_home(const char *path)
+{
+    const char *home;
+    sbuf b = {0};
+
+    if (strncmp(path, "~/", 2) != 0 || !(home = user_home()))
+        return strdup(path);
+    if (sbuf_adds(&b, home) < 0 || sbuf_adds(&b, path + 1) < 0) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
+
+static int
+session_lost(ssh_tr *s)
+{
+    return !s->connected || !ssh_is_connected(s->session) ||
+           (ssh_get_status(s->session) & (SSH_CLOSED | SSH_CLOSED_ERROR)) != 0;
+}
+
+/* The connection is unusable from now on; close it so nothing waits on it. */
+static void
+mark_dead(ssh_tr *s, const char *why)
+{
+    if (!s->dead) {
+        s->dead = 1;
+        snprintf(s->dead_why, sizeof s->dead_why, "%s", why && *why ? why : "closed");
+    }
+    if (s->connected) {
+        ssh_disconnect(s->session);
+        s->connected = 0;
+    }
+}
+
+static int
+fail_lost(ssh_tr *s, const char *what)
+{
+    return prop_transport_fail(&s->base, "%s: connection lost to %s@%s (%s)", what, s->user,
+                               s->hostport, s->dead_why);
+}
+
+/* After a failed libssh call: a lost connection, or only this call failed. */
+static int
+fail_call(ssh_tr *s, const char *what, const char *call)
+{
+    if (s->dead || session_lost(s)) {
+        mark_dead(s, ssh_get_error(s->session));
+        return fail_lost(s, what);
+    }
+    return prop_transport_fail(&s->base, "%s: %s: %s", what, call, ssh_get_error(s->session));
+}
+
+/* ---------------------------------------------------------------------
+ * Running one command on a channel.
+ */
+static int
+on_data(ssh_session session, ssh_channel channel, void *data, uint32_t len, int is_stderr,
+        void *userdata)
+{
+    chan *c = userdata;
+
+    (void)session;
+    (void)channel;
+    if (sbuf_add(is_stderr ? &c->err : &c->out, data, len) < 0)
+        c->oom = 1;
+    return (int)len;
+}
+
+static void
+on_eof(ssh_session session, ssh_channel channel, void *userdata)
+{
+    (void)session;
+    (void)channel;
+    ((chan *)userdata)->eof = 1;
+}
+
+static void
+on_close(ssh_session session, ssh_channel channel, void *userdata)
+{
+    (void)session;
+    (void)channel;
+    ((chan *)userdata)->closed = 1;
+}
+
+static void
+on_exit_status(ssh_session session, ssh_channel channel, int status, void *userdata)
+{
+    chan *c = userdata;
+
+    (void)session;
+    (void)channel;
+    c->have_status = 1;
+    c->status = status;
+}
+
+/* RFC 4254 names whose numbers are the same on Linux and the BSDs. */
+static int
+signal_number(const char *name)
+{
+    static const struct {
+        const char *name;
+        int n;
+    } sigs[] = {{"HUP", 1}, {"INT", 2},  {"QUIT", 3},  {"ILL", 4},   {"TRAP", 5},  {"ABRT", 6},
+                {"FPE", 8}, {"KILL", 9}, {"SEGV", 11}, {"PIPE", 13}, {"ALRM", 14}, {"TERM", 15}};
+    size_t i;
+
+    for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        if (strcmp(name, sigs[i].name) == 0)
+            return sigs[i].n;
+    return 0;
+}
+
+static void
+on_exit_signal(ssh_session session, ssh_channel channel, const char *signal, int core,
+               const char *errmsg, const char *lang, void *userdata)
+{
+    chan *c = userdata;
+    int n = signal ? signal_number(signal) : 0;
+
+    (void)session;
+    (void)channel;
+    (void)core;
+    (void)errmsg;
+    (void)lang;
+    c->have_status = 1;
+    c->status = n ? 128 + n : 255; /* 255: a signal without a portable number */
+}
+
+/*
+ * Free a channel.  ssh_disconnect() frees every channel of the session
+ * itself, so once the session is disconnected only our buffers are left.
+ */
+static void
+chan_free(ssh_tr *s, chan *c)
+{
+    if (c->ch && s->connected) {
+        if (c->cb_set)
+            ssh_remove_channel_callbacks(c->ch, &c->cb);
+        ssh_channel_free(c->ch);
+    }
+    free(c->out.p);
+    free(c->err.p);
+    memset(c, 0, sizeof *c);
+}
+
+/* Open a channel and start cmd on it. */
+static int
+chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
+{
+    memset(c, 0, sizeof *c);
+    if (s->dead)
+        return fail_lost(s, what);
+    if (session_lost(s)) {
+        mark_dead(s, "the connection was closed");
+        return fail_lost(s, what);
+    }
+    c->ch = ssh_channel_new(s->session);
+    if (!c->ch)
+        return fail_call(s, what, "cannot make a channel");
+    if (ssh_channel_open_session(c->ch) != SSH_OK)
+        return fail_call(s, what, "cannot open a channel");
+    ssh_callbacks_init(&c->cb);
+    c->cb.userdata = c;
+    c->cb.channel_data_function = on_data;
+    c->cb.channel_eof_function = on_eof;
+    c->cb.channel_close_function = on_close;
+    c->cb.channel_exit_status_function = on_exit_status;
+    c->cb.channel_exit_signal_function = on_exit_signal;
+    if (ssh_set_channel_callbacks(c->ch, &c->cb) != SSH_OK)
+        return fail_call(s, what, "cannot watch the channel");
+    c->cb_set = 1;
+    if (ssh_channel_request_exec(c->ch, cmd) != SSH_OK)
+        return fail_call(s, what, "cannot start the command");
+    return 0;
+}
+
+/*
+ * Feed in[0..inlen) to the command (then EOF when send_eof), and collect
+ * its output until it ends, or until its stdout holds `until`.  Data on
+ * stdout and stderr are taken as they come (callbacks), and stdin is only
+ * written as far as the remote window allows, so neither side can block
+ * the other.
+ */
+static int
+chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
+          long long timeout_ms, const char *what)
+{
+    long long deadline = now_ms() + timeout_ms, left;
+    size_t off = 0;
+    int eof_sent = !send_eof, rc;
+
+    for (;;) {
+        if (c->oom)
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        if (until && c->out.p && strstr(c->out.p, until))
+            return 0;
+        if (c->closed || (c->eof && c->have_status))
+            return 0;
+        if (s->dead)
+            return fail_lost(s, what);
+        if (session_lost(s)) {
+            mark_dead(s, ssh_get_error(s->session));
+            return fail_lost(s, what);
+        }
+        if (!eof_sent) {
+            if (off < inlen) {
+                uint32_t win = ssh_channel_window_size(c->ch);
+
+                if (win > 0) {
+                    size_t n = inlen - off;
+
+                    if (n > win)
+                        n = win;
+                    if (n > 65536)
+                        n = 65536;
+                    rc = ssh_channel_write(c->ch, in + off, (uint32_t)n);
+                    if (rc == SSH_ERROR) {
+                        if (session_lost(s))
+                            continue;
+                        eof_sent = 1; /* the command stopped reading */
+                    } else {
+                        off += (size_t)rc;
+                    }
+                    continue;
+                }
+            } else {
+                if (ssh_channel_send_eof(c->ch) == SSH_ERROR && session_lost(s))
+                    continue;
+                eof_sent = 1;
+                continue;
+            }
+        }
+        left = deadline - now_ms();
+        if (left <= 0) {
+            char why[128];
+
+            snprintf(why, sizeof why, "an operation timed out after %lld s",
+                     (timeout_ms + 999) / 1000);
+            mark_dead(s, why);
+            return prop_transport_fail(&s->base,
+                                       "%s: timed out after %lld s; the connection to %s@%s "
+                                       "is closed",
+                                       what, (timeout_ms + 999) / 1000, s->user, s->hostport);
+        }
+        rc = ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left);
+        if (rc == SSH_ERROR) {
+            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
+            return fail_lost(s, what);
+        }
+    }
+}
+
+/* "sudo -n -- 'a' 'b' ...", or NULL when out of memory. */
+static char *
+build_command(const ssh_tr *s, const char *const *argv)
+{
+    sbuf b = {0};
+    size_t i;
+
+    if (s->sudo && sbuf_adds(&b, "sudo -n --") < 0)
+        goto oom;
+    for (i = 0; argv[i]; i++)
+        if ((b.len && sbuf_add(&b, " ", 1) < 0) || sbuf_quote(&b, argv[i]) < 0)
+            goto oom;
+    return b.p;
+oom:
+    free(b.p);
+    return NULL;
+}
+
+/* Run argv on the target; 0 when it ran (r filled), else the failure. */
+static int
+exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
+          const char *what)
+{
+    chan c;
+    char *cmd = build_command(s, argv);
+    int rc;
+
+    if (!cmd)
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    rc = chan_open(s, &c, cmd, what);
+    free(cmd);
+    if (rc == 0)
+        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what);
+    if (rc == 0 && !c.have_status) {
+        if (session_lost(s)) {
+            mark_dead(s, ssh_get_error(s->session));
+            rc = fail_lost(s, what);
+        } else {
+            rc =
+                prop_transport_fail(&s->base, "%s: the command ended without an exit status", what);
+        }
+    }
+    if (rc == 0) {
+        r->code = c.status;
+        r->out = sbuf_take(&c.out, &r->out_len);
+        r->err = sbuf_take(&c.err, &r->err_len);
+        if (!r->out || !r->err) {
+            prop_cmd_result_clear(r);
+            rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+        }
+    }
+    chan_free(s, &c);
+    return rc;
+}
+
+static int
+sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+          prop_cmd_result *r)
+{
+    char what[300];
+
+    snprintf(what, sizeof what, "run %s", argv[0]);
+    return exec_argv((ssh_tr *)t, argv, stdin_data, stdin_data ? stdin_len : 0, r, what);
+}
+
+/* ---------------------------------------------------------------------
+ * File operations: fixed scripts, arguments as positional parameters.
+ */
+static int
+run_script(ssh_tr *s, const char *script, const char *const *args, const char *in, size_t inlen,
+           prop_cmd_result *r, const char *what)
+{
+    const char *argv[12];
+    size_t n = 0, i;
+
+    argv[n++] = "sh";
+    argv[n++] = "-c";
+    argv[n++] = script;
+    argv[n++] = "sh";
+    for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    return exec_argv(s, argv, in, inlen, r, what);
+}
+
+/* A script's failure, with its stderr (on one line) as the reason. */
+static int
+fail_script(ssh_tr *s, const prop_cmd_result *r, const char *what)
+{
+    char msg[700];
+    size_t i, n = 0, len = r->err_len;
+
+    while (len && isspace((unsigned char)r->err[len - 1]))
+        len--;
+    for (i = 0; i < len && n + 3 < sizeof msg; i++) {
+        if (r->err[i] == '\n') {
+            msg[n++] = ';';
+            msg[n++] = ' ';
+        } else if (r->err[i] != '\r') {
+            msg[n++] = r->err[i];
+        }
+    }
+    msg[n] = '\0';
+    if (n)
+        return prop_transport_fail(&s->base, "%s: %s", what, msg);
+    return prop_transport_fail(&s->base, "%s: failed (exit status %d)", what, r->code);
+}
+
+/* Mode, owner, group as script arguments ("" for "leave as is"). */
+static void
+attr_args(const prop_file_attrs *attrs, char mode[16], const char **owner, const char **group)
+{
+    mode[0] = '\0';
+    *owner = *group = "";
+    if (!attrs)
+        return;
+    if (attrs->mode >= 0)
+        snprintf(mode, 16, "%o", (unsigned)attrs->mode & 07777u);
+    if (attrs->owner)
+        *owner = attrs->owner;
+    if (attrs->group)
+        *group = attrs->group;
+}
+
+/* Sets owner "$o" and group "$g" of "$x" when they are not empty. */
+#define SH_CHOWN                                                                                   \
+    "if [ -n \"$o\" ]; then chown -- \"$o${g:+:$g}\" \"$x\" || exit 1;\n"                          \
+    "elif [ -n \"$g\" ]; then chgrp -- \"$g\" \"$x\" || exit 1; fi\n"
+
+static const char read_script[] = "if [ -e \"$1\" ]; then exec cat -- \"$1\"; fi\n"
+                                  "exit 3\n";
+
+static int
+sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    const char *args[] = {path, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    snprintf(what, sizeof what, "read %s", path);
+    rc = run_script(s, read_script, args, NULL, 0, &r, what);
+    if (rc)
+        return rc;
+    if (r.code == EXIT_MISSING) {
+        prop_cmd_result_clear(&r);
+        prop_transport_fail(t, "%s: no such file or directory", what);
+        return PROP_ENOTFOUND;
+    }
+    if (r.code != 0) {
+        rc = fail_script(s, &r, what);
+        prop_cmd_result_clear(&r);
+        return rc;
+    }
+    *data = r.out;
+    *len = r.out_len;
+    r.out = NULL;
+    prop_cmd_result_clear(&r);
+    return 0;
+}
+
+static const char stat_script[] = "p=$1\n"
+                                  "if [ -L \"$p\" ]; then t=link\n"
+                                  "elif [ -d \"$p\" ]; then t=dir\n"
+                                  "elif [ -f \"$p\" ]; then t=file\n"
+                                  "elif [ -e \"$p\" ]; then t=other\n"
+                                  "else exit 3; fi\n"
+                                  "echo prop-stat\n"
+                                  "echo \"$t\"\n"
+                                  "if [ \"$(uname -s)\" = Linux ]; then\n"
+                                  "  stat -c '%a\n%u\n%g\n%U\n%G\n%s' -- \"$p\" || exit 1\n"
+                                  "else\n"
+                                  "  stat -f '%p%n%u%n%g%n%Su%n%Sg%n%z' -- \"$p\" || exit 1\n"
+                                  "fi\n"
+                                  "if [ \"$t\" = link ]; then readlink -- \"$p\" || exit 1; fi\n";
+
+/* The next line of *p (NUL-terminated in place), or NULL at the end. */
+static char *
+next_line(char **p)
+{
+    char *line = *p, *nl;
+
+    if (!line || !*line)
+        return NULL;
+    nl = strchr(line, '\n');
+    if (nl) {
+        *nl = '\0';
+        *p = nl + 1;
+    } else {
+        *p = line + strlen(line);
+    }
+    return line;
+}
+
+static int
+parse_stat(char *out, prop_file_stat *st)
+{
+    char *p = strstr(out, "prop-stat\n"), *f[7], *end;
+    size_t i, n;
+
+    if (!p)
+        return -1;
+    p += strlen("prop-stat\n");
+    for (i = 0; i < 7; i++)
+        if (!(f[i] = next_line(&p)))
+            return -1;
+    if (strcmp(f[0], "file") == 0)
+        st->type = PROP_FT_FILE;
+    else if (strcmp(f[0], "dir") == 0)
+        st->type = PROP_FT_DIR;
+    else if (strcmp(f[0], "link") == 0)
+        st->type = PROP_FT_LINK;
+    else
+        st->type = PROP_FT_OTHER;
+    errno = 0;
+    st->mode = (unsigned)(strtoul(f[1], &end, 8) & 07777u);
+    if (end == f[1] || *end)
+        return -1;
+    st->uid = (uid_t)strtoul(f[2], &end, 10);
+    if (end == f[2] || *end)
+        return -1;
+    st->gid = (gid_t)strtoul(f[3], &end, 10);
+    if (end == f[3] || *end)
+        return -1;
+    /* GNU stat says UNKNOWN for an id without a name. */
+    if (*f[4] && strcmp(f[4], "UNKNOWN") != 0)
+        snprintf(st->owner, sizeof st->owner, "%s", f[4]);
+    else
+        snprintf(st->owner, sizeof st->owner, "%lu", (unsigned long)st->uid);
+    if (*f[5] && strcmp(f[5], "UNKNOWN") != 0)
+        snprintf(st->group, sizeof st->group, "%s", f[5]);
+    else
+        snprintf(st->group, sizeof st->group, "%lu", (unsigned long)st->gid);
+    st->size = strtoll(f[6], &end, 10);
+    if (end == f[6] || *end || errno)
+        return -1;
+    if (st->type == PROP_FT_LINK) {
+        n = strlen(p);
+        if (n && p[n - 1] == '\n')
+            n--;
+        if (n >= sizeof st->target)
+            n = sizeof st->target - 1;
+        memcpy(st->target, p, n);
+        st->target[n] = '\0';
+    }
+    return 0;
+}
+
+static int
+sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    const char *args[] = {path, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    snprintf(what, sizeof what, "stat %s", path);
+    rc = run_script(s, stat_script, args, NULL, 0, &r, what);
+    if (rc)
+        return rc;
+    if (r.code == EXIT_MISSING) {
+        rc = PROP_ENOTFOUND;
+        prop_transport_fail(t, "%s: no such file or directory", what);
+    } else if (r.code != 0) {
+        rc = fail_script(s, &r, what);
+    } else if (parse_stat(r.out, st) < 0) {
+        memset(st, 0, sizeof *st);
+        rc = prop_transport_fail(t, "%s: unexpected output from stat on the target", what);
+    }
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+static const char write_script[] =
+    "p=$1 m=$2 o=$3 g=$4 n=$5\n"
+    "case $p in /*) ;; *) p=./$p ;; esac\n"
+    "if [ \"$(uname -s)\" = Linux ]; then gnu=1; else gnu=; fi\n"
+    "d=$(dirname -- \"$p\") && b=$(basename -- \"$p\") || exit 1\n"
+    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
+    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
+    "[ ${#b} -le 200 ] || b=prop\n"
+    "umask 077\n"
+    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
+    "trap 'exit 1' HUP INT TERM PIPE\n"
+    "if [ -e \"$p\" ]; then\n"
+    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
+    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
+    "  set -- $cur\n"
+    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
+    "  [ -n \"$o\" ] || o=$2\n"
+    "  [ -n \"$g\" ] || g=$3\n"
+    "fi\n"
+    "[ -n \"$m\" ] || m=644\n"
+    "cat >\"$tmp\" || exit 1\n"
+    "set -- $(wc -c <\"$tmp\")\n"
+    "if [ \"$1\" != \"$n\" ]; then\n"
+    "  echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+    "fi\n"
+    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+    "tmp=\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n"
+    "exit 0\n";
+
+static int
+sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
+            const prop_file_attrs *attrs)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    char mode[16], size[32], what[300];
+    const char *owner, *group;
+    prop_cmd_result r;
+    int rc;
+
+    attr_args(attrs, mode, &owner, &group);
+    snprintf(size, sizeof size, "%zu", len);
+    {
+        const char *args[] = {path, mode, owner, group, size, NULL};
+
+        snprintf(what, sizeof what, "write %s", path);
+        rc = run_script(s, write_script, args, data, len, &r, what);
+    }
+    if (rc)
+        return rc;
+    if (r.code != 0)
+        rc = fail_script(s, &r, what);
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+static const char remove_script[] =
+    "if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then exec rmdir -- \"$1\"; fi\n"
+    "if [ -e \"$1\" ] || [ -L \"$1\" ]; then exec rm -f -- \"$1\"; fi\n"
+    "exit 3\n";
+
+static int
+sshtr_remove(prop_transport *t, const char *path)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    const char *args[] = {path, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    snprintf(what, sizeof what, "remove %s", path);
+    rc = run_script(s, remove_script, args, NULL, 0, &r, what);
+    if (rc)
+        return rc;
+    if (r.code == EXIT_MISSING) {
+        rc = PROP_ENOTFOUND;
+        prop_transport_fail(t, "%s: no such file or directory", what);
+    } else if (r.code != 0) {
+        rc = fail_script(s, &r, what);
+    }
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+static const char mkdir_script[] =
+    "x=$1 m=$2 o=$3 g=$4\n"
+    "umask 077\n"
+    "if [ -d \"$x\" ]; then :\n"
+    "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
+    "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
+    "else\n"
+    "  mkdir -- \"$x\" || exit 1\n"
+    "  [ -n \"$m\" ] || m=755\n"
+    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
+
+static const char chattr_script[] =
+    "x=$1 m=$2 o=$3 g=$4\n"
+    "if [ ! -e \"$x\" ] && [ ! -L \"$x\" ]; then\n"
+    "  echo 'no such file or directory' >&2; exit 3\n"
+    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
+
+static int
+attrs_op(ssh_tr *s, const char *script, const char *op, const char *path,
+         const prop_file_attrs *attrs)
+{
+    char mode[16], what[300];
+    const char *owner, *group;
+    prop_cmd_result r;
+    int rc;
+
+    attr_args(attrs, mode, &owner, &group);
+    snprintf(what, sizeof what, "%s %s", op, path);
+    {
+        const char *args[] = {path, mode, owner, group, NULL};
+
+        rc = run_script(s, script, args, NULL, 0, &r, what);
+    }
+    if (rc)
+        return rc;
+    if (r.code != 0)
+        rc = fail_script(s, &r, what);
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+static int
+sshtr_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    return attrs_op((ssh_tr *)t, mkdir_script, "mkdir", path, attrs);
+}
+
+static int
+sshtr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    return attrs_op((ssh_tr *)t, chattr_script, "chattr", path, attrs);
+}
+
+static const char symlink_script[] =
+    "t=$1 l=$2\n"
+    "case $l in /*) ;; *) l=./$l ;; esac\n"
+    "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
+    "if [ \"$(uname -s)\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
+    "d=$(dirname -- \"$l\") || exit 1\n"
+    "tmp=$(mktemp -u \"$d/.prop-link-XXXXXX\") || exit 1\n"
+    "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+    "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
+
+static int
+sshtr_symlink(prop_transport *t, const char *target, const char *link)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    const char *args[] = {target, link, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    snprintf(what, sizeof what, "symlink %s", link);
+    rc = run_script(s, symlink_script, args, NULL, 0, &r, what);
+    if (rc)
+        return rc;
+    if (r.code != 0)
+        rc = fail_script(s, &r, what);
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The run lock: a remote shell holding flock(1) while this session lives.
+ */
+static const char lock_script[] =
+    "info=$1 f=$PROP_LOCK_FILE\n"
+    "if [ -z \"$f\" ]; then\n"
+    "  u=$(id -u) || exit 1\n"
+    "  if [ \"$u\" = 0 ] && [ -d /run/lock ] && [ -w /run/lock ]; then f=/run/lock/prop.lock\n"
+    "  else f=${TMPDIR:-/tmp}/prop-$u.lock; fi\n"
+    "fi\n"
+    "umask 022\n"
+    "if command -v flock >/dev/null 2>&1; then\n"
+    "  i=0\n"
+    "  while :; do\n"
+    "    if [ -L \"$f\" ]; then echo \"$f is a symbolic link, not a lock\" >&2; exit 1; fi\n"
+    "    exec 9<>\"$f\" || exit 1\n"
+    "    if ! flock -n 9; then echo \"$f\"; cat -- \"$f\"; exit 4; fi\n"
+    "    [ \"$f\" -ef /dev/fd/9 ] && break\n"
+    "    i=$((i + 1))\n"
+    "    if [ $i -ge 100 ]; then echo \"$f keeps being replaced\" >&2; exit 1; fi\n"
+    "  done\n"
+    "  if [ ! -O \"$f\" ]; then echo \"$f is not owned by $(id -un)\" >&2; exit 1; fi\n"
+    "  printf '%-200s\\n' \"$info\" >&9\n"
+    "  echo prop-locked\n"
+    "  cat >/dev/null\n"
+    "  rm -f -- \"$f\"\n"
+    "  exit 0\n"
+    "fi\n"
+    "if command -v lockf >/dev/null 2>&1; then\n"
+    "  lockf -s -t 0 \"$f\" sh -c "
+    "'printf \"%s\\n\" \"$1\" >\"$2\"; echo prop-locked; cat >/dev/null' "
+    "sh \"$info\" \"$f\"\n"
+    "  rc=$?\n"
+    "  if [ $rc -eq 75 ]; then echo \"$f\"; cat -- \"$f\"; exit 4; fi\n"
+    "  exit $rc\n"
+    "fi\n"
+    "echo 'neither flock(1) nor lockf(1) is installed on the target' >&2\n"
+    "exit 1\n";
+
+static int
+sshtr_lock(prop_transport *t)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    char info[512], host[256], stamp[64];
+    const struct passwd *pw = getpwuid(getuid());
+    const char *argv[] = {"sh", "-c", lock_script, "sh", info, NULL};
+    char *cmd, *p, *file, *holder;
+    time_t now = time(NULL);
+    struct tm tm;
+    int rc;
+
+    if (s->locked)
+        return 0;
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        snprintf(stamp, sizeof stamp, "?");
+    snprintf(info, sizeof info, "pid %ld on %s (user %s), since %s", (long)getpid(), host,
+             pw && pw->pw_name ? pw->pw_name : "?", stamp);
+    cmd = build_command(s, argv);
+    if (!cmd)
+        return prop_transport_fail(t, "lock: out of memory");
+    rc = chan_open(s, &s->lock, cmd, "lock");
+    free(cmd);
+    if (rc == 0)
+        rc = chan_pump(s, &s->lock, NULL, 0, 0, "prop-locked\n", (long long)s->op_timeout * 1000,
+                       "lock");
+    if (rc == 0 && s->lock.out.p && strstr(s->lock.out.p, "prop-locked\n")) {
+        s->locked = 1;
+        return 0;
+    }
+    if (rc == 0 && s->lock.have_status && s->lock.status == EXIT_LOCKED) {
+        p = s->lock.out.p ? s->lock.out.p : (char *)"";
+        file = next_line(&p);
+        holder = next_line(&p);
+        if (holder) { /* padded with spaces by the holder */
+            size_t n = strlen(holder);
+
+            while (n && (holder[n - 1] == ' ' || holder[n - 1] == '\r'))
+                holder[--n] = '\0';
+        }
+        rc = prop_transport_fail(t,
+                                 "%s is locked by another run: %s (lock %s on the target; it "
+                                 "is released when that run ends)",
+                                 s->hostport, holder && *holder ? holder : "holder unknown",
+                                 file ? file : "?");
+    } else if (rc == 0) {
+        prop_cmd_result r;
+
+        memset(&r, 0, sizeof r);
+        r.code = s->lock.have_status ? s->lock.status : -1;
+        r.err = s->lock.err.p ? s->lock.err.p : (char *)"";
+        r.err_len = s->lock.err.len;
+        rc = fail_script(s, &r, "lock");
+    }
+    chan_free(s, &s->lock);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Host keys.
+ */
+
+/* SHA-1 (FIPS 180-4) and HMAC (RFC 2104), for hashed known_hosts names. */
+typedef struct sha1_ctx {
+    uint32_t h[5];
+    uint64_t len;
+    unsigned char buf[64];
+    size_t n;
+} sha1_ctx;
+
+static uint32_t
+rol32(uint32_t x, int k)
+{
+    return (x << k) | (x >> (32 - k));
+}
+
+static void
+sha1_block(uint32_t h[5], const unsigned char *p)
+{
+    uint32_t w[80], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f, k, tmp;
+    int i;
+
+    for (i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+    for (i = 16; i < 80; i++)
+        w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+    for (i = 0; i < 80; i++) {
+        if (i < 20) {
+            f = (b & c) | (~b & d);
+            k = 0x5A827999u;
+        } else if (i < 40) {
+            f = b ^ c ^ d;
+            k = 0x6ED9EBA1u;
+        } else if (i < 60) {
+            f = (b & c) | (b & d) | (c & d);
+            k = 0x8F1BBCDCu;
+        } else {
+            f = b ^ c ^ d;
+            k = 0xCA62C1D6u;
+        }
+        tmp = rol32(a, 5) + f + e + k + w[i];
+        e = d;
+        d = c;
+        c = rol32(b, 30);
+        b = a;
+        a = tmp;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+}
+
+static void
+sha1_init(sha1_ctx *c)
+{
+    static const uint32_t h0[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
+
+    memcpy(c->h, h0, sizeof h0);
+    c->len = 0;
+    c->n = 0;
+}
+
+static void
+sha1_update(sha1_ctx *c, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+
+    c->len += len;
+    while (len) {
+        size_t k = 64 - c->n < len ? 64 - c->n : len;
+
+        memcpy(c->buf + c->n, p, k);
+        c->n += k;
+        p += k;
+        len -= k;
+        if (c->n == 64) {
+            sha1_block(c->h, c->buf);
+            c->n = 0;
+        }
+    }
+}
+
+static void
+sha1_final(sha1_ctx *c, unsigned char out[20])
+{
+    uint64_t bits = c->len * 8;
+    unsigned char pad = 0x80, zero = 0, lenbuf[8];
+    int i;
+
+    sha1_update(c, &pad, 1);
+    while (c->n != 56)
+        sha1_update(c, &zero, 1);
+    for (i = 0; i < 8; i++)
+        lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha1_update(c, lenbuf, 8);
+    for (i = 0; i < 20; i++)
+        out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+static void
+hmac_sha1(const unsigned char *key, size_t keylen, const void *msg, size_t len,
+          unsigned char out[20])
+{
+    unsigned char k[64], pad[64], inner[20];
+    sha1_ctx c;
+    size_t i;
+
+    memset(k, 0, sizeof k);
+    if (keylen > 64) {
+        sha1_init(&c);
+        sha1_update(&c, key, keylen);
+        sha1_final(&c, k);
+    } else {
+        memcpy(k, key, keylen);
+    }
+    for (i = 0; i < 64; i++)
+        pad[i] = k[i] ^ 0x36;
+    sha1_init(&c);
+    sha1_update(&c, pad, 64);
+    sha1_update(&c, msg, len);
+    sha1_final(&c, inner);
+    for (i = 0; i < 64; i++)
+        pad[i] = k[i] ^ 0x5c;
+    sha1_init(&c);
+    sha1_update(&c, pad, 64);
+    sha1_update(&c, inner, 20);
+    sha1_final(&c, out);
+}
+
+/* Decode base64 text [s, s+n) into out (at most max bytes); length or -1. */
+static long
+base64_decode(const char *s, size_t n, unsigned char *out, size_t max)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t i, len = 0;
+
+    for (i = 0; i < n && s[i] != '='; i++) {
+        const char *q = strchr(alphabet, s[i]);
+
+        if (!q || !s[i])
+            return -1;
+        acc = acc << 6 | (uint32_t)(q - alphabet);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (len == max)
+                return -1;
+            out[len++] = (unsigned char)(acc >> bits);
+        }
+    }
+    return (long)len;
+}
+
+/* Does a "|1|salt|hash" field name host? */
+static int
+hashed_match(const char *field, size_t n, const char *host)
+{
+    unsigned char salt[64], hash[64], mac[20];
+    const char *bar;
+    long sl, hl;
+
+    if (n < 4 || memcmp(field, "|1|", 3) != 0)
+        return 0;
+    field += 3;
+    n -= 3;
+    bar = memchr(field, '|', n);
+    if (!bar)
+        return 0;
+    sl = base64_decode(field, (size_t)(bar - field), salt, sizeof salt);
+    hl = base64_decode(bar + 1, n - (size_t)(bar + 1 - field), hash, sizeof hash);
+    if (sl <= 0 || hl != 20)
+        return 0;
+    hmac_sha1(salt, (size_t)sl, host, strlen(host), mac);
+    return memcmp(mac, hash, 20) == 0;
+}
+
+/* OpenSSH patterns: '*' and '?', case-insensitive. */
+static int
+glob_match(const char *p, size_t pn, const char *s)
+{
+    while (pn) {
+        if (*p == '*') {
+            for (;;) {
+                if (glob_match(p + 1, pn - 1, s))
+                    return 1;
+                if (!*s)
+                    return 0;
+                s++;
+            }
+        }
+        if (!*s || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)))
+            return 0;
+        p++;
+        pn--;
+        s++;
+    }
+    return !*s;
+}
+
+/* Does the host field of a known_hosts line name host? */
+static int
+hosts_match(const char *field, size_t n, const char *host)
+{
+    int matched = 0;
+
+    if (n >= 3 && memcmp(field, "|1|", 3) == 0)
+        return hashed_match(field, n, host);
+    while (n) {
+        const char *comma = memchr(field, ',', n);
+        size_t len = comma ? (size_t)(comma - field) : n;
+        int neg = len && field[0] == '!';
+
+        if (glob_match(field + neg, len - (size_t)neg, host)) {
+            if (neg)
+                return 0;
+            matched = 1;
+        }
+        if (!comma)
+            break;
+        n -= len + 1;
+        field = comma + 1;
+    }
+    return matched;
+}
+
+/*
+ * The line numbers of the entries of file for host: *same for the first
+ * with key type ktype, *any for the first of any type (0: none).
+ */
+static void
+find_host_lines(const char *file, const char *host, const char *ktype, int *same, int *any)
+{
+    FILE *f = fopen(file, "r");
+    char line[16384];
+    int lineno = 0;
+
+    *same = *any = 0;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        char *p = line, *hosts, *type;
+        size_t hn, tn;
+
+        lineno++;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p || *p == '#' || *p == '\n' || *p == '@')
+            continue;
+        hosts = p;
+        hn = strcspn(p, " \t\n");
+        p += hn;
+        p += strspn(p, " \t");
+        type = p;
+        tn = strcspn(p, " \t\n");
+        if (!hn || !tn || !hosts_match(hosts, hn, host))
+            continue;
+        if (!*any)
+            *any = lineno;
+        if (!*same && strlen(ktype) == tn && memcmp(type, ktype, tn) == 0)
+            *same = lineno;
+    }
+    fclose(f);
+}
+
+/* mkdir -p for the directories above file, new ones 0700. */
+static int
+make_parents(const char *file)
+{
+    char dir[4096];
+    char *p;
+
+    if (snprintf(dir, sizeof dir, "%s", file) >= (int)sizeof dir)
+        return -1;
+    p = strrchr(dir, '/');
+    if (!p || p == dir)
+        return 0;
+    *p = '\0';
+    for (p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+/* Append the server's key to the known_hosts file (made 0600 if new). */
+static int
+record_host_key(ssh_tr *s)
+{
+    char *entry = NULL;
+    struct stat sb;
+    size_t len;
+    int fd, ok = 0;
+    char last = '\n';
+
+    if (ssh_session_export_known_hosts_entry(s->session, &entry) != SSH_OK || !entry)
+        return prop_transport_fail(&s->base, "host key for %s: cannot make its entry: %s",
+                                   s->hostport, ssh_get_error(s->session));
+    if (make_parents(s->known_hosts) < 0) {
+        prop_transport_fail(&s->base, "cannot record the host key of %s: %s: %s", s->hostport,
+                            s->known_hosts, strerror(errno));
+        ssh_string_free_char(entry);
+        return PROP_ERROR;
+    }
+    fd = open(s->known_hosts, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0 && fstat(fd, &sb) == 0) {
+        len = strlen(entry);
+        ok = 1;
+        if (sb.st_size > 0 && (pread(fd, &last, 1, sb.st_size - 1) != 1 || last != '\n'))
+            ok = write(fd, "\n", 1) == 1;
+        if (ok)
+            ok = write(fd, entry, len) == (ssize_t)len;
+        if (ok && len && entry[len - 1] != '\n')
+            ok = write(fd, "\n", 1) == 1;
+        if (ok)
+            ok = fsync(fd) == 0;
+    }
+    if (!ok)
+        prop_transport_fail(&s->base, "cannot record the host key of %s in %s: %s", s->hostport,
+                            s->known_hosts, strerror(errno));
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        ok = 0;
+        prop_transport_fail(&s->base, "cannot record the host key of %s in %s: %s", s->hostport,
+                            s->known_hosts, strerror(errno));
+    }
+    ssh_string_free_char(entry);
+    return ok ? 0 : PROP_ERROR;
+}
+
+static int
+check_host_key(ssh_tr *s, int accept_new)
+{
+    ssh_key key = NULL;
+    unsigned char *hash = NULL;
+    size_t hlen = 0;
+    char *fp = NULL, lookup[300], where[4200];
+    const char *ktype = "?";
+    enum ssh_known_hosts_e state;
+    int rc = PROP_EUNREACHABLE, same, any;
+
+    if (ssh_get_server_publickey(s->session, &key) != SSH_OK) {
+        prop_transport_fail(&s->base, "cannot get the host key of %s: %s", s->hostport,
+                            ssh_get_error(s->session));
+        return PROP_EUNREACHABLE;
+    }
+    ktype = ssh_key_type_to_char(ssh_key_type(key));
+    if (!ktype)
+        ktype = "?";
+    if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+        fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+    state = ssh_session_is_known_server(s->session);
+    switch (state) {
+    case SSH_KNOWN_HOSTS_OK:
+        rc = 0;
+        break;
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        if (!accept_new) {
+            prop_transport_fail(&s->base,
+                                "host key for %s is not known (%s %s); run with "
+                                "--accept-new-host-keys to record it in %s",
+                                s->hostport, ktype, fp ? fp : "?", s->known_hosts);
+            break;
+        }
+        rc = record_host_key(s) == 0 ? 0 : PROP_EUNREACHABLE;
+        break;
+    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_OTHER:
+        if (s->port == SSH_DEFAULT_PORT)
+            snprintf(lookup, sizeof lookup, "%s", s->address);
+        else
+            snprintf(lookup, sizeof lookup, "[%s]:%d", s->address, s->port);
+        find_host_lines(s->known_hosts, lookup, ktype, &same, &any);
+        if (same || any)
+            snprintf(where, sizeof where, "the old key at %s:%d", s->known_hosts,
+                     same ? same : any);
+        else
+            snprintf(where, sizeof where, "the old key of %s from %s", lookup, s->known_hosts);
+        prop_transport_fail(&s->base,
+                            "host key for %s CHANGED: the server offers %s %s, %s "
+                            "(possible man-in-the-middle); if the change is expected, "
+                            "remove %s",
+                            s->hostport, ktype, fp ? fp : "?",
+                            state == SSH_KNOWN_HOSTS_CHANGED
+                                ? "not the key recorded for it"
+                                : "but a key of another type is recorded for it",
+                            where);
+        break;
+    case SSH_KNOWN_HOSTS_ERROR:
+    default:
+        prop_transport_fail(&s->base, "cannot check the host key of %s against %s: %s", s->hostport,
+                            s->known_hosts, ssh_get_error(s->session));
+        break;
+    }
+    if (fp)
+        ssh_string_free_char(fp);
+    if (hash)
+        ssh_clean_pubkey_hash(&hash);
+    ssh_key_free(key);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Authentication.
+ */
+static int
+refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verify, void *userdata)
+{
+    (void)prompt;
+    (void)echo;
+    (void)verify;
+    if (len)
+        buf[0] = '\0';
+    *(int *)userdata = 1;
+    return -1;
+}
+
+static int
+auth_identity(ssh_tr *s, const char *identity, sbuf *tried)
+{
+    char *path = expand_home(identity);
+    ssh_key key = NULL;
+    struct stat sb;
+    int rc, asked = 0;
+
+    if (!path) {
+        prop_transport_fail(&s->base, "out of memory");
+        return AUTH_NO_KEY;
+    }
+    if (stat(path, &sb) != 0) {
+        if (errno == ENOENT)
+            prop_transport_fail(&s->base, "identity file %s: no such file", path);
+        else
+            prop_transport_fail(&s->base, "identity file %s: %s", path, strerror(errno));
+        free(path);
+        return AUTH_NO_KEY;
+    }
+    rc = ssh_pki_import_privkey_file(path, NULL, refuse_passphrase, &asked, &key);
+    if (rc != SSH_OK) {
+        if (asked)
+            prop_transport_fail(&s->base,
+                                "identity file %s needs a passphrase, which prop does not ask "
+                                "for; load it into ssh-agent (ssh-add %s) and leave identity "
+                                "unset",
+                                path, path);
+        else if (rc == SSH_EOF)
+            prop_transport_fail(&s->base, "identity file %s: cannot read it", path);
+        else
+            prop_transport_fail(&s->base, "identity file %s: not a private key libssh can read",
+                                path);
+        free(path);
+        return AUTH_NO_KEY;
+    }
+    rc = ssh_userauth_publickey(s->session, NULL, key);
+    ssh_key_free(key);
+    if (sbuf_adds(tried, path) < 0) {
+        prop_transport_fail(&s->base, "out of memory");
+        rc = AUTH_NO_KEY;
+    }
+    free(path);
+    return rc;
+}
+
+/*
+ * The agent (when SSH_AUTH_SOCK is set), then the default keys of ~/.ssh:
+ * ssh_userauth_publickey_auto() does both.  (Calling ssh_userauth_agent()
+ * first would make libssh 0.10 fetch the agent's keys twice, and it leaks
+ * the first list when it does.)  tried gets what was offered.
+ */
+static int
+auth_default(ssh_tr *s, sbuf *tried)
+{
+    static const char *const keys[] = {"id_ed25519", "id_ecdsa", "id_rsa", "id_dsa"};
+    const char *sock = getenv("SSH_AUTH_SOCK"), *home = user_home();
+    char path[4200];
+    struct stat sb;
+    size_t i;
+    int rc, nkeys = 0;
+
+    rc = ssh_userauth_publickey_auto(s->session, NULL, NULL);
+    if (sbuf_adds(tried, sock && *sock ? "agent" : "no agent (SSH_AUTH_SOCK unset)") < 0)
+        return SSH_AUTH_ERROR;
+    for (i = 0; home && i < sizeof keys / sizeof keys[0]; i++) {
+        snprintf(path, sizeof path, "%s/.ssh/%s", home, keys[i]);
+        if (stat(path, &sb) != 0)
+            continue;
+        if (sbuf_adds(tried, ", ") < 0 || sbuf_adds(tried, path) < 0)
+            return SSH_AUTH_ERROR;
+        nkeys++;
+    }
+    if (!nkeys && (sbuf_adds(tried, ", no default key in ") < 0 ||
+                   sbuf_adds(tried, home ? home : "~") < 0 || sbuf_adds(tried, "/.ssh") < 0))
+        return SSH_AUTH_ERROR;
+    return rc;
+}
+
+static int
+authenticate(ssh_tr *s, const prop_ssh_opts *opts)
+{
+    sbuf tried = {0};
+    int rc, methods;
+
+    rc = ssh_userauth_none(s->session, NULL);
+    if (rc == SSH_AUTH_SUCCESS)
+        return 0;
+    if (rc == SSH_AUTH_ERROR)
+        return prop_transport_fail(&s->base, "%s@%s: authentication failed: %s", s->user,
+                                   s->hostport, ssh_get_error(s->session));
+    methods = ssh_userauth_list(s->session, NULL);
+    if (!(methods & SSH_AUTH_METHOD_PUBLICKEY))
+        return prop_transport_fail(&s->base,
+                                   "%s@%s: authentication rejected: the server does not accept "
+                                   "public keys",
+                                   s->user, s->hostport);
+    if (opts->identity)
+        rc = auth_identity(s, opts->identity, &tried);
+    else
+        rc = auth_default(s, &tried);
+    if (rc == AUTH_NO_KEY) {
+        free(tried.p);
+        return PROP_ERROR;
+    }
+    switch (rc) {
+    case SSH_AUTH_SUCCESS:
+        break;
+    case SSH_AUTH_PARTIAL:
+        prop_transport_fail(&s->base,
+                            "%s@%s: the key was accepted but the server asks for more "
+                            "authentication, which prop cannot give",
+                            s->user, s->hostport);
+        break;
+    case SSH_AUTH_DENIED:
+        prop_transport_fail(&s->base, "%s@%s: authentication rejected (tried: %s)", s->user,
+                            s->hostport, tried.p ? tried.p : "nothing");
+        break;
+    default:
+        prop_transport_fail(&s->base, "%s@%s: authentication failed: %s", s->user, s->hostport,
+                            ssh_get_error(s->session));
+        break;
+    }
+    free(tried.p);
+    return rc == SSH_AUTH_SUCCESS ? 0 : PROP_ERROR;
+}
+
+/* ---------------------------------------------------------------------
+ * Connection and close.
+ */
+static void
+sshtr_close_tr(prop_transport *t)
+{
+    ssh_tr *s = (ssh_tr *)t;
+
+    if (s->locked) {
+        /* The holder ends when its stdin does; wait for it so that the next
+         * run finds the lock free. */
+        if (!s->dead)
+            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock");
+        chan_free(s, &s->lock);
+        s->locked = 0;
+    }
+    if (s->event) {
+        if (s->session)
+            ssh_event_remove_session(s->event, s->session);
+        ssh_event_free(s->event);
+    }
+    if (s->session) {
+        if (s->connected)
+            ssh_disconnect(s->session);
+        ssh_free(s->session);
+    }
+    free(s->address);
+    free(s->user);
+    free(s->known_hosts);
+    free(s);
+}
+
+static const prop_transport_ops ssh_ops = {
+    sshtr_run,   sshtr_read,    sshtr_write,  sshtr_stat, sshtr_remove,
+    sshtr_mkdir, sshtr_symlink, sshtr_chattr, sshtr_lock, sshtr_close_tr,
+};
+
+static int
+set_opt(ssh_tr *s, enum ssh_options_e opt, const void *value, const char *name)
+{
+    if (ssh_options_set(s->session, opt, value) == SSH_OK)
+        return 0;
+    return prop_transport_fail(&s->base, "ssh option %s: %s", name, ssh_get_error(s->session));
+}
+
+/* libssh expands %d, %u, ... in this path: pass '%' as "%%". */
+static int
+set_known_hosts(ssh_tr *s)
+{
+    sbuf b = {0};
+    const char *p;
+    int rc;
+
+    for (p = s->known_hosts; *p; p++) {
+        rc = *p == '%' ? sbuf_adds(&b, "%%") : sbuf_add(&b, p, 1);
+        if (rc < 0) {
+            free(b.p);
+            return prop_transport_fail(&s->base, "ssh: out of memory");
+        }
+    }
+    rc = set_opt(s, SSH_OPTIONS_KNOWNHOSTS, b.p ? b.p : "", "known_hosts");
+    free(b.p);
+    return rc;
+}
+
+int
+prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
+{
+    ssh_tr *s;
+    const char *home;
+    long timeout;
+    int one = 1, rc;
+    bool no = false;
+
+    if (!out)
+        return PROP_EINVAL;
+    *out = NULL;
+    s = calloc(1, sizeof *s);
+    if (!s)
+        return PROP_ENOMEM;
+    s->base.ops = &ssh_ops;
+    *out = &s->base;
+    snprintf(s->base.name, sizeof s->base.name, "ssh");
+    if (!opts || !opts->address || !*opts->address) {
+        prop_transport_fail(&s->base, "ssh: no address to connect to");
+        return PROP_EINVAL;
+    }
+    if (opts->port < 0 || opts->port > 65535) {
+        prop_transport_fail(&s->base, "ssh: bad port %d", opts->port);
+        return PROP_EINVAL;
+    }
+    s->port = opts->port ? opts->port : SSH_DEFAULT_PORT;
+    s->sudo = opts->sudo != 0;
+    s->op_timeout = opts->op_timeout > 0 ? opts->op_timeout : SSH_DEFAULT_OP_TIMEOUT;
+    timeout = opts->connect_timeout > 0 ? opts->connect_timeout : SSH_DEFAULT_CONNECT_TIMEOUT;
+    s->address = strdup(opts->address);
+    s->user = strdup(opts->user && *opts->user ? opts->user : "root");
+    if (opts->known_hosts && *opts->known_hosts) {
+        s->known_hosts = expand_home(opts->known_hosts);
+    } else if ((home = user_home()) != NULL) {
+        sbuf b = {0};
+
+        if (sbuf_adds(&b, home) < 0 || sbuf_adds(&b, "/.ssh/known_hosts") < 0) {
+            free(b.p);
+            b.p = NULL;
+        }
+        s->known_hosts = b.p;
+    } else {
+        prop_transport_fail(&s->base, "ssh: no home directory for ~/.ssh/known_hosts; set "
+                                      "known_hosts");
+        return PROP_ERROR;
+    }
+    if (!s->address || !s->user || !s->known_hosts) {
+        prop_transport_fail(&s->base, "ssh: out of memory");
+        return PROP_ENOMEM;
+    }
+    if (strchr(s->address, ':'))
+        snprintf(s->hostport, sizeof s->hostport, "[%s]:%d", s->address, s->port);
+    else
+        snprintf(s->hostport, sizeof s->hostport, "%s:%d", s->address, s->port);
+    snprintf(s->base.name, sizeof s->base.name, "ssh:%s@%s", s->user, s->hostport);
+
+    s->session = ssh_new();
+    if (!s->session) {
+        prop_transport_fail(&s->base, "ssh: cannot make a session");
+        return PROP_ENOMEM;
+    }
+    /* No passphrase prompt on the terminal, ever (libssh would let OpenSSL
+     * ask for the passphrase of a PEM default key). */
+    ssh_callbacks_init(&s->scb);
+    s->scb.userdata = &s->passphrase_asked;
+    s->scb.auth_function = refuse_passphrase;
+    if (ssh_set_callbacks(s->session, &s->scb) != SSH_OK) {
+        prop_transport_fail(&s->base, "ssh: cannot set callbacks");
+        return PROP_ERROR;
+    }
+    if (set_opt(s, SSH_OPTIONS_HOST, s->address, "host") ||
+        set_opt(s, SSH_OPTIONS_PORT, &s->port, "port") ||
+        set_opt(s, SSH_OPTIONS_USER, s->user, "user") ||
+        set_opt(s, SSH_OPTIONS_TIMEOUT, &timeout, "timeout") || set_known_hosts(s) ||
+        set_opt(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, "/dev/null", "global known_hosts") ||
+        set_opt(s, SSH_OPTIONS_PROCESS_CONFIG, &no, "process config") ||
+        set_opt(s, SSH_OPTIONS_NODELAY, &one, "nodelay"))
+        return PROP_ERROR;
+
+    if (ssh_connect(s->session) != SSH_OK) {
+        prop_transport_fail(&s->base, "cannot connect to %s: %s", s->hostport,
+                            ssh_get_error(s->session));
+        return PROP_EUNREACHABLE;
+    }
+    s->connected = 1;
+    rc = check_host_key(s, opts->accept_new);
+    if (rc != 0)
+        return PROP_EUNREACHABLE;
+    if (authenticate(s, opts) != 0)
+        return PROP_EUNREACHABLE;
+
+    /* From now on libssh's own waits are bounded by the operation timeout. */
+    timeout = s->op_timeout;
+    if (set_opt(s, SSH_OPTIONS_TIMEOUT, &timeout, "timeout"))
+        return PROP_ERROR;
+    s->event = ssh_event_new();
+    if (!s->event || ssh_event_add_session(s->event, s->session) != SSH_OK) {
+        if (s->event)
+            ssh_event_free(s->event);
+        s->event = NULL;
+        prop_transport_fail(&s->base, "ssh: cannot watch the session");
+        return PROP_ERROR;
+    }
+    return 0;
+}

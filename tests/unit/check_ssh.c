@@ -1,0 +1,1562 @@
+/*
+ * check_ssh.c - the SSH transport against a real sshd on loopback.
+ *
+ * main() starts /usr/sbin/sshd -D on a free 127.0.0.1 port with a host
+ * key, a user key and an AuthorizedKeysFile made in a scratch directory,
+ * and stops it (and removes the directory) at exit.  The remote side is
+ * this machine, so tests check the remote files directly.  sshd's
+ * environment puts a fake sudo first in PATH (it records its arguments and
+ * runs the command) and points PROP_LOCK_FILE at the scratch directory;
+ * SHLVL=1 keeps Debian's bash from reading root's ~/.bashrc for each
+ * command (it does so for ssh commands only as the first shell level), so
+ * the tests neither depend on it nor kill it half-way (test_dropped_*).
+ * Needs root and openssh-server; skipped (exit 0, with a message) without.
+ */
+#define _DEFAULT_SOURCE /* flock */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "prop/transport.h"
+
+#define SSHD "/usr/sbin/sshd"
+
+static char T[256];    /* scratch directory */
+static int PORT;       /* sshd's port */
+static pid_t SSHD_PID; /* the listening sshd */
+static pid_t OWNER;    /* the process that started it */
+static char KH[512];   /* known_hosts holding sshd's key */
+static char KEY[512];  /* the authorized user key */
+
+/* ---------------------------------------------------------------------
+ * Helpers.
+ */
+/* snprintf into an array, which must be large enough. */
+#define FMT(buf, ...) ck_assert_int_lt(snprintf(buf, sizeof buf, __VA_ARGS__), (int)sizeof buf)
+
+/* A transport call that must succeed; the failure's reason otherwise. */
+#define OK(t, call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        ck_assert_msg(rc_ == 0, "%s: %d: %s", #call, rc_, prop_transport_error(t));                \
+    } while (0)
+
+static void
+path(char *buf, size_t n, const char *name)
+{
+    if (snprintf(buf, n, "%s/%s", T, name) >= (int)n)
+        buf[0] = '\0';
+}
+
+/* Run a shell command (formatted); its exit status. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    rc = system(cmd);
+    return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+}
+
+static char *
+slurp(const char *file, size_t *len)
+{
+    FILE *f = fopen(file, "rb");
+    char *buf = NULL;
+    size_t n = 0, cap = 0, k;
+
+    if (!f)
+        return NULL;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            char *p;
+
+            cap = cap ? cap * 2 : 8192;
+            p = realloc(buf, cap);
+            if (!p) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = p;
+        }
+        k = fread(buf + n, 1, 4096, f);
+        n += k;
+        if (k == 0)
+            break;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static int
+spit(const char *file, const char *data, size_t len)
+{
+    FILE *f = fopen(file, "wb");
+
+    if (!f)
+        return -1;
+    if (fwrite(data, 1, len, f) != len) {
+        fclose(f);
+        return -1;
+    }
+    return fclose(f);
+}
+
+static void
+msleep(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+default_opts(prop_ssh_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->address = "127.0.0.1";
+    o->port = PORT;
+    o->user = "root";
+    o->identity = KEY;
+    o->known_hosts = KH;
+    o->connect_timeout = 5;
+    o->op_timeout = 30;
+}
+
+static prop_transport *
+connect_ok(const prop_ssh_opts *o)
+{
+    prop_transport *t = NULL;
+    int rc = prop_transport_ssh(&t, o);
+
+    ck_assert_msg(rc == 0, "connect: %d %s", rc, prop_transport_error(t));
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+static prop_transport *
+connect_default(void)
+{
+    prop_ssh_opts o;
+
+    default_opts(&o);
+    return connect_ok(&o);
+}
+
+/* A fresh directory T/files/name for one test. */
+static void
+test_dir(char *buf, size_t n, const char *name)
+{
+    char files[512];
+
+    path(files, sizeof files, "files");
+    mkdir(files, 0755);
+    ck_assert_int_lt(snprintf(buf, n, "%s/%s", files, name), (int)n);
+    ck_assert_int_eq(sh("rm -rf '%s' && mkdir -p '%s'", buf, buf), 0);
+}
+
+/* Entries of dir (other than . and ..). */
+static int
+count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* SIGKILL every process below the listening sshd: drops all sessions. */
+static int
+kill_sessions(void)
+{
+    pid_t pids[4096], ppids[4096];
+    int n = 0, killed = 0, i, changed;
+    char mark[4096];
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+
+    if (!d)
+        return -1;
+    while ((e = readdir(d)) != NULL && n < 4096) {
+        char file[300], buf[1024], *p;
+        FILE *f;
+
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(file, sizeof file, "/proc/%s/stat", e->d_name);
+        f = fopen(file, "r");
+        if (!f)
+            continue;
+        if (!fgets(buf, sizeof buf, f)) {
+            fclose(f);
+            continue;
+        }
+        fclose(f);
+        p = strrchr(buf, ')');
+        if (!p)
+            continue;
+        pids[n] = (pid_t)atoi(e->d_name);
+        ppids[n] = (pid_t)atoi(p + 4); /* ") S ppid" */
+        n++;
+    }
+    closedir(d);
+    memset(mark, 0, sizeof mark);
+    do {
+        changed = 0;
+        for (i = 0; i < n; i++) {
+            int j, below = ppids[i] == SSHD_PID;
+
+            for (j = 0; !below && j < n; j++)
+                below = mark[j] && pids[j] == ppids[i];
+            if (below && !mark[i]) {
+                mark[i] = 1;
+                changed = 1;
+            }
+        }
+    } while (changed);
+    for (i = 0; i < n; i++)
+        if (mark[i] && kill(pids[i], SIGKILL) == 0)
+            killed++;
+    return killed;
+}
+
+/* ---------------------------------------------------------------------
+ * The sshd.
+ */
+/* Stop the ssh-agent that test_auth_agent started, if any. */
+static void
+stop_agent(void)
+{
+    char file[512], *text;
+
+    path(file, sizeof file, "agent.pid");
+    text = slurp(file, NULL);
+    if (text && atoi(text) > 0)
+        kill((pid_t)atoi(text), SIGTERM);
+    free(text);
+    unlink(file);
+}
+
+static void
+stop_sshd(void)
+{
+    if (getpid() != OWNER)
+        return; /* a forked test */
+    stop_agent();
+    if (SSHD_PID > 0) {
+        kill(SSHD_PID, SIGTERM);
+        waitpid(SSHD_PID, NULL, 0);
+        SSHD_PID = 0;
+    }
+    if (T[0] && !getenv("PROP_KEEP_SSH_TMP"))
+        sh("rm -rf '%s'", T);
+}
+
+static int
+free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+    if (fd < 0)
+        return -1;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+static int
+port_open(int port)
+{
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+    if (fd < 0)
+        return 0;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons((unsigned short)port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+    close(fd);
+    return ok;
+}
+
+static int
+keygen(const char *type, const char *name, const char *pass)
+{
+    return sh("ssh-keygen -q -t %s -N '%s' -C %s -f '%s/%s' </dev/null", type, pass, name, T, name);
+}
+
+static int
+start_sshd(void)
+{
+    char cfg[512], log[512], kh_line[2048], *pub;
+    size_t n;
+    int i, fd;
+
+    if (mkdir("/run/sshd", 0755) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(T, sizeof T, "%s/prop-check-ssh.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(T))
+        return -1;
+    if (keygen("ed25519", "hostkey", "") || keygen("ed25519", "userkey", "") ||
+        keygen("ed25519", "otherkey", "") || keygen("ecdsa", "ecdsakey", "") ||
+        keygen("ed25519", "wrongkey", "") || keygen("ed25519", "enckey", "secret"))
+        return -1;
+    if (sh("cat '%s/userkey.pub' '%s/enckey.pub' >'%s/authorized_keys'", T, T, T))
+        return -1;
+    /* A fake sudo that records how it was called, then runs the command. */
+    if (sh("mkdir -p '%s/bin' && printf '%%s\\n' '#!/bin/sh' "
+           "'echo \"$*\" >>%s/sudo.log' "
+           "'[ \"$1\" = -n ] && [ \"$2\" = -- ] || { echo fake sudo: bad usage >&2; exit 1; }' "
+           "'shift 2' 'exec \"$@\"' >'%s/bin/sudo' && chmod 755 '%s/bin/sudo'",
+           T, T, T, T))
+        return -1;
+    PORT = free_port();
+    if (PORT <= 0)
+        return -1;
+    path(cfg, sizeof cfg, "sshd_config");
+    {
+        FILE *f = fopen(cfg, "w");
+
+        if (!f)
+            return -1;
+        fprintf(f,
+                "Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nPidFile %s/sshd.pid\n"
+                "AuthorizedKeysFile %s/authorized_keys\nStrictModes no\nUsePAM no\n"
+                "PermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                "LogLevel VERBOSE\nMaxSessions 20\n"
+                "SetEnv PATH=%s/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
+                "PROP_LOCK_FILE=%s/prop.lock SHLVL=1\n",
+                PORT, T, T, T, T, T);
+        if (fclose(f) != 0)
+            return -1;
+    }
+    path(log, sizeof log, "sshd.log");
+    SSHD_PID = fork();
+    if (SSHD_PID < 0)
+        return -1;
+    if (SSHD_PID == 0) {
+        /* Dies with this process even when it is killed outright. */
+        if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != OWNER)
+            _exit(1);
+        fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        execl(SSHD, SSHD, "-D", "-e", "-f", cfg, (char *)NULL);
+        _exit(127);
+    }
+    for (i = 0; i < 200; i++) {
+        if (port_open(PORT))
+            break;
+        if (waitpid(SSHD_PID, NULL, WNOHANG) == SSHD_PID) {
+            SSHD_PID = 0;
+            sh("cat '%s' >&2", log);
+            return -1;
+        }
+        msleep(50);
+    }
+    if (i == 200)
+        return -1;
+    path(kh_line, sizeof kh_line, "hostkey.pub");
+    pub = slurp(kh_line, &n);
+    if (!pub)
+        return -1;
+    path(KH, sizeof KH, "known_hosts");
+    snprintf(kh_line, sizeof kh_line, "[127.0.0.1]:%d %s", PORT, pub);
+    free(pub);
+    if (spit(KH, kh_line, strlen(kh_line)) != 0)
+        return -1;
+    path(KEY, sizeof KEY, "userkey");
+    return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Connecting, host keys, authentication.
+ */
+START_TEST(test_connect_name)
+{
+    prop_transport *t = connect_default();
+    char want[64];
+
+    FMT(want, "ssh:root@127.0.0.1:%d", PORT);
+    ck_assert_str_eq(prop_transport_name(t), want);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_unknown_host_key)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char kh[512], missing[512];
+    struct stat sb;
+    int rc;
+
+    default_opts(&o);
+    path(kh, sizeof kh, "kh-empty");
+    ck_assert_int_eq(spit(kh, "", 0), 0);
+    o.known_hosts = kh;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(prop_transport_error(t), "is not known (ssh-ed25519 SHA256:"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "--accept-new-host-keys"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), kh), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+    ck_assert_int_eq(stat(kh, &sb), 0);
+    ck_assert_int_eq((int)sb.st_size, 0);
+
+    /* No file at all: refused too, and nothing is made. */
+    path(missing, sizeof missing, "kh-missing/sub/known_hosts");
+    o.known_hosts = missing;
+    t = NULL;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "is not known"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+    path(missing, sizeof missing, "kh-missing");
+    ck_assert_int_ne(stat(missing, &sb), 0);
+}
+END_TEST
+
+START_TEST(test_accept_new)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    char kh[512], dir[512], head[64], *text, *pub, hostpub[512];
+    struct stat sb;
+    size_t len1, len2;
+    prop_cmd_result r;
+    const char *argv[] = {"true", NULL};
+
+    default_opts(&o);
+    /* '%' in the path: libssh must not expand it (%d is its home directory). */
+    path(kh, sizeof kh, "kh-new%d/sub/known_hosts");
+    path(dir, sizeof dir, "kh-new%d/sub");
+    sh("rm -rf '%s/kh-new%%d'", T);
+    o.known_hosts = kh;
+    o.accept_new = 1;
+    t = connect_ok(&o);
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 0);
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+
+    ck_assert_int_eq(stat(kh, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0600);
+    ck_assert_int_eq(stat(dir, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0700);
+    text = slurp(kh, &len1);
+    ck_assert_ptr_nonnull(text);
+    FMT(head, "[127.0.0.1]:%d ssh-ed25519 ", PORT);
+    ck_assert_msg(strncmp(text, head, strlen(head)) == 0, "%s", text);
+    path(hostpub, sizeof hostpub, "hostkey.pub");
+    pub = slurp(hostpub, NULL);
+    ck_assert_ptr_nonnull(pub);
+    *strchr(pub + strlen("ssh-ed25519 "), ' ') = '\0'; /* drop the comment */
+    ck_assert_msg(strstr(text, pub + strlen("ssh-ed25519 ")), "%s", text);
+    ck_assert_int_eq(text[len1 - 1], '\n');
+    free(pub);
+    free(text);
+
+    /* Known now: accepted without accept_new, and not recorded twice. */
+    o.accept_new = 0;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+    o.accept_new = 1;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+    text = slurp(kh, &len2);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_eq(len1, len2);
+    free(text);
+}
+END_TEST
+
+/* known_hosts: a comment, another host, then sshd's address with another key. */
+static void
+write_changed_kh(const char *kh, const char *keytype_line)
+{
+    char other[512], *pub, buf[4096];
+
+    path(other, sizeof other, "otherkey.pub");
+    pub = slurp(other, NULL);
+    ck_assert_ptr_nonnull(pub);
+    FMT(buf, "# test\nelsewhere.example %s[127.0.0.1]:%d %s", pub, PORT,
+        keytype_line ? keytype_line : pub);
+    free(pub);
+    ck_assert_int_eq(spit(kh, buf, strlen(buf)), 0);
+}
+
+START_TEST(test_changed_host_key)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char kh[512], want[600], *before, *after;
+    int rc;
+
+    default_opts(&o);
+    path(kh, sizeof kh, "kh-changed");
+    write_changed_kh(kh, NULL);
+    before = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(before);
+    o.known_hosts = kh;
+    o.accept_new = 1; /* never overrides a changed key */
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "CHANGED"), "%s", prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "man-in-the-middle"), "%s",
+                  prop_transport_error(t));
+    FMT(want, "remove the old key at %s:3", kh);
+    ck_assert_msg(strstr(prop_transport_error(t), want), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+    after = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(after);
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+}
+END_TEST
+
+START_TEST(test_changed_host_key_hashed)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char kh[512], want[600], *text;
+    int rc;
+
+    default_opts(&o);
+    path(kh, sizeof kh, "kh-hashed");
+    write_changed_kh(kh, NULL);
+    ck_assert_int_eq(sh("ssh-keygen -q -H -f '%s' >/dev/null 2>&1", kh), 0);
+    text = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "\n|1|") && !strstr(text, "127.0.0.1"), "%s", text);
+    free(text);
+    o.known_hosts = kh;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    FMT(want, "remove the old key at %s:3", kh);
+    ck_assert_msg(strstr(prop_transport_error(t), want), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_other_key_type)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char kh[512], want[600], pubfile[512], *ecdsa;
+    int rc;
+
+    /* An ECDSA key recorded for the host, which only has an Ed25519 key. */
+    default_opts(&o);
+    path(pubfile, sizeof pubfile, "ecdsakey.pub");
+    ecdsa = slurp(pubfile, NULL);
+    ck_assert_ptr_nonnull(ecdsa);
+    path(kh, sizeof kh, "kh-other");
+    write_changed_kh(kh, ecdsa);
+    free(ecdsa);
+    o.known_hosts = kh;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    FMT(want, "%s:3", kh);
+    ck_assert_msg(strstr(prop_transport_error(t), want), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_auth_wrong_identity)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char key[512];
+    int rc;
+
+    default_opts(&o);
+    path(key, sizeof key, "wrongkey");
+    o.identity = key;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "root@127.0.0.1:"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "authentication rejected (tried: "), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), key), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_auth_missing_identity)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char key[512], want[600];
+    int rc;
+
+    default_opts(&o);
+    path(key, sizeof key, "nosuchkey");
+    o.identity = key;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    FMT(want, "identity file %s: no such file", key);
+    ck_assert_str_eq(prop_transport_error(t), want);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_auth_encrypted_identity)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    char key[512];
+    int rc;
+
+    default_opts(&o);
+    path(key, sizeof key, "enckey");
+    o.identity = key;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "needs a passphrase"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "ssh-agent"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_closed_port)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    double t0 = now_s();
+    int rc;
+
+    default_opts(&o);
+    o.port = free_port();
+    ck_assert_int_gt(o.port, 0);
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(prop_transport_error(t), "cannot connect to 127.0.0.1:"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 < 3.0, "took %.1f s", now_s() - t0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_auth_agent)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    const char *argv[] = {"true", NULL};
+    char sock[512];
+    prop_cmd_result r;
+    int rc;
+
+    path(sock, sizeof sock, "agent.sock");
+    unlink(sock);
+    ck_assert_int_eq(sh("eval \"$(ssh-agent -a '%s' -s)\" >/dev/null && "
+                        "echo \"$SSH_AGENT_PID\" >'%s/agent.pid'",
+                        sock, T),
+                     0);
+    ck_assert_int_eq(sh("SSH_AUTH_SOCK='%s' ssh-add -q '%s/userkey' 2>/dev/null", sock, T), 0);
+    ck_assert_int_eq(setenv("SSH_AUTH_SOCK", sock, 1), 0);
+    default_opts(&o);
+    o.identity = NULL; /* the agent, then the default keys */
+    t = connect_ok(&o);
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 0);
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+
+    /* The agent only holds a key the server refuses. */
+    ck_assert_int_eq(sh("SSH_AUTH_SOCK='%s' ssh-add -q -D 2>/dev/null && "
+                        "SSH_AUTH_SOCK='%s' ssh-add -q '%s/wrongkey' 2>/dev/null",
+                        sock, sock, T),
+                     0);
+    t = NULL;
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "authentication rejected (tried: agent"), "%s",
+                  prop_transport_error(t));
+    prop_transport_close(t);
+    unsetenv("SSH_AUTH_SOCK");
+    stop_agent();
+}
+END_TEST
+
+START_TEST(test_connect_timeout)
+{
+    /* A port that accepts TCP but never says anything. */
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+    double t0;
+
+    ck_assert_int_ge(fd, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fd, 4), 0);
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    default_opts(&o);
+    o.port = ntohs(a.sin_port);
+    o.connect_timeout = 1;
+    t0 = now_s();
+    rc = prop_transport_ssh(&t, &o);
+    ck_assert_int_eq(rc, PROP_EUNREACHABLE);
+    ck_assert_msg(strstr(prop_transport_error(t), "cannot connect to 127.0.0.1:"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 > 0.8 && now_s() - t0 < 4.0, "took %.1f s", now_s() - t0);
+    prop_transport_close(t);
+    close(fd);
+}
+END_TEST
+
+START_TEST(test_bad_opts)
+{
+    prop_ssh_opts o;
+    prop_transport *t = NULL;
+
+    memset(&o, 0, sizeof o);
+    ck_assert_int_eq(prop_transport_ssh(&t, &o), PROP_EINVAL);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_msg(strstr(prop_transport_error(t), "no address"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
+ * Running commands.
+ */
+START_TEST(test_run_basic)
+{
+    prop_transport *t = connect_default();
+    const char *argv[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    const char *argv2[] = {"true", NULL};
+    prop_cmd_result r;
+
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 3);
+    ck_assert_str_eq(r.out, "out\n");
+    ck_assert_uint_eq(r.out_len, 4);
+    ck_assert_str_eq(r.err, "err\n");
+    ck_assert_uint_eq(r.err_len, 4);
+    prop_cmd_result_clear(&r);
+    /* The session is reused. */
+    OK(t, prop_transport_run(t, argv2, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.out_len, 0);
+    ck_assert_ptr_nonnull(r.out);
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_stdin)
+{
+    prop_transport *t = connect_default();
+    const char *argv[] = {"cat", NULL};
+    static const char data[] = "hello\0world\n\377";
+    prop_cmd_result r;
+
+    OK(t, prop_transport_run(t, argv, data, sizeof data - 1, &r));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.out_len, sizeof data - 1);
+    ck_assert_int_eq(memcmp(r.out, data, sizeof data - 1), 0);
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_quoting)
+{
+    prop_transport *t = connect_default();
+    char dir[512], p1[600], p2[600], p3[600], p4[600], a1[700], a2[700], a3[700], a4[700];
+    const char *words[] = {"a b",     "it's",  "'",           "''\\''",    "$(id)", "x;y",
+                           "`uname`", "\"q\"", "back\\slash", "new\nline", "",      "*",
+                           "$HOME",   "&&",    "|",           "#c",        "~",     NULL};
+    const char *argv[64];
+    prop_cmd_result r;
+    char want[4096] = "";
+    size_t i, n = 0;
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "quoting");
+    FMT(p1, "%s/pwned1", dir);
+    FMT(p2, "%s/pwned2", dir);
+    FMT(p3, "%s/pwned3", dir);
+    FMT(p4, "%s/pwned4", dir);
+    FMT(a1, "; touch %s", p1);
+    FMT(a2, "$(touch %s)", p2);
+    FMT(a3, "`touch %s`", p3);
+    FMT(a4, "' ; touch %s ; '", p4);
+    argv[n++] = "printf";
+    argv[n++] = "[%s]";
+    for (i = 0; words[i]; i++) {
+        argv[n++] = words[i];
+        strcat(want, "[");
+        strcat(want, words[i]);
+        strcat(want, "]");
+    }
+    argv[n++] = a1;
+    argv[n++] = a2;
+    argv[n++] = a3;
+    argv[n++] = a4;
+    argv[n] = NULL;
+    snprintf(want + strlen(want), sizeof want - strlen(want), "[%s][%s][%s][%s]", a1, a2, a3, a4);
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, want);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ne(stat(p1, &sb), 0);
+    ck_assert_int_ne(stat(p2, &sb), 0);
+    ck_assert_int_ne(stat(p3, &sb), 0);
+    ck_assert_int_ne(stat(p4, &sb), 0);
+
+    /* A program name with a space is one word, not a command and an argument. */
+    {
+        const char *argv2[] = {"echo hi", NULL};
+
+        OK(t, prop_transport_run(t, argv2, NULL, 0, &r));
+        ck_assert_int_eq(r.code, 127);
+        ck_assert_uint_eq(r.out_len, 0);
+        prop_cmd_result_clear(&r);
+    }
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_large)
+{
+    prop_transport *t = connect_default();
+    /* Lots of stderr before stdin is read, then stdin echoed back. */
+    const char *argv[] = {"sh", "-c", "head -c 3000000 /dev/zero | tr '\\0' e >&2; cat", NULL};
+    size_t n = 3000000, i;
+    char *in = malloc(n);
+    prop_cmd_result r;
+
+    ck_assert_ptr_nonnull(in);
+    for (i = 0; i < n; i++)
+        in[i] = (char)('a' + i % 26);
+    OK(t, prop_transport_run(t, argv, in, n, &r));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_uint_eq(r.out_len, n);
+    ck_assert_int_eq(memcmp(r.out, in, n), 0);
+    ck_assert_uint_eq(r.err_len, 3000000);
+    ck_assert_int_eq(r.err[0], 'e');
+    ck_assert_int_eq(r.err[r.err_len - 1], 'e');
+    prop_cmd_result_clear(&r);
+    free(in);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_status)
+{
+    prop_transport *t = connect_default();
+    const char *sig[] = {"sh", "-c", "kill -TERM $$", NULL};
+    const char *missing[] = {"/nonexistent/prop-cmd", NULL};
+    const char *ignore_in[] = {"true", NULL};
+    prop_cmd_result r;
+
+    OK(t, prop_transport_run(t, sig, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 128 + 15);
+    prop_cmd_result_clear(&r);
+    OK(t, prop_transport_run(t, missing, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 127);
+    ck_assert_uint_gt(r.err_len, 0);
+    prop_cmd_result_clear(&r);
+    /* stdin that the command never reads does not hang. */
+    {
+        size_t n = 4000000;
+        char *in = calloc(1, n);
+
+        ck_assert_ptr_nonnull(in);
+        OK(t, prop_transport_run(t, ignore_in, in, n, &r));
+        ck_assert_int_eq(r.code, 0);
+        prop_cmd_result_clear(&r);
+        free(in);
+    }
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_sudo)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    const char *argv[] = {"id", "-un", NULL};
+    char log[512], dir[512], file[600], *text;
+    prop_cmd_result r;
+
+    default_opts(&o);
+    o.sudo = 1;
+    path(log, sizeof log, "sudo.log");
+    unlink(log);
+    t = connect_ok(&o);
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_eq(r.out, "root\n");
+    prop_cmd_result_clear(&r);
+    test_dir(dir, sizeof dir, "sudo");
+    FMT(file, "%s/f", dir);
+    OK(t, prop_transport_write(t, file, "x", 1, NULL));
+    prop_transport_close(t);
+    text = slurp(log, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strncmp(text, "-n -- id -un\n", 13) == 0, "%s", text);
+    ck_assert_msg(strstr(text, "\n-n -- sh -c "), "%s", text);
+    free(text);
+    text = slurp(file, NULL);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "x");
+    free(text);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
+ * Files.
+ */
+START_TEST(test_read)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], odd[600];
+    static const char data[] = "line 1\n\0binary\377\n";
+    char *got = NULL;
+    size_t len = 0;
+
+    test_dir(dir, sizeof dir, "read");
+    FMT(file, "%s/f", dir);
+    ck_assert_int_eq(spit(file, data, sizeof data - 1), 0);
+    OK(t, prop_transport_read(t, file, &got, &len));
+    ck_assert_uint_eq(len, sizeof data - 1);
+    ck_assert_int_eq(memcmp(got, data, len), 0);
+    ck_assert_int_eq(got[len], '\0');
+    free(got);
+
+    /* A name the shell would like to interpret. */
+    FMT(odd, "%s/-n $(x) 'q' *", dir);
+    ck_assert_int_eq(spit(odd, "odd", 3), 0);
+    OK(t, prop_transport_read(t, odd, &got, &len));
+    ck_assert_str_eq(got, "odd");
+    free(got);
+
+    FMT(file, "%s/missing", dir);
+    ck_assert_int_eq(prop_transport_read(t, file, &got, &len), PROP_ENOTFOUND);
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(prop_transport_read(t, dir, &got, &len), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "read "), "%s", prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "directory"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_write)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], *got;
+    prop_file_attrs a = {0640, NULL, NULL}, keep = {-1, NULL, NULL};
+    prop_file_attrs own = {0604, "nobody", "nogroup"};
+    static const char data[] = "new\0content\n";
+    struct stat sb;
+    size_t len;
+
+    test_dir(dir, sizeof dir, "write");
+    FMT(file, "%s/f", dir);
+    /* New file, with a mode. */
+    OK(t, prop_transport_write(t, file, data, sizeof data - 1, &a));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0640);
+    ck_assert_int_eq((int)sb.st_uid, 0);
+    got = slurp(file, &len);
+    ck_assert_uint_eq(len, sizeof data - 1);
+    ck_assert_int_eq(memcmp(got, data, len), 0);
+    free(got);
+    /* New file, no attributes: 0644. */
+    FMT(file, "%s/g", dir);
+    OK(t, prop_transport_write(t, file, "g", 1, NULL));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0644);
+    /* Existing file: its mode and owner are kept when attrs leave them. */
+    ck_assert_int_eq(chmod(file, 0600), 0);
+    ck_assert_int_eq(chown(file, 1, 1), 0);
+    OK(t, prop_transport_write(t, file, "gg", 2, &keep));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0600);
+    ck_assert_int_eq((int)sb.st_uid, 1);
+    ck_assert_int_eq((int)sb.st_gid, 1);
+    ck_assert_int_eq((int)sb.st_size, 2);
+    /* Owner and group by name. */
+    OK(t, prop_transport_write(t, file, "", 0, &own));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0604);
+    ck_assert_int_eq((int)sb.st_uid, 65534);
+    ck_assert_int_eq((int)sb.st_gid, 65534);
+    ck_assert_int_eq((int)sb.st_size, 0);
+    /* Nothing left behind: f and g only. */
+    ck_assert_int_eq(count_entries(dir), 2);
+
+    /* Failures leave nothing behind either. */
+    FMT(file, "%s/nodir/f", dir);
+    ck_assert_int_eq(prop_transport_write(t, file, "x", 1, NULL), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no such directory"), "%s",
+                  prop_transport_error(t));
+    ck_assert_int_eq(prop_transport_write(t, dir, "x", 1, NULL), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "is a directory"), "%s", prop_transport_error(t));
+    {
+        prop_file_attrs bad = {-1, "no-such-user-prop", NULL};
+
+        FMT(file, "%s/f", dir);
+        ck_assert_int_eq(prop_transport_write(t, file, "zz", 2, &bad), PROP_ERROR);
+        ck_assert_msg(strstr(prop_transport_error(t), "no-such-user-prop"), "%s",
+                      prop_transport_error(t));
+        got = slurp(file, &len);
+        ck_assert_uint_eq(len, sizeof data - 1); /* unchanged */
+        free(got);
+    }
+    ck_assert_int_eq(count_entries(dir), 2);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_write_atomic)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], old[600], *got;
+    struct stat before, after;
+    size_t n = 1 << 20, i;
+    char *big = malloc(n);
+
+    ck_assert_ptr_nonnull(big);
+    for (i = 0; i < n; i++)
+        big[i] = (char)('0' + i % 10);
+    test_dir(dir, sizeof dir, "atomic");
+    FMT(file, "%s/f", dir);
+    FMT(old, "%s/old", dir);
+    ck_assert_int_eq(spit(file, "old content", 11), 0);
+    ck_assert_int_eq(link(file, old), 0); /* keeps the old inode visible */
+    ck_assert_int_eq(stat(file, &before), 0);
+    OK(t, prop_transport_write(t, file, big, n, NULL));
+    ck_assert_int_eq(stat(file, &after), 0);
+    /* Replaced by rename, not rewritten in place. */
+    ck_assert_uint_ne((unsigned long)before.st_ino, (unsigned long)after.st_ino);
+    got = slurp(old, NULL);
+    ck_assert_str_eq(got, "old content");
+    free(got);
+    got = slurp(file, &i);
+    ck_assert_uint_eq(i, n);
+    ck_assert_int_eq(memcmp(got, big, n), 0);
+    free(got);
+    free(big);
+    ck_assert_int_eq(count_entries(dir), 2);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_stat)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], sub[600], lnk[600], fifo[600], odd[600];
+    prop_file_stat st;
+
+    test_dir(dir, sizeof dir, "stat");
+    FMT(file, "%s/f", dir);
+    ck_assert_int_eq(spit(file, "12345", 5), 0);
+    ck_assert_int_eq(chmod(file, 04754), 0);
+    ck_assert_int_eq(chown(file, 1, 65534), 0);
+    ck_assert_int_eq(chmod(file, 04754), 0); /* chown cleared setuid */
+    OK(t, prop_transport_stat(t, file, &st));
+    ck_assert_int_eq(st.type, PROP_FT_FILE);
+    ck_assert_uint_eq(st.mode, 04754);
+    ck_assert_int_eq((int)st.uid, 1);
+    ck_assert_int_eq((int)st.gid, 65534);
+    ck_assert_str_eq(st.owner, "daemon");
+    ck_assert_str_eq(st.group, "nogroup");
+    ck_assert_int_eq((int)st.size, 5);
+
+    FMT(sub, "%s/d", dir);
+    ck_assert_int_eq(mkdir(sub, 0711), 0);
+    ck_assert_int_eq(chmod(sub, 01711), 0);
+    OK(t, prop_transport_stat(t, sub, &st));
+    ck_assert_int_eq(st.type, PROP_FT_DIR);
+    ck_assert_uint_eq(st.mode, 01711);
+    ck_assert_str_eq(st.owner, "root");
+
+    FMT(lnk, "%s/l", dir);
+    ck_assert_int_eq(symlink("target with space\nand newline", lnk), 0);
+    OK(t, prop_transport_stat(t, lnk, &st));
+    ck_assert_int_eq(st.type, PROP_FT_LINK);
+    ck_assert_str_eq(st.target, "target with space\nand newline");
+
+    FMT(fifo, "%s/p", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+    OK(t, prop_transport_stat(t, fifo, &st));
+    ck_assert_int_eq(st.type, PROP_FT_OTHER);
+    ck_assert_uint_eq(st.mode, 0600);
+
+    /* Ids without names read as numbers. */
+    FMT(odd, "%s/$(id) 'x'", dir);
+    ck_assert_int_eq(spit(odd, "", 0), 0);
+    ck_assert_int_eq(chown(odd, 54321, 54322), 0);
+    OK(t, prop_transport_stat(t, odd, &st));
+    ck_assert_str_eq(st.owner, "54321");
+    ck_assert_str_eq(st.group, "54322");
+    ck_assert_int_eq((int)st.size, 0);
+
+    FMT(file, "%s/missing", dir);
+    ck_assert_int_eq(prop_transport_stat(t, file, &st), PROP_ENOTFOUND);
+    ck_assert_int_eq(st.type, PROP_FT_NONE);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_remove)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], sub[600], lnk[600], full[600], inner[700];
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "remove");
+    FMT(file, "%s/f", dir);
+    FMT(sub, "%s/d", dir);
+    FMT(lnk, "%s/l", dir);
+    FMT(full, "%s/full", dir);
+    FMT(inner, "%s/full/x", dir);
+    ck_assert_int_eq(spit(file, "x", 1), 0);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(symlink(sub, lnk), 0);
+    ck_assert_int_eq(mkdir(full, 0755), 0);
+    ck_assert_int_eq(spit(inner, "x", 1), 0);
+
+    OK(t, prop_transport_remove(t, lnk)); /* the link, not the directory */
+    ck_assert_int_ne(lstat(lnk, &sb), 0);
+    ck_assert_int_eq(stat(sub, &sb), 0);
+    OK(t, prop_transport_remove(t, file));
+    ck_assert_int_ne(lstat(file, &sb), 0);
+    OK(t, prop_transport_remove(t, sub));
+    ck_assert_int_ne(lstat(sub, &sb), 0);
+    ck_assert_int_eq(prop_transport_remove(t, file), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_remove(t, full), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "remove "), "%s", prop_transport_error(t));
+    ck_assert_int_eq(stat(inner, &sb), 0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_mkdir)
+{
+    prop_transport *t = connect_default();
+    char dir[512], sub[600], sub2[600], file[600];
+    prop_file_attrs a = {0700, NULL, "nogroup"}, b = {0750, "daemon", NULL};
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "mkdir");
+    FMT(sub, "%s/new", dir);
+    OK(t, prop_transport_mkdir(t, sub, &a));
+    ck_assert_int_eq(stat(sub, &sb), 0);
+    ck_assert(S_ISDIR(sb.st_mode));
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0700);
+    ck_assert_int_eq((int)sb.st_gid, 65534);
+    /* Existing: gets the attributes. */
+    OK(t, prop_transport_mkdir(t, sub, &b));
+    ck_assert_int_eq(stat(sub, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0750);
+    ck_assert_int_eq((int)sb.st_uid, 1);
+    ck_assert_int_eq((int)sb.st_gid, 65534);
+    /* No attributes: 0755. */
+    FMT(sub2, "%s/plain", dir);
+    OK(t, prop_transport_mkdir(t, sub2, NULL));
+    ck_assert_int_eq(stat(sub2, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0755);
+    /* A file in the way, a missing parent. */
+    FMT(file, "%s/f", dir);
+    ck_assert_int_eq(spit(file, "x", 1), 0);
+    ck_assert_int_eq(prop_transport_mkdir(t, file, NULL), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "not a directory"), "%s",
+                  prop_transport_error(t));
+    FMT(file, "%s/no/such", dir);
+    ck_assert_int_eq(prop_transport_mkdir(t, file, NULL), PROP_ERROR);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_symlink)
+{
+    prop_transport *t = connect_default();
+    char dir[512], lnk[600], file[600], sub[600], buf[600];
+    struct stat sb;
+    ssize_t n;
+
+    test_dir(dir, sizeof dir, "symlink");
+    FMT(lnk, "%s/l", dir);
+    OK(t, prop_transport_symlink(t, "/etc/hostname", lnk));
+    n = readlink(lnk, buf, sizeof buf - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "/etc/hostname");
+    /* Replace a link (to a directory: the link is replaced, not entered). */
+    FMT(sub, "%s/d", dir);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(unlink(lnk), 0);
+    ck_assert_int_eq(symlink(sub, lnk), 0);
+    OK(t, prop_transport_symlink(t, "rel target", lnk));
+    n = readlink(lnk, buf, sizeof buf - 1);
+    ck_assert_int_gt(n, 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, "rel target");
+    ck_assert_int_eq(count_entries(sub), 0);
+    /* Replace a file. */
+    FMT(file, "%s/f", dir);
+    ck_assert_int_eq(spit(file, "x", 1), 0);
+    OK(t, prop_transport_symlink(t, "elsewhere", file));
+    ck_assert_int_eq(lstat(file, &sb), 0);
+    ck_assert(S_ISLNK(sb.st_mode));
+    /* A real directory is not replaced. */
+    ck_assert_int_eq(prop_transport_symlink(t, "x", sub), PROP_ERROR);
+    ck_assert_int_eq(lstat(sub, &sb), 0);
+    ck_assert(S_ISDIR(sb.st_mode));
+    ck_assert_int_eq(count_entries(dir), 3); /* l, d, f: no temporary left */
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_chattr)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600];
+    prop_file_attrs mode = {0600, NULL, NULL}, owner = {-1, "daemon", NULL};
+    prop_file_attrs group = {-1, NULL, "nogroup"}, bad = {-1, "no-such-user-prop", NULL};
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "chattr");
+    FMT(file, "%s/f", dir);
+    ck_assert_int_eq(spit(file, "x", 1), 0);
+    ck_assert_int_eq(chmod(file, 0644), 0);
+    OK(t, prop_transport_chattr(t, file, &mode));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0600);
+    ck_assert_int_eq((int)sb.st_uid, 0);
+    OK(t, prop_transport_chattr(t, file, &owner));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)sb.st_uid, 1);
+    ck_assert_int_eq((int)sb.st_gid, 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0600);
+    OK(t, prop_transport_chattr(t, file, &group));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)sb.st_uid, 1);
+    ck_assert_int_eq((int)sb.st_gid, 65534);
+    ck_assert_int_eq(prop_transport_chattr(t, file, &bad), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no-such-user-prop"), "%s",
+                  prop_transport_error(t));
+    FMT(file, "%s/missing", dir);
+    ck_assert_int_eq(prop_transport_chattr(t, file, &mode), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no such file"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
+ * Lock, failures.
+ */
+START_TEST(test_lock)
+{
+    prop_transport *t1 = connect_default(), *t2 = connect_default();
+    char want[64], lockfile[512];
+
+    OK(t1, prop_transport_lock(t1));
+    ck_assert_int_eq(prop_transport_lock(t1), 0); /* held already */
+    ck_assert_int_eq(prop_transport_lock(t2), PROP_ERROR);
+    FMT(want, "pid %ld on ", (long)getpid());
+    ck_assert_msg(strstr(prop_transport_error(t2), "locked by another run"), "%s",
+                  prop_transport_error(t2));
+    ck_assert_msg(strstr(prop_transport_error(t2), want), "%s", prop_transport_error(t2));
+    path(lockfile, sizeof lockfile, "prop.lock");
+    ck_assert_msg(strstr(prop_transport_error(t2), lockfile), "%s", prop_transport_error(t2));
+    /* Released at close: no stale lock. */
+    prop_transport_close(t1);
+    ck_assert_msg(prop_transport_lock(t2) == 0, "%s", prop_transport_error(t2));
+    {
+        struct stat sb;
+
+        ck_assert_int_eq(stat(lockfile, &sb), 0); /* held by t2 */
+        prop_transport_close(t2);
+        ck_assert_int_ne(stat(lockfile, &sb), 0); /* removed by its holder */
+    }
+}
+END_TEST
+
+START_TEST(test_lock_local_holder)
+{
+    prop_transport *t = connect_default();
+    char lockfile[512];
+    int fd;
+
+    /* Held the way the local transport holds it: the remote run sees it. */
+    path(lockfile, sizeof lockfile, "prop.lock");
+    unlink(lockfile);
+    fd = open(lockfile, O_RDWR | O_CREAT, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+    ck_assert_int_eq(write(fd, "pid 999 since 2020-01-01T00:00:00Z\n", 35), 35);
+    ck_assert_int_eq(prop_transport_lock(t), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "pid 999 since 2020-01-01T00:00:00Z (lock "),
+                  "%s", prop_transport_error(t));
+    /* Let go the same way (removed while held): the remote run gets it. */
+    ck_assert_int_eq(unlink(lockfile), 0);
+    ck_assert_int_eq(close(fd), 0);
+    OK(t, prop_transport_lock(t));
+    prop_transport_close(t);
+
+    /* A symbolic link is never used as the lock. */
+    ck_assert_int_eq(symlink("/etc/passwd", lockfile), 0);
+    t = connect_default();
+    ck_assert_int_eq(prop_transport_lock(t), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "symbolic link"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+    ck_assert_int_eq(unlink(lockfile), 0);
+}
+END_TEST
+
+START_TEST(test_lock_released_on_drop)
+{
+    prop_transport *t1 = connect_default(), *t2;
+    double t0;
+    int ok = 0;
+
+    ck_assert_int_eq(prop_transport_lock(t1), 0);
+    ck_assert_int_gt(kill_sessions(), 0);
+    /* The remote holder sees its stdin end and lets go. */
+    t2 = connect_default();
+    t0 = now_s();
+    while (now_s() - t0 < 10 && !(ok = prop_transport_lock(t2) == 0))
+        msleep(100);
+    ck_assert_msg(ok, "%s", prop_transport_error(t2));
+    prop_transport_close(t2);
+    prop_transport_close(t1);
+}
+END_TEST
+
+START_TEST(test_dropped_connection)
+{
+    prop_transport *t = connect_default();
+    const char *argv[] = {"true", NULL};
+    prop_cmd_result r;
+    prop_file_stat st;
+    double t0;
+    int rc;
+
+    OK(t, prop_transport_run(t, argv, NULL, 0, &r));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_gt(kill_sessions(), 0);
+    msleep(200);
+    t0 = now_s();
+    rc = prop_transport_run(t, argv, NULL, 0, &r);
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 < 5.0, "took %.1f s", now_s() - t0);
+    t0 = now_s();
+    ck_assert_int_eq(prop_transport_stat(t, "/", &st), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 < 0.5, "took %.1f s", now_s() - t0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_dropped_during_command)
+{
+    prop_transport *t = connect_default();
+    const char *argv[] = {"sleep", "30", NULL};
+    prop_cmd_result r;
+    double t0 = now_s();
+    pid_t killer = fork();
+    int rc;
+
+    ck_assert_int_ge(killer, 0);
+    if (killer == 0) {
+        msleep(500);
+        kill_sessions();
+        _exit(0);
+    }
+    rc = prop_transport_run(t, argv, NULL, 0, &r);
+    waitpid(killer, NULL, 0);
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 < 5.0, "took %.1f s", now_s() - t0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_op_timeout)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    const char *argv[] = {"sleep", "5", NULL};
+    const char *argv2[] = {"true", NULL};
+    prop_cmd_result r;
+    double t0;
+
+    default_opts(&o);
+    o.op_timeout = 1;
+    t = connect_ok(&o);
+    t0 = now_s();
+    ck_assert_int_eq(prop_transport_run(t, argv, NULL, 0, &r), PROP_ERROR);
+    ck_assert_msg(now_s() - t0 < 3.0, "took %.1f s", now_s() - t0);
+    ck_assert_msg(strstr(prop_transport_error(t), "timed out after 1 s"), "%s",
+                  prop_transport_error(t));
+    t0 = now_s();
+    ck_assert_int_eq(prop_transport_run(t, argv2, NULL, 0, &r), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(strstr(prop_transport_error(t), "timed out"), "%s", prop_transport_error(t));
+    ck_assert_msg(now_s() - t0 < 0.5, "took %.1f s", now_s() - t0);
+    prop_transport_close(t);
+}
+END_TEST
+
+static Suite *
+ssh_suite(void)
+{
+    Suite *s = suite_create("ssh");
+    TCase *tc;
+
+    tc = tcase_create("connect");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_connect_name);
+    tcase_add_test(tc, test_unknown_host_key);
+    tcase_add_test(tc, test_accept_new);
+    tcase_add_test(tc, test_changed_host_key);
+    tcase_add_test(tc, test_changed_host_key_hashed);
+    tcase_add_test(tc, test_other_key_type);
+    tcase_add_test(tc, test_auth_wrong_identity);
+    tcase_add_test(tc, test_auth_missing_identity);
+    tcase_add_test(tc, test_auth_encrypted_identity);
+    tcase_add_test(tc, test_auth_agent);
+    tcase_add_test(tc, test_closed_port);
+    tcase_add_test(tc, test_connect_timeout);
+    tcase_add_test(tc, test_bad_opts);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("run");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_run_basic);
+    tcase_add_test(tc, test_run_stdin);
+    tcase_add_test(tc, test_run_quoting);
+    tcase_add_test(tc, test_run_large);
+    tcase_add_test(tc, test_run_status);
+    tcase_add_test(tc, test_sudo);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("files");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_read);
+    tcase_add_test(tc, test_write);
+    tcase_add_test(tc, test_write_atomic);
+    tcase_add_test(tc, test_stat);
+    tcase_add_test(tc, test_remove);
+    tcase_add_test(tc, test_mkdir);
+    tcase_add_test(tc, test_symlink);
+    tcase_add_test(tc, test_chattr);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("failures");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_lock);
+    tcase_add_test(tc, test_lock_local_holder);
+    tcase_add_test(tc, test_lock_released_on_drop);
+    tcase_add_test(tc, test_dropped_connection);
+    tcase_add_test(tc, test_dropped_during_command);
+    tcase_add_test(tc, test_op_timeout);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    if (geteuid() != 0) {
+        printf("check_ssh: skipped: needs root (to run sshd)\n");
+        return 0;
+    }
+    if (access(SSHD, X_OK) != 0 || sh("command -v ssh-keygen >/dev/null") != 0) {
+        printf("check_ssh: skipped: needs openssh-server (%s) and ssh-keygen\n", SSHD);
+        return 0;
+    }
+    OWNER = getpid();
+    atexit(stop_sshd);
+    if (start_sshd() != 0) {
+        fprintf(stderr, "check_ssh: cannot start sshd (scratch directory %s)\n", T);
+        return 1;
+    }
+    sr = srunner_create(ssh_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
