@@ -19,7 +19,7 @@ typedef struct cli_command {
     const char *usage;
 } cli_command;
 
-extern const cli_command cmd_lint, cmd_show, cmd_explain;
+extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain;
 
 /* Options shared by the commands that read a site. */
 typedef struct cli_site_opts {
@@ -50,5 +50,11 @@ int cli_print_help(const cli_command *cmd);
 lprop_ctx *cli_load_site(const char *path, const cli_site_opts *o, int *evaluated);
 /* "2 errors, 1 warning" summary on f, or nothing when there is no finding. */
 void cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror);
+
+/*
+ * A dry run of host h of a loaded, checked site, printed as `prop run
+ * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
+ */
+int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
 
 #endif

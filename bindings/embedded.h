@@ -1,4 +1,4 @@
-/* The Lua modules compiled into the prop executable (see embed.cmake). */
+/* The Lua modules compiled into the prop executable (see tools/embed_lua.c). */
 #ifndef LPROP_EMBEDDED_H
 #define LPROP_EMBEDDED_H
 #include <stddef.h>
@@ -6,7 +6,7 @@
 struct lprop_embedded {
     const char *module;    /* "prop.apt" */
     const char *chunkname; /* "=prop/apt.lua" */
-    const char *text;
+    const char *text;      /* Lua bytecode, with debug information */
     size_t len;
 };
 

@@ -63,6 +63,14 @@ typedef struct lprop_ctx {
  * modules, and an empty site.  NULL when out of memory.
  */
 lprop_ctx *lprop_open(const lprop_limits *limits);
+/*
+ * Give the next piece of Lua (a property's check or apply at run time) a
+ * fresh instruction budget, so that an endless loop there stops cleanly.
+ */
+void lprop_budget_reset(lprop_ctx *ctx);
+/* The registry tables core.leaf keeps each leaf's impl and args in, by behaviour number. */
+#define LPROP_BEHAVIOURS "prop.behaviours"
+#define LPROP_BEHAVIOUR_ARGS "prop.behaviour_args"
 /* Close the state, then free the site and the ctx.  Accepts NULL. */
 void lprop_close(lprop_ctx *ctx);
 /* The ctx of a state made by lprop_open. */

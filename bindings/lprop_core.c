@@ -18,8 +18,8 @@
 #include "lprop.h"
 
 #define MAX_FRAMES 8
-#define BEHAVIOUR_KEY "prop.behaviours"
-#define BEHAVIOUR_ARGS_KEY "prop.behaviour_args"
+#define BEHAVIOUR_KEY LPROP_BEHAVIOURS
+#define BEHAVIOUR_ARGS_KEY LPROP_BEHAVIOUR_ARGS
 #define HOSTS_KEY "prop.hosts"
 
 typedef struct {

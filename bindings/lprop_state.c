@@ -370,7 +370,7 @@ run_embedded(lua_State *L, const char *name)
     for (m = lprop_embedded_modules; m->module; m++) {
         if (strcmp(m->module, name) != 0)
             continue;
-        if (luaL_loadbufferx(L, m->text, m->len, m->chunkname, "t") != LUA_OK)
+        if (luaL_loadbufferx(L, m->text, m->len, m->chunkname, "b") != LUA_OK)
             lua_error(L);
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
@@ -592,6 +592,13 @@ lprop_open(const lprop_limits *limits)
 fail:
     lprop_close(ctx);
     return NULL;
+}
+
+void
+lprop_budget_reset(lprop_ctx *ctx)
+{
+    ctx->instructions = 0;
+    lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
 }
 
 void

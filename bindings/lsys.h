@@ -1,0 +1,51 @@
+/*
+ * lsys.h - the `sys` handle that properties written in Lua get at run time
+ * (SPEC 2.4): run, query, read, write, stat, remove, mkdir, symlink,
+ * chattr, exists and note, over any prop_transport.
+ *
+ * Ownership: the caller owns the lsys and its transport; lsys_push() makes
+ * a Lua userdata that points at it, and lsys_retire() cuts that pointer
+ * when the host's run ends, so a `sys` kept by a site raises instead of
+ * reaching freed memory.  Notes are malloc'd, owned by the lsys, and taken
+ * by the caller with lsys_take_notes().
+ */
+#ifndef LSYS_H
+#define LSYS_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "prop/transport.h"
+
+#define LSYS_TYPE "prop.Sys"
+
+typedef struct lsys {
+    prop_transport *t;
+    const char *host;  /* the host's name */
+    const char *os;    /* "debian", "buntish", "freebsd" or NULL */
+    const char *suite; /* from os.debian(suite, arch) and the like, or NULL */
+    const char *arch;
+    int dry;          /* a dry run: changes are recorded, not made */
+    int diff;         /* record a unified diff of every file write */
+    int in_check;     /* inside impl.check: changes are refused */
+    unsigned changes; /* changes made (or that would be) since lsys_begin */
+    char *notes;      /* lines to show under the property, each ending in \n */
+    size_t notes_len, notes_cap;
+    int notes_oom; /* a note was lost for want of memory */
+} lsys;
+
+/* Push a new `sys` userdata for s, with a fresh `cache` table. */
+void lsys_push(lua_State *L, lsys *s);
+/* Detach the userdata at idx from its lsys: later use raises. */
+void lsys_retire(lua_State *L, int idx);
+/* Start a leaf: no changes counted, not in check.  Notes are kept until taken. */
+void lsys_begin(lsys *s);
+/* Append one note line (a trailing newline is added). */
+void lsys_note(lsys *s, const char *text, size_t len);
+/* The notes so far (NULL when none); the caller frees them. */
+char *lsys_take_notes(lsys *s);
+/* Free what s owns (not the transport). */
+void lsys_clear(lsys *s);
+
+#endif /* LSYS_H */

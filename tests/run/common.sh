@@ -1,0 +1,186 @@
+# Shared by the tests/run/test_*.sh scripts: prop run against this machine
+# (as root) and against connect.dir trees, with real effects checked
+# independently (cat, stat, getent, dpkg-query).  ctest sets PROP and
+# PROP_SOURCE_DIR; by hand, the defaults below work from a build
+# directory named "build".
+#
+# Every test makes its site files in a scratch directory, names what it
+# creates on the system "prop-test-..." and undoes it on exit.
+
+PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
+export NO_COLOR=1
+
+if [[ ! -x "$PROP" ]]; then
+  echo "prop executable not found at $PROP (set PROP)" >&2
+  exit 1
+fi
+if [[ "$(id -u)" != 0 ]]; then
+  echo "SKIP: the run tests change this machine and need root"
+  exit 0
+fi
+
+# The run tests change this one machine (packages, accounts, services):
+# two of them at once, or two ctest runs at once, would see each other's
+# changes.  Each takes this lock for its whole run.
+exec 9>>/run/lock/prop-run-tests.lock
+if ! flock -w 1800 9; then
+  echo "another run test held /run/lock/prop-run-tests.lock for 30 minutes" >&2
+  exit 1
+fi
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-run.XXXXXX")"
+chmod 755 "$TMP"
+cleanups=()
+# on_exit CMD: run CMD (a string for eval) when the test ends, last first.
+on_exit() {
+  cleanups+=("$1")
+}
+run_cleanups() {
+  local i
+  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do
+    eval "${cleanups[$i]}" >/dev/null 2>&1 || true
+  done
+  rm -rf "$TMP"
+}
+trap run_cleanups EXIT
+
+passed=0
+failed=0
+
+pass() {
+  passed=$((passed + 1))
+}
+
+# fail NAME WHAT [OUTPUT-FILE]
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $1: $2"
+  if [[ -n "${3:-}" && -f "$3" ]]; then
+    sed 's/^/    | /' "$3" | head -60
+  fi
+}
+
+finish() {
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+}
+
+# check NAME CONDITION... : passes when the command CONDITION succeeds.
+check() {
+  local name="$1"
+  shift
+  if "$@"; then pass; else fail "$name" "not true: $*" "${OUT:-}"; fi
+}
+
+# same NAME GOT WANT
+same() {
+  if [[ "$2" == "$3" ]]; then
+    pass
+  else
+    fail "$1" "got [$2], want [$3]" "${OUT:-}"
+  fi
+}
+
+# run_prop OUT ARGS... : prop with a time limit, stdout and stderr together
+# in OUT; sets rc.  OUT also becomes $OUT, shown by failures.
+run_prop() {
+  OUT="$1"
+  shift
+  rc=0
+  timeout "${PROP_RUN_TIMEOUT:-300}" "$PROP" "$@" >"$OUT" 2>&1 || rc=$?
+}
+
+# prop_run OUT SITE [ARGS...] : prop run SITE --json ARGS.  When another
+# prop run (someone's, outside the tests) holds the target's lock, waits
+# for it up to two minutes instead of failing.
+prop_run() {
+  local out="$1" site="$2" tries=0
+  shift 2
+  while :; do
+    run_prop "$out" run "$site" --json "$@"
+    if [[ "$rc" == 69 ]] && grep -q 'another prop run holds the lock' "$out" &&
+      [[ $tries -lt 120 ]]; then
+      tries=$((tries + 1))
+      sleep 1
+      continue
+    fi
+    break
+  done
+}
+
+# Counts from the JSON Lines of prop run --json.
+# results OUT RESULT [HOST] : top-level property events with that result.
+results() {
+  local host="${3:-}"
+  grep '"event":"property"' "$1" | grep -v '"parent":' |
+    { if [[ -n "$host" ]]; then grep -F "\"host\":\"$host\""; else cat; fi; } |
+    grep -c "\"result\":\"$2\"" || true
+}
+
+# host_count OUT HOST KEY : KEY (ok, changed, failed) of the host event.
+host_count() {
+  grep '"event":"host"' "$1" | grep -F "\"host\":\"$2\"" |
+    sed -n "s/.*\"$3\":\([0-9][0-9]*\).*/\1/p" | head -1
+}
+
+# result_of OUT DESC-SUBSTRING : the result of the first top-level property
+# whose desc contains the text.
+result_of() {
+  grep '"event":"property"' "$1" | grep -v '"parent":' | grep -F -- "$2" | head -1 |
+    sed -n 's/.*"result":"\([a-z]*\)".*/\1/p'
+}
+
+# expect_run NAME OUT WANT-RC CHANGED OK FAILED : prop's exit code and the
+# counts of top-level results of every host together.
+expect_run() {
+  local name="$1" out="$2" want_rc="$3" c o f
+  c="$(results "$out" changed)"
+  o="$(results "$out" ok)"
+  f="$(results "$out" failed)"
+  if [[ "$rc" != "$want_rc" ]]; then
+    fail "$name" "exit $rc, want $want_rc" "$out"
+  elif [[ "$c/$o/$f" != "$4/$5/$6" ]]; then
+    fail "$name" "changed/ok/failed = $c/$o/$f, want $4/$5/$6" "$out"
+  elif grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
+    fail "$name" "prop crashed" "$out"
+  else
+    pass
+  fi
+}
+
+# tree_state DIR... : one line per path under DIR (type, mode, owner,
+# size, link target, content hash), to compare before and after.
+tree_state() {
+  local d
+  for d in "$@"; do
+    [[ -e "$d" || -L "$d" ]] || { echo "missing $d"; continue; }
+    find "$d" -printf '%p %y %m %u:%g %s %l\n' | LC_ALL=C sort
+    find "$d" -type f -exec sha256sum {} + | LC_ALL=C sort
+  done
+}
+
+# mode_of PATH : octal mode, four digits.
+mode_of() {
+  stat -c '%04a' "$1"
+}
+
+owner_of() {
+  stat -c '%U:%G' "$1"
+}
+
+# installed_packages : names of the packages dpkg has installed, sorted.
+installed_packages() {
+  dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' | awk '$2 ~ /^.i/ { print $1 }' | LC_ALL=C sort
+}
+
+# purge_new_packages BEFORE-FILE : purges what was installed since the list
+# in BEFORE-FILE was taken (what a test's apt-get pulled in), nothing else.
+purge_new_packages() {
+  local new
+  new="$(installed_packages | LC_ALL=C comm -13 "$1" -)"
+  if [[ -n "$new" ]]; then
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 $new >/dev/null 2>&1
+  fi
+}
