@@ -2,15 +2,24 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local apache = {}
 
 local impl = { installed = {} }
 
+function impl.installed.ensure(sys, a)
+   local changed = R.apt_install(sys, "apache.installed", { a.package })
+   if R.ensure_running(sys, a.package) then changed = true end
+   return changed and "changed" or "ok"
+end
+
 --[[ apache.installed()
   DebianLike, not revertable, ports 80 and 443.
   Claims: package.installed apache2.  Installs apache2 with Debian's
   default configuration, which listens on both ports.
+  Run time: apt-installs apache2 when missing (as apt.installed), then
+  starts the apache2 service when it is not running (as service.running).
   Example:
     apache.installed()
 ]]

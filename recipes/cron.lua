@@ -2,12 +2,36 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local cron = {}
 
 local impl = { job = {}, absent = {} }
 
 local fmt = string.format
+
+-- Run time: the job is its file; cron reads /etc/cron.d itself, so there
+-- is nothing to reload.  cron ignores files there that are writable by
+-- group or others, or not owned by root: the file is 0644, root:root.
+function impl.job.ensure(sys, a)
+   local changed = false
+   if not sys:exists("/etc/cron.d") then
+      sys:mkdir("/etc/cron.d", { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   if R.ensure_content(sys, "cron.job", a.path, a.content, { mode = "0644", owner = "0", group = "0" }) then
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+function impl.absent.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then return "ok" end
+   if st.type == "directory" then R.fail("cron job %s: %s is a directory", a.name, a.path) end
+   sys:remove(a.path)
+   return "changed"
+end
 
 local specials = {
    ["@reboot"] = true, ["@yearly"] = true, ["@annually"] = true, ["@monthly"] = true,
@@ -59,6 +83,9 @@ end
   running argv, each word shell-quoted, as user, root by default).
   name: letters, digits, "_" and "-" only, because cron ignores files in
   /etc/cron.d with other characters (a dot included).
+  Run time: writes /etc/cron.d/NAME (0644, root:root, /etc/cron.d made
+  when missing) when its content or attributes differ; ok when identical.
+  Its revert removes the file when it is there.
   Example:
     cron.job("backup", "30 4 * * *", { "/usr/local/bin/backup", "--quiet" },
              { user = "backup" })

@@ -7,16 +7,146 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local file = {}
 
--- Shared by every property of a recipe; the executor fills in check/apply.
+local fmt = string.format
+
+-- Run time: each impl.ensure(sys, a) looks at the target once and changes
+-- only what differs, returning "changed" or "ok".
 local impl = {
    has_content = {}, contains_lines = {}, lacks_lines = {}, directory = {},
    absent = {}, symlink = {}, mode = {}, owner = {},
 }
 
-local fmt = string.format
+local function result(changed)
+   return changed and "changed" or "ok"
+end
+
+function impl.has_content.ensure(sys, a)
+   return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
+end
+
+function impl.contains_lines.ensure(sys, a)
+   return result(R.ensure_lines(sys, "file.contains_lines", a.path, a.lines))
+end
+
+function impl.lacks_lines.ensure(sys, a)
+   return result(R.ensure_no_lines(sys, "file.lacks_lines", a.path, a.lines))
+end
+
+-- The parent directory of an absolute path ("/" for "/x").
+local function parent(path)
+   return path:match("^(.*)/[^/]*$") or "/"
+end
+
+-- st for path, where a symlink to a directory counts as the directory
+-- (path .. "/." resolves the link); the second result is the path that
+-- names the directory itself.
+local function dir_stat(sys, path)
+   local st = sys:stat(path)
+   if st and st.type == "link" then
+      local through = sys:stat(path .. "/.")
+      if through and through.type == "directory" then return through, path .. "/." end
+   end
+   return st, path
+end
+
+function impl.directory.ensure(sys, a)
+   local path = a.path:gsub("(.)/+$", "%1")
+   local st, real = dir_stat(sys, path)
+   if st and st.type ~= "directory" then
+      R.fail("file.directory: %s exists and is a %s, not a directory", path,
+             st.type == "other" and "special file" or st.type)
+   end
+   if st == nil then
+      -- Missing parents are made too (mode 0755, owned by root), as
+      -- mkdir -p does; mode/owner/group apply to path itself only.
+      local missing = { path }
+      local p = parent(path)
+      while p ~= "/" and p ~= "" do
+         local pst = dir_stat(sys, p)
+         if pst then
+            if pst.type ~= "directory" then
+               R.fail("file.directory: cannot make %s: %s is a %s, not a directory", path, p,
+                      pst.type == "other" and "special file" or pst.type)
+            end
+            break
+         end
+         table.insert(missing, 1, p)
+         p = parent(p)
+      end
+      for i = 1, #missing - 1 do sys:mkdir(missing[i], { mode = tonumber("0755", 8) }) end
+      sys:mkdir(path, { mode = R.mode_number(a.mode) or tonumber("0755", 8),
+                        owner = a.owner, group = a.group })
+      return "changed"
+   end
+   local fix = R.attrs_to_fix(st, a)
+   if fix then
+      sys:chattr(real, fix)
+      return "changed"
+   end
+   return "ok"
+end
+
+function impl.absent.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then return "ok" end
+   if st.type == "directory" and not sys.dry then
+      local ok, err = pcall(sys.remove, sys, a.path)
+      if not ok then
+         if tostring(err):find("not empty", 1, true) then
+            R.fail("file.absent: %s is a directory that is not empty (prop removes files, "
+                   .. "links and empty directories only)", a.path)
+         end
+         error(err, 0)
+      end
+      return "changed"
+   end
+   sys:remove(a.path)
+   return "changed"
+end
+
+function impl.symlink.ensure(sys, a)
+   local st = sys:stat(a.link)
+   if st and st.type == "link" and st.target == a.target then return "ok" end
+   if st and st.type ~= "link" then
+      R.fail("file.symlink: %s exists and is a %s; prop replaces only a link "
+             .. "(remove it first, with file.absent)", a.link,
+             st.type == "other" and "special file" or st.type)
+   end
+   sys:symlink(a.target, a.link)
+   return "changed"
+end
+
+-- st of an existing file for mode/owner; a missing file fails (in a dry
+-- run, an earlier property may be about to make it: the change is
+-- recorded instead).
+local function existing(sys, what, path)
+   local st = sys:stat(path)
+   if st == nil and not sys.dry then R.fail("%s: %s does not exist", what, path) end
+   if st and st.type == "link" then
+      R.fail("%s: %s is a symbolic link; name the file it points to", what, path)
+   end
+   return st
+end
+
+function impl.mode.ensure(sys, a)
+   local st = existing(sys, "file.mode", a.path)
+   local fix = R.attrs_to_fix(st, { mode = a.mode })
+   if not fix then return "ok" end
+   sys:chattr(a.path, fix)
+   return "changed"
+end
+
+function impl.owner.ensure(sys, a)
+   local st = existing(sys, "file.owner", a.path)
+   local fix = R.attrs_to_fix(st, { owner = a.owner, group = a.group })
+   if not fix then return "ok" end
+   sys:chattr(a.path, fix)
+   return "changed"
+end
 
 -- content: a string, or a list of lines joined with "\n" and ending with
 -- one (an empty list is an empty file).
@@ -78,6 +208,10 @@ end
   Claims: file.content path = content; file.mode / file.owner when given.
   content is a string, or a list of lines (joined with "\n", ending with one).
   secret = true keeps the content out of output.
+  Run time: rewrites the file atomically when its content differs (a
+  symlink at path is replaced by a regular file; a directory fails), then
+  sets mode/owner/group when they differ.  A new file without mode is
+  0644; an existing one keeps its mode.  The parent directory must exist.
   Example:
     file.has_content("/etc/motd", { "Welcome to web1", "Managed by prop" },
                      { mode = "0644", owner = "root" })
@@ -124,6 +258,10 @@ end
   UnixLike, revertable: its revert is file.lacks_lines(path, lines).
   Claims: file.line path = each line.  Other lines of the file are kept;
   missing ones are appended.  lines: a list of strings, or one string.
+  Run time: appends the missing lines in the order given (after adding a
+  final newline if the file lacked one); a missing file is created (0644)
+  holding them.  Nothing is written when every line is there.  A symlink
+  is followed: the file it points to is edited, its mode kept.
   Example:
     file.contains_lines("/etc/foo", { "secure=1", "log=syslog" })
 ]]
@@ -135,6 +273,9 @@ end
   UnixLike, revertable: its revert is file.contains_lines(path, lines).
   Claims: file.noline path = each line.  Every line equal to one of them
   is removed; the rest of the file is kept.
+  Run time: rewrites the file without those lines (every occurrence) when
+  it has any, keeping its mode; a missing file already lacks them (ok).
+  A symlink is followed.
   Example:
     file.lacks_lines("/etc/ssh/sshd_config", "PermitRootLogin yes")
 ]]
@@ -145,6 +286,10 @@ end
 --[[ file.directory(path [, { mode=, owner=, group= }])
   UnixLike, not revertable.
   Claims: file.directory path; file.mode / file.owner when given.
+  Run time: makes the directory when missing, and its missing parents too
+  (as mkdir -p: parents 0755, root); mode/owner/group (default 0755) apply
+  to path itself and are corrected when they differ.  A file or link at
+  path is a failure (a link to a directory counts as the directory).
   Example:
     file.directory("/srv/www", { mode = "0755", owner = "www-data" })
 ]]
@@ -164,7 +309,10 @@ end
 
 --[[ file.absent(path)
   UnixLike, not revertable.
-  Claims: file.absent path.  A directory is not removed (only a file or link).
+  Claims: file.absent path.
+  Run time: removes a file, a link (not what it points to) or an empty
+  directory; a directory that is not empty is a failure, never removed
+  recursively.  Nothing there: ok.
   Example:
     file.absent("/etc/cron.daily/popularity-contest")
 ]]
@@ -182,6 +330,9 @@ end
   UnixLike, not revertable.
   Claims: file.symlink link = target.  link is absolute; target is any
   non-empty path, relative targets are relative to the link's directory.
+  Run time: makes the link, or repoints a link that points elsewhere
+  (atomically).  A file or directory at link is a failure: prop replaces
+  only a link.  The target need not exist.
   Example:
     file.symlink("/etc/nginx/sites-enabled/site", "../sites-available/site")
 ]]
@@ -200,6 +351,8 @@ end
 --[[ file.mode(path, mode)
   UnixLike, not revertable.
   Claims: file.mode path = mode, normalised to four digits ("644" -> "0644").
+  Run time: chmod when the mode differs.  A missing path, or a symlink
+  (name the file it points to), is a failure.
   Example:
     file.mode("/etc/shadow", "0640")
 ]]
@@ -218,6 +371,8 @@ end
 --[[ file.owner(path, user [, group])
   UnixLike, not revertable.
   Claims: file.owner path = "user:group" (group may be empty: unchanged).
+  Run time: chown when the owner (or group) differs, by name or number as
+  given.  A missing path, or a symlink, is a failure.
   Example:
     file.owner("/srv/www", "www-data", "www-data")
 ]]

@@ -2,6 +2,7 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local group = {}
 
@@ -9,10 +10,39 @@ local impl = { exists = {} }
 
 local fmt = string.format
 
+-- Run time: /etc/group (read once per host and run); groupadd when
+-- missing, groupmod -g when the gid differs (pw on FreeBSD).
+function impl.exists.ensure(sys, a)
+   local groups = R.groups(sys)
+   local g = groups[a.name]
+   local freebsd = R.is_freebsd(sys)
+   local argv
+   if g == nil then
+      argv = freebsd and { "pw", "groupadd", a.name } or { "groupadd" }
+      if a.gid then
+         argv[#argv + 1], argv[#argv + 2] = "-g", tostring(a.gid)
+      end
+      sys:note("created group " .. a.name)
+   elseif a.gid and g.gid ~= a.gid then
+      argv = freebsd and { "pw", "groupmod", a.name } or { "groupmod" }
+      argv[#argv + 1], argv[#argv + 2] = "-g", tostring(a.gid)
+      sys:note(fmt("gid %s -> %d", tostring(g.gid), a.gid))
+   else
+      return "ok"
+   end
+   if not freebsd then argv[#argv + 1] = a.name end
+   R.run(sys, "group.exists", argv)
+   R.accounts_forget(sys)
+   return "changed"
+end
+
 --[[ group.exists(name [, { gid= }])
   UnixLike, not revertable.
   Claims: group name = gid (or no id), so that one name with two gids or
   one gid with two names is found before anything runs (P010).
+  Run time: groupadd [-g GID] NAME when /etc/group lacks it; groupmod -g
+  GID NAME when its gid differs (files keep the old number).  Members are
+  left alone (see user.account's groups).
   Example:
     group.exists("deploy", { gid = 2000 })
 ]]

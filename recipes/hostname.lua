@@ -2,12 +2,67 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local hostname = {}
 
 local impl = { set = {} }
 
 local fmt = string.format
+
+-- /etc/hosts with the 127.0.1.1 line naming the host (Debian's
+-- convention for a host without a fixed address): the first such line is
+-- replaced, others are dropped, none means one is added after the
+-- 127.0.0.1 lines.
+local function hosts_content(old, line)
+   local lines = R.split_lines(old)
+   local out, done, after = {}, false, nil
+   for _, l in ipairs(lines) do
+      if l:find("^%s*127%.0%.1%.1%s") or l == "127.0.1.1" then
+         if not done then
+            out[#out + 1] = line
+            done = true
+         end
+      else
+         out[#out + 1] = l
+         if l:find("^%s*127%.0%.0%.1%s") then after = #out end
+      end
+   end
+   if not done then table.insert(out, (after or #out) + 1, line) end
+   return table.concat(out, "\n") .. "\n"
+end
+
+function impl.set.ensure(sys, a)
+   local changed = R.ensure_content(sys, "hostname.set", "/etc/hostname", a.short .. "\n", {})
+   local line = a.name ~= a.short and fmt("127.0.1.1\t%s %s", a.name, a.short)
+      or fmt("127.0.1.1\t%s", a.name)
+   local old = sys:read("/etc/hosts")
+   local new = hosts_content(old, line)
+   if new ~= old then
+      sys:write("/etc/hosts", new, old == nil and { mode = tonumber("0644", 8) } or nil)
+      changed = true
+   end
+   if R.is_freebsd(sys) then
+      -- rc.conf names the host at boot on FreeBSD.
+      local r = R.query(sys, "hostname.set", { "sysrc", "-n", "hostname" })
+      if r.code ~= 0 or r.stdout:match("%S+") ~= a.name then
+         R.run(sys, "hostname.set", { "sysrc", "hostname=" .. a.name })
+         changed = true
+      end
+   end
+   -- A directory tree has no running name of its own: hostname(1) there
+   -- would rename the machine running prop.
+   if R.is_dir_tree(sys) then return changed and "changed" or "ok" end
+   local want = R.is_freebsd(sys) and a.name or a.short
+   local r = R.query(sys, "hostname.set", { "hostname" })
+   if r.code ~= 0 then R.command_failed("hostname.set", { "hostname" }, r) end
+   if r.stdout:match("%S+") ~= want then
+      R.run(sys, "hostname.set", { "hostname", want })
+      sys:note(fmt("running host name %s -> %s", r.stdout:match("%S+") or "", want))
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
 
 -- RFC 1123: dot-separated labels of letters, digits and "-", 1 to 63
 -- characters each, not starting or ending with "-"; 253 in all.
@@ -30,6 +85,11 @@ end
   Claims: hostname = name (two different names on one host are P013), and
   file.content /etc/hostname = the first label of name and a newline, as
   Debian expects; the full name goes to /etc/hosts.
+  Run time: writes /etc/hostname when it differs; makes /etc/hosts have
+  one "127.0.1.1<TAB>NAME SHORT" line (replacing other 127.0.1.1 lines,
+  keeping the rest); runs hostname SHORT when the running name differs
+  (not on a connect.dir tree, whose running name is the machine's).
+  FreeBSD: also hostname=NAME in rc.conf (sysrc), and the full name runs.
   Example:
     hostname.set "web1.example.com"
 ]]

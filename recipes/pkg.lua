@@ -5,12 +5,72 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local pkg = {}
 
 local impl = { installed = {}, removed = {}, upgraded = {} }
 
 local fmt = string.format
+
+-- Run time -------------------------------------------------------------
+
+-- The recipes run only where uname says FreeBSD: pkg(8) elsewhere is
+-- another program (or none), and guessing would be worse than failing.
+local function freebsd_only(sys, recipe)
+   local k = R.kernel(sys)
+   if k ~= "FreeBSD" then
+      R.fail("%s: this target is not FreeBSD (uname says %s)", recipe, k)
+   end
+end
+
+-- Whether p (a name or an origin such as "www/nginx") is installed.
+local function is_installed(sys, p)
+   local argv = p:find("/", 1, true) and { "pkg", "info", "-e", "-O", p } or { "pkg", "info", "-e", p }
+   return R.query(sys, "pkg info", argv).code == 0
+end
+
+local function ensure_packages(sys, recipe, list, want)
+   freebsd_only(sys, recipe)
+   local todo = {}
+   for _, p in ipairs(list) do
+      if is_installed(sys, p) ~= want then todo[#todo + 1] = p end
+   end
+   if #todo == 0 then return "ok" end
+   local argv = want and { "pkg", "install", "-y" } or { "pkg", "delete", "-y" }
+   for _, p in ipairs(todo) do argv[#argv + 1] = p end
+   R.run(sys, recipe, argv)
+   local verb = want and (sys.dry and "would install" or "installed")
+      or (sys.dry and "would remove" or "removed")
+   sys:note(verb .. ": " .. table.concat(todo, " "))
+   return "changed"
+end
+
+function impl.installed.ensure(sys, a)
+   return ensure_packages(sys, "pkg.installed", a.packages, true)
+end
+
+function impl.removed.ensure(sys, a)
+   return ensure_packages(sys, "pkg.removed", a.packages, false)
+end
+
+function impl.upgraded.ensure(sys)
+   freebsd_only(sys, "pkg.upgraded")
+   -- pkg update only refreshes the catalogue: run as a look, like
+   -- apt.upgraded's apt-get update, so that "nothing to upgrade" is ok.
+   local up = { "pkg", "update", "-q" }
+   if sys.dry then R.run(sys, "pkg.upgraded", up)
+   else
+      local r = sys:query(up)
+      if r.code ~= 0 then R.command_failed("pkg.upgraded", up, r) end
+   end
+   -- pkg upgrade -n: what would be upgraded; exit 1 when something would.
+   local r = R.query(sys, "pkg.upgraded", { "pkg", "upgrade", "-n" })
+   if r.code == 0 then return "ok" end
+   if r.code ~= 1 then R.command_failed("pkg.upgraded", { "pkg", "upgrade", "-n" }, r) end
+   R.run(sys, "pkg.upgraded", { "pkg", "upgrade", "-y" })
+   return "changed"
+end
 
 local function check_package(v, what)
    return args.matching(v, what, "[%w][%w_+.@-]*/?[%w_+.@-]*",
@@ -47,6 +107,9 @@ end
 --[[ pkg.installed(pkgs)
   FreeBSD, revertable: its revert is pkg.removed(pkgs).
   Claims: package.installed for each package.
+  Run time: on a target whose uname is not FreeBSD, fails ("this target
+  is not FreeBSD").  Else pkg info -e (-O for an origin) for each
+  package, and pkg install -y of the missing ones.
   Example:
     pkg.installed { "nginx", "py311-certbot" }
 ]]
@@ -57,6 +120,8 @@ end
 --[[ pkg.removed(pkgs)
   FreeBSD, revertable: its revert is pkg.installed(pkgs).
   Claims: package.removed for each package.
+  Run time: FreeBSD only, as pkg.installed; pkg delete -y of the
+  installed ones.
   Example:
     pkg.removed "sudo"
 ]]
@@ -67,6 +132,8 @@ end
 --[[ pkg.upgraded()
   FreeBSD, not revertable.  pkg update, then pkg upgrade -y.
   Claims nothing.
+  Run time: FreeBSD only; pkg update, then pkg upgrade -n: nothing to
+  upgrade is ok, else pkg upgrade -y and changed.
   Example:
     pkg.upgraded()
 ]]

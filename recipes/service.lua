@@ -6,12 +6,88 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local service = {}
 
 local impl = { running = {}, stopped = {}, restarted = {}, enabled = {} }
 
 local fmt = string.format
+
+-- Run time -------------------------------------------------------------
+-- The init system is systemd when /run/systemd/system exists on the
+-- target, FreeBSD's rc.d there, else SysV scripts through service(8) and
+-- update-rc.d (see prop.runtime).
+
+function impl.running.ensure(sys, a)
+   return R.ensure_running(sys, a.name) and "changed" or "ok"
+end
+
+function impl.stopped.ensure(sys, a)
+   if not R.service_is_running(sys, a.name) then return "ok" end
+   R.service_do(sys, a.name, "stop")
+   return "changed"
+end
+
+-- A restart is a change whenever it runs: it is meant to run only when
+-- something it depends on changed (on_change).
+function impl.restarted.ensure(sys, a)
+   R.service_do(sys, a.name, "restart")
+   return "changed"
+end
+
+-- SysV: the start links update-rc.d makes in /etc/rc2.d .. /etc/rc5.d.
+-- Enabled when there is an S link and no K link for name in those.
+local function sysv_links(sys, name)
+   local s, k = 0, 0
+   for level = 2, 5 do
+      local dir = fmt("/etc/rc%d.d", level)
+      local r = sys:query({ "ls", "-1", dir })
+      if r.code == 0 then
+         for entry in r.stdout:gmatch("[^\n]+") do
+            local kind, rest = entry:match("^([SK])%d%d(.+)$")
+            if rest == name then
+               if kind == "S" then s = s + 1 else k = k + 1 end
+            end
+         end
+      end
+   end
+   return s, k
+end
+
+function impl.enabled.ensure(sys, a)
+   local name = a.name
+   local init = R.init_system(sys)
+   if init == "systemd" then
+      local r = R.query(sys, "service.enabled", { "systemctl", "is-enabled", name })
+      local state = r.stdout:match("%S+")
+      if r.code == 0 and (state == "enabled" or state == "enabled-runtime" or state == "static"
+                          or state == "alias" or state == "indirect") then
+         return "ok"
+      end
+      R.run(sys, "service.enabled", { "systemctl", "enable", name })
+      return "changed"
+   elseif init == "rc.d" then
+      local var = name:gsub("[^%w_]", "_") .. "_enable"
+      local r = R.query(sys, "service.enabled", { "sysrc", "-n", var })
+      local v = r.code == 0 and r.stdout:match("%S+") or ""
+      if v:upper() == "YES" then return "ok" end
+      R.run(sys, "service.enabled", { "sysrc", var .. "=YES" })
+      return "changed"
+   end
+   if not sys:exists("/etc/init.d/" .. name) then
+      R.fail("service.enabled: there is no /etc/init.d/%s on the target", name)
+   end
+   local s, k = sysv_links(sys, name)
+   if s > 0 and k == 0 then return "ok" end
+   if s == 0 and k == 0 then
+      -- No links at all: make them as the script's LSB header says.
+      R.run(sys, "service.enabled", { "update-rc.d", name, "defaults" })
+   else
+      R.run(sys, "service.enabled", { "update-rc.d", name, "enable" })
+   end
+   return "changed"
+end
 
 local function check_name(recipe, name, opts)
    local err = args.matching(name, "service name", "[%w_@.:+-]+",
@@ -37,6 +113,9 @@ end
   UnixLike, revertable: its revert is service.stopped(name).
   Claims: service.running name.  Starts the service if it is not running;
   does not enable it at boot (see service.enabled).
+  Run time: systemctl is-active (service NAME status without systemd;
+  service NAME onestatus on FreeBSD); when not running, systemctl start
+  (service NAME start).
   Example:
     service.running "nginx"
 ]]
@@ -47,6 +126,8 @@ end
 --[[ service.stopped(name)
   UnixLike, revertable: its revert is service.running(name).
   Claims: service.stopped name.
+  Run time: as service.running, then systemctl stop (service NAME stop)
+  when it runs.
   Example:
     service.stopped "apache2"
 ]]
@@ -58,6 +139,8 @@ end
   UnixLike, not revertable.  Restarts the service every time it runs:
   meant as the hook of on_change.
   Claims: service.restarted name.
+  Run time: systemctl restart (service NAME restart); always changed,
+  because a restart is an action, not a state to compare.
   Example:
     file.has_content("/etc/foo.conf", conf):on_change(service.restarted "foo")
 ]]
@@ -75,6 +158,10 @@ end
   UnixLike, not revertable.  The service starts at boot (systemctl enable;
   <name>_enable="YES" in rc.conf on FreeBSD).
   Claims nothing.
+  Run time: systemctl is-enabled, then systemctl enable when needed.
+  Without systemd: enabled when /etc/rc2.d..rc5.d have S links for the
+  script and no K link; else update-rc.d NAME defaults (no links yet) or
+  update-rc.d NAME enable.  FreeBSD: sysrc NAME_enable=YES.
   Example:
     service.enabled "nginx"
 ]]

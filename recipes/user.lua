@@ -6,12 +6,103 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local R = require "prop.runtime"
 
 local user = {}
 
 local impl = { account = {}, absent = {} }
 
 local fmt = string.format
+
+-- Run time -------------------------------------------------------------
+-- /etc/passwd and /etc/group are read once per host and run (sys.cache);
+-- changes go through useradd/usermod/userdel (pw on FreeBSD).
+
+local function account_argv(sys, verb, name)
+   if R.is_freebsd(sys) then return { "pw", verb, name } end
+   return { verb }
+end
+
+local function add(argv, ...)
+   for _, w in ipairs({ ... }) do argv[#argv + 1] = w end
+end
+
+function impl.account.ensure(sys, a)
+   local name = a.name
+   local users = R.passwd(sys)
+   local groups = R.groups(sys)
+   local u = users[name]
+   -- The supplementary groups the account lacks (its primary group counts).
+   local missing = {}
+   for _, g in ipairs(a.groups or {}) do
+      local grp = groups[g]
+      if grp == nil and not sys.dry then
+         R.fail("user.account %s: group %s does not exist (declare it with group.exists)", name, g)
+      end
+      if not (grp and (grp.members[name] or (u and grp.gid == u.gid))) then
+         missing[#missing + 1] = g
+      end
+   end
+   local freebsd = R.is_freebsd(sys)
+   if u == nil then
+      local argv = account_argv(sys, "useradd", name)
+      add(argv, "-m")
+      if a.uid then add(argv, "-u", tostring(a.uid)) end
+      if a.gid then
+         add(argv, "-g", tostring(a.gid))
+      elseif groups[name] then
+         -- useradd would try to make a group of the account's name.
+         add(argv, "-g", name)
+      end
+      if a.shell then add(argv, "-s", a.shell) end
+      if a.home then add(argv, "-d", a.home) end
+      if a.comment then add(argv, "-c", a.comment) end
+      if #missing > 0 then add(argv, "-G", table.concat(missing, ",")) end
+      if not freebsd then add(argv, name) end
+      R.run(sys, "user.account", argv)
+      R.accounts_forget(sys)
+      sys:note("created user " .. name)
+      return "changed"
+   end
+   local argv, what = account_argv(sys, "usermod", name), {}
+   local function differs(flag, field, want, show)
+      if want ~= nil and u[field] ~= want then
+         add(argv, flag, tostring(want))
+         what[#what + 1] = fmt("%s %s -> %s", show, tostring(u[field]), tostring(want))
+      end
+   end
+   differs("-u", "uid", a.uid, "uid")
+   differs("-g", "gid", a.gid, "gid")
+   differs("-s", "shell", a.shell, "shell")
+   differs("-d", "home", a.home, "home")
+   differs("-c", "comment", a.comment, "comment")
+   if #missing > 0 and not freebsd then
+      add(argv, "-a", "-G", table.concat(missing, ","))
+   end
+   if #missing > 0 then what[#what + 1] = "added to " .. table.concat(missing, ",") end
+   if #what == 0 then return "ok" end
+   if #argv > (freebsd and 3 or 1) then
+      if not freebsd then add(argv, name) end
+      R.run(sys, "user.account", argv)
+   end
+   if freebsd then
+      for _, g in ipairs(missing) do
+         R.run(sys, "user.account", { "pw", "groupmod", g, "-m", name })
+      end
+   end
+   R.accounts_forget(sys)
+   sys:note(table.concat(what, "; "))
+   return "changed"
+end
+
+function impl.absent.ensure(sys, a)
+   if R.passwd(sys)[a.name] == nil then return "ok" end
+   local argv = account_argv(sys, "userdel", a.name)
+   if not R.is_freebsd(sys) then add(argv, a.name) end
+   R.run(sys, "user.absent", argv)
+   R.accounts_forget(sys)
+   return "changed"
+end
 
 local function check_name(v, what)
    local err = args.matching(v, what, "[a-z_][a-z0-9_-]*%$?",
@@ -57,6 +148,12 @@ end
   pre-pass finds one name with two uids or one uid with two names (P010).
   Creates the account when missing and sets what is given; groups lists
   supplementary groups (they must exist: see group.exists).
+  Run time: reads /etc/passwd and /etc/group; a missing account is made
+  with useradd -m (home directory created; without gid, a group of its
+  name, or that group when it exists already); an existing one gets one
+  usermod for what differs: -u, -g, -s, -d (the home is not moved), -c,
+  and -a -G for the groups it is not in yet (other memberships are kept).
+  Nothing differs: ok.  FreeBSD: pw useradd/usermod.
   Example:
     user.account("alice", { uid = 1001, shell = "/bin/bash", groups = { "adm", "sudo" } })
 ]]
@@ -72,6 +169,8 @@ end
 --[[ user.absent(name)
   UnixLike, revertable: its revert is user.account(name).
   Claims: user.absent name.  The home directory is kept.
+  Run time: userdel NAME (not -r) when /etc/passwd has the account; the
+  command fails, and so does the property, while the user has processes.
   Example:
     user.absent "games"
 ]]
