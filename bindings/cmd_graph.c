@@ -1,0 +1,387 @@
+/*
+ * cmd_graph.c - prop graph SITE [HOST...]: the combinator graph of a host
+ * as Graphviz dot, for `dot -Tsvg`.
+ *
+ * One cluster per host.  Inside a host a node reached twice (a property
+ * shared by two combinators) is drawn once, with two edges into it, so
+ * the picture is the graph the engine holds, not the tree `prop show`
+ * unfolds.  Leaves are boxes, facts are notes, combinators are ellipses;
+ * every edge names the combinator and the part's role in it.
+ *
+ * The walk is breadth-first over a queue (a site can chain thousands of
+ * `requires`, too deep to recurse); the pointer -> id map and the queue
+ * are malloc'd and freed before return.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* A map from node to its dot id (open addressing), and the queue of nodes
+ * to draw in the order they were first reached. */
+typedef struct graph_walk {
+    const prop_node **keys;
+    size_t *ids;
+    size_t cap, used;
+    const prop_node **queue;
+    size_t nqueue, queuecap;
+    size_t next_id;
+} graph_walk;
+
+static void
+walk_free(graph_walk *w)
+{
+    free(w->keys);
+    free(w->ids);
+    free(w->queue);
+    memset(w, 0, sizeof *w);
+}
+
+static size_t
+hash_ptr(const prop_node *n, size_t cap)
+{
+    uintptr_t v = (uintptr_t)n;
+
+    v ^= v >> 17;
+    v *= (uintptr_t)0x9e3779b97f4a7c15ULL;
+    return (size_t)(v >> 7) & (cap - 1);
+}
+
+static int
+map_grow(graph_walk *w)
+{
+    size_t ncap = w->cap ? w->cap * 2 : 256, i, j;
+    const prop_node **keys = calloc(ncap, sizeof *keys);
+    size_t *ids = calloc(ncap, sizeof *ids);
+
+    if (keys == NULL || ids == NULL) {
+        free(keys);
+        free(ids);
+        return -1;
+    }
+    for (i = 0; i < w->cap; i++) {
+        if (w->keys[i] == NULL)
+            continue;
+        for (j = hash_ptr(w->keys[i], ncap); keys[j]; j = (j + 1) & (ncap - 1))
+            ;
+        keys[j] = w->keys[i];
+        ids[j] = w->ids[i];
+    }
+    free(w->keys);
+    free(w->ids);
+    w->keys = keys;
+    w->ids = ids;
+    w->cap = ncap;
+    return 0;
+}
+
+static int
+queue_push(graph_walk *w, const prop_node *n)
+{
+    if (w->nqueue == w->queuecap) {
+        size_t ncap = w->queuecap ? w->queuecap * 2 : 64;
+        const prop_node **s = realloc(w->queue, ncap * sizeof *s);
+        if (s == NULL)
+            return -1;
+        w->queue = s;
+        w->queuecap = ncap;
+    }
+    w->queue[w->nqueue++] = n;
+    return 0;
+}
+
+/*
+ * The id of n; a node seen for the first time gets a new id and is pushed
+ * to be drawn.  0 on success, -1 when out of memory.
+ */
+static int
+node_id(graph_walk *w, const prop_node *n, size_t *id)
+{
+    size_t j;
+
+    if (w->cap == 0 || (w->used + 1) * 4 > w->cap * 3) {
+        if (map_grow(w) != 0)
+            return -1;
+    }
+    for (j = hash_ptr(n, w->cap); w->keys[j]; j = (j + 1) & (w->cap - 1)) {
+        if (w->keys[j] == n) {
+            *id = w->ids[j];
+            return 0;
+        }
+    }
+    if (queue_push(w, n) != 0)
+        return -1;
+    w->keys[j] = n;
+    w->ids[j] = *id = w->next_id++;
+    w->used++;
+    return 0;
+}
+
+/* Write s inside a dot double-quoted string: quotes and backslashes
+ * escaped, a newline as dot's centred line break. */
+static void
+put_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if (*s == '\n')
+            fputs("\\n", f);
+        else if ((unsigned char)*s < ' ')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void
+put_origin(FILE *f, const prop_origin *o)
+{
+    if (o && o->nframes > 0) {
+        put_escaped(f, o->frames[0].file);
+        fprintf(f, ":%d", o->frames[0].line);
+    } else {
+        fputc('?', f);
+    }
+}
+
+/* A recipe's pair (apt installed with apt removed) is drawn as one leaf. */
+static int
+drawn_as_leaf(const prop_node *n)
+{
+    prop_kind k = prop_node_kind(n);
+
+    return k == PROP_LEAF || k == PROP_INFO || k == PROP_INVALID || prop_node_paired(n);
+}
+
+static void
+put_node(FILE *f, const char *prefix, size_t id, const prop_node *n)
+{
+    char type[256];
+    prop_kind k = prop_node_kind(n);
+
+    fprintf(f, "    %s%zu [label=\"", prefix, id);
+    if (!drawn_as_leaf(n))
+        fprintf(f, "[%s]\\n", prop_kind_name(k));
+    put_escaped(f, prop_node_desc(n));
+    fputs("\\n", f);
+    put_escaped(f, prop_node_type(n, type, sizeof type));
+    fputs("\\n", f);
+    put_origin(f, prop_node_origin(n));
+    fputc('"', f);
+    if (k == PROP_INFO)
+        fputs(", shape=note, fillcolor=\"#eeeeee\"", f);
+    else if (k == PROP_INVALID)
+        fputs(", color=\"#cc0000\", fontcolor=\"#cc0000\"", f);
+    else if (!drawn_as_leaf(n))
+        fputs(", shape=ellipse, fillcolor=\"#fff3cf\"", f);
+    fputs("];\n", f);
+}
+
+static void
+put_edge(FILE *f, const char *prefix, size_t from, size_t to, const char *label, const char *style)
+{
+    fprintf(f, "    %s%zu -> %s%zu [label=\"", prefix, from, prefix, to);
+    put_escaped(f, label);
+    fputc('"', f);
+    if (style)
+        fprintf(f, ", %s", style);
+    fputs("];\n", f);
+}
+
+/* The label of the edge to child i of n ("requires: first", "props #2"). */
+static const char *
+edge_label(const prop_node *n, size_t i, char *buf, size_t size)
+{
+    /* Children a, b in the order the engine keeps them; requires(a, b)
+     * runs b first. */
+    static const char *const roles[][2] = {
+        [PROP_REQUIRES] = {"requires: then", "requires: first"},
+        [PROP_BEFORE] = {"before: first", "before: then"},
+        [PROP_ON_CHANGE] = {"on_change: first", "on_change: if changed"},
+        [PROP_FALLBACK] = {"fallback: first", "fallback: if it failed"},
+        [PROP_REVERTABLE] = {"revertable: normally", "revertable: reverted"},
+    };
+    char os[64];
+    prop_kind k = prop_node_kind(n);
+
+    switch (k) {
+    case PROP_REQUIRES:
+    case PROP_BEFORE:
+    case PROP_ON_CHANGE:
+    case PROP_FALLBACK:
+    case PROP_REVERTABLE:
+        return roles[k][i == 0 ? 0 : 1];
+    case PROP_PICK_OS:
+        snprintf(buf, size, "pick_os: if %s",
+                 prop_os_set_name(prop_node_targets(prop_node_child(n, i)), os, sizeof os));
+        return buf;
+    case PROP_PROPS:
+        snprintf(buf, size, "props #%zu", i + 1);
+        return buf;
+    case PROP_REVERT:
+        return "revert: of";
+    case PROP_DESCRIBE:
+        return "describe";
+    default:
+        return "";
+    }
+}
+
+/*
+ * Draw the graph under the host's properties: each node once, then its
+ * edges.  prefix keeps the ids of two hosts apart.  0 or -1 (out of memory).
+ */
+static int
+put_host(FILE *f, const prop_host *h, size_t index)
+{
+    graph_walk w;
+    char prefix[32], label[96], os[64];
+    size_t i, c, id, from;
+    const prop_node *n, *r;
+    prop_os_set hos = prop_host_os(h);
+    int rc = -1;
+
+    memset(&w, 0, sizeof w);
+    w.next_id = 1;
+    snprintf(prefix, sizeof prefix, "h%zu_", index);
+    fprintf(f, "  subgraph cluster_%zu {\n    label=\"host ", index);
+    put_escaped(f, prop_host_name(h));
+    fprintf(f, " : %s  (", hos ? prop_os_set_name(hos, os, sizeof os) : "no OS declared");
+    put_origin(f, prop_host_origin(h));
+    fputs(")\";\n", f);
+    fprintf(f, "    %s0 [label=\"", prefix);
+    put_escaped(f, prop_host_name(h));
+    fputs("\", shape=house, fillcolor=\"#d7e6f7\"];\n", f);
+    /* Out-edges are written last part first: with rankdir=LR and
+     * ordering=out, dot then draws the first part at the top. */
+    for (i = prop_host_nprops(h); i-- > 0;) {
+        if (node_id(&w, prop_host_prop(h, i), &id) != 0)
+            goto done;
+        snprintf(label, sizeof label, "#%zu", i + 1);
+        put_edge(f, prefix, 0, id, label, NULL);
+    }
+    /* The queue grows while it is read: each node's parts join its end. */
+    for (i = 0; i < w.nqueue; i++) {
+        n = w.queue[i];
+        if (node_id(&w, n, &from) != 0)
+            goto done;
+        put_node(f, prefix, from, n);
+        if (drawn_as_leaf(n))
+            continue;
+        r = prop_node_kind(n) == PROP_REVERT ? prop_node_reverted(n) : NULL;
+        if (r) {
+            if (node_id(&w, r, &id) != 0)
+                goto done;
+            put_edge(f, prefix, from, id, "revert: runs", "color=\"#aa3300\"");
+        }
+        for (c = prop_node_nchildren(n); c-- > 0;) {
+            if (node_id(&w, prop_node_child(n, c), &id) != 0)
+                goto done;
+            put_edge(f, prefix, from, id, edge_label(n, c, label, sizeof label),
+                     prop_node_kind(n) == PROP_REVERT ? "style=dashed, color=\"#888888\"" : NULL);
+        }
+    }
+    fputs("  }\n", f);
+    rc = 0;
+done:
+    walk_free(&w);
+    return rc;
+}
+
+static void
+put_header(FILE *f, const char *site)
+{
+    fputs("digraph prop {\n  label=\"", f);
+    put_escaped(f, site);
+    fputs(
+        "\";\n  labelloc=t;\n  rankdir=LR;\n  compound=true;\n"
+        "  graph [fontname=\"Helvetica\", fontsize=11, nodesep=0.25, ranksep=0.45, ordering=out];\n"
+        "  node [fontname=\"Helvetica\", fontsize=10, shape=box, "
+        "style=\"rounded,filled\", fillcolor=\"#ffffff\"];\n"
+        "  edge [fontname=\"Helvetica\", fontsize=9, color=\"#444444\"];\n",
+        f);
+}
+
+static int
+run_graph(int argc, char **argv)
+{
+    cli_site_opts o;
+    const char *site = NULL;
+    const char **names;
+    int nnames = 0, evaluated, i, r, rc = EXIT_WELL;
+    size_t k;
+    lprop_ctx *ctx;
+
+    cli_site_opts_init(&o);
+    names = calloc((size_t)argc, sizeof *names);
+    if (names == NULL)
+        return EXIT_FAILED;
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            free(names);
+            return cli_print_help(&cmd_graph);
+        }
+        r = cli_site_opt(&o, argc, argv, &i);
+        if (r < 0) {
+            free(names);
+            return EXIT_USAGE;
+        }
+        if (r > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            free(names);
+            return cli_usage_error(&cmd_graph, "unknown option \"%s\"", argv[i]);
+        }
+        if (site == NULL)
+            site = argv[i];
+        else
+            names[nnames++] = argv[i];
+    }
+    if (site == NULL) {
+        free(names);
+        return cli_usage_error(&cmd_graph, "which site file?");
+    }
+    ctx = cli_load_site(site, &o, &evaluated);
+    if (ctx == NULL) {
+        free(names);
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_REJECTED;
+    }
+    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
+        prop_diags_print_text(ctx->site, stderr, o.color_err, 0);
+        cli_print_summary(ctx, site, stderr, 0);
+        rc = EXIT_REJECTED;
+        goto done;
+    }
+    for (i = 0; i < nnames; i++) {
+        if (prop_site_find_host(ctx->site, names[i]) == NULL) {
+            fprintf(stderr, "prop graph: %s declares no host \"%s\"\n", site, names[i]);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    put_header(stdout, site);
+    if (nnames == 0) {
+        for (k = 0; k < prop_site_nhosts(ctx->site) && rc == EXIT_WELL; k++)
+            if (put_host(stdout, prop_site_host(ctx->site, k), k) != 0)
+                rc = EXIT_FAILED;
+    }
+    for (i = 0; i < nnames && rc == EXIT_WELL; i++)
+        if (put_host(stdout, prop_site_find_host(ctx->site, names[i]), (size_t)i) != 0)
+            rc = EXIT_FAILED;
+    fputs("}\n", stdout);
+    if (rc != EXIT_WELL)
+        fprintf(stderr, "prop graph: out of memory\n");
+done:
+    lprop_close(ctx);
+    free(names);
+    if (fflush(stdout) != 0 && rc == EXIT_WELL)
+        rc = EXIT_FAILED;
+    return rc;
+}
+
+const cli_command cmd_graph = {
+    "graph", run_graph, "print a host's combinator graph as Graphviz dot",
+    "prop graph SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};

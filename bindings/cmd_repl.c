@@ -1,0 +1,1151 @@
+/*
+ * cmd_repl.c - prop repl [SITE]: Lua with the site loaded.
+ *
+ * Each input runs in the site's config environment (the sandbox `prop
+ * lint` evaluates sites in), so the site's globals, prop's API and the
+ * recipe modules are in scope.  As in the standalone `lua`, an input is
+ * first tried as `return <input>` so that an expression prints its value,
+ * and a syntax error ending at <eof> means "read another line".  Inputs
+ * starting with ':' are the REPL's commands (:hosts, :show, :claims, ...).
+ * What a value looks like and what Tab offers is Lua's (lua/prop/repl.lua).
+ *
+ * On a terminal, lines are read with libedit (history in ~/.prop_history,
+ * Tab completion); otherwise plain lines are read from standard input with
+ * no prompt, so that a script can be piped in.  An error is printed and
+ * the REPL goes on; every call into Lua is a protected call.
+ *
+ * Ownership: the repl struct owns the state (ctx, replaced by :reload),
+ * the editor and history, the pending input and the line buffer; all are
+ * released by repl_free().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <histedit.h>
+#include <lauxlib.h>
+#include <locale.h>
+
+#include "cli.h"
+
+#define PROMPT "prop> "
+#define PROMPT_MORE ">> "
+#define HISTORY_FILE ".prop_history"
+#define HISTORY_SIZE 1000
+#define CHUNK_NAME "@repl"
+#define MAX_LISTED 200 /* completion candidates listed at most */
+
+typedef struct repl {
+    const char *site; /* the site file, or NULL */
+    cli_site_opts opts;
+    lprop_ctx *ctx;
+    int mod_ref;  /* the prop.repl module, in ctx's registry */
+    int rejected; /* the site, as last loaded, has errors */
+    int failed;   /* an input raised an error (the exit status when piped) */
+    int tty;      /* reading from a terminal, with the editor */
+    int more;     /* the pending input is an unfinished statement */
+    int final;    /* end of input: an unfinished statement is an error */
+    int complete_rc;
+    EditLine *el;
+    History *hist;
+    char *hist_path;
+    int hist_warned;
+    char *chunk; /* the pending input, lines joined with \n */
+    size_t len, cap;
+    char *line; /* getline's buffer when not on a terminal */
+    size_t linecap;
+} repl;
+
+/* Set by SIGINT (on a terminal only): stop the running input. */
+static volatile sig_atomic_t interrupted;
+/* The state's count hook (the instruction budget), which repl_hook wraps. */
+static lua_Hook budget_hook;
+
+static void
+on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Ctrl-C stops the running input; otherwise it is the budget's hook. */
+static void
+repl_hook(lua_State *L, lua_Debug *ar)
+{
+    if (interrupted) {
+        interrupted = 0;
+        fputc('\n', stderr); /* past the ^C the terminal echoed */
+        luaL_error(L, "interrupted");
+        return;
+    }
+    if (budget_hook)
+        budget_hook(L, ar);
+}
+
+/* Before each input: a fresh instruction budget and the interrupt check. */
+static void
+arm(repl *r)
+{
+    lua_State *L = r->ctx->L;
+    int count;
+
+    lprop_budget_reset(r->ctx);
+    if (lua_gethook(L) != repl_hook)
+        budget_hook = lua_gethook(L);
+    count = lua_gethookcount(L);
+    lua_sethook(L, repl_hook, LUA_MASKCOUNT, count > 0 ? count : 1000);
+    interrupted = 0;
+}
+
+/* ---- functions the REPL adds to the state ---- */
+
+/* repl.what(v): "property", "host" or nothing. */
+static int
+l_what(lua_State *L)
+{
+    if (lprop_tonode(L, 1))
+        lua_pushliteral(L, "property");
+    else if (lprop_tohost(L, 1))
+        lua_pushliteral(L, "host");
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* print(...) at the REPL: to standard output, where results go. */
+static int
+l_print(lua_State *L)
+{
+    int i, n = lua_gettop(L);
+    size_t len;
+    const char *s;
+
+    for (i = 1; i <= n; i++) {
+        s = luaL_tolstring(L, i, &len);
+        if (i > 1)
+            fputc('\t', stdout);
+        fwrite(s, 1, len, stdout);
+        lua_pop(L, 1);
+    }
+    fputc('\n', stdout);
+    fflush(stdout);
+    return 0;
+}
+
+/* Keep the error object's text; a non-string object is described. */
+static int
+msgh(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING)
+        return 1;
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+        return 1;
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    return 1;
+}
+
+static void
+push_module(lua_State *L, repl *r, const char *field)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, r->mod_ref);
+    lua_getfield(L, -1, field);
+    lua_remove(L, -2);
+}
+
+static void
+push_env(lua_State *L, repl *r)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, r->ctx->env_ref);
+}
+
+/* Protected: load prop.repl, give it `what`, and print to stdout. */
+static int
+p_setup(lua_State *L)
+{
+    repl *r = lua_touserdata(L, 1);
+
+    lprop_require(L, "prop.repl");
+    lua_pushcfunction(L, l_what);
+    lua_setfield(L, -2, "what");
+    r->mod_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    push_env(L, r);
+    lua_pushliteral(L, "print");
+    lua_pushcfunction(L, l_print);
+    lua_rawset(L, -3);
+    return 0;
+}
+
+/*
+ * Run fn(r, a, b) as a protected call: r, a and b (C strings or NULL) are
+ * light userdata, so that nothing is allocated before the call.  On error
+ * the message is printed on standard error and r->failed is set.  Returns
+ * the status of lua_pcall.
+ */
+static int
+protect(repl *r, lua_CFunction fn, const char *a, const char *b)
+{
+    lua_State *L = r->ctx->L;
+    int base = lua_gettop(L), status;
+    const char *msg;
+
+    lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, fn);
+    lua_pushlightuserdata(L, r);
+    lua_pushlightuserdata(L, (void *)a);
+    lua_pushlightuserdata(L, (void *)b);
+    r->ctx->evaluating = 1;
+    status = lua_pcall(L, 3, 0, base + 1);
+    r->ctx->evaluating = 0;
+    if (status != LUA_OK) {
+        r->failed = 1;
+        if (status == LUA_ERRMEM)
+            fprintf(stderr, "%smemory limit of %d MiB exceeded; raise it with --max-memory%s\n",
+                    r->opts.color_err ? "\033[1;31m" : "", (int)(r->ctx->limits.max_memory >> 20),
+                    r->opts.color_err ? "\033[0m" : "");
+        else {
+            msg = lua_tostring(L, -1);
+            fprintf(stderr, "%s%s%s\n", r->opts.color_err ? "\033[1;31m" : "",
+                    msg ? msg : "(error)", r->opts.color_err ? "\033[0m" : "");
+        }
+    }
+    lua_settop(L, base);
+    fflush(stdout);
+    return status;
+}
+
+/* ---- the state: loading the site, and :reload ---- */
+
+static void
+drop_state(repl *r)
+{
+    if (r->ctx == NULL)
+        return;
+    if (r->mod_ref != LUA_NOREF)
+        luaL_unref(r->ctx->L, LUA_REGISTRYINDEX, r->mod_ref);
+    r->mod_ref = LUA_NOREF;
+    lprop_close(r->ctx);
+    r->ctx = NULL;
+}
+
+/*
+ * A REPL without a site still gets a directory for `require "lib.x"`:
+ * the current one, as if the site were ./-.lua.
+ */
+static int
+set_site_dir(lprop_ctx *ctx)
+{
+    ctx->site_dir = strdup(".");
+    ctx->site_real = realpath(".", NULL);
+    return ctx->site_dir && ctx->site_real ? 0 : -1;
+}
+
+/*
+ * Make a fresh state with the site evaluated and checked (its findings
+ * printed on stderr), then set the REPL up in it.  An evaluation error
+ * does not stop the REPL: what ran before it stays loaded.  -1 only when
+ * there is no usable state (out of memory).
+ */
+static int
+repl_load(repl *r)
+{
+    int evaluated = 1;
+    lprop_ctx *ctx;
+
+    drop_state(r);
+    if (r->site) {
+        ctx = cli_load_site(r->site, &r->opts, &evaluated);
+    } else {
+        ctx = lprop_open(&r->opts.limits);
+        if (ctx && set_site_dir(ctx) != 0) {
+            fprintf(stderr, "prop repl: the current directory: %s\n", strerror(errno));
+            lprop_close(ctx);
+            return -1;
+        }
+    }
+    if (ctx == NULL) {
+        fprintf(stderr, "prop repl: out of memory\n");
+        return -1;
+    }
+    r->ctx = ctx;
+    r->rejected = !evaluated || prop_site_nerrors(ctx->site, 0) > 0;
+    if (r->site && prop_site_ndiags(ctx->site) > 0) {
+        prop_diags_print_text(ctx->site, stderr, r->opts.color_err, 0);
+        cli_print_summary(ctx, r->site, stderr, 0);
+    }
+    arm(r);
+    if (protect(r, p_setup, NULL, NULL) != LUA_OK) {
+        drop_state(r);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- one input ---- */
+
+static int
+chunk_append(repl *r, const char *s, size_t n)
+{
+    size_t need = r->len + n + 2;
+    char *p;
+
+    if (need > r->cap) {
+        size_t ncap = r->cap ? r->cap : 256;
+        while (ncap < need)
+            ncap *= 2;
+        p = realloc(r->chunk, ncap);
+        if (p == NULL)
+            return -1;
+        r->chunk = p;
+        r->cap = ncap;
+    }
+    if (r->len > 0)
+        r->chunk[r->len++] = '\n';
+    memcpy(r->chunk + r->len, s, n);
+    r->len += n;
+    r->chunk[r->len] = '\0';
+    return 0;
+}
+
+static void
+chunk_clear(repl *r)
+{
+    r->len = 0;
+    r->more = 0;
+    if (r->chunk)
+        r->chunk[0] = '\0';
+}
+
+/* Load text (of length n) as a chunk of the config environment. */
+static int
+load_in_env(lua_State *L, repl *r, const char *text, size_t n)
+{
+    int status = luaL_loadbufferx(L, text, n, CHUNK_NAME, "t");
+
+    if (status == LUA_OK) {
+        push_env(L, r);
+        if (lua_setupvalue(L, -2, 1) == NULL)
+            lua_pop(L, 1);
+    }
+    return status;
+}
+
+/* A syntax error that ends at <eof>: the statement is not finished yet. */
+static int
+incomplete(lua_State *L, int status)
+{
+    size_t len;
+    const char *msg = lua_tolstring(L, -1, &len);
+    static const char mark[] = "<eof>";
+
+    return status == LUA_ERRSYNTAX && msg && len >= sizeof mark - 1 &&
+           strcmp(msg + len - (sizeof mark - 1), mark) == 0;
+}
+
+/* Push "return " .. text and load it; LUA_OK with the function on top. */
+static int
+load_return(lua_State *L, repl *r, const char *text)
+{
+    int status;
+
+    lua_pushfstring(L, "return %s;", text);
+    status = load_in_env(L, r, lua_tostring(L, -1), lua_rawlen(L, -1));
+    lua_remove(L, -2);
+    return status;
+}
+
+/*
+ * Protected: run the pending input.  An expression's values are printed
+ * (formatted by repl.format); an unfinished statement sets r->more.
+ */
+static int
+p_eval(lua_State *L)
+{
+    repl *r = lua_touserdata(L, 1);
+    int base, status, nres;
+    size_t len;
+    const char *out;
+
+    lua_settop(L, 1);
+    status = load_return(L, r, r->chunk);
+    if (status != LUA_OK) {
+        lua_pop(L, 1);
+        status = load_in_env(L, r, r->chunk, r->len);
+        if (status != LUA_OK) {
+            if (!r->final && incomplete(L, status)) {
+                r->more = 1;
+                return 0;
+            }
+            return lua_error(L);
+        }
+    }
+    base = lua_gettop(L);
+    lua_call(L, 0, LUA_MULTRET);
+    nres = lua_gettop(L) - base + 1;
+    if (nres > 0) {
+        luaL_checkstack(L, 2, "too many results to print");
+        push_module(L, r, "format");
+        lua_insert(L, base);
+        lua_call(L, nres, 1);
+        out = lua_tolstring(L, -1, &len);
+        if (out && len > 0) {
+            fwrite(out, 1, len, stdout);
+            fputc('\n', stdout);
+        }
+    }
+    return 0;
+}
+
+/* The first value of the expression text, left on the stack. */
+static void
+eval_expr(lua_State *L, repl *r, const char *text, const char *cmd)
+{
+    if (text == NULL || *text == '\0')
+        luaL_error(L, ":%s needs an expression", cmd);
+    if (load_return(L, r, text) != LUA_OK)
+        lua_error(L);
+    lua_call(L, 0, 1);
+}
+
+/* ---- commands ---- */
+
+static const char *
+origin_text(const prop_origin *o, char *buf, size_t size)
+{
+    if (o && o->nframes > 0)
+        snprintf(buf, size, "%s:%d", o->frames[0].file, o->frames[0].line);
+    else
+        snprintf(buf, size, "?");
+    return buf;
+}
+
+static void
+do_hosts(repl *r)
+{
+    const prop_site *s = r->ctx->site;
+    size_t i, n = prop_site_nhosts(s), w = 4, l;
+    char where[300];
+    const prop_host *h;
+
+    if (n == 0) {
+        printf("no hosts%s\n", r->site ? "" : " (declare one with host \"name\" { ... })");
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        l = strlen(prop_host_name(prop_site_host(s, i)));
+        if (l > w)
+            w = l;
+    }
+    for (i = 0; i < n; i++) {
+        h = prop_site_host(s, i);
+        printf("%-*s  %-10s %4zu propert%s  %s\n", (int)w, prop_host_name(h),
+               prop_host_os(h) ? prop_os_family_name(prop_host_os(h)) : "no OS",
+               prop_host_nprops(h), prop_host_nprops(h) == 1 ? "y" : "ies",
+               origin_text(prop_host_origin(h), where, sizeof where));
+    }
+}
+
+/* show.host(h) printed. */
+static void
+show_host(lua_State *L, prop_host *h)
+{
+    lprop_require(L, "prop.show");
+    lua_getfield(L, -1, "host");
+    lprop_push_host(L, h);
+    lua_call(L, 1, 1);
+    fputs(lua_tostring(L, -1), stdout);
+    lua_pop(L, 2);
+}
+
+static void
+do_show(lua_State *L, repl *r, const char *arg)
+{
+    prop_site *s = r->ctx->site;
+    prop_host *h;
+    size_t i;
+
+    if (arg == NULL || *arg == '\0') {
+        for (i = 0; i < prop_site_nhosts(s); i++) {
+            if (i > 0)
+                fputc('\n', stdout);
+            show_host(L, prop_site_host(s, i));
+        }
+        if (prop_site_nhosts(s) == 0)
+            printf("no hosts\n");
+        return;
+    }
+    h = prop_site_find_host(s, arg);
+    if (h) {
+        show_host(L, h);
+        return;
+    }
+    /* Not a host's name: perhaps an expression for a property or a host. */
+    if (load_return(L, r, arg) != LUA_OK)
+        luaL_error(L, "no host \"%s\" in the site (:hosts lists them)", arg);
+    if (lua_pcall(L, 0, 1, 0) != LUA_OK)
+        luaL_error(L, "no host \"%s\" in the site (:hosts lists them), and as Lua: %s", arg,
+                   lua_tostring(L, -1));
+    if (lprop_tohost(L, -1)) {
+        show_host(L, lprop_tohost(L, -1));
+    } else if (lprop_tonode(L, -1)) {
+        lprop_require(L, "prop.show");
+        lua_getfield(L, -1, "property");
+        lua_pushvalue(L, -3);
+        lua_call(L, 1, 1);
+        fputs(lua_tostring(L, -1), stdout);
+    } else {
+        luaL_error(L, "%s is a %s, not a host or a property", arg, luaL_typename(L, -1));
+    }
+}
+
+/* :claims THING - what on which host claims a path, package, port, ... */
+typedef struct claims_query {
+    const char *thing;
+    size_t thing_len;
+    long long num; /* THING as a number (port, uid, gid), or -1 */
+    const prop_host *host;
+    const prop_node *top;
+    size_t found;
+} claims_query;
+
+/* THING itself, or (for a directory) a path under it. */
+static int
+key_matches(const claims_query *q, const char *key)
+{
+    size_t n = q->thing_len;
+
+    if (strcmp(key, q->thing) == 0)
+        return 1;
+    return q->thing[0] == '/' && strncmp(key, q->thing, n) == 0 && (n == 1 || key[n] == '/');
+}
+
+static void
+print_match(claims_query *q, const prop_node *leaf, const char *what)
+{
+    char where[300];
+
+    printf("%s  %s  by \"%s\" (%s)", prop_host_name(q->host), what, prop_node_desc(leaf),
+           origin_text(prop_node_origin(leaf), where, sizeof where));
+    /* A recipe's pair and its first side say the same: name it once. */
+    if (q->top != leaf && strcmp(prop_node_desc(q->top), prop_node_desc(leaf)) != 0)
+        printf(", part of \"%s\" (%s)", prop_node_desc(q->top),
+               origin_text(prop_node_origin(q->top), where, sizeof where));
+    fputc('\n', stdout);
+    q->found++;
+}
+
+/* Append ` "value"` to buf (of which `used` bytes are taken), with quotes
+ * and backslashes escaped; cut short when buf is full. */
+static void
+append_quoted(char *buf, size_t size, size_t used, const char *v, size_t n)
+{
+    size_t i;
+
+    if (used + 3 >= size)
+        return;
+    buf[used++] = ' ';
+    buf[used++] = '"';
+    for (i = 0; i < n && used + 3 < size; i++) {
+        if (v[i] == '"' || v[i] == '\\')
+            buf[used++] = '\\';
+        buf[used++] = v[i];
+    }
+    buf[used++] = '"';
+    buf[used] = '\0';
+}
+
+static int
+claims_visit(void *ud, const prop_node *leaf)
+{
+    claims_query *q = ud;
+    char what[512];
+    size_t i, n, vlen;
+    int k;
+
+    n = prop_node_nclaims(leaf);
+    for (i = 0; i < n; i++) {
+        const prop_claim *c = prop_node_claim(leaf, i);
+        int by_id = q->num >= 0 && c->id == q->num &&
+                    (c->kind == PROP_CLAIM_USER || c->kind == PROP_CLAIM_GROUP);
+        if (!key_matches(q, c->key) && !by_id)
+            continue;
+        k = snprintf(what, sizeof what, "%s %s", prop_claim_kind_name(c->kind), c->key);
+        if (c->id >= 0 && k >= 0 && (size_t)k < sizeof what)
+            k += snprintf(what + k, sizeof what - (size_t)k, " (id %lld)", c->id);
+        vlen = c->value ? (c->value_len ? c->value_len : strlen(c->value)) : 0;
+        if (c->value && vlen <= 60 && memchr(c->value, '\n', vlen) == NULL && k >= 0)
+            append_quoted(what, sizeof what, (size_t)k, c->value, vlen);
+        print_match(q, leaf, what);
+    }
+    n = prop_node_nports(leaf);
+    for (i = 0; q->num > 0 && i < n; i++) {
+        if (prop_node_port(leaf, i) == q->num) {
+            snprintf(what, sizeof what, "port %lld", q->num);
+            print_match(q, leaf, what);
+        }
+    }
+    n = prop_node_ninfo(leaf);
+    for (i = 0; i < n; i++) {
+        const prop_info *in = prop_node_info(leaf, i);
+        if (strcmp(in->value, q->thing) == 0) {
+            snprintf(what, sizeof what, "info %s %s", in->key, in->value);
+            print_match(q, leaf, what);
+        }
+    }
+    return 0;
+}
+
+static void
+do_claims(lua_State *L, repl *r, const char *arg)
+{
+    const prop_site *s = r->ctx->site;
+    claims_query q;
+    char thing[1024], *end;
+    size_t i, j, n;
+    const prop_host *h;
+    int rc;
+
+    if (arg == NULL || *arg == '\0')
+        luaL_error(L, ":claims needs a path, a package, a service, a port or an account");
+    if (strlen(arg) >= sizeof thing)
+        luaL_error(L, ":claims: that is too long to be a name");
+    snprintf(thing, sizeof thing, "%s", arg);
+    for (n = strlen(thing); n > 1 && thing[n - 1] == '/'; n--)
+        thing[n - 1] = '\0';
+    memset(&q, 0, sizeof q);
+    q.thing = thing;
+    q.thing_len = strlen(thing);
+    errno = 0;
+    q.num = strtoll(thing, &end, 10);
+    if (errno || end == thing || *end != '\0' || q.num < 0)
+        q.num = -1;
+    for (i = 0; i < prop_site_nhosts(s); i++) {
+        h = prop_site_host(s, i);
+        q.host = h;
+        for (j = 0; j < prop_host_nprops(h); j++) {
+            q.top = prop_host_prop(h, j);
+            rc = prop_node_each_leaf(q.top, prop_host_os(h), claims_visit, &q);
+            if (rc != PROP_OK)
+                luaL_error(L, ":claims: %s", rc == PROP_ENOMEM ? "out of memory" : "walk failed");
+        }
+    }
+    if (q.found == 0)
+        printf("nothing on any host claims %s\n", thing);
+}
+
+static void
+do_lint(lua_State *L, repl *r)
+{
+    prop_site *s = r->ctx->site;
+    int rc = prop_site_check(s);
+
+    if (rc < 0)
+        luaL_error(L, "the pre-pass failed: %s", prop_site_error(s));
+    if (prop_site_ndiags(s) == 0) {
+        printf("no findings\n");
+        return;
+    }
+    prop_diags_print_text(s, stdout, r->opts.color_out, 0);
+    cli_print_summary(r->ctx, r->site ? r->site : "repl", stdout, 0);
+}
+
+static void
+do_plan(lua_State *L, repl *r, const char *arg)
+{
+    if (arg == NULL || *arg == '\0')
+        luaL_error(L, ":plan needs a host (:hosts lists them)");
+    if (prop_site_find_host(r->ctx->site, arg) == NULL)
+        luaL_error(L, "no host \"%s\" in the site (:hosts lists them)", arg);
+    if (prop_site_nerrors(r->ctx->site, 0) > 0)
+        luaL_error(L, "the site has errors (:lint lists them); nothing can run");
+    printf("dry run of %s: nothing is changed\n", arg);
+    cli_dry_run_host(r->ctx, prop_site_find_host(r->ctx->site, arg), 0);
+}
+
+/*
+ * Protected: run the command `name` with its argument (may be NULL).
+ * :reload and :quit are the caller's, since they replace or end the state.
+ */
+static int
+p_command(lua_State *L)
+{
+    repl *r = lua_touserdata(L, 1);
+    const char *name = lua_touserdata(L, 2), *arg = lua_touserdata(L, 3);
+    const char *best;
+
+    if (strcmp(name, "hosts") == 0) {
+        do_hosts(r);
+    } else if (strcmp(name, "show") == 0) {
+        do_show(L, r, arg);
+    } else if (strcmp(name, "type") == 0) {
+        push_module(L, r, "type_of");
+        eval_expr(L, r, arg, name);
+        lua_call(L, 1, 1);
+        printf("%s\n", lua_tostring(L, -1));
+    } else if (strcmp(name, "claims") == 0) {
+        do_claims(L, r, arg);
+    } else if (strcmp(name, "lint") == 0) {
+        do_lint(L, r);
+    } else if (strcmp(name, "plan") == 0) {
+        do_plan(L, r, arg);
+    } else if (strcmp(name, "help") == 0) {
+        push_module(L, r, "help");
+        lua_call(L, 0, 1);
+        printf("%s\n", lua_tostring(L, -1));
+    } else {
+        push_module(L, r, "suggest_command");
+        lua_pushstring(L, name);
+        lua_call(L, 1, 1);
+        best = lua_tostring(L, -1);
+        if (best)
+            luaL_error(L, "unknown command :%s (did you mean :%s?)", name, best);
+        luaL_error(L, "unknown command :%s (:help lists them)", name);
+    }
+    return 0;
+}
+
+/* Split ":name arg" and run it.  Returns 1 when the REPL should end. */
+static int
+run_command(repl *r, const char *text)
+{
+    char name[32];
+    size_t n = strcspn(text, " \t");
+    const char *arg = text + n;
+    char *argcopy;
+    size_t alen;
+
+    while (*arg == ' ' || *arg == '\t')
+        arg++;
+    alen = strlen(arg);
+    while (alen > 0 && (arg[alen - 1] == ' ' || arg[alen - 1] == '\t'))
+        alen--;
+    if (n == 0 || n >= sizeof name) {
+        snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), text);
+    } else {
+        memcpy(name, text, n);
+        name[n] = '\0';
+    }
+    if (strcmp(name, "quit") == 0 || strcmp(name, "q") == 0 || strcmp(name, "exit") == 0)
+        return 1;
+    if (strcmp(name, "reload") == 0) {
+        if (repl_load(r) != 0)
+            return 1;
+        if (r->site)
+            printf("reloaded %s: %zu host%s%s\n", r->site, prop_site_nhosts(r->ctx->site),
+                   prop_site_nhosts(r->ctx->site) == 1 ? "" : "s",
+                   r->rejected ? " (with errors, printed above)" : "");
+        else
+            printf("a fresh state (no site)\n");
+        return 0;
+    }
+    argcopy = strndup(arg, alen);
+    if (argcopy == NULL) {
+        fprintf(stderr, "prop repl: out of memory\n");
+        r->failed = 1;
+        return 0;
+    }
+    arm(r);
+    protect(r, p_command, name, alen ? argcopy : NULL);
+    free(argcopy);
+    return 0;
+}
+
+/* ---- the line editor ---- */
+
+static repl *
+el_repl(EditLine *el)
+{
+    void *data = NULL;
+
+    if (el_get(el, EL_CLIENTDATA, &data) != 0)
+        return NULL;
+    return data;
+}
+
+static char *
+prompt(EditLine *el)
+{
+    repl *r = el_repl(el);
+    static char main_prompt[] = PROMPT, more_prompt[] = PROMPT_MORE;
+
+    return r && r->more ? more_prompt : main_prompt;
+}
+
+static int
+terminal_width(void)
+{
+    struct winsize ws;
+
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+/* List the candidates at index idx (a table) in columns, without strip bytes. */
+static void
+list_candidates(lua_State *L, int idx, lua_Integer n, size_t strip)
+{
+    size_t w = 1, len;
+    lua_Integer i, shown = n > MAX_LISTED ? MAX_LISTED : n;
+    int cols, col = 0;
+
+    for (i = 1; i <= shown; i++) {
+        lua_rawgeti(L, idx, i);
+        len = lua_rawlen(L, -1);
+        lua_pop(L, 1);
+        if (len > strip && len - strip > w)
+            w = len - strip;
+    }
+    cols = terminal_width() / (int)(w + 2);
+    if (cols < 1)
+        cols = 1;
+    fputc('\n', stdout);
+    for (i = 1; i <= shown; i++) {
+        const char *s;
+        lua_rawgeti(L, idx, i);
+        s = lua_tolstring(L, -1, &len);
+        s = len > strip ? s + strip : s;
+        if (++col == cols || i == shown) {
+            printf("%s\n", s);
+            col = 0;
+        } else {
+            printf("%-*s", (int)(w + 2), s);
+        }
+        lua_pop(L, 1);
+    }
+    if (n > shown)
+        printf("... and %lld more\n", (long long)(n - shown));
+    fflush(stdout);
+}
+
+/*
+ * Protected: complete the word before the cursor.  repl.complete gives the
+ * word and its candidates; the longest prefix they share is inserted, and
+ * when that adds nothing and there are several, they are listed.
+ */
+static int
+p_complete(lua_State *L)
+{
+    repl *r = lua_touserdata(L, 1);
+    const LineInfo *li = el_line(r->el);
+    size_t wlen, clen, common = 0, strip;
+    lua_Integer n, i;
+    const char *word, *first, *c;
+    int tbl;
+
+    push_module(L, r, "complete");
+    push_env(L, r);
+    lua_pushlstring(L, li->buffer, (size_t)(li->cursor - li->buffer));
+    lua_pushboolean(L, r->len == 0);
+    lua_call(L, 3, 3);
+    word = lua_tolstring(L, -3, &wlen);
+    strip = (size_t)lua_tointeger(L, -2);
+    tbl = lua_gettop(L);
+    n = lua_istable(L, tbl) ? (lua_Integer)lua_rawlen(L, tbl) : 0;
+    r->complete_rc = CC_ERROR;
+    if (word == NULL || n == 0)
+        return 0;
+    lua_rawgeti(L, tbl, 1);
+    first = lua_tolstring(L, -1, &common);
+    for (i = 2; i <= n && first; i++) {
+        size_t k = 0;
+        lua_rawgeti(L, tbl, i);
+        c = lua_tolstring(L, -1, &clen);
+        while (c && k < common && k < clen && c[k] == first[k])
+            k++;
+        common = k;
+        lua_pop(L, 1);
+    }
+    if (first && common > wlen) {
+        lua_pushlstring(L, first + wlen, common - wlen);
+        r->complete_rc = el_insertstr(r->el, lua_tostring(L, -1)) == 0 ? CC_REFRESH : CC_ERROR;
+    } else if (n > 1) {
+        list_candidates(L, tbl, n, strip);
+        r->complete_rc = CC_REDISPLAY;
+    } else {
+        r->complete_rc = CC_REFRESH;
+    }
+    return 0;
+}
+
+static unsigned char
+complete(EditLine *el, int ch)
+{
+    repl *r = el_repl(el);
+    int failed;
+
+    (void)ch;
+    if (r == NULL || r->ctx == NULL)
+        return CC_ERROR;
+    arm(r);
+    failed = r->failed; /* a failed completion is not a failed input */
+    if (protect(r, p_complete, NULL, NULL) != LUA_OK) {
+        r->failed = failed;
+        return CC_REDISPLAY;
+    }
+    return (unsigned char)r->complete_rc;
+}
+
+/* ~/.prop_history, or NULL when there is no home directory. */
+static char *
+history_path(void)
+{
+    const char *home = getenv("HOME");
+    struct passwd *pw;
+    char *path;
+    size_t n;
+
+    if (home == NULL || *home == '\0') {
+        pw = getpwuid(getuid());
+        home = pw ? pw->pw_dir : NULL;
+    }
+    if (home == NULL || *home == '\0')
+        return NULL;
+    n = strlen(home) + sizeof HISTORY_FILE + 1;
+    path = malloc(n);
+    if (path)
+        snprintf(path, n, "%s/%s", home, HISTORY_FILE);
+    return path;
+}
+
+static int
+editor_open(repl *r)
+{
+    HistEvent ev;
+
+    r->hist = history_init();
+    r->el = el_init("prop", stdin, stdout, stderr);
+    if (r->hist == NULL || r->el == NULL)
+        return -1;
+    history(r->hist, &ev, H_SETSIZE, HISTORY_SIZE);
+    history(r->hist, &ev, H_SETUNIQUE, 1);
+    r->hist_path = history_path();
+    if (r->hist_path)
+        history(r->hist, &ev, H_LOAD, r->hist_path); /* none yet is fine */
+    /* EL_ADDFN goes through el_wset with static names: el_set would copy
+     * them into memory that el_end never frees. */
+    if (el_set(r->el, EL_CLIENTDATA, (void *)r) != 0 || el_set(r->el, EL_EDITOR, "emacs") != 0 ||
+        el_set(r->el, EL_SIGNAL, 1) != 0 || el_set(r->el, EL_PROMPT, prompt) != 0 ||
+        el_set(r->el, EL_HIST, history, r->hist) != 0 ||
+        el_wset(r->el, EL_ADDFN, L"prop-complete", L"complete a name", complete) != 0 ||
+        el_set(r->el, EL_BIND, "^I", "prop-complete", NULL) != 0)
+        return -1;
+    el_source(r->el, NULL); /* the user's ~/.editrc, if any */
+    return 0;
+}
+
+/* Remember an input, and write the history file (0600) at once. */
+static void
+history_add(repl *r, const char *text)
+{
+    HistEvent ev;
+    int fd;
+
+    if (r->hist == NULL || *text == '\0')
+        return;
+    history(r->hist, &ev, H_ENTER, text);
+    if (r->hist_path == NULL)
+        return;
+    fd = open(r->hist_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0)
+        close(fd);
+    if ((fd < 0 || history(r->hist, &ev, H_SAVE, r->hist_path) < 0) && !r->hist_warned) {
+        fprintf(stderr, "prop repl: cannot write %s: history is not kept\n", r->hist_path);
+        r->hist_warned = 1;
+    }
+}
+
+/*
+ * The next line, without its newline: 1 read, 0 end of input, -1 Ctrl-C
+ * (the pending input is dropped).  The line is valid until the next call.
+ */
+static int
+read_line(repl *r, const char **line, size_t *len)
+{
+    ssize_t n;
+    int count = 0;
+    const char *s;
+
+    if (r->tty) {
+        s = el_gets(r->el, &count);
+        if (s == NULL || count <= 0) {
+            if (interrupted || (count < 0 && errno == EINTR)) {
+                interrupted = 0;
+                return -1;
+            }
+            return 0;
+        }
+        n = count;
+    } else {
+        errno = 0;
+        n = getline(&r->line, &r->linecap, stdin);
+        if (n < 0)
+            return 0;
+        s = r->line;
+    }
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    *line = s;
+    *len = (size_t)n;
+    return 1;
+}
+
+/* One line of input; returns 1 when the REPL should end. */
+static int
+handle_line(repl *r, const char *line, size_t len)
+{
+    const char *s = line;
+    char *cmd;
+    int quit;
+
+    if (r->len == 0) {
+        while (s < line + len && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s == line + len)
+            return 0;
+        if (*s == ':' && (s + 1 == line + len || s[1] != ':')) {
+            cmd = strndup(s, (size_t)(line + len - s));
+            if (cmd == NULL) {
+                fprintf(stderr, "prop repl: out of memory\n");
+                return 1;
+            }
+            history_add(r, cmd);
+            quit = run_command(r, cmd + 1);
+            free(cmd);
+            return quit;
+        }
+    }
+    if (chunk_append(r, line, len) != 0) {
+        fprintf(stderr, "prop repl: out of memory\n");
+        chunk_clear(r);
+        return 0;
+    }
+    r->more = 0;
+    arm(r);
+    protect(r, p_eval, NULL, NULL);
+    if (!r->more) {
+        history_add(r, r->chunk);
+        chunk_clear(r);
+    }
+    return 0;
+}
+
+/* ---- the command ---- */
+
+static void
+repl_free(repl *r)
+{
+    if (r->el)
+        el_end(r->el);
+    if (r->hist)
+        history_end(r->hist);
+    drop_state(r);
+    free(r->hist_path);
+    free(r->chunk);
+    free(r->line);
+}
+
+static void
+banner(repl *r)
+{
+    size_t n = prop_site_nhosts(r->ctx->site);
+
+    printf("prop %s, %s", PROP_VERSION, LUA_RELEASE);
+    if (r->site)
+        printf(", %s: %zu host%s", r->site, n, n == 1 ? "" : "s");
+    printf(".  :help lists the commands; Ctrl-D quits.\n");
+}
+
+static int
+run_repl(int argc, char **argv)
+{
+    repl r;
+    struct sigaction sa, old_sa;
+    const char *line;
+    size_t len;
+    int i, got, rc, handler = 0;
+
+    memset(&r, 0, sizeof r);
+    r.mod_ref = LUA_NOREF;
+    cli_site_opts_init(&r.opts);
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i]))
+            return cli_print_help(&cmd_repl);
+        rc = cli_site_opt(&r.opts, argc, argv, &i);
+        if (rc < 0)
+            return EXIT_USAGE;
+        if (rc > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error(&cmd_repl, "unknown option \"%s\"", argv[i]);
+        if (r.site != NULL)
+            return cli_usage_error(&cmd_repl, "one site file at a time");
+        r.site = argv[i];
+    }
+    if (r.site && access(r.site, R_OK) != 0) {
+        fprintf(stderr, "prop repl: cannot read %s: %s\n", r.site, strerror(errno));
+        return EXIT_USAGE;
+    }
+    r.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+    if (r.tty) {
+        /* libedit reads multibyte characters by the locale's rules. */
+        setlocale(LC_CTYPE, "");
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sigemptyset(&sa.sa_mask);
+        handler = sigaction(SIGINT, &sa, &old_sa) == 0;
+    }
+    if (repl_load(&r) != 0) {
+        rc = EXIT_FAILED;
+        goto done;
+    }
+    if (r.tty) {
+        if (editor_open(&r) != 0) {
+            fprintf(stderr, "prop repl: cannot set up the line editor\n");
+            rc = EXIT_FAILED;
+            goto done;
+        }
+        banner(&r);
+    }
+    for (;;) {
+        fflush(stdout);
+        got = read_line(&r, &line, &len);
+        if (got < 0) {
+            chunk_clear(&r);
+            fputc('\n', stdout);
+            continue;
+        }
+        if (got == 0)
+            break;
+        if (handle_line(&r, line, len))
+            break;
+        if (r.ctx == NULL)
+            break;
+    }
+    if (r.len > 0 && r.ctx) {
+        /* The input ended inside a statement: say what is missing. */
+        r.final = 1;
+        arm(&r);
+        protect(&r, p_eval, NULL, NULL);
+    }
+    if (r.tty)
+        fputc('\n', stdout);
+    /* Piped, the status tells a script whether all went well. */
+    rc = r.tty ? EXIT_WELL : r.rejected ? EXIT_REJECTED : r.failed ? EXIT_FAILED : EXIT_WELL;
+    if (r.ctx == NULL)
+        rc = EXIT_FAILED;
+done:
+    repl_free(&r);
+    if (handler)
+        sigaction(SIGINT, &old_sa, NULL);
+    if (fflush(stdout) != 0 && rc == EXIT_WELL)
+        rc = EXIT_FAILED;
+    return rc;
+}
+
+const cli_command cmd_repl = {"repl", run_repl, "interactive Lua with the site loaded",
+                              "prop repl [SITE] [--max-instructions N] [--max-memory MIB]"};

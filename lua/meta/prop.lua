@@ -1,0 +1,573 @@
+---@meta prop
+-- prop's API for lua-language-server: completion, hover and type checks
+-- while editing a site file.  This file is never run; prop does not embed
+-- it (only lua/prop/*.lua and recipes/*.lua are embedded).
+--
+-- Installed as share/prop/meta/prop.lua.  Point the language server at it
+-- and switch off the standard libraries a site does not have, in the
+-- .luarc.json next to the site:
+--
+--   {
+--     "runtime.version": "Lua 5.4",
+--     "runtime.builtin": { "io": "disable", "os": "disable",
+--                          "debug": "disable", "package": "disable" },
+--     "workspace.library": [ "/usr/local/share/prop/meta" ]
+--   }
+--
+-- Inside a site `os` is prop's OS module (os.debian, ...), not Lua's.
+-- See prop-site(5), and lua/README.md for the run-time `sys` handle.
+
+-- ---------------------------------------------------------------------
+-- Types
+
+---An OS family.
+---@alias prop.Family "debian"|"buntish"|"freebsd"
+
+---A family or a group of families.
+---@alias prop.Target prop.Family|"DebianLike"|"FreeBSD"|"UnixLike"
+
+---What a property can run on: a family, a group, or a list of them.
+---@alias prop.Targets prop.Target|prop.Target[]
+
+---A property, or a plain list of properties (taken as `props { ... }`).
+---@alias prop.Properties prop.Property|prop.Property[]
+
+---A file's content: a string, or a list of lines joined with "\n" and
+---ending with one.
+---@alias prop.Content string|string[]
+
+---A file mode in octal, as a string: "0644", "755".
+---@alias prop.Mode string
+
+---A user or group: a name, or a numeric id.
+---@alias prop.Account string|integer
+
+---One resource a leaf claims; the pre-pass compares the claims of a host.
+---@class prop.Claim
+---@field kind string  "file.content", "package.installed", "service.running", "user", ...
+---@field key string   the path, package, service, account or "hostname"
+---@field value? string
+---@field id? integer  a uid or gid
+---@field origin string "site.lua:12"
+
+---A property: something that can be said about a system.  Immutable;
+---every combinator makes a new one.  `tostring(p)` is
+---`"apt installed foo : DebianLike, revertable"`.
+---@class prop.Property
+---@field desc string what it says ("apt installed foo")
+---@field targets prop.Family[] the families it can run on, sorted
+---@field revertable boolean whether `revert(p)` is allowed
+---@field ports integer[] the ports it uses, sorted
+---@field info table<string, string[]> the facts it carries, by key
+---@field origin string where it was made: "site.lua:12"
+---@field kind "property"|"info"|"requires"|"before"|"on_change"|"fallback"|"pick_os"|"revertable"|"revert"|"props"|"describe"|"invalid"
+---@field type string its type in words: "DebianLike, revertable"
+---@field children prop.Property[] the parts of a combinator
+---@field claims prop.Claim[] what its leaves claim
+---@field reverted? prop.Property what runs when it is reverted
+---@field paired boolean a recipe made together with its revert
+local Property = {}
+
+---`a:requires(b)`: ensure `b`; if it did not fail, ensure `a`.
+---Targets ∩, revertable iff both are, info ∪, ports ∪.
+---@param b prop.Properties
+---@return prop.Property
+function Property:requires(b) end
+
+---`a:before(b)`: ensure `a`; if it did not fail, ensure `b`.
+---@param b prop.Properties
+---@return prop.Property
+function Property:before(b) end
+
+---`a:on_change(b)`: ensure `a`; ensure `b` only if `a` changed.
+---Revertable iff `a` is.
+---@param b prop.Properties
+---@return prop.Property
+function Property:on_change(b) end
+
+---`a:fallback(b)`: ensure `a`; ensure `b` only if `a` failed.
+---@param b prop.Properties
+---@return prop.Property
+function Property:fallback(b) end
+
+---`p:describe "text"`: `p`, shown as `text`.  Same type as `p`.
+---@param text string
+---@return prop.Property
+function Property:describe(text) end
+
+---A host: a named machine with its properties.
+---@class prop.Host
+---@field name string
+---@field os? prop.Family the family its os.* property declares
+---@field origin string where it was declared
+---@field properties prop.Property[] its top-level properties, in order
+local Host = {}
+
+---The host's info for `key` ("ipv4", "alias", "connect", ...): the first
+---value, and every value in declaration order.
+---@param key string
+---@return string? first
+---@return string[] all
+function Host:info(key) end
+
+---What a command did.
+---@class prop.RunResult
+---@field code integer its exit status
+---@field stdout string
+---@field stderr string
+
+---A file's metadata (a final symlink is not followed).
+---@class prop.Stat
+---@field type "file"|"directory"|"link"|"other"
+---@field mode integer permission bits
+---@field uid integer
+---@field gid integer
+---@field owner string
+---@field group string
+---@field size integer
+---@field target? string a link's target
+
+---Options of `sys:write`.
+---@class prop.WriteOptions
+---@field mode? integer e.g. `tonumber("0644", 8)`
+---@field owner? prop.Account
+---@field group? prop.Account
+---@field secret? boolean never print the content, in diffs or anywhere
+
+---Options of `sys:mkdir` and `sys:chattr`.
+---@class prop.AttrOptions
+---@field mode? integer
+---@field owner? prop.Account
+---@field group? prop.Account
+
+---The only handle a property has on its target at run time.  The same
+---methods work on every transport (this machine, `connect.dir` trees,
+---SSH).  Every write is a change; in a dry run a change is recorded, not
+---made, and returns as if it had succeeded.
+---@class prop.Sys
+---@field host string the host's name
+---@field os? prop.Family the host's OS family
+---@field dry boolean a dry run
+---@field cache table one per host per run, for recipes to share lookups
+local Sys = {}
+
+---Run a command that changes the target (no shell: argv is a list).
+---@param argv string[]
+---@param opts? { stdin?: string }
+---@return prop.RunResult
+function Sys:run(argv, opts) end
+
+---Run a command that only looks; always executed, even in a dry run.
+---@param argv string[]
+---@param opts? { stdin?: string }
+---@return prop.RunResult
+function Sys:query(argv, opts) end
+
+---A file's content, or nil when it is missing (other errors raise).
+---@param path string
+---@return string?
+function Sys:read(path) end
+
+---Write a file atomically.
+---@param path string
+---@param content string
+---@param opts? prop.WriteOptions
+---@return true
+function Sys:write(path, content, opts) end
+
+---A file's metadata, or nil when it is missing.
+---@param path string
+---@return prop.Stat?
+function Sys:stat(path) end
+
+---Remove a file, a link or an empty directory.
+---@param path string
+---@return true
+function Sys:remove(path) end
+
+---Make one directory (one level).
+---@param path string
+---@param opts? prop.AttrOptions
+---@return true
+function Sys:mkdir(path, opts) end
+
+---Make `link` point at `target`, replacing `link` atomically.
+---@param target string
+---@param link string
+---@return true
+function Sys:symlink(target, link) end
+
+---Change a file's mode, owner or group (by name or number).
+---@param path string
+---@param opts prop.AttrOptions
+---@return true
+function Sys:chattr(path, opts) end
+
+---Whether a path exists.
+---@param path string
+---@return boolean
+function Sys:exists(path) end
+
+---A line shown under the property (e.g. what a command said).
+---@param text string
+function Sys:note(text) end
+
+---The table `property { ... }` takes.
+---@class prop.PropertySpec
+---@field desc string what the property says
+---@field targets? prop.Targets default "UnixLike"
+---@field ports? integer[] ports it uses (1..65535)
+---@field check? fun(sys: prop.Sys): boolean? already true?  Must only look.
+---@field apply fun(sys: prop.Sys): (boolean|"ok"|nil) make it true; false or "ok": nothing was done
+---@field revert? fun(sys: prop.Sys) undo it; makes the property revertable
+
+-- ---------------------------------------------------------------------
+-- Hosts, combinators, property {}
+
+---Declare a host: `host "name" { p1, p2, ... }` or `host("name", { ... })`.
+---Nested lists are flattened; a nil entry is an error.
+---@param name string
+---@return fun(props: prop.Property[]): prop.Host
+---@overload fun(name: string, props: prop.Property[]): prop.Host
+function host(name) end
+
+---A property written in Lua.
+---@param spec prop.PropertySpec
+---@return prop.Property
+function property(spec) end
+
+---`requires(a, b)` is `a:requires(b)`.
+---@param a prop.Properties
+---@param b prop.Properties
+---@return prop.Property
+function requires(a, b) end
+
+---`before(a, b)` is `a:before(b)`.
+---@param a prop.Properties
+---@param b prop.Properties
+---@return prop.Property
+function before(a, b) end
+
+---`on_change(a, b)` is `a:on_change(b)`.
+---@param a prop.Properties
+---@param b prop.Properties
+---@return prop.Property
+function on_change(a, b) end
+
+---`fallback(a, b)` is `a:fallback(b)`.
+---@param a prop.Properties
+---@param b prop.Properties
+---@return prop.Property
+function fallback(a, b) end
+
+---`describe(p, text)` is `p:describe(text)`.
+---@param p prop.Properties
+---@param text string
+---@return prop.Property
+function describe(p, text) end
+
+---At run time, the first alternative whose targets include the host's OS.
+---Targets ∪.
+---@param ... prop.Properties
+---@return prop.Property
+function pick_os(...) end
+
+---`a` normally, `b` when reverted (Propellor's `<!>`).  Revertable.
+---@param a prop.Properties
+---@param b prop.Properties
+---@return prop.Property
+function revertable(a, b) end
+
+---`p`'s revert action; only for a revertable `p` (else error P001).
+---@param p prop.Properties
+---@return prop.Property
+function revert(p) end
+
+---Each in order; a failed one does not stop the rest.  Targets ∩,
+---revertable iff all are.  `props { a, b }` or `props(a, b)`.
+---@param ... prop.Properties
+---@return prop.Property
+function props(...) end
+
+---The site being evaluated.
+site = {}
+
+---Every host declared so far, in order.
+---@return prop.Host[]
+function site.hosts() end
+
+---Info: the host's IPv4 address.
+---@param address string "192.0.2.10"
+---@return prop.Property
+function ipv4(address) end
+
+---Info: the host's IPv6 address.
+---@param address string "2001:db8::10"
+---@return prop.Property
+function ipv6(address) end
+
+---Info: another DNS name of the host.
+---@param name string "www.example.com"
+---@return prop.Property
+function alias(name) end
+
+-- ---------------------------------------------------------------------
+-- The OS declaration and how a host is reached
+
+---prop's OS module (Lua's `os` library is not available in a site).
+os = {}
+
+---@alias prop.Arch "amd64"|"arm64"|"i386"|"armhf"
+
+---Info: the host runs Debian.
+---@param suite string "bookworm", "stable", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.debian(suite, arch) end
+
+---Info: the host runs Ubuntu (or another Debian derivative).
+---@param release string "noble", "24.04", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.buntish(release, arch) end
+
+---Info: the host runs FreeBSD.
+---@param release string "14.1-RELEASE"
+---@param arch prop.Arch
+---@return prop.Property
+function os.freebsd(release, arch) end
+
+---How a host is reached: info properties.
+connect = {}
+
+---@class prop.SshOptions
+---@field address? string default: the host's name
+---@field port? integer default 22
+---@field user? string default "root"
+---@field identity? string a private key file; default: the agent, then the default keys
+---@field known_hosts? string default "~/.ssh/known_hosts"
+---@field sudo? boolean run commands through sudo; default false
+
+---Reach the host over SSH; host keys are always checked.
+---@param opts? prop.SshOptions
+---@return prop.Property
+function connect.ssh(opts) end
+
+---Reach the host as this machine (also the host name "localhost").
+---@return prop.Property
+connect["local"] = function() end
+
+---The same as `connect["local"]()`.
+---@return prop.Property
+function connect.localhost() end
+
+---The host is a directory tree on this machine, every path under `path`
+---(file properties only; commands run through chroot when prop is root).
+---@param path string absolute
+---@return prop.Property
+function connect.dir(path) end
+
+-- ---------------------------------------------------------------------
+-- Recipes
+
+file = {}
+
+---@class prop.FileOptions
+---@field mode? prop.Mode
+---@field owner? prop.Account
+---@field group? prop.Account
+
+---@class prop.ContentOptions: prop.FileOptions
+---@field secret? boolean keep the content out of every output
+
+---UnixLike.  The file has exactly this content.  Claims path = content.
+---@param path string absolute
+---@param content prop.Content
+---@param opts? prop.ContentOptions
+---@return prop.Property
+function file.has_content(path, content, opts) end
+
+---UnixLike, revertable (its revert is `file.lacks_lines`).  Each line is
+---in the file; other lines are kept.
+---@param path string absolute
+---@param lines string[]
+---@return prop.Property
+function file.contains_lines(path, lines) end
+
+---UnixLike, revertable (its revert is `file.contains_lines`).  No line of
+---the file equals one of these.
+---@param path string absolute
+---@param lines string[]
+---@return prop.Property
+function file.lacks_lines(path, lines) end
+
+---UnixLike.  The path is a directory.
+---@param path string absolute
+---@param opts? prop.FileOptions
+---@return prop.Property
+function file.directory(path, opts) end
+
+---UnixLike.  Nothing exists at the path.
+---@param path string absolute
+---@return prop.Property
+function file.absent(path) end
+
+---UnixLike.  `link` is a symbolic link to `target`.
+---@param link string absolute
+---@param target string
+---@return prop.Property
+function file.symlink(link, target) end
+
+---UnixLike.  The file's mode.
+---@param path string absolute
+---@param mode prop.Mode
+---@return prop.Property
+function file.mode(path, mode) end
+
+---UnixLike.  The file's owner (and group, when given).
+---@param path string absolute
+---@param user prop.Account
+---@param group? prop.Account
+---@return prop.Property
+function file.owner(path, user, group) end
+
+apt = {}
+
+---DebianLike, revertable (its revert is `apt.removed`).  Claims each
+---package installed.  `apt.installed { "a", "b" }` or `apt.installed "a"`.
+---@param pkgs string|string[]
+---@return prop.Property
+function apt.installed(pkgs) end
+
+---DebianLike, revertable (its revert is `apt.installed`).
+---@param pkgs string|string[]
+---@return prop.Property
+function apt.removed(pkgs) end
+
+---DebianLike.  Refresh the package lists (apt-get update).
+---@return prop.Property
+function apt.update() end
+
+---DebianLike.  Every installed package at its newest version.
+---@return prop.Property
+function apt.upgraded() end
+
+---DebianLike.  The standard /etc/apt/sources.list for the host's suite.
+---@param mirror? string|{ mirror?: string } an http(s) URL
+---@return prop.Property
+function apt.std_sources_list(mirror) end
+
+pkg = {}
+
+---FreeBSD, revertable (its revert is `pkg.removed`).
+---@param pkgs string|string[] names or origins ("www/nginx")
+---@return prop.Property
+function pkg.installed(pkgs) end
+
+---FreeBSD, revertable (its revert is `pkg.installed`).
+---@param pkgs string|string[]
+---@return prop.Property
+function pkg.removed(pkgs) end
+
+---FreeBSD.  pkg update, then pkg upgrade.
+---@return prop.Property
+function pkg.upgraded() end
+
+packages = {}
+
+---`pick_os(apt.upgraded(), pkg.upgraded())`: the host's OS picks the
+---package manager.
+---@return prop.Property
+function packages.upgraded() end
+
+service = {}
+
+---UnixLike, revertable (its revert is `service.stopped`).
+---@param name string
+---@return prop.Property
+function service.running(name) end
+
+---UnixLike, revertable (its revert is `service.running`).
+---@param name string
+---@return prop.Property
+function service.stopped(name) end
+
+---UnixLike.  Restarts the service each time it runs; meant for
+---`on_change`.
+---@param name string
+---@return prop.Property
+function service.restarted(name) end
+
+---UnixLike.  The service starts at boot.
+---@param name string
+---@return prop.Property
+function service.enabled(name) end
+
+user = {}
+
+---@class prop.AccountOptions
+---@field uid? integer
+---@field gid? integer
+---@field shell? string absolute
+---@field home? string absolute
+---@field groups? string[] supplementary groups
+---@field comment? string the GECOS field
+
+---UnixLike, revertable (its revert is `user.absent`).  Claims the name
+---and uid: two accounts with one uid are error P010.
+---@param name string
+---@param opts? prop.AccountOptions
+---@return prop.Property
+function user.account(name, opts) end
+
+---UnixLike, revertable (its revert is `user.account(name)`).  The home
+---directory is kept.
+---@param name string
+---@return prop.Property
+function user.absent(name) end
+
+group = {}
+
+---UnixLike.  Claims the name and gid.
+---@param name string
+---@param opts? { gid?: integer }
+---@return prop.Property
+function group.exists(name, opts) end
+
+cron = {}
+
+---UnixLike, revertable (its revert removes the job).  /etc/cron.d/NAME.
+---@param name string letters, digits, _ and -
+---@param schedule string five fields ("*/5 * * * *") or an @-word ("@daily")
+---@param argv string[] the command, without a shell
+---@param opts? { user?: string } default "root"
+---@return prop.Property
+function cron.job(name, schedule, argv, opts) end
+
+cmd = {}
+
+---UnixLike.  Run a command (no shell).
+---@param argv string[]
+---@param opts? { creates?: string, unless?: string[] } skip when the path exists, or when `unless` exits 0
+---@return prop.Property
+function cmd.run(argv, opts) end
+
+hostname = {}
+
+---UnixLike.  The host's name (/etc/hostname, /etc/hosts; rc.conf on
+---FreeBSD).
+---@param name string
+---@return prop.Property
+function hostname.set(name) end
+
+apache = {}
+
+---DebianLike, ports 80 and 443.  Installs apache2.
+---@return prop.Property
+function apache.installed() end
+
+tor = {}
+
+---DebianLike, port 443.  A Tor bridge relay.
+---@return prop.Property
+function tor.bridge() end

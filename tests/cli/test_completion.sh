@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The bash completion (bindings/prop.bash-completion): subcommands, each
+# command's options, format names, diagnostic codes and host names, by
+# calling its completion function as bash would on Tab.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# shellcheck source=../../bindings/prop.bash-completion
+source "$PROP_SOURCE_DIR/bindings/prop.bash-completion"
+
+cd "$PROP_SOURCE_DIR"
+
+# complete WORD... : what Tab offers for the last word (words after prop).
+complete_words() {
+  COMP_WORDS=("$PROP" "$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _prop
+  printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+
+# expect NAME "WANT" WORD... : the candidates, space-separated and sorted.
+expect_words() {
+  local name="$1" want="$2" got
+  shift 2
+  got="$(complete_words "$@" | tr '\n' ' ' | sed 's/ $//')"
+  if [[ "$got" == "$want" ]]; then
+    pass
+  else
+    printf 'want: %s\ngot:  %s\n' "$want" "$got" >"$TMP/out"
+    fail "completion: $name" "prop $* <Tab>" "$TMP/out"
+  fi
+}
+
+expect_words "subcommands" "explain graph help lint repl run show version" ""
+expect_words "a subcommand prefix" "graph" "gr"
+expect_words "help COMMAND" "graph" help gr
+expect_words "lint options" "--format= --help --max-instructions --max-memory --werror" lint --
+expect_words "format names" "json text" lint --format=
+expect_words "an option's value is not completed" "" show --max-memory ""
+expect_words "codes for explain" "P010 P011 P012 P013 P014" explain P01
+expect_words "site files" "examples/site.lua" show examples/si
+expect_words "host names" "files.example.com foo.example.com" show examples/site.lua f
+expect_words "host names after options" "www.example.com" graph --max-instructions 100000000 examples/site.lua w
+expect_words "repl options" "--max-instructions --max-memory" repl --max
+
+finish

@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# prop repl in a real terminal: tmux runs it in a detached 200x50 pane,
+# keys are sent with send-keys, and what the pane shows is read with
+# capture-pane, polled until the expected text appears (or a timeout).
+# Then the same REPL with piped input, as a script would use it.
+set -uo pipefail
+
+PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
+if [[ ! -x "$PROP" ]]; then
+  echo "prop executable not found at $PROP (set PROP)" >&2
+  exit 1
+fi
+PROP="$(cd "$(dirname "$PROP")" && pwd)/$(basename "$PROP")"
+export NO_COLOR=1
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-repl.XXXXXX")"
+SOCK="$TMP/tmux.0.sock"
+cleanup() {
+  local s
+  for s in "$TMP"/tmux.*.sock; do
+    [[ -S $s ]] && tmux -S "$s" kill-server >/dev/null 2>&1
+  done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); }
+fail() {
+  failed=$((failed + 1))
+  echo "FAIL: $1"
+  if [[ -n "${2:-}" && -f "$2" ]]; then
+    grep -v "^ *$" "$2" | sed "s/^/    | /" | tail -40
+  fi
+}
+
+# ---------------------------------------------------------------------
+# Piped input: no prompt, no banner; results on stdout, errors on stderr.
+
+# The demo host's tree goes under the scratch directory (same line numbers).
+sed "s|/tmp/prop-demo|$TMP/demo-tree|" "$PROP_SOURCE_DIR/examples/site.lua" >"$TMP/site.lua"
+mkdir -p "$TMP/demo-tree"
+cd "$TMP"
+
+piped() { # piped NAME INPUT : runs the REPL on INPUT; sets rc, out, err
+  rc=0
+  printf '%s' "$2" | timeout 60 "$PROP" repl site.lua >"$TMP/$1.out" 2>"$TMP/$1.err" || rc=$?
+}
+
+piped basic $'1 + 1\nfor i = 1, 2 do\nprint("n" .. i)\nend\n"text"\n{ 1, "two", { three = 3 } }\n'
+printf '2\nn1\nn2\n"text"\n{ 1, "two", { three = 3 } }\n' >"$TMP/basic.want"
+if [[ $rc == 0 ]] && diff -u "$TMP/basic.want" "$TMP/basic.out" >"$TMP/diff" && [[ ! -s "$TMP/basic.err" ]]; then
+  pass
+else
+  fail "piped: exit $rc, or output other than expected" "$TMP/diff"
+  cat "$TMP/basic.err"
+fi
+
+piped cmds $':hosts\n:claims /etc/foo\n:claims 443\n:type apt.installed { "x" }\n:lint\n'
+if [[ $rc == 0 ]] && grep -Eq '^demo +no OS +6 properties +site.lua:71$' "$TMP/cmds.out" &&
+   grep -Fq 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54)' "$TMP/cmds.out" &&
+   grep -Fq 'www.example.com  port 443  by "apache installed" (site.lua:35)' "$TMP/cmds.out" &&
+   grep -Eq '^  revertable +yes$' "$TMP/cmds.out" &&
+   grep -Eq '^  claims +package.installed x$' "$TMP/cmds.out" &&
+   grep -Fxq 'no findings' "$TMP/cmds.out"; then
+  pass
+else
+  fail "piped commands: exit $rc or missing output" "$TMP/cmds.out"
+fi
+
+piped err $'error("kaboom")\nundefined_thing\n40 + 2\n'
+if [[ $rc == 1 ]] && grep -Fxq 'repl:1: kaboom' "$TMP/err.err" &&
+   grep -Fq 'undefined global "undefined_thing"' "$TMP/err.err" && grep -Fxq '42' "$TMP/err.out"; then
+  pass
+else
+  fail "piped errors: exit $rc (want 1), or the REPL did not go on after an error" "$TMP/err.err"
+fi
+
+piped eof $'for i = 1, 2 do\n'
+if [[ $rc == 1 ]] && grep -Fq "'end' expected" "$TMP/eof.err"; then
+  pass
+else
+  fail "an unfinished statement at end of input: exit $rc, want 1 and a syntax error" "$TMP/eof.err"
+fi
+
+printf 'host "broken" { nil_here }\n' >"$TMP/bad.lua"
+rc=0
+printf '1\n' | timeout 60 "$PROP" repl bad.lua >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+if [[ $rc == 2 ]] && grep -Fq 'undefined global "nil_here"' "$TMP/bad.err" && grep -Fxq 1 "$TMP/bad.out"; then
+  pass
+else
+  fail "a rejected site: exit $rc (want 2), findings on stderr, the REPL still runs" "$TMP/bad.err"
+fi
+
+rc=0
+timeout 10 "$PROP" repl no-such-site.lua </dev/null >"$TMP/usage.out" 2>&1 || rc=$?
+rc2=0
+timeout 10 "$PROP" repl --bogus </dev/null >>"$TMP/usage.out" 2>&1 || rc2=$?
+if [[ $rc == 64 && $rc2 == 64 ]]; then
+  pass
+else
+  fail "usage errors: exit $rc and $rc2, want 64" "$TMP/usage.out"
+fi
+
+# Every recipe a site can call is described in lua/meta/prop.lua.
+piped meta $'for _, m in ipairs { "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd", "hostname", "apache", "tor", "os", "connect" } do for k in pairs(_G[m]) do print(m .. "." .. k) end end\n'
+missing=""
+while read -r fn; do
+  mod="${fn%%.*}" name="${fn#*.}"
+  if ! grep -Eq "^function ${mod}\.${name}\(|^${mod}\[\"${name}\"\] = function" "$PROP_SOURCE_DIR/lua/meta/prop.lua"; then
+    missing+=" $fn"
+  fi
+done <"$TMP/meta.out"
+if [[ $rc == 0 && -s "$TMP/meta.out" && -z "$missing" ]]; then
+  pass
+else
+  fail "lua/meta/prop.lua does not describe:$missing (exit $rc)" "$TMP/meta.err"
+fi
+
+# ---------------------------------------------------------------------
+# A terminal.
+
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "SKIP: tmux is not installed; the terminal tests did not run"
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
+
+HOMEDIR="$TMP/home"
+mkdir -p "$HOMEDIR"
+
+# start: a REPL in a new session (a new tmux server each time, so that
+# one shutting down cannot race the next); when it ends the pane says how.
+nstart=0
+start() {
+  tmux -S "$SOCK" kill-server >/dev/null 2>&1
+  nstart=$((nstart + 1))
+  SOCK="$TMP/tmux.$nstart.sock"
+  tmux -S "$SOCK" -f /dev/null new-session -d -x 200 -y 50 -s repl \
+    "cd '$TMP' && HOME='$HOMEDIR' NO_COLOR=1 '$PROP' repl site.lua; echo \"[repl exited \$?]\"; sleep 60"
+}
+
+screen() {
+  tmux -S "$SOCK" capture-pane -p -J -S - -t repl 2>/dev/null
+}
+
+# wait_for TEXT [SECONDS]: until the pane shows TEXT (fixed string).
+wait_for() {
+  local deadline=$((SECONDS + ${2:-10}))
+  while ((SECONDS < deadline)); do
+    screen | grep -Fq -- "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# wait_line REGEX [SECONDS]: until a line of the pane matches REGEX.
+wait_line() {
+  local deadline=$((SECONDS + ${2:-10}))
+  while ((SECONDS < deadline)); do
+    screen | grep -Eq -- "$1" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+type_text() { tmux -S "$SOCK" send-keys -t repl -l -- "$1"; }
+key() { tmux -S "$SOCK" send-keys -t repl "$@"; }
+line() { type_text "$1" && key Enter; }
+
+# check NAME WAIT-COMMAND... : one assertion on what the pane shows.
+check() {
+  local name="$1"
+  shift
+  if "$@"; then
+    pass
+  else
+    screen >"$TMP/screen"
+    fail "terminal: $name" "$TMP/screen"
+  fi
+}
+
+start
+check "banner and prompt" wait_for "prop> " 20
+check "banner names the site" wait_for "site.lua: 4 hosts"
+
+# Tab: the only candidate is inserted.
+type_text 'apt.ins'
+key Tab
+check "apt.ins<Tab> completes to apt.installed" wait_for 'prop> apt.installed'
+line ' { "tabbed" }'
+check "a property prints its description, type and origin" \
+  wait_for 'apt installed tabbed : DebianLike, revertable  (repl:1)'
+
+# Tab with several candidates: their common part, then the list.
+type_text 'apt.u'
+key Tab
+check "apt.u<Tab> completes the common part" wait_for 'prop> apt.up'
+key Tab
+check "a second Tab lists the candidates" wait_line '^update +upgraded *$'
+key C-u
+line 'p = apt.installed { "fieldtest" }'
+type_text 'p.de'
+key Tab
+check "p.de<Tab> completes a property field" wait_for 'prop> p.desc'
+key Enter
+check "a field's value prints quoted" wait_for '"apt installed fieldtest"'
+
+type_text 'x = pick_'
+key Tab
+check "a global completes inside an expression" wait_for 'prop> x = pick_os'
+key C-u
+type_text 'p:req'
+key Tab
+check "p:req<Tab> completes a method" wait_for 'prop> p:requires'
+key C-u
+
+# Commands and host names complete too.
+type_text ':ho'
+key Tab
+check ":ho<Tab> completes to :hosts" wait_for 'prop> :hosts'
+key Enter
+check ":hosts lists the hosts" wait_line '^files\.example\.com +freebsd +7 properties +site\.lua:42$'
+type_text ':show fo'
+key Tab
+check ":show fo<Tab> completes a host name" wait_for 'prop> :show foo.example.com'
+key Enter
+check ":show prints the host's tree" wait_for 'host foo.example.com : debian  (site.lua:59)'
+check ":show prints types and roles" wait_for '└── runs: apt removed bar : DebianLike, revertable  (site.lua:57)'
+
+# Multi-line input continues with a >> prompt.
+line 'for i = 1, 3 do'
+check "an unfinished statement prompts >>" wait_line '^>> *$'
+line 'print("line" .. i * 7)'
+line 'end'
+check "the statement runs once finished" wait_for 'line21'
+
+# Expressions print; so do nested tables and hosts.
+line '6 * 7 + 1000'
+check "an expression prints its value" wait_line '^1042$'
+line '{ 1, "two", { three = 3 } }'
+check "a table prints nested" wait_for '{ 1, "two", { three = 3 } }'
+line 'site.hosts()[3]'
+check "a host prints its name and size" wait_for 'host foo.example.com (debian, 7 properties)  (site.lua:59)'
+line 'apt.installed { "foo" }:requires(file.directory "/srv/x")'
+check "a composite property prints its tree" wait_for '└── requires: directory /srv/x exists : UnixLike  (repl:1)'
+
+# An error is printed and the REPL goes on.
+line 'error("kaboom")'
+check "an error is printed" wait_line '^repl:1: kaboom$'
+line '1 + 2000'
+check "a good line after an error works" wait_line '^2001$'
+
+# Every command.
+line ':type apt.installed { "typed" }'
+check ":type" wait_line '^  claims +package\.installed typed$'
+line ':claims /etc/foo'
+check ":claims of a path" wait_for 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54), part of "apt installed foo" (site.lua:53)'
+line ':claims 443'
+check ":claims of a port" wait_for 'www.example.com  port 443  by "apache installed" (site.lua:35)'
+line ':lint'
+check ":lint" wait_line '^no findings$'
+line ':plan demo'
+check ":plan shows what it would write" wait_for 'would write /etc/demo/motd'
+check ":plan summary" wait_for '(dry run: nothing was changed)'
+check ":plan changed nothing" test ! -e "$TMP/demo-tree/etc"
+line ':help'
+check ":help" wait_for ':claims THING'
+line ':bogus'
+check "an unknown command" wait_for 'unknown command :bogus'
+
+# Ctrl-C stops a running input; the REPL goes on.
+line 'while true do end'
+sleep 0.3
+key C-c
+check "Ctrl-C interrupts" wait_line 'interrupted$'
+line '1 + 3000'
+check "the REPL goes on after Ctrl-C" wait_line '^3001$'
+
+# :reload picks up an edit of the site.
+printf '\nhost "added.example.com" { file.absent "/tmp/prop-repl-added" }\n' >>"$TMP/site.lua"
+line ':reload'
+check ":reload reads the site again" wait_for 'reloaded site.lua: 5 hosts'
+line ':hosts'
+check ":reload: the new host is there" wait_line '^added\.example\.com +no OS +1 property +site\.lua:'
+
+# Ctrl-D ends the REPL (with status 0).
+key C-d
+check "Ctrl-D exits" wait_for '[repl exited 0]'
+
+hist="$HOMEDIR/.prop_history"
+if [[ -f "$hist" ]] && grep -Fq 'apt.installed\040{\040"tabbed"\040}' "$hist" &&
+   grep -Fq ':reload' "$hist" && [[ "$(stat -c %a "$hist")" == 600 ]]; then
+  pass
+else
+  fail "the history file $hist was not written (mode 0600, every input)" "$hist"
+fi
+
+# A new REPL recalls the history: Up brings back the last input.
+start
+check "second REPL starts" wait_for "prop> " 20
+key Up
+check "Up recalls the last input of the previous REPL" wait_for 'prop> :hosts'
+key C-u C-d
+check "second REPL exits" wait_for '[repl exited 0]'
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
