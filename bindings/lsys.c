@@ -19,13 +19,40 @@ typedef struct {
     lsys *s;
 } sys_ud;
 
+/*
+ * Raise an error from a sys method.  Called from the site's own code, the
+ * message starts with the caller's "file:line: "; called from prop's
+ * recipes ("=prop/..." chunks), it does not: the place inside a recipe
+ * means nothing to the user, whose property's line is reported anyway.
+ */
+static int
+sys_error(lua_State *L, const char *fmt, ...)
+{
+    lua_Debug ar;
+    va_list ap;
+    int own = 0;
+
+    if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "S", &ar))
+        own = strncmp(ar.source, "=prop/", 6) == 0;
+    va_start(ap, fmt);
+    if (own)
+        lua_pushvfstring(L, fmt, ap);
+    else {
+        luaL_where(L, 1);
+        lua_pushvfstring(L, fmt, ap);
+        lua_concat(L, 2);
+    }
+    va_end(ap);
+    return lua_error(L);
+}
+
 static lsys *
 check_sys(lua_State *L)
 {
     sys_ud *u = luaL_checkudata(L, 1, LSYS_TYPE);
 
     if (u->s == NULL)
-        luaL_error(L, "sys used after its host's run ended");
+        sys_error(L, "sys used after its host's run ended");
     return u->s;
 }
 
@@ -103,13 +130,13 @@ static int
 transport_error(lua_State *L, lsys *s, const char *what, const char *path, int rc)
 {
     if (rc == PROP_ENOTFOUND)
-        return luaL_error(L, "%s %s: no such file or directory", what, path);
+        return sys_error(L, "%s %s: no such file or directory", what, path);
     if (rc == PROP_EINVAL)
-        return luaL_error(L, "%s %s: invalid argument", what, path);
+        return sys_error(L, "%s %s: invalid argument", what, path);
     /* The transport's message names the operation and the path itself. */
     if (*prop_transport_error(s->t))
-        return luaL_error(L, "%s", prop_transport_error(s->t));
-    return luaL_error(L, "%s %s: failed", what, path);
+        return sys_error(L, "%s", prop_transport_error(s->t));
+    return sys_error(L, "%s %s: failed", what, path);
 }
 
 /* A change: refused inside check, counted otherwise. */
@@ -117,7 +144,7 @@ static void
 changing(lua_State *L, lsys *s, const char *method)
 {
     if (s->in_check)
-        luaL_error(L, "sys:%s in check: check must only look; make changes in apply", method);
+        sys_error(L, "sys:%s in check: check must only look; make changes in apply", method);
     s->changes++;
 }
 
@@ -147,7 +174,7 @@ check_attrs(lua_State *L, int idx, prop_file_attrs *a, int *secret)
         break;
     case LUA_TNUMBER:
         if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 07777)
-            luaL_error(L, "mode must be an integer in 0..07777 (tonumber(\"0644\", 8))");
+            sys_error(L, "mode must be an integer in 0..07777 (tonumber(\"0644\", 8))");
         a->mode = (int)lua_tointeger(L, -1);
         break;
     case LUA_TSTRING: {
@@ -157,19 +184,19 @@ check_attrs(lua_State *L, int idx, prop_file_attrs *a, int *secret)
         errno = 0;
         v = strtol(m, &end, 8);
         if (errno || *m == '\0' || *end != '\0' || v < 0 || v > 07777)
-            luaL_error(L, "mode \"%s\" is not an octal mode such as \"0644\"", m);
+            sys_error(L, "mode \"%s\" is not an octal mode such as \"0644\"", m);
         a->mode = (int)v;
         break;
     }
     default:
-        luaL_error(L, "mode must be an integer or an octal string");
+        sys_error(L, "mode must be an integer or an octal string");
     }
     lua_pop(L, 1);
     if (lua_getfield(L, idx, "owner") != LUA_TNIL) {
         if (lua_isinteger(L, -1))
             lua_tostring(L, -1); /* converts in place */
         if (!lua_isstring(L, -1))
-            luaL_error(L, "owner must be a user name or number");
+            sys_error(L, "owner must be a user name or number");
         a->owner = lua_tostring(L, -1);
     }
     /* The strings stay referenced from the table, which outlives the call. */
@@ -178,7 +205,7 @@ check_attrs(lua_State *L, int idx, prop_file_attrs *a, int *secret)
         if (lua_isinteger(L, -1))
             lua_tostring(L, -1);
         if (!lua_isstring(L, -1))
-            luaL_error(L, "group must be a group name or number");
+            sys_error(L, "group must be a group name or number");
         a->group = lua_tostring(L, -1);
     }
     lua_pop(L, 1);
@@ -204,7 +231,7 @@ check_argv(lua_State *L, int idx)
     for (i = 1; i <= n; i++) {
         int t = lua_rawgeti(L, idx, i);
         if (t != LUA_TSTRING && t != LUA_TNUMBER)
-            luaL_error(L, "argv[%d] must be a string, got a %s", (int)i, luaL_typename(L, -1));
+            sys_error(L, "argv[%d] must be a string, got a %s", (int)i, luaL_typename(L, -1));
         argv[i - 1] = lua_tostring(L, -1);
         lua_pop(L, 1);
     }
@@ -286,7 +313,7 @@ do_run(lua_State *L, int change)
     rc = prop_transport_run(s->t, argv, in, inlen, &r);
     if (rc != PROP_OK) {
         prop_cmd_result_clear(&r);
-        return luaL_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));
+        return sys_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));
     }
     push_cmd_result(L, &r);
     prop_cmd_result_clear(&r);

@@ -173,6 +173,7 @@ _ssh_halt() {
   unset "_SSH_PIDS[$name]"
 }
 
+# shellcheck disable=SC2120 # called without arguments too (every server)
 ssh_stop() {
   local names=("$@") name f
   if [[ ${#names[@]} -eq 0 ]]; then
@@ -216,5 +217,6 @@ ssh_restart() {
 }
 
 ssh_stop_all() {
+  # shellcheck disable=SC2119
   ssh_stop
 }
