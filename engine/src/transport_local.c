@@ -53,6 +53,18 @@ typedef struct local_transport {
     int broken;      /* the tree could not be opened: every call fails */
     int lock_fd;     /* -1 until the run lock is taken */
     char *lock_path; /* malloc'd, with lock_fd */
+    /*
+     * Names of the ids stat() met lately: reading the account databases
+     * for every stat cost more than the rest of a converged file check.
+     * Emptied by every command run and file write, which may change them.
+     */
+    struct {
+        int used, group;
+        unsigned long id;
+        char name[64];
+    } names[8];
+    unsigned next_name;
+    struct stat db_seen[2]; /* /etc/passwd and /etc/group when the names were cached */
 } local_transport;
 
 static local_transport *
@@ -477,11 +489,58 @@ db_lookup(local_transport *lt, int group, const char *name, unsigned long *id, c
 }
 
 /* The name of a uid or gid on the target, or the id in decimal. */
+static void forget_names(local_transport *lt);
+
+/* Empty the name cache when the database file changed since it was filled. */
+static void
+check_db_file(local_transport *lt, int group)
+{
+    char p[PATH_MAX];
+    struct stat st;
+
+    snprintf(p, sizeof p, "%s%s", lt->root ? lt->root : "", group ? "/etc/group" : "/etc/passwd");
+    if (stat(p, &st) != 0)
+        memset(&st, 0, sizeof st);
+    if (st.st_ino != lt->db_seen[group].st_ino || st.st_size != lt->db_seen[group].st_size ||
+        st.st_mtim.tv_sec != lt->db_seen[group].st_mtim.tv_sec ||
+        st.st_mtim.tv_nsec != lt->db_seen[group].st_mtim.tv_nsec) {
+        for (unsigned i = 0; i < sizeof lt->names / sizeof lt->names[0]; i++)
+            if (lt->names[i].group == group)
+                lt->names[i].used = 0;
+        lt->db_seen[group] = st;
+    }
+}
+
 static void
 id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size)
 {
-    if (db_lookup(lt, group, NULL, &id, out, size) != 1)
+    unsigned i;
+
+    group = group != 0;
+    check_db_file(lt, group);
+    for (i = 0; i < sizeof lt->names / sizeof lt->names[0]; i++) {
+        if (lt->names[i].used && lt->names[i].group == group && lt->names[i].id == id) {
+            snprintf(out, size, "%s", lt->names[i].name);
+            return;
+        }
+    }
+    if (db_lookup(lt, group, NULL, &id, out, size) != 1) {
         snprintf(out, size, "%lu", id);
+        return;
+    }
+    i = lt->next_name++ % (sizeof lt->names / sizeof lt->names[0]);
+    lt->names[i].used = 1;
+    lt->names[i].group = group;
+    lt->names[i].id = id;
+    snprintf(lt->names[i].name, sizeof lt->names[i].name, "%s", out);
+}
+
+/* Forget the cached names (the account databases may have changed). */
+static void
+forget_names(local_transport *lt)
+{
+    memset(lt->names, 0, sizeof lt->names);
+    memset(lt->db_seen, 0, sizeof lt->db_seen);
 }
 
 /* The id of a user or group name ("123" is the id 123). */
@@ -633,6 +692,7 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
     mode_t mode = 0644;
     int fd, rc, e;
 
+    forget_names(lt); /* it may be writing an account database */
     if (lt->broken)
         return PROP_ERROR;
     if ((rc = host_path(lt, "write", path, 0, hp)) != PROP_OK ||
@@ -1341,6 +1401,7 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     pid_t pid;
     int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0;
 
+    forget_names(lt);
     r->code = -1;
     if (lt->broken)
         return PROP_ERROR;
