@@ -135,7 +135,7 @@ _ssh_launch() {
     sleep 0.1
   done
   kill "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
   return 1
 }
 
@@ -162,14 +162,14 @@ _ssh_halt() {
   [[ -n "$pid" ]] || return 0
   if [[ -n "${_SSH_WATCH[$name]:-}" ]]; then
     kill "${_SSH_WATCH[$name]}" 2>/dev/null
-    wait "${_SSH_WATCH[$name]}" 2>/dev/null
+    wait "${_SSH_WATCH[$name]}" 2>/dev/null || true
     unset "_SSH_WATCH[$name]"
   fi
   for p in $(_ssh_descendants "$pid"); do
     kill -KILL "$p" 2>/dev/null
   done
   kill "-$sig" "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
   unset "_SSH_PIDS[$name]"
 }
 

@@ -1,0 +1,498 @@
+#!/usr/bin/env bash
+# Benchmark of a converged run on this machine: 200 files with given
+# content, made by `prop run` and, side by side in the same run, by a
+# compiled Propellor config, `puppet apply` and `ansible-playbook -c local`.
+# Each tool makes the files once (first run, the files absent) and then
+# runs again over them (converged run, nothing to do).  Also prop alone on
+# 1,000 and 10,000 files.  A benchmark, not a test: it prints figures and
+# ratios and fails only when a run does not do what it should (the first
+# run must make every file, the converged run must change nothing), or
+# prop or /usr/bin/time is missing (a missing tool to compare with is
+# skipped with a note).
+#
+#   bench/converge/run.sh [--files N] [--sizes "1000 10000"] [--runs N]
+#                         [--no-propellor] [--no-puppet] [--no-ansible]
+#                         [--ansible-tasks N] [--install] [--keep]
+#                         [--prop PATH] [--out DIR] [--smoke]
+#
+# --files N: the files of the side-by-side comparison (default 200).
+# --sizes: prop alone on these numbers of files ("" for none).
+# --runs N: first and converged runs per tool; the median is shown (5).
+# --ansible-tasks N: Ansible takes about half a second a task, so it is measured
+#   with N and N/2 tasks (default 40) and its time for --files tasks is
+#   extrapolated from the two (a straight line), and labelled so; give
+#   --ansible-tasks 200 to measure it in full.
+# --install: apt-get install what is missing (propellor, ghc, puppet,
+#   ansible-core, time); without it, a missing tool is skipped with a note.
+# --keep: keep the scratch directory (/tmp/prop-bench-converge.*).
+# --out DIR: where the compiled Propellor config is kept (bench/out/converge).
+# --smoke: prop only, 20 files, one run; checks that the script still
+# works (CI may run it).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+nfiles=200
+sizes="1000 10000"
+runs=5
+propellor=1 puppet=1 ansible=1
+atasks=40
+install=0 keep=0 smoke=0
+prop=${PROP:-}
+out="$root/bench/out/converge"
+
+usage() {
+    sed -n '/^#   bench/,/^# works/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    exit 64
+}
+
+while (($#)); do
+    case $1 in
+    --files) nfiles=${2:?}; shift 2 ;;
+    --files=*) nfiles=${1#*=}; shift ;;
+    --sizes) sizes=${2?}; shift 2 ;;
+    --sizes=*) sizes=${1#*=}; shift ;;
+    --runs) runs=${2:?}; shift 2 ;;
+    --runs=*) runs=${1#*=}; shift ;;
+    --no-propellor) propellor=0; shift ;;
+    --no-puppet) puppet=0; shift ;;
+    --no-ansible) ansible=0; shift ;;
+    --ansible-tasks) atasks=${2:?}; shift 2 ;;
+    --ansible-tasks=*) atasks=${1#*=}; shift ;;
+    --install) install=1; shift ;;
+    --keep) keep=1; shift ;;
+    --prop) prop=${2:?}; shift 2 ;;
+    --prop=*) prop=${1#*=}; shift ;;
+    --out) out=${2:?}; shift 2 ;;
+    --out=*) out=${1#*=}; shift ;;
+    --smoke) smoke=1; shift ;;
+    -h | --help) usage ;;
+    *) echo "run.sh: unknown argument: $1" >&2; usage ;;
+    esac
+done
+if ((smoke)); then
+    nfiles=20 runs=1 sizes="" propellor=0 puppet=0 ansible=0
+fi
+for v in "$nfiles" "$runs" "$atasks"; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
+done
+for v in $sizes; do
+    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
+done
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+note() { echo "note: $*"; }
+
+# ---- tools ---------------------------------------------------------------------
+if ((install)); then
+    want=()
+    [[ -x /usr/bin/time ]] || want+=(time)
+    if ((propellor)); then
+        command -v ghc >/dev/null || want+=(ghc)
+        ghc-pkg --simple-output list propellor 2>/dev/null | grep -q propellor ||
+            want+=(propellor libghc-propellor-dev)
+    fi
+    ((puppet)) && ! command -v puppet >/dev/null && want+=(puppet)
+    ((ansible)) && ! command -v ansible-playbook >/dev/null && want+=(ansible-core)
+    if ((${#want[@]})); then
+        echo "installing: ${want[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
+            die "apt-get install ${want[*]} failed"
+    fi
+fi
+
+[[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"
+if [[ -z $prop ]]; then
+    for p in "$root/build/prop" "$root/build-bench/prop" "$root"/build*/prop; do
+        if [[ -x $p ]]; then prop=$p; break; fi
+    done
+fi
+[[ -n $prop ]] || prop=$(command -v prop || true)
+[[ -n $prop && -x $prop ]] || die "no prop executable: build it, or give --prop PATH"
+prop=$(cd "$(dirname "$prop")" && pwd)/$(basename "$prop")
+
+skipped=()
+if ((propellor)); then
+    if ! command -v ghc >/dev/null || ! ghc-pkg --simple-output list propellor 2>/dev/null | grep -q propellor; then
+        skipped+=("Propellor: ghc or the propellor library is not installed (apt-get install propellor ghc, or --install)")
+        propellor=0
+    fi
+fi
+if ((puppet)) && ! command -v puppet >/dev/null; then
+    skipped+=("puppet: not installed (apt-get install puppet, or --install)")
+    puppet=0
+fi
+if ((ansible)) && ! command -v ansible-playbook >/dev/null; then
+    skipped+=("Ansible: not installed (apt-get install ansible-core, or --install)")
+    ansible=0
+fi
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+scratch=$(mktemp -d /tmp/prop-bench-converge.XXXXXX)
+cleanup() { if ((keep)); then echo "scratch directory kept: $scratch"; else rm -rf "$scratch"; fi; }
+trap cleanup EXIT
+
+# ---- what every tool makes -------------------------------------------------------
+# File i (i = 1..N) is DIR/fNNNNN holding two lines, mode 0644.
+line2="managed by bench/converge"
+fname() { printf 'f%05d' "$1"; }
+
+# expected_sum N: md5 of the N files' contents concatenated in name order.
+expected_sum() {
+    awk -v n="$1" -v l2="$line2" 'BEGIN { for (i = 1; i <= n; i++) printf "bench file %d\n%s\n", i, l2 }' |
+        md5sum | cut -d' ' -f1
+}
+
+# check_tree DIR N: DIR holds exactly the N files, with their content and
+# mode 0644; prints what is wrong and returns 1 otherwise.
+check_tree() {
+    local dir=$1 n=$2 count sum bad
+    count=$(find "$dir" -mindepth 1 | wc -l)
+    if ((count != n)); then echo "$dir holds $count entries, not $n files"; return 1; fi
+    sum=$(cd "$dir" && cat -- f* | md5sum | cut -d' ' -f1)
+    if [[ $sum != $(expected_sum "$n") ]]; then echo "the files in $dir do not hold the expected content"; return 1; fi
+    bad=$(find "$dir" -type f ! -perm 0644 | head -n 3)
+    if [[ -n $bad ]]; then echo "files in $dir without mode 0644: $bad"; return 1; fi
+}
+
+gen_prop() { # DIR N > site.lua
+    local dir=$1 n=$2 i
+    printf -- '-- %d files under %s (bench/converge/run.sh)\nhost "localhost" {\n' "$n" "$dir"
+    for ((i = 1; i <= n; i++)); do
+        printf '  file.has_content("%s/%s", { "bench file %d", "%s" }, { mode = "0644" }),\n' \
+            "$dir" "$(fname "$i")" "$i" "$line2"
+    done
+    printf '}\n'
+}
+
+gen_propellor() { # N > Bench.hs (the directory is the program's argument)
+    local n=$1 i
+    cat <<EOF
+-- $n files with content, as a Propellor user writes them (bench/converge/run.sh).
+-- Run as: bench-propellor DIR, which ensures the properties here, locally.
+module Main (main) where
+
+import Propellor
+import Propellor.Engine (mainProperties)
+import qualified Propellor.Property.File as File
+import System.Environment (getArgs)
+
+main :: IO ()
+main = do
+	args <- getArgs
+	case args of
+		[dir] -> mainProperties (bench dir)
+		_ -> error "usage: bench-propellor DIR"
+
+bench :: FilePath -> Host
+bench d = host "localhost" \$ props
+EOF
+    for ((i = 1; i <= n; i++)); do
+        printf '\t& File.hasContent (d ++ "/%s") ["bench file %d", "%s"]\n' "$(fname "$i")" "$i" "$line2"
+    done
+}
+
+gen_puppet() { # DIR N > site.pp
+    local dir=$1 n=$2 i
+    for ((i = 1; i <= n; i++)); do
+        printf "file { '%s/%s': ensure => file, content => \"bench file %d\\\\n%s\\\\n\", mode => '0644' }\n" \
+            "$dir" "$(fname "$i")" "$i" "$line2"
+    done
+}
+
+gen_ansible() { # DIR N > playbook.yml
+    local dir=$1 n=$2 i
+    printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n'
+    for ((i = 1; i <= n; i++)); do
+        printf '    - name: %s\n      copy:\n        dest: %s/%s\n        content: "bench file %d\\n%s\\n"\n        mode: "0644"\n' \
+            "$(fname "$i")" "$dir" "$(fname "$i")" "$i" "$line2"
+    done
+}
+
+# ---- measuring -------------------------------------------------------------------
+# timed LOG CMD...: run CMD once, its output in LOG; sets t_s (wall-clock
+# seconds), t_kb (peak resident set of the largest process, from
+# /usr/bin/time) and rc.
+tf=$scratch/time.out
+timed() {
+    local log=$1 t0 t1
+    shift
+    t0=$EPOCHREALTIME
+    if /usr/bin/time -f %M -o "$tf" "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    t1=$EPOCHREALTIME
+    t_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
+    t_kb=$(tail -n 1 "$tf")
+    [[ $t_kb =~ ^[0-9]+$ ]] || t_kb=0
+}
+
+# A run of prop on localhost takes /run/lock/prop.lock: when someone
+# else's run holds it, wait and try again (the waiting is not timed).
+timed_prop() {
+    local log=$1 tries=0
+    while :; do
+        timed "$@"
+        if ((rc != 0)) && grep -q 'holds the lock' "$log" && ((tries++ < 120)); then
+            sleep 1
+            continue
+        fi
+        return 0
+    done
+}
+
+median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) print "nan"; else if (NR % 2) printf "%.4f\n", v[(NR + 1) / 2];
+    else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+maxof() { tr ' ' '\n' | { grep . || true; } | sort -g | tail -n 1; }
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+fmt_s() { awk -v s="$1" 'BEGIN { if (s < 1) printf "%.3f", s; else if (s < 100) printf "%.2f", s; else printf "%.0f", s }'; }
+fmt_ms() { awk -v s="$1" 'BEGIN { if (s == "nan" || s == "") print "-"; else printf "%.1f", s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+
+failures=0
+fail() {
+    echo "FAILED: $*" >&2
+    failures=$((failures + 1))
+}
+
+# json_field LOG FIELD: FIELD of the host event of prop run --json in LOG.
+json_field() {
+    grep '"event":"host"' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
+}
+
+# bench_tool NAME N WIPE-DIR CHECK-FIRST CHECK-CONVERGED CMD...: RUNS times,
+# empty WIPE-DIR, run CMD (first run), then run it again (converged run);
+# each run's output is checked by the named function (LOG N; returns 1 and
+# prints why when wrong) and the files by check_tree.  Sets first_s, conv_s
+# (medians), peak_kb (the largest of all runs) and ok (0 when a check failed).
+bench_tool() {
+    local name=$1 n=$2 dir=$3 chk1=$4 chk2=$5 i why log runner=timed
+    shift 5
+    local firsts='' convs='' kbs='' inruns=''
+    [[ $name == prop || $name == prop-* ]] && runner=timed_prop
+    ok=1
+    for ((i = 1; i <= runs; i++)); do
+        rm -rf "$dir" && mkdir -p "$dir"
+        log=$scratch/$name-first-$i.log
+        $runner "$log" "$@"
+        firsts+=" $t_s" kbs+=" $t_kb"
+        if ! why=$($chk1 "$log" "$n") || ! why=$(check_tree "$dir" "$n"); then
+            fail "$name, first run $i: $why (output: $log)"
+            ok=0 keep=1
+            break
+        fi
+        log=$scratch/$name-conv-$i.log
+        $runner "$log" "$@"
+        convs+=" $t_s" kbs+=" $t_kb"
+        if [[ $name == prop || $name == prop-* ]]; then
+            inruns+=" $({ grep '"event":"host"' "$log" || true; } | tail -n 1 | sed -n 's/.*"ms":\([0-9.]*\).*/\1/p')"
+        fi
+        if ! why=$($chk2 "$log" "$n") || ! why=$(check_tree "$dir" "$n"); then
+            fail "$name, converged run $i: $why (output: $log)"
+            ok=0 keep=1
+            break
+        fi
+    done
+    first_s=$(median <<<"$firsts") conv_s=$(median <<<"$convs") peak_kb=$(maxof <<<"$kbs")
+    in_ms=$(median <<<"$inruns")
+}
+
+# The checks of each tool's output: LOG N.
+prop_first() {
+    local c f
+    c=$(json_field "$1" changed) f=$(json_field "$1" failed)
+    ((rc == 0)) || { echo "prop exited $rc"; return 1; }
+    [[ $c == "$2" && $f == 0 ]] || { echo "the host event says changed=${c:-?} failed=${f:-?}, not changed=$2 failed=0"; return 1; }
+}
+prop_conv() {
+    local c f o
+    c=$(json_field "$1" changed) f=$(json_field "$1" failed) o=$(json_field "$1" ok)
+    ((rc == 0)) || { echo "prop exited $rc"; return 1; }
+    [[ $c == 0 && $f == 0 && $o == "$2" ]] || { echo "the host event says ok=${o:-?} changed=${c:-?} failed=${f:-?}, not ok=$2 changed=0 failed=0"; return 1; }
+}
+# Propellor prints "HOST DESC ... done" for a change and "... ok" for none;
+# "overall" is the host as a whole.
+propellor_first() {
+    ((rc == 0)) || { echo "Propellor exited $rc"; return 1; }
+    local d
+    d=$(grep -c '\.\.\. done' "$1" || true)
+    ((d >= $2)) || { echo "Propellor reported $d changes, not $2"; return 1; }
+}
+propellor_conv() {
+    ((rc == 0)) || { echo "Propellor exited $rc"; return 1; }
+    local d o
+    d=$(grep -c '\.\.\. done' "$1" || true)
+    o=$(grep -c '\.\.\. ok' "$1" || true)
+    ((d == 0 && o >= $2)) || { echo "Propellor reported $d changes and $o ok, not 0 and $2"; return 1; }
+}
+# puppet apply --detailed-exitcodes: 2 changes made, 0 nothing to do.
+puppet_first() { ((rc == 2)) || { echo "puppet apply exited $rc, not 2 (changes made)"; return 1; }; }
+puppet_conv() { ((rc == 0)) || { echo "puppet apply exited $rc, not 0 (nothing to do)"; return 1; }; }
+ansible_recap() { sed -n 's/.*localhost *: *ok=\([0-9]*\) *changed=\([0-9]*\) *unreachable=\([0-9]*\) *failed=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" | tail -n 1; }
+ansible_first() {
+    local r
+    r=$(ansible_recap "$1")
+    if ((rc != 0)) || [[ $r != "$2 $2 0 0" ]]; then
+        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 $2 0 0"
+        return 1
+    fi
+}
+ansible_conv() {
+    local r
+    r=$(ansible_recap "$1")
+    if ((rc != 0)) || [[ $r != "$2 0 0 0" ]]; then
+        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 0 0 0"
+        return 1
+    fi
+}
+
+# ---- the runs --------------------------------------------------------------------
+echo "converged-run benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop)"
+echo "$nfiles files of two lines, mode 0644, under $scratch; median of $runs first run(s) (the files absent) and $runs converged run(s) (nothing to do)"
+for s in "${skipped[@]}"; do note "$s"; done
+
+declare -A R_first R_conv R_kb R_label
+tools=()
+
+# The floor: how long starting a process that does nothing measures here.
+floor=''
+for ((i = 0; i < runs; i++)); do
+    timed "$scratch/true.log" /bin/true
+    floor+=" $t_s"
+done
+floor=$(median <<<"$floor")
+echo "starting a process that does nothing (/bin/true) measures $(awk -v s="$floor" 'BEGIN { printf "%.1f", s * 1000 }') ms here (median of $runs)"
+
+# prop
+d=$scratch/prop/files
+mkdir -p "$scratch/prop"
+gen_prop "$d" "$nfiles" >"$scratch/prop/site.lua"
+bench_tool prop "$nfiles" "$d" prop_first prop_conv "$prop" run --json "$scratch/prop/site.lua"
+((ok)) || die "prop did not converge; see the output above"
+tools+=(prop) R_first[prop]=$first_s R_conv[prop]=$conv_s R_kb[prop]=$peak_kb R_label[prop]="prop run"
+prop_in_ms=$in_ms
+
+# Propellor: compile once (cached in $out while the generated source is the same)
+if ((propellor)); then
+    pdir=$out/propellor-$nfiles
+    mkdir -p "$pdir"
+    gen_propellor "$nfiles" >"$scratch/Bench.hs"
+    if [[ -x $pdir/bench-propellor && -s $pdir/compile.txt ]] && cmp -s "$scratch/Bench.hs" "$pdir/Bench.hs"; then
+        read -r c_s c_kb c_when <"$pdir/compile.txt"
+        echo "Propellor: $pdir/bench-propellor is up to date (compiled on $c_when)"
+    else
+        cp "$scratch/Bench.hs" "$pdir/Bench.hs"
+        rm -f "$pdir/bench-propellor" "$pdir/compile.txt"
+        echo "Propellor: compiling $pdir/Bench.hs with $(ghc --numeric-version | sed 's/^/GHC /') and $(ghc-pkg --simple-output list propellor) (ghc -O0; this takes a while)"
+        timed "$pdir/ghc.log" ghc -O0 -package propellor -outputdir "$pdir/obj" -o "$pdir/bench-propellor" "$pdir/Bench.hs"
+        if ((rc != 0)); then
+            cat "$pdir/ghc.log" >&2
+            die "ghc failed on $pdir/Bench.hs (exit $rc)"
+        fi
+        c_s=$t_s c_kb=$t_kb c_when=$(date +%F)
+        echo "$c_s $c_kb $c_when" >"$pdir/compile.txt"
+    fi
+    compile_line="Propellor compile (ghc -O0, $nfiles properties, with linking): $(fmt_s "$c_s") s, $(mb "$c_kb") MB peak"
+    echo "$compile_line"
+    d=$scratch/propellor/files
+    bench_tool propellor "$nfiles" "$d" propellor_first propellor_conv "$pdir/bench-propellor" "$d"
+    if ((ok)); then
+        tools+=(propellor) R_first[propellor]=$first_s R_conv[propellor]=$conv_s R_kb[propellor]=$peak_kb
+        R_label[propellor]="Propellor (compiled)"
+    fi
+fi
+
+# puppet apply, with its own confdir/vardir so that nothing of the system's is used
+if ((puppet)); then
+    pp=$scratch/puppet
+    mkdir -p "$pp"
+    d=$pp/files
+    gen_puppet "$d" "$nfiles" >"$pp/site.pp"
+    bench_tool puppet "$nfiles" "$d" puppet_first puppet_conv \
+        puppet apply --detailed-exitcodes --color=false \
+        --confdir "$pp/conf" --vardir "$pp/var" --codedir "$pp/code" \
+        --logdir "$pp/log" --rundir "$pp/run" "$pp/site.pp"
+    if ((ok)); then
+        tools+=(puppet) R_first[puppet]=$first_s R_conv[puppet]=$conv_s R_kb[puppet]=$peak_kb
+        R_label[puppet]="puppet apply"
+    fi
+fi
+
+# ansible-playbook -c local, at ATASKS and ATASKS/2 tasks unless ATASKS >= N
+if ((ansible)); then
+    ap=$scratch/ansible
+    mkdir -p "$ap/home"
+    export ANSIBLE_HOME=$ap/home ANSIBLE_LOCAL_TEMP=$ap/home/tmp ANSIBLE_REMOTE_TMP=$ap/remote-tmp ANSIBLE_NOCOLOR=1 \
+        ANSIBLE_NOCOWS=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
+    if ((atasks >= nfiles)); then asizes=$nfiles; else asizes="$((atasks / 2 > 0 ? atasks / 2 : 1)) $atasks"; fi
+    declare -A A_first A_conv
+    a_ok=1 a_kb=0
+    for n in $asizes; do
+        d=$ap/files-$n
+        gen_ansible "$d" "$n" >"$ap/playbook-$n.yml"
+        bench_tool "ansible-$n" "$n" "$d" ansible_first ansible_conv \
+            ansible-playbook -i localhost, -c local "$ap/playbook-$n.yml"
+        ((ok)) || { a_ok=0; break; }
+        A_first[$n]=$first_s A_conv[$n]=$conv_s
+        ((peak_kb > a_kb)) && a_kb=$peak_kb
+        echo "Ansible, $n tasks measured: first run $(fmt_s "$first_s") s, converged run $(fmt_s "$conv_s") s"
+    done
+    if ((a_ok)); then
+        tools+=(ansible) R_kb[ansible]=$a_kb
+        if ((atasks >= nfiles)); then
+            R_first[ansible]=${A_first[$nfiles]} R_conv[ansible]=${A_conv[$nfiles]}
+            R_label[ansible]="ansible-playbook -c local"
+        else
+            n1=${asizes% *} n2=${asizes#* }
+            # t(n) = fixed + n * per_task through the two measured points
+            extra() { awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" -v n="$nfiles" \
+                'BEGIN { p = (b - a) / (n2 - n1); f = a - n1 * p; printf "%.4f %.4f %.4f\n", f + n * p, p, f }'; }
+            read -r "R_first[ansible]" a_fp a_ff < <(extra "${A_first[$n1]}" "${A_first[$n2]}")
+            read -r "R_conv[ansible]" a_cp a_cf < <(extra "${A_conv[$n1]}" "${A_conv[$n2]}")
+            R_label[ansible]="ansible-playbook -c local *"
+            ansible_note="* Ansible extrapolated to $nfiles tasks from $n1 and $n2 measured tasks (fixed + $nfiles x per task): converged $(fmt_s "$a_cf") s + $(awk -v p="$a_cp" 'BEGIN { printf "%.3f", p }') s a task, first run $(fmt_s "$a_ff") s + $(awk -v p="$a_fp" 'BEGIN { printf "%.3f", p }') s a task"
+        fi
+    fi
+fi
+
+echo
+printf '%-29s %6s %9s %11s %8s %15s %11s\n' tool files "first s" "converged s" "peak MB" "converged/prop" "first/prop"
+for t in "${tools[@]}"; do
+    printf '%-29s %6d %9s %11s %8s %15s %11s\n' "${R_label[$t]}" "$nfiles" "$(fmt_s "${R_first[$t]}")" \
+        "$(fmt_s "${R_conv[$t]}")" "$(mb "${R_kb[$t]}")" \
+        "$(ratio "${R_conv[$t]}" "${R_conv[prop]}")x" "$(ratio "${R_first[$t]}" "${R_first[prop]}")x"
+done
+[[ -n ${compile_line:-} ]] && echo "$compile_line"
+[[ -n ${ansible_note:-} ]] && echo "$ansible_note"
+echo "(peak MB: the largest resident set of one process of the run, from /usr/bin/time)"
+for t in "${tools[@]}"; do
+    [[ $t == prop ]] && continue
+    echo "converged: ${R_label[$t]% \*} / prop = $(ratio "${R_conv[$t]}" "${R_conv[prop]}")x"
+done
+
+# ---- prop alone: scaling ---------------------------------------------------------
+if [[ -n $sizes ]]; then
+    echo
+    echo "prop alone on more files (median of $runs first and $runs converged runs;"
+    echo " host ms: the time prop's JSON gives for the converged host, without start-up and site evaluation)"
+    printf '%8s %9s %11s %8s %13s %13s %16s\n' files "first s" "converged s" "peak MB" "ms/file conv" "ms/file first" "host ms (conv)"
+    printf '%8d %9s %11s %8s %13s %13s %16s\n' "$nfiles" "$(fmt_s "${R_first[prop]}")" "$(fmt_s "${R_conv[prop]}")" \
+        "$(mb "${R_kb[prop]}")" "$(awk -v s="${R_conv[prop]}" -v n="$nfiles" 'BEGIN { printf "%.3f", s * 1000 / n }')" \
+        "$(awk -v s="${R_first[prop]}" -v n="$nfiles" 'BEGIN { printf "%.3f", s * 1000 / n }')" "$(fmt_ms "$prop_in_ms")"
+    for n in $sizes; do
+        d=$scratch/prop-$n/files
+        mkdir -p "$scratch/prop-$n"
+        gen_prop "$d" "$n" >"$scratch/prop-$n/site.lua"
+        bench_tool "prop-$n" "$n" "$d" prop_first prop_conv "$prop" run --json "$scratch/prop-$n/site.lua"
+        ((ok)) || continue
+        printf '%8d %9s %11s %8s %13s %13s %16s\n' "$n" "$(fmt_s "$first_s")" "$(fmt_s "$conv_s")" "$(mb "$peak_kb")" \
+            "$(awk -v s="$conv_s" -v n="$n" 'BEGIN { printf "%.3f", s * 1000 / n }')" \
+            "$(awk -v s="$first_s" -v n="$n" 'BEGIN { printf "%.3f", s * 1000 / n }')" "$(fmt_ms "$in_ms")"
+        rm -rf "$scratch/prop-$n"
+    done
+fi
+
+if ((failures)); then
+    die "$failures check(s) failed: a first run did not make the files or a converged run changed something"
+fi
