@@ -133,7 +133,11 @@ leaf_msgh(lua_State *L)
     return 1;
 }
 
-/* Call fn(sys, args) (at top-2, top-1... see below) protected; 0 or -1 with *msg set. */
+/*
+ * Call impl[field](sys, args) protected, with a fresh instruction budget.
+ * 0 with the result's type and truth ("ok" is false, "changed" true), or
+ * -1 with *msg set to the error (malloc'd).
+ */
 static int
 call_impl(host_run *hr, const char *field, int impl_idx, int args_idx, int *ret_type, int *ret_true,
           char **msg)
@@ -429,16 +433,13 @@ detect_os(prop_transport *t)
 
 /* The "os" info is "family suite arch": split into sys.suite and sys.arch. */
 static void
-split_os_info(const prop_host *h, char *suite, char *arch, size_t size)
+split_os_info(const prop_host *h, char suite[64], char arch[64])
 {
     const char *info = prop_host_info(h, "os", 0);
 
     suite[0] = arch[0] = '\0';
-    if (info == NULL)
-        return;
-    if (sscanf(info, "%*s %63s %63s", suite, arch) < 1)
+    if (info && sscanf(info, "%*s %63s %63s", suite, arch) < 1)
         suite[0] = '\0';
-    (void)size;
 }
 
 static void
@@ -506,7 +507,7 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     os = prop_host_os(h);
     if (os == PROP_OS_NONE)
         os = detect_os(t);
-    split_os_info(h, suite, arch, sizeof suite);
+    split_os_info(h, suite, arch);
     hr.sys.t = t;
     hr.sys.host = hr.name;
     hr.sys.os = prop_os_family_name(os);
