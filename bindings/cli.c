@@ -209,3 +209,88 @@ cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror)
         fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
     fputc('\n', f);
 }
+
+void
+cli_site_hosts_free(cli_site_hosts *sh)
+{
+    lprop_close(sh->ctx);
+    free(sh->hosts);
+    sh->ctx = NULL;
+    sh->hosts = NULL;
+    sh->nhosts = 0;
+}
+
+int
+cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_hosts *sh)
+{
+    char **names;
+    int nnames = 0, evaluated, i, r;
+    size_t k;
+
+    memset(sh, 0, sizeof *sh);
+    cli_site_opts_init(&sh->o);
+    names = calloc((size_t)argc, sizeof *names);
+    if (names == NULL)
+        return EXIT_FAILED;
+    for (i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            free(names);
+            return cli_print_help(cmd);
+        }
+        r = cli_site_opt(&sh->o, argc, argv, &i);
+        if (r < 0) {
+            free(names);
+            return EXIT_USAGE;
+        }
+        if (r > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            free(names);
+            return cli_usage_error(cmd, "unknown option \"%s\"", argv[i]);
+        }
+        if (sh->site == NULL)
+            sh->site = argv[i];
+        else
+            names[nnames++] = argv[i];
+    }
+    if (sh->site == NULL) {
+        free(names);
+        return cli_usage_error(cmd, "which site file?");
+    }
+    sh->ctx = cli_load_site(sh->site, &sh->o, &evaluated);
+    if (sh->ctx == NULL) {
+        free(names);
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_REJECTED;
+    }
+    if (!evaluated || prop_site_nerrors(sh->ctx->site, 0) > 0) {
+        prop_diags_print_text(sh->ctx->site, stderr, sh->o.color_err, 0);
+        cli_print_summary(sh->ctx, sh->site, stderr, 0);
+        free(names);
+        cli_site_hosts_free(sh);
+        return EXIT_REJECTED;
+    }
+    k = nnames ? (size_t)nnames : prop_site_nhosts(sh->ctx->site);
+    sh->hosts = calloc(k + 1, sizeof *sh->hosts);
+    if (sh->hosts == NULL) {
+        free(names);
+        cli_site_hosts_free(sh);
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_FAILED;
+    }
+    for (i = 0; i < nnames; i++) {
+        sh->hosts[i] = prop_site_find_host(sh->ctx->site, names[i]);
+        if (sh->hosts[i] == NULL) {
+            fprintf(stderr, "prop %s: %s declares no host \"%s\"\n", cmd->name, sh->site, names[i]);
+            free(names);
+            cli_site_hosts_free(sh);
+            return EXIT_USAGE;
+        }
+    }
+    if (nnames == 0)
+        for (k = 0; k < prop_site_nhosts(sh->ctx->site); k++)
+            sh->hosts[k] = prop_site_host(sh->ctx->site, k);
+    sh->nhosts = nnames ? (size_t)nnames : prop_site_nhosts(sh->ctx->site);
+    free(names);
+    return -1;
+}

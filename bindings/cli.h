@@ -52,6 +52,28 @@ lprop_ctx *cli_load_site(const char *path, const cli_site_opts *o, int *evaluate
 void cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror);
 
 /*
+ * What the commands of the form "prop CMD SITE [HOST...]" share: the
+ * parsed command line, the loaded and checked site, and the hosts named
+ * (every host of the site when none is).  Owns ctx and hosts.
+ */
+typedef struct cli_site_hosts {
+    cli_site_opts o;
+    const char *site;
+    lprop_ctx *ctx;
+    const prop_host **hosts;
+    size_t nhosts;
+} cli_site_hosts;
+
+/*
+ * Parse argv (the shared options, SITE, HOST...), load the site and check
+ * it, and look the hosts up.  Returns -1 when the command should go on
+ * (then call cli_site_hosts_free), or the exit code to return at once
+ * (help printed, usage error, rejected site, unknown host).
+ */
+int cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_hosts *sh);
+void cli_site_hosts_free(cli_site_hosts *sh);
+
+/*
  * A dry run of host h of a loaded, checked site, printed as `prop run
  * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
  */

@@ -307,76 +307,21 @@ put_header(FILE *f, const char *site)
 static int
 run_graph(int argc, char **argv)
 {
-    cli_site_opts o;
-    const char *site = NULL;
-    const char **names;
-    int nnames = 0, evaluated, i, r, rc = EXIT_WELL;
+    cli_site_hosts sh;
+    int rc = cli_site_hosts_open(&cmd_graph, argc, argv, &sh);
     size_t k;
-    lprop_ctx *ctx;
 
-    cli_site_opts_init(&o);
-    names = calloc((size_t)argc, sizeof *names);
-    if (names == NULL)
-        return EXIT_FAILED;
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            free(names);
-            return cli_print_help(&cmd_graph);
-        }
-        r = cli_site_opt(&o, argc, argv, &i);
-        if (r < 0) {
-            free(names);
-            return EXIT_USAGE;
-        }
-        if (r > 0)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            free(names);
-            return cli_usage_error(&cmd_graph, "unknown option \"%s\"", argv[i]);
-        }
-        if (site == NULL)
-            site = argv[i];
-        else
-            names[nnames++] = argv[i];
-    }
-    if (site == NULL) {
-        free(names);
-        return cli_usage_error(&cmd_graph, "which site file?");
-    }
-    ctx = cli_load_site(site, &o, &evaluated);
-    if (ctx == NULL) {
-        free(names);
-        fprintf(stderr, "prop: out of memory\n");
-        return EXIT_REJECTED;
-    }
-    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
-        prop_diags_print_text(ctx->site, stderr, o.color_err, 0);
-        cli_print_summary(ctx, site, stderr, 0);
-        rc = EXIT_REJECTED;
-        goto done;
-    }
-    for (i = 0; i < nnames; i++) {
-        if (prop_site_find_host(ctx->site, names[i]) == NULL) {
-            fprintf(stderr, "prop graph: %s declares no host \"%s\"\n", site, names[i]);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    put_header(stdout, site);
-    if (nnames == 0) {
-        for (k = 0; k < prop_site_nhosts(ctx->site) && rc == EXIT_WELL; k++)
-            if (put_host(stdout, prop_site_host(ctx->site, k), k) != 0)
-                rc = EXIT_FAILED;
-    }
-    for (i = 0; i < nnames && rc == EXIT_WELL; i++)
-        if (put_host(stdout, prop_site_find_host(ctx->site, names[i]), (size_t)i) != 0)
+    if (rc >= 0)
+        return rc;
+    rc = EXIT_WELL;
+    put_header(stdout, sh.site);
+    for (k = 0; k < sh.nhosts && rc == EXIT_WELL; k++)
+        if (put_host(stdout, sh.hosts[k], k) != 0)
             rc = EXIT_FAILED;
     fputs("}\n", stdout);
     if (rc != EXIT_WELL)
         fprintf(stderr, "prop graph: out of memory\n");
-done:
-    lprop_close(ctx);
-    free(names);
+    cli_site_hosts_free(&sh);
     if (fflush(stdout) != 0 && rc == EXIT_WELL)
         rc = EXIT_FAILED;
     return rc;

@@ -37,84 +37,26 @@ require_show(lua_State *L)
 static int
 run_show(int argc, char **argv)
 {
-    cli_site_opts o;
-    const char *site = NULL;
-    const char **names;
-    int nnames = 0, evaluated, i, r, rc = EXIT_WELL;
+    cli_site_hosts sh;
+    int rc = cli_site_hosts_open(&cmd_show, argc, argv, &sh);
     size_t k;
-    lprop_ctx *ctx;
 
-    cli_site_opts_init(&o);
-    names = calloc((size_t)argc, sizeof *names);
-    if (names == NULL)
+    if (rc >= 0)
+        return rc;
+    rc = EXIT_WELL;
+    lua_pushcfunction(sh.ctx->L, require_show);
+    if (lua_pcall(sh.ctx->L, 0, 1, 0) != LUA_OK) {
+        fprintf(stderr, "prop show: %s\n", lua_tostring(sh.ctx->L, -1));
+        cli_site_hosts_free(&sh);
         return EXIT_FAILED;
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            free(names);
-            return cli_print_help(&cmd_show);
-        }
-        r = cli_site_opt(&o, argc, argv, &i);
-        if (r < 0) {
-            free(names);
-            return EXIT_USAGE;
-        }
-        if (r > 0)
-            continue;
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            free(names);
-            return cli_usage_error(&cmd_show, "unknown option \"%s\"", argv[i]);
-        }
-        if (site == NULL)
-            site = argv[i];
-        else
-            names[nnames++] = argv[i];
     }
-    if (site == NULL) {
-        free(names);
-        return cli_usage_error(&cmd_show, "which site file?");
-    }
-    ctx = cli_load_site(site, &o, &evaluated);
-    if (ctx == NULL) {
-        free(names);
-        fprintf(stderr, "prop: out of memory\n");
-        return EXIT_REJECTED;
-    }
-    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
-        prop_diags_print_text(ctx->site, stderr, o.color_err, 0);
-        cli_print_summary(ctx, site, stderr, 0);
-        rc = EXIT_REJECTED;
-        goto done;
-    }
-    for (i = 0; i < nnames; i++) {
-        if (prop_site_find_host(ctx->site, names[i]) == NULL) {
-            fprintf(stderr, "prop show: %s declares no host \"%s\"\n", site, names[i]);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
-    lua_pushcfunction(ctx->L, require_show);
-    if (lua_pcall(ctx->L, 0, 1, 0) != LUA_OK) {
-        fprintf(stderr, "prop show: %s\n", lua_tostring(ctx->L, -1));
-        rc = EXIT_FAILED;
-        goto done;
-    }
-    if (nnames == 0) {
-        for (k = 0; k < prop_site_nhosts(ctx->site); k++) {
-            if (k > 0)
-                fputc('\n', stdout);
-            if (show_host(ctx, prop_site_host(ctx->site, k)) != 0)
-                rc = EXIT_FAILED;
-        }
-    }
-    for (i = 0; i < nnames; i++) {
-        if (i > 0)
+    for (k = 0; k < sh.nhosts; k++) {
+        if (k > 0)
             fputc('\n', stdout);
-        if (show_host(ctx, prop_site_find_host(ctx->site, names[i])) != 0)
+        if (show_host(sh.ctx, (prop_host *)sh.hosts[k]) != 0)
             rc = EXIT_FAILED;
     }
-done:
-    lprop_close(ctx);
-    free(names);
+    cli_site_hosts_free(&sh);
     if (fflush(stdout) != 0 && rc == EXIT_WELL)
         rc = EXIT_FAILED;
     return rc;
