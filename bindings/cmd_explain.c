@@ -27,7 +27,7 @@ run_explain(int argc, char **argv)
     /* Accept "p001" and "P1" as well as "P001". */
     if (strlen(argv[1]) >= sizeof code)
         return cli_usage_error(&cmd_explain, "unknown code \"%s\"", argv[1]);
-    for (i = 0; argv[1][i]; i++)
+    for (i = 0; i + 1 < sizeof code && argv[1][i]; i++)
         code[i] = (char)toupper((unsigned char)argv[1][i]);
     code[i] = '\0';
     if (i >= 2 && i < 4 && isalpha((unsigned char)code[0])) {

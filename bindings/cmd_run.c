@@ -424,8 +424,8 @@ detect_os(prop_transport *t)
             os = PROP_OS_FREEBSD;
     }
     free(data);
-    if (os == PROP_OS_NONE && prop_transport_run(t, uname, NULL, 0, &r) == PROP_OK && r.code == 0 &&
-        r.out && strncmp(r.out, "FreeBSD", 7) == 0)
+    if (os == PROP_OS_NONE && prop_transport_query(t, uname, NULL, 0, &r) == PROP_OK &&
+        r.code == 0 && r.out && strncmp(r.out, "FreeBSD", 7) == 0)
         os = PROP_OS_FREEBSD;
     prop_cmd_result_clear(&r);
     return os;
@@ -472,6 +472,65 @@ print_host_line(const run_opts *o, const char *name, const outcome *oc, const ch
     printf(" in %.1f ms%s\n", oc->ms, o->dry ? " (dry run: nothing was changed)" : "");
 }
 
+typedef struct path_list {
+    const char **v;
+    size_t n, cap;
+    int oom;
+} path_list;
+
+/* The paths n and the nodes below it claim (file.* claims). */
+static void
+claimed_paths(const prop_node *n, path_list *l)
+{
+    size_t i, nc = prop_node_nclaims(n);
+
+    for (i = 0; i < nc && !l->oom; i++) {
+        const prop_claim *c = prop_node_claim(n, i);
+
+        if (c->kind > PROP_CLAIM_FILE_NO_LINE || !c->key || c->key[0] != '/')
+            continue;
+        if (l->n == l->cap) {
+            size_t cap = l->cap ? 2 * l->cap : 64;
+            const char **v = realloc(l->v, cap * sizeof *v);
+
+            if (!v) {
+                l->oom = 1;
+                return;
+            }
+            l->v = v;
+            l->cap = cap;
+        }
+        l->v[l->n++] = c->key;
+    }
+    for (i = 0; i < prop_node_nchildren(n); i++)
+        claimed_paths(prop_node_child(n, i), l);
+}
+
+/*
+ * Tell the transport which files the host's properties are about to look
+ * at (and /etc/os-release when the OS is to be found out): over SSH their stats and small contents
+ * then come in two round trips instead of two per property.  A hint: nothing depends on it.
+ */
+static void
+prefetch(prop_transport *t, const prop_host *h, int os_unknown)
+{
+    static const char os_release[] = "/etc/os-release";
+    path_list l = {0};
+    size_t i;
+
+    if (os_unknown) {
+        if (!(l.v = malloc(64 * sizeof *l.v)))
+            return;
+        l.cap = 64;
+        l.v[l.n++] = os_release;
+    }
+    for (i = 0; i < prop_host_nprops(h); i++)
+        claimed_paths(prop_host_prop(h, i), &l);
+    if (!l.oom && l.n)
+        (void)prop_transport_prefetch(t, l.v, l.n);
+    free(l.v);
+}
+
 /* Run one host; prints its lines and its summary line. */
 static void
 run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
@@ -505,6 +564,7 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         goto out;
     }
     os = prop_host_os(h);
+    prefetch(t, h, os == PROP_OS_NONE);
     if (os == PROP_OS_NONE)
         os = detect_os(t);
     split_os_info(h, suite, arch);

@@ -310,7 +310,8 @@ do_run(lua_State *L, int change)
             return 1;
         }
     }
-    rc = prop_transport_run(s->t, argv, in, inlen, &r);
+    rc = change ? prop_transport_run(s->t, argv, in, inlen, &r)
+                : prop_transport_query(s->t, argv, in, inlen, &r);
     if (rc != PROP_OK) {
         prop_cmd_result_clear(&r);
         return sys_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));

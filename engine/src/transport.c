@@ -49,16 +49,44 @@ prop_transport_name(const prop_transport *t)
     return t ? t->name : "none";
 }
 
-int
-prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
-                   size_t stdin_len, prop_cmd_result *r)
+static int
+run_cmd(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+        prop_cmd_result *r, int changes)
 {
     if (!t || !argv || !argv[0] || !r)
         return PROP_EINVAL;
     r->code = -1;
     r->out = r->err = NULL;
     r->out_len = r->err_len = 0;
+    t->changes += (unsigned long)changes;
     return t->ops->run(t, argv, stdin_data, stdin_len, r);
+}
+
+int
+prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                   size_t stdin_len, prop_cmd_result *r)
+{
+    return run_cmd(t, argv, stdin_data, stdin_len, r, 1);
+}
+
+int
+prop_transport_query(prop_transport *t, const char *const *argv, const char *stdin_data,
+                     size_t stdin_len, prop_cmd_result *r)
+{
+    return run_cmd(t, argv, stdin_data, stdin_len, r, 0);
+}
+
+int
+prop_transport_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
+{
+    size_t i;
+
+    if (!t || (!paths && npaths))
+        return PROP_EINVAL;
+    for (i = 0; i < npaths; i++)
+        if (!paths[i])
+            return PROP_EINVAL;
+    return t->ops->prefetch && npaths ? t->ops->prefetch(t, paths, npaths) : 0;
 }
 
 int
@@ -77,6 +105,7 @@ prop_transport_write(prop_transport *t, const char *path, const char *data, size
 {
     if (!t || !path || (!data && len))
         return PROP_EINVAL;
+    t->changes++;
     return t->ops->write(t, path, data ? data : "", len, attrs);
 }
 
@@ -93,6 +122,7 @@ prop_transport_remove(prop_transport *t, const char *path)
 {
     if (!t || !path)
         return PROP_EINVAL;
+    t->changes++;
     return t->ops->remove(t, path);
 }
 
@@ -101,6 +131,7 @@ prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs 
 {
     if (!t || !path)
         return PROP_EINVAL;
+    t->changes++;
     return t->ops->mkdir(t, path, attrs);
 }
 
@@ -109,6 +140,7 @@ prop_transport_symlink(prop_transport *t, const char *target, const char *link)
 {
     if (!t || !target || !link)
         return PROP_EINVAL;
+    t->changes++;
     return t->ops->symlink(t, target, link);
 }
 
@@ -117,6 +149,7 @@ prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs
 {
     if (!t || !path || !attrs)
         return PROP_EINVAL;
+    t->changes++;
     return t->ops->chattr(t, path, attrs);
 }
 

@@ -24,12 +24,17 @@ typedef struct prop_transport_ops {
     int (*lock)(prop_transport *t);
     /* Free everything the implementation owns, including t itself. */
     void (*close)(prop_transport *t);
+    /* Optional (NULL: the hint is ignored); see prop_transport_prefetch(). */
+    int (*prefetch)(prop_transport *t, const char *const *paths, size_t npaths);
 } prop_transport_ops;
 
 struct prop_transport {
     const prop_transport_ops *ops;
     char name[1024]; /* "local", "dir:/srv/root", "ssh:root@host:22" */
     char err[1024];  /* the last failure's reason */
+    /* Bumped by every call that may change the target (all but read, stat,
+     * query, lock and prefetch): what was fetched before is stale. */
+    unsigned long changes;
 };
 
 /* Record the reason of a failure in t->err; returns PROP_ERROR. */

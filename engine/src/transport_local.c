@@ -1544,7 +1544,7 @@ l_close(prop_transport *t)
 }
 
 static const prop_transport_ops local_ops = {
-    l_run, l_read, l_write, l_stat, l_remove, l_mkdir, l_symlink, l_chattr, l_lock, l_close,
+    l_run, l_read, l_write, l_stat, l_remove, l_mkdir, l_symlink, l_chattr, l_lock, l_close, NULL,
 };
 
 static local_transport *

@@ -2,23 +2,27 @@
  * transport_ssh.c - a target reached over SSH, through libssh.
  *
  * One SSH session per transport, opened by prop_transport_ssh() and used
- * for every operation; each operation is one "exec" channel, that is one
- * round trip.  Nothing is needed on the target beyond sshd, a POSIX shell
- * as the login shell of the user, and the usual POSIX utilities (cat,
- * stat, mktemp, chmod, chown, mv, ln, rm, rmdir, mkdir, uname, readlink;
- * flock(1) or lockf(1) for the run lock).
+ * for every operation.  On it, one sh(1) is started at the first
+ * operation and kept: every operation is a line sent to that shell and an
+ * answer read back, one round trip, without a new session on the target
+ * (see "The remote shell").  The run lock holds a second channel, and
+ * data too large to pass through the shell (SH_MAX_INLINE) a channel of
+ * its own.  prop_transport_prefetch() fetches the stats and small contents
+ * of many files in two round trips.  Nothing is needed on the target
+ * beyond sshd, a POSIX shell, and the usual POSIX utilities (cat, stat,
+ * mktemp, chmod, chown, mv, ln, rm, rmdir, mkdir, uname, readlink, wc,
+ * sync; flock(1) or lockf(1) for the run lock).
  *
- * Quoting.  sshd hands the command string to the user's login shell, so
- * every word of argv is quoted with POSIX single quotes ('\'' for a
- * quote): no string from the caller ever reaches the remote shell
- * unquoted.  File operations are small fixed sh(1) scripts; paths,
- * modes and owners are passed as positional parameters ("$1"), never
- * spliced into a script.  With opts->sudo the whole command runs under
- * "sudo -n --" (no password prompt: sudo must allow the user without one).
+ * Quoting.  Every word of argv is quoted with POSIX single quotes ('\''
+ * for a quote): no string from the caller ever reaches the remote shell
+ * unquoted.  File operations are small fixed sh(1) scripts, defined as
+ * functions in the remote shell; paths, modes and owners are passed as
+ * positional parameters ("$1"), never spliced into a script.  With
+ * opts->sudo the remote shell (and the lock's) runs under "sudo -n --"
+ * (no password prompt: sudo must allow the user without one).
  *
- * The login shell's startup files are the target's business: anything
- * they print on stdout ends up in the output of run() and read() (stat
- * looks for its marker and is not affected).
+ * The login shell's startup files are the target's business: what they
+ * print comes before the remote shell's first answer and is dropped.
  *
  * Host keys are checked against one known_hosts file only (opts->known_hosts
  * or ~/.ssh/known_hosts of the running user, a leading "~/" expanded; the
@@ -35,13 +39,14 @@
  * The connection, host key and authentication failures return
  * PROP_EUNREACHABLE.
  *
- * Remote operations:
+ * Remote operations (functions of the remote shell):
  *   read    [ -e path ] && cat -- path             (exit 3: missing)
  *   stat    shell tests for the type, then GNU "stat -c" on Linux or BSD
  *           "stat -f" elsewhere for mode, ids, names and size, and
  *           readlink for a link's target; printed one field a line after
  *           a "prop-stat" marker
- *   write   umask 077; mktemp in the same directory; cat stdin into it;
+ *   write   umask 077; mktemp in the same directory; cat stdin (the
+ *           data, see "The remote shell") into it;
  *           check its size (a dropped connection must not install half a
  *           file); chown/chgrp and chmod (the attributes asked for, else
  *           those of the file being replaced, else 0644 and the user's
@@ -77,6 +82,7 @@
  * connection drops, the session is closed and every later operation fails
  * at once with "connection lost".
  */
+#define _DEFAULT_SOURCE /* getentropy */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -201,6 +207,16 @@ typedef struct ssh_tr {
     char dead_why[512];
     int locked;
     chan lock;
+    /* The remote shell (see "The remote shell" below). */
+    chan sh;
+    int sh_up;
+    char mark[40];             /* "prop-" and 32 random hex digits */
+    size_t out_scan, err_scan; /* how far the answer's end was looked for */
+    /* What prop_transport_prefetch() fetched, sorted by path; valid while
+     * base.changes == pf_changes. */
+    struct pf_entry *pf;
+    size_t npf;
+    unsigned long pf_changes;
 } ssh_tr;
 
 static long long
@@ -534,36 +550,206 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     return rc;
 }
 
+/* ---------------------------------------------------------------------
+ * The prefetched stats and contents.
+ */
+typedef struct pf_entry {
+    char *path; /* malloc'd, as are data and line */
+    prop_file_type type;
+    unsigned mode;
+    uid_t uid;
+    gid_t gid;
+    long long size;
+    char owner[64], group[64];
+    char *data;
+    size_t len;
+    int have_data;
+    char *line; /* the stat line, until the content is checked against it */
+} pf_entry;
+
+static void
+pf_clear(ssh_tr *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->npf; i++) {
+        free(s->pf[i].path);
+        free(s->pf[i].data);
+        free(s->pf[i].line);
+    }
+    free(s->pf);
+    s->pf = NULL;
+    s->npf = 0;
+}
+
+static int
+pf_cmp(const void *a, const void *b)
+{
+    return strcmp(((const pf_entry *)a)->path, ((const pf_entry *)b)->path);
+}
+
+/* The entry of path, when what was fetched is still true. */
+static const pf_entry *
+pf_find(ssh_tr *s, const char *path)
+{
+    pf_entry key;
+
+    if (!s->npf)
+        return NULL;
+    if (s->pf_changes != s->base.changes) {
+        pf_clear(s);
+        return NULL;
+    }
+    key.path = (char *)path;
+    return bsearch(&key, s->pf, s->npf, sizeof *s->pf, pf_cmp);
+}
+
+/* ---------------------------------------------------------------------
+ * The remote shell.  Starting a command on a channel of its own costs the
+ * target a new session: sshd forks, and the user's login shell starts and
+ * reads its startup files, for every operation.  So one sh(1) is started
+ * per session, on a channel kept open, with the file operations defined in
+ * it as functions; each operation is then one line sent to it and one
+ * answer read back: a single round trip and no new process beyond the
+ * subshell and the utilities the operation runs.
+ *
+ * Each line runs its command in a subshell, stdin from /dev/null (or from
+ * the data, below), and ends with
+ *     printf '\n%s %d\n' MARK "$?"; printf '\n%s\n' MARK >&2
+ * MARK being "prop-" and 32 random hex digits chosen for the session:
+ * stdout up to "\nMARK " is the command's output, the number after it
+ * its exit status, and stderr up to "\nMARK\n" its error output.  Data
+ * for the command's stdin travels in the line itself, as the format of
+ * the shell's printf builtin piped into it: printable ASCII as itself,
+ * every other byte as an octal escape, so that the shell only ever parses
+ * ASCII and no byte of the data can end the quoting or the line (a shell
+ * reading its commands from a pipe may read ahead of the command it runs,
+ * so data after the line could be taken for commands).  Data larger than
+ * SH_MAX_INLINE goes the old way: a channel of its own, as stdin.
+ *
+ * A shell that cannot start (sudo asks for a password, say) fails the
+ * operation with its error output; a shell that ends is started again by
+ * the next operation.
+ */
+#define SH_MAX_INLINE (4u << 20)
+
+static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what);
+
+/* Data as a single-quoted printf(1) format that prints exactly data. */
+static int
+sbuf_printf_format(sbuf *b, const char *data, size_t len)
+{
+    static const char digits[] = "01234567";
+    char esc[4] = {'\\', 0, 0, 0};
+    size_t i, run = 0;
+
+    if (sbuf_add(b, "'", 1) < 0)
+        return -1;
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+
+        if ((c >= 0x20 && c < 0x7f && c != '\\' && c != '%' && c != '\'') || c == '\n') {
+            run++;
+            continue;
+        }
+        if (run && sbuf_add(b, data + i - run, run) < 0)
+            return -1;
+        run = 0;
+        esc[1] = digits[(c >> 6) & 7];
+        esc[2] = digits[(c >> 3) & 7];
+        esc[3] = digits[c & 7];
+        if (sbuf_add(b, esc, 4) < 0)
+            return -1;
+    }
+    if (run && sbuf_add(b, data + len - run, run) < 0)
+        return -1;
+    return sbuf_add(b, "'", 1);
+}
+
+/*
+ * The line that runs words[0..] (quoted) in a subshell, its stdin the
+ * data or /dev/null.  prefix, when not NULL, goes before the words
+ * unquoted (a function name).
+ */
+static char *
+sh_line(const char *prefix, const char *const *words, const char *in, size_t inlen, size_t *len)
+{
+    sbuf b = {0};
+    size_t i;
+
+    if (in && (sbuf_adds(&b, "printf ") < 0 || sbuf_printf_format(&b, in, inlen) < 0 ||
+               sbuf_adds(&b, " | ") < 0))
+        goto oom;
+    if (sbuf_adds(&b, "(") < 0 || (prefix && sbuf_adds(&b, prefix) < 0))
+        goto oom;
+    for (i = 0; words[i]; i++)
+        if (sbuf_add(&b, " ", 1) < 0 || sbuf_quote(&b, words[i]) < 0)
+            goto oom;
+    if (sbuf_adds(&b, in ? " )" : " ) </dev/null") < 0)
+        goto oom;
+    return sbuf_take(&b, len);
+oom:
+    free(b.p);
+    return NULL;
+}
+
 static int
 sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
           prop_cmd_result *r)
 {
-    char what[300];
+    ssh_tr *s = (ssh_tr *)t;
+    char what[300], *line;
+    size_t len;
+    int rc;
 
     snprintf(what, sizeof what, "run %s", argv[0]);
-    return exec_argv((ssh_tr *)t, argv, stdin_data, stdin_data ? stdin_len : 0, r, what);
+    if (stdin_data && stdin_len > SH_MAX_INLINE)
+        return exec_argv(s, argv, stdin_data, stdin_len, r, what);
+    line = sh_line(NULL, argv, stdin_data, stdin_data ? stdin_len : 0, &len);
+    if (!line)
+        return prop_transport_fail(t, "%s: out of memory", what);
+    rc = sh_call(s, line, len, r, what);
+    free(line);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------
- * File operations: fixed scripts, arguments as positional parameters.
+ * File operations: fixed scripts, functions of the remote shell, their
+ * arguments positional parameters.  Each starts with what it needs of
+ * prop_os (uname -s), which the remote shell sets once.
  */
-static int
-run_script(ssh_tr *s, const char *script, const char *const *args, const char *in, size_t inlen,
-           prop_cmd_result *r, const char *what)
-{
-    const char *argv[12];
-    size_t n = 0, i;
+#define SH_OS "[ -n \"$prop_os\" ] || prop_os=$(uname -s)\n"
 
-    argv[n++] = "sh";
-    argv[n++] = "-c";
-    argv[n++] = script;
-    argv[n++] = "sh";
-    for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
+/* Run the script `name` (body `body`) with args; stdin from in. */
+static int
+run_script(ssh_tr *s, const char *name, const char *body, const char *const *args, const char *in,
+           size_t inlen, prop_cmd_result *r, const char *what)
+{
+    char *line;
+    size_t len;
+    int rc;
+
     memset(r, 0, sizeof *r);
     r->code = -1;
-    return exec_argv(s, argv, in, inlen, r, what);
+    if (in && inlen > SH_MAX_INLINE) {
+        const char *argv[12];
+        size_t n = 0, i;
+
+        argv[n++] = "sh";
+        argv[n++] = "-c";
+        argv[n++] = body;
+        argv[n++] = "sh";
+        for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        return exec_argv(s, argv, in, inlen, r, what);
+    }
+    line = sh_line(name, args, in, inlen, &len);
+    if (!line)
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    rc = sh_call(s, line, len, r, what);
+    free(line);
+    return rc;
 }
 
 /* A script's failure, with its stderr (on one line) as the reason. */
@@ -617,13 +803,25 @@ static int
 sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
     ssh_tr *s = (ssh_tr *)t;
+    const struct pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
     int rc;
 
     snprintf(what, sizeof what, "read %s", path);
-    rc = run_script(s, read_script, args, NULL, 0, &r, what);
+    if ((e = pf_find(s, path)) != NULL && (e->type == PROP_FT_NONE || e->have_data)) {
+        if (e->type == PROP_FT_NONE) {
+            prop_transport_fail(t, "%s: no such file or directory", what);
+            return PROP_ENOTFOUND;
+        }
+        if (!(*data = malloc(e->len + 1)))
+            return prop_transport_fail(t, "%s: out of memory", what);
+        memcpy(*data, e->data, e->len + 1);
+        *len = e->len;
+        return 0;
+    }
+    rc = run_script(s, "prop_read", read_script, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -643,20 +841,21 @@ sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
     return 0;
 }
 
-static const char stat_script[] = "p=$1\n"
-                                  "if [ -L \"$p\" ]; then t=link\n"
-                                  "elif [ -d \"$p\" ]; then t=dir\n"
-                                  "elif [ -f \"$p\" ]; then t=file\n"
-                                  "elif [ -e \"$p\" ]; then t=other\n"
-                                  "else exit 3; fi\n"
-                                  "echo prop-stat\n"
-                                  "echo \"$t\"\n"
-                                  "if [ \"$(uname -s)\" = Linux ]; then\n"
-                                  "  stat -c '%a\n%u\n%g\n%U\n%G\n%s' -- \"$p\" || exit 1\n"
-                                  "else\n"
-                                  "  stat -f '%p%n%u%n%g%n%Su%n%Sg%n%z' -- \"$p\" || exit 1\n"
-                                  "fi\n"
-                                  "if [ \"$t\" = link ]; then readlink -- \"$p\" || exit 1; fi\n";
+static const char stat_script[] =
+    SH_OS "p=$1\n"
+          "if [ -L \"$p\" ]; then t=link\n"
+          "elif [ -d \"$p\" ]; then t=dir\n"
+          "elif [ -f \"$p\" ]; then t=file\n"
+          "elif [ -e \"$p\" ]; then t=other\n"
+          "else exit 3; fi\n"
+          "echo prop-stat\n"
+          "echo \"$t\"\n"
+          "if [ \"$prop_os\" = Linux ]; then\n"
+          "  stat -c '%a\n%u\n%g\n%U\n%G\n%s' -- \"$p\" || exit 1\n"
+          "else\n"
+          "  stat -f '%p%n%u%n%g%n%Su%n%Sg%n%z' -- \"$p\" || exit 1\n"
+          "fi\n"
+          "if [ \"$t\" = link ]; then readlink -- \"$p\" || exit 1; fi\n";
 
 /* The next line of *p (NUL-terminated in place), or NULL at the end. */
 static char *
@@ -734,6 +933,7 @@ static int
 sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
     ssh_tr *s = (ssh_tr *)t;
+    const struct pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
@@ -741,7 +941,21 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 
     memset(st, 0, sizeof *st);
     snprintf(what, sizeof what, "stat %s", path);
-    rc = run_script(s, stat_script, args, NULL, 0, &r, what);
+    if ((e = pf_find(s, path)) != NULL && e->type != PROP_FT_LINK) {
+        if (e->type == PROP_FT_NONE) {
+            prop_transport_fail(t, "%s: no such file or directory", what);
+            return PROP_ENOTFOUND;
+        }
+        st->type = e->type;
+        st->mode = e->mode;
+        st->uid = e->uid;
+        st->gid = e->gid;
+        st->size = e->size;
+        memcpy(st->owner, e->owner, sizeof st->owner);
+        memcpy(st->group, e->group, sizeof st->group);
+        return 0;
+    }
+    rc = run_script(s, "prop_stat", stat_script, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -758,37 +972,38 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 }
 
 static const char write_script[] =
-    "p=$1 m=$2 o=$3 g=$4 n=$5\n"
-    "case $p in /*) ;; *) p=./$p ;; esac\n"
-    "if [ \"$(uname -s)\" = Linux ]; then gnu=1; else gnu=; fi\n"
-    "d=$(dirname -- \"$p\") && b=$(basename -- \"$p\") || exit 1\n"
-    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
-    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
-    "[ ${#b} -le 200 ] || b=prop\n"
-    "umask 077\n"
-    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
-    "trap 'exit 1' HUP INT TERM PIPE\n"
-    "if [ -e \"$p\" ]; then\n"
-    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
-    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
-    "  set -- $cur\n"
-    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
-    "  [ -n \"$o\" ] || o=$2\n"
-    "  [ -n \"$g\" ] || g=$3\n"
-    "fi\n"
-    "[ -n \"$m\" ] || m=644\n"
-    "cat >\"$tmp\" || exit 1\n"
-    "set -- $(wc -c <\"$tmp\")\n"
-    "if [ \"$1\" != \"$n\" ]; then\n"
-    "  echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
-    "fi\n"
-    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
-    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
-    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
-    "tmp=\n"
-    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n"
-    "exit 0\n";
+    SH_OS "p=$1 m=$2 o=$3 g=$4 n=$5\n"
+          "case $p in /*) ;; *) p=./$p ;; esac\n"
+          "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
+          "d=${p%/*} b=${p##*/}\n"
+          "[ -n \"$d\" ] || d=/\n"
+          "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
+          "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
+          "[ ${#b} -le 200 ] || b=prop\n"
+          "umask 077\n"
+          "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+          "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
+          "trap 'exit 1' HUP INT TERM PIPE\n"
+          "if [ -e \"$p\" ]; then\n"
+          "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
+          "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
+          "  set -- $cur\n"
+          "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
+          "  [ -n \"$o\" ] || o=$2\n"
+          "  [ -n \"$g\" ] || g=$3\n"
+          "fi\n"
+          "[ -n \"$m\" ] || m=644\n"
+          "cat >\"$tmp\" || exit 1\n"
+          "set -- $(wc -c <\"$tmp\")\n"
+          "if [ \"$1\" != \"$n\" ]; then\n"
+          "  echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+          "fi\n"
+          "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
+          "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+          "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+          "tmp=\n"
+          "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n"
+          "exit 0\n";
 
 static int
 sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
@@ -806,7 +1021,7 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
         const char *args[] = {path, mode, owner, group, size, NULL};
 
         snprintf(what, sizeof what, "write %s", path);
-        rc = run_script(s, write_script, args, data, len, &r, what);
+        rc = run_script(s, "prop_write", write_script, args, data, len, &r, what);
     }
     if (rc)
         return rc;
@@ -831,7 +1046,7 @@ sshtr_remove(prop_transport *t, const char *path)
     int rc;
 
     snprintf(what, sizeof what, "remove %s", path);
-    rc = run_script(s, remove_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_remove", remove_script, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -862,7 +1077,7 @@ static const char chattr_script[] =
     "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
 
 static int
-attrs_op(ssh_tr *s, const char *script, const char *op, const char *path,
+attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const char *path,
          const prop_file_attrs *attrs)
 {
     char mode[16], what[300];
@@ -875,7 +1090,7 @@ attrs_op(ssh_tr *s, const char *script, const char *op, const char *path,
     {
         const char *args[] = {path, mode, owner, group, NULL};
 
-        rc = run_script(s, script, args, NULL, 0, &r, what);
+        rc = run_script(s, name, script, args, NULL, 0, &r, what);
     }
     if (rc)
         return rc;
@@ -888,24 +1103,25 @@ attrs_op(ssh_tr *s, const char *script, const char *op, const char *path,
 static int
 sshtr_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
-    return attrs_op((ssh_tr *)t, mkdir_script, "mkdir", path, attrs);
+    return attrs_op((ssh_tr *)t, "prop_mkdir", mkdir_script, "mkdir", path, attrs);
 }
 
 static int
 sshtr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
-    return attrs_op((ssh_tr *)t, chattr_script, "chattr", path, attrs);
+    return attrs_op((ssh_tr *)t, "prop_chattr", chattr_script, "chattr", path, attrs);
 }
 
 static const char symlink_script[] =
-    "t=$1 l=$2\n"
-    "case $l in /*) ;; *) l=./$l ;; esac\n"
-    "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
-    "if [ \"$(uname -s)\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
-    "d=$(dirname -- \"$l\") || exit 1\n"
-    "tmp=$(mktemp -u \"$d/.prop-link-XXXXXX\") || exit 1\n"
-    "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
-    "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
+    SH_OS "t=$1 l=$2\n"
+          "case $l in /*) ;; *) l=./$l ;; esac\n"
+          "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
+          "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
+          "d=${l%/*}\n"
+          "[ -n \"$d\" ] || d=/\n"
+          "tmp=$(mktemp -u \"$d/.prop-link-XXXXXX\") || exit 1\n"
+          "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+          "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
 
 static int
 sshtr_symlink(prop_transport *t, const char *target, const char *link)
@@ -917,13 +1133,528 @@ sshtr_symlink(prop_transport *t, const char *target, const char *link)
     int rc;
 
     snprintf(what, sizeof what, "symlink %s", link);
-    rc = run_script(s, symlink_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_symlink", symlink_script, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code != 0)
         rc = fail_script(s, &r, what);
     prop_cmd_result_clear(&r);
     return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * Prefetch: the stat of many paths, and the content of the small regular
+ * files among them, in two round trips.
+ *
+ *   prop_pfstat PATH...   a line per path: link, dir, file, other or none;
+ *                         then "prop-stat" and a stat line (mode, uid,
+ *                         gid, user, group, size, mtime) per path that is
+ *                         a file, dir or other, in the same order
+ *   prop_pfread FILE...   the files one after the other, then "prop-stat"
+ *                         and their stat lines again
+ *
+ * The content is cut up by the sizes of the first stat, and kept only
+ * when the second stat gives the same lines (nothing changed between the
+ * two) and the lengths add up.
+ */
+#define PF_MAX_FILE (256u << 10)   /* larger files are read when asked for */
+#define PF_MAX_TOTAL (16u << 20)   /* content fetched by one prefetch */
+#define PF_BATCH_PATHS 500         /* paths per round trip, */
+#define PF_BATCH_BYTES (60u << 10) /* and their bytes: within ARG_MAX */
+
+#define SH_STATLINE                                                                                \
+    "if [ \"$prop_os\" = Linux ]; then exec stat -c '%a %u %g %U %G %s %Y' -- \"$@\"\n"            \
+    "else exec stat -f '%p %u %g %Su %Sg %z %m' -- \"$@\"; fi\n"
+
+static const char pfstat_script[] =
+    SH_OS "n=$#\n"
+          "for p; do\n"
+          "  if [ -L \"$p\" ]; then t=link\n"
+          "  elif [ -d \"$p\" ]; then t=dir\n"
+          "  elif [ -f \"$p\" ]; then t=file\n"
+          "  elif [ -e \"$p\" ]; then t=other\n"
+          "  else t=none; fi\n"
+          "  echo \"$t\"\n"
+          "  case $t in file | dir | other) set -- \"$@\" \"$p\" ;; "
+          "esac\n"
+          "done\n"
+          "shift $n\n"
+          "echo prop-stat\n"
+          "[ $# -gt 0 ] || exit 0\n" SH_STATLINE;
+
+static const char pfread_script[] = SH_OS "cat -- \"$@\" || exit 1\n"
+                                          "echo prop-stat\n" SH_STATLINE;
+
+/* Every script, as the functions of the remote shell. */
+static const struct {
+    const char *name, *body;
+} sh_functions[] = {
+    {"prop_read", read_script},       {"prop_stat", stat_script},
+    {"prop_write", write_script},     {"prop_remove", remove_script},
+    {"prop_mkdir", mkdir_script},     {"prop_chattr", chattr_script},
+    {"prop_symlink", symlink_script}, {"prop_pfstat", pfstat_script},
+    {"prop_pfread", pfread_script},
+};
+
+/* ---------------------------------------------------------------------
+ * The remote shell's own workings (see "The remote shell" above).
+ */
+
+/* Where tag (n bytes) starts in b at or after *scan; keeps *scan up to date. */
+static const char *
+find_tag(const sbuf *b, size_t *scan, const char *tag, size_t n)
+{
+    const char *p;
+
+    if (!b->p || b->len < n)
+        return NULL;
+    if (*scan > b->len - n)
+        *scan = b->len - n;
+    for (p = b->p + *scan; (p = memchr(p, tag[0], b->len - (size_t)(p - b->p))) != NULL; p++)
+        if ((size_t)(b->p + b->len - p) >= n && memcmp(p, tag, n) == 0)
+            return p;
+    *scan = b->len - n + 1;
+    return NULL;
+}
+
+/*
+ * 1 when the answer is complete: r gets the status, stdout and stderr (the
+ * buffers are handed over), and what came after the marks is dropped.
+ */
+static int
+sh_answer(ssh_tr *s, prop_cmd_result *r)
+{
+    char tag[64];
+    size_t n, m;
+    const char *o, *e, *nl;
+    long code;
+
+    n = (size_t)snprintf(tag, sizeof tag, "\n%s ", s->mark);
+    o = find_tag(&s->sh.out, &s->out_scan, tag, n);
+    if (!o)
+        return 0;
+    nl = memchr(o + n, '\n', s->sh.out.len - (size_t)(o + n - s->sh.out.p));
+    if (!nl)
+        return 0;
+    tag[n - 1] = '\n';
+    e = find_tag(&s->sh.err, &s->err_scan, tag, n);
+    if (!e)
+        return 0;
+    code = strtol(o + n, NULL, 10);
+    m = (size_t)(o - s->sh.out.p);
+    s->sh.out.len = m;
+    s->sh.out.p[m] = '\0';
+    m = (size_t)(e - s->sh.err.p);
+    s->sh.err.len = m;
+    s->sh.err.p[m] = '\0';
+    r->code = (int)code;
+    r->out = sbuf_take(&s->sh.out, &r->out_len);
+    r->err = sbuf_take(&s->sh.err, &r->err_len);
+    s->out_scan = s->err_scan = 0;
+    return 1;
+}
+
+/* The shell is gone or unusable: the next operation starts another. */
+static void
+sh_down(ssh_tr *s)
+{
+    chan_free(s, &s->sh);
+    s->sh_up = 0;
+    s->out_scan = s->err_scan = 0;
+}
+
+/* Send in[0..len) to the shell and wait for the answer. */
+static int
+sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what)
+{
+    chan *c = &s->sh;
+    long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout, left;
+    size_t off = 0;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    for (;;) {
+        if (c->oom) {
+            sh_down(s);
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        }
+        if (off == len && sh_answer(s, r)) {
+            if (!r->out || !r->err) {
+                prop_cmd_result_clear(r);
+                sh_down(s);
+                return prop_transport_fail(&s->base, "%s: out of memory", what);
+            }
+            return 0;
+        }
+        if (s->dead)
+            return fail_lost(s, what);
+        if (session_lost(s)) {
+            mark_dead(s, ssh_get_error(s->session));
+            return fail_lost(s, what);
+        }
+        if (c->closed || c->eof) {
+            prop_cmd_result f;
+
+            memset(&f, 0, sizeof f);
+            f.code = c->have_status ? c->status : -1;
+            f.err = c->err.p ? c->err.p : (char *)"";
+            f.err_len = c->err.len;
+            rc = f.err_len
+                     ? fail_script(s, &f, what)
+                     : prop_transport_fail(&s->base, "%s: the shell on the target ended", what);
+            sh_down(s);
+            return rc;
+        }
+        if (off < len) {
+            uint32_t win = ssh_channel_window_size(c->ch);
+
+            if (win > 0) {
+                size_t n = len - off;
+
+                if (n > win)
+                    n = win;
+                if (n > 65536)
+                    n = 65536;
+                rc = ssh_channel_write(c->ch, in + off, (uint32_t)n);
+                if (rc == SSH_ERROR) {
+                    if (session_lost(s))
+                        continue;
+                    sh_down(s);
+                    return fail_call(s, what, "cannot write to the shell");
+                }
+                off += (size_t)rc;
+                continue;
+            }
+        }
+        left = deadline - now_ms();
+        if (left <= 0) {
+            char why[128];
+
+            snprintf(why, sizeof why, "an operation timed out after %lld s",
+                     (timeout + 999) / 1000);
+            mark_dead(s, why);
+            return prop_transport_fail(&s->base,
+                                       "%s: timed out after %lld s; the connection to %s@%s "
+                                       "is closed",
+                                       what, (timeout + 999) / 1000, s->user, s->hostport);
+        }
+        rc = ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left);
+        if (rc == SSH_ERROR) {
+            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
+            return fail_lost(s, what);
+        }
+    }
+}
+
+/* cmd and the marks that end its answer, as one line. */
+static int
+sbuf_add_call(sbuf *b, const ssh_tr *s, const char *cmd, size_t len)
+{
+    return sbuf_add(b, cmd, len) < 0 || sbuf_adds(b, "; printf '\\n%s %d\\n' ") < 0 ||
+                   sbuf_adds(b, s->mark) < 0 || sbuf_adds(b, " \"$?\"; printf '\\n%s\\n' ") < 0 ||
+                   sbuf_adds(b, s->mark) < 0 || sbuf_adds(b, " >&2\n") < 0
+               ? -1
+               : 0;
+}
+
+/* Start sh on a channel of its own, define the functions, wait for it. */
+static int
+sh_start(ssh_tr *s, const char *what)
+{
+    const char *argv[] = {"sh", NULL};
+    unsigned char rnd[16];
+    prop_cmd_result r;
+    sbuf b = {0};
+    char *cmd;
+    size_t i;
+    int rc;
+
+    if (getentropy(rnd, sizeof rnd) != 0)
+        return prop_transport_fail(&s->base, "%s: no random bytes for the shell: %s", what,
+                                   strerror(errno));
+    memcpy(s->mark, "prop-", 5);
+    for (i = 0; i < sizeof rnd; i++)
+        snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+    if (!(cmd = build_command(s, argv)))
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    rc = chan_open(s, &s->sh, cmd, what);
+    free(cmd);
+    if (rc) {
+        sh_down(s);
+        return rc;
+    }
+    s->sh_up = 1;
+    if (sbuf_adds(&b, "prop_os=$(uname -s)\n") < 0)
+        goto oom;
+    for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
+        if (sbuf_adds(&b, sh_functions[i].name) < 0 || sbuf_adds(&b, "() {\n") < 0 ||
+            sbuf_adds(&b, sh_functions[i].body) < 0 || sbuf_adds(&b, "}\n") < 0)
+            goto oom;
+    if (sbuf_add_call(&b, s, ":", 1) < 0)
+        goto oom;
+    rc = sh_exchange(s, b.p, b.len, &r, what);
+    free(b.p);
+    if (rc)
+        return rc;
+    /* Whatever the login shell's startup files printed came before. */
+    prop_cmd_result_clear(&r);
+    return 0;
+oom:
+    free(b.p);
+    sh_down(s);
+    return prop_transport_fail(&s->base, "%s: out of memory", what);
+}
+
+static int
+sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what)
+{
+    sbuf b = {0};
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    if (s->dead)
+        return fail_lost(s, what);
+    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+        return rc;
+    if (sbuf_add_call(&b, s, cmd, len) < 0) {
+        free(b.p);
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    }
+    rc = sh_exchange(s, b.p, b.len, r, what);
+    free(b.p);
+    return rc;
+}
+
+/* "mode uid gid user group size mtime" into e; -1 when it is not that. */
+static int
+pf_parse_line(char *line, pf_entry *e)
+{
+    char *f[7], *p = line, *end;
+    size_t i;
+
+    for (i = 0; i < 7; i++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return -1;
+        f[i] = p;
+        while (*p && *p != ' ')
+            p++;
+        if (*p)
+            *p++ = '\0';
+    }
+    if (*p)
+        return -1;
+    errno = 0;
+    e->mode = (unsigned)(strtoul(f[0], &end, 8) & 07777u);
+    if (end == f[0] || *end)
+        return -1;
+    e->uid = (uid_t)strtoul(f[1], &end, 10);
+    if (end == f[1] || *end)
+        return -1;
+    e->gid = (gid_t)strtoul(f[2], &end, 10);
+    if (end == f[2] || *end)
+        return -1;
+    if (strcmp(f[3], "UNKNOWN") != 0)
+        snprintf(e->owner, sizeof e->owner, "%s", f[3]);
+    else
+        snprintf(e->owner, sizeof e->owner, "%lu", (unsigned long)e->uid);
+    if (strcmp(f[4], "UNKNOWN") != 0)
+        snprintf(e->group, sizeof e->group, "%s", f[4]);
+    else
+        snprintf(e->group, sizeof e->group, "%lu", (unsigned long)e->gid);
+    e->size = strtoll(f[5], &end, 10);
+    if (end == f[5] || *end || errno || e->size < 0)
+        return -1;
+    return 0;
+}
+
+/* Run a prefetch script on args; 1: ran with status 0, 0: it did not, <0: failure. */
+static int
+pf_run(ssh_tr *s, const char *name, const char *body, const char *const *args, prop_cmd_result *r)
+{
+    int rc = run_script(s, name, body, args, NULL, 0, r, "prefetch");
+
+    if (rc)
+        return s->dead ? rc : 0; /* a hint: only a lost connection matters */
+    if (r->code != 0) {
+        prop_cmd_result_clear(r);
+        return 0;
+    }
+    return 1;
+}
+
+/* The stats of e[0..n); 0 when they are not to be had (entries left as they were). */
+static int
+pf_stat_batch(ssh_tr *s, pf_entry *e, size_t n, const char **args)
+{
+    prop_cmd_result r;
+    char *p, *line;
+    size_t i;
+    int rc;
+
+    for (i = 0; i < n; i++)
+        args[i] = e[i].path;
+    args[n] = NULL;
+    if ((rc = pf_run(s, "prop_pfstat", pfstat_script, args, &r)) <= 0)
+        return rc;
+    p = r.out;
+    for (i = 0; i < n; i++) {
+        if (!(line = next_line(&p)))
+            goto bad;
+        if (strcmp(line, "file") == 0)
+            e[i].type = PROP_FT_FILE;
+        else if (strcmp(line, "dir") == 0)
+            e[i].type = PROP_FT_DIR;
+        else if (strcmp(line, "other") == 0)
+            e[i].type = PROP_FT_OTHER;
+        else if (strcmp(line, "link") == 0)
+            e[i].type = PROP_FT_LINK;
+        else if (strcmp(line, "none") == 0)
+            e[i].type = PROP_FT_NONE;
+        else
+            goto bad;
+    }
+    if (!(line = next_line(&p)) || strcmp(line, "prop-stat") != 0)
+        goto bad;
+    for (i = 0; i < n; i++) {
+        if (e[i].type == PROP_FT_NONE || e[i].type == PROP_FT_LINK)
+            continue;
+        if (!(line = next_line(&p)) || !(e[i].line = strdup(line)) || pf_parse_line(line, &e[i]))
+            goto bad;
+    }
+    if (next_line(&p))
+        goto bad;
+    prop_cmd_result_clear(&r);
+    return 1;
+bad:
+    prop_cmd_result_clear(&r);
+    return 0;
+}
+
+/* The contents of the entries at idx[0..n); those that check out get have_data. */
+static int
+pf_read_batch(ssh_tr *s, pf_entry *e, const size_t *idx, size_t n, const char **args)
+{
+    prop_cmd_result r;
+    size_t i, total = 0, off;
+    char *p, *line;
+    int rc;
+
+    for (i = 0; i < n; i++) {
+        args[i] = e[idx[i]].path;
+        total += (size_t)e[idx[i]].size;
+    }
+    args[n] = NULL;
+    if ((rc = pf_run(s, "prop_pfread", pfread_script, args, &r)) <= 0)
+        return rc;
+    if (r.out_len < total + 10 || memcmp(r.out + total, "prop-stat\n", 10) != 0)
+        goto out;
+    p = r.out + total + 10;
+    for (i = 0; i < n; i++)
+        if (!(line = next_line(&p)) || strcmp(line, e[idx[i]].line) != 0)
+            goto out;
+    if (next_line(&p))
+        goto out;
+    for (i = 0, off = 0; i < n; i++) {
+        pf_entry *x = &e[idx[i]];
+
+        x->len = (size_t)x->size;
+        if (!(x->data = malloc(x->len + 1)))
+            break;
+        memcpy(x->data, r.out + off, x->len);
+        x->data[x->len] = '\0';
+        x->have_data = 1;
+        off += x->len;
+    }
+out:
+    prop_cmd_result_clear(&r);
+    return 1;
+}
+
+static int
+sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    pf_entry *e;
+    const char **args = NULL;
+    size_t *idx = NULL, i, n = 0, start, bytes, nidx, total;
+    int rc = 0;
+
+    pf_clear(s);
+    if (s->dead)
+        return fail_lost(s, "prefetch");
+    e = calloc(npaths, sizeof *e);
+    args = calloc(PF_BATCH_PATHS + 1, sizeof *args);
+    idx = calloc(PF_BATCH_PATHS, sizeof *idx);
+    if (!e || !args || !idx)
+        goto done;
+    for (i = 0; i < npaths; i++) {
+        if (!(e[n].path = strdup(paths[i])))
+            goto done;
+        n++;
+    }
+    qsort(e, n, sizeof *e, pf_cmp);
+    for (i = 0, start = 0; i < n; i++) { /* the same path once */
+        if (start && strcmp(e[start - 1].path, e[i].path) == 0) {
+            free(e[i].path);
+            e[i].path = NULL;
+            continue;
+        }
+        e[start++] = e[i];
+    }
+    n = start;
+    /* The stats, in batches. */
+    for (start = 0; start < n;) {
+        for (i = start, bytes = 0; i < n && i - start < PF_BATCH_PATHS; i++) {
+            bytes += strlen(e[i].path) + 4;
+            if (bytes > PF_BATCH_BYTES && i > start)
+                break;
+        }
+        if ((rc = pf_stat_batch(s, e + start, i - start, args)) <= 0)
+            goto done;
+        start = i;
+    }
+    /* The contents of the small regular files, in batches. */
+    total = 0;
+    for (start = 0; start < n;) {
+        for (i = start, nidx = 0, bytes = 0; i < n && nidx < PF_BATCH_PATHS; i++) {
+            if (e[i].type != PROP_FT_FILE || (unsigned long long)e[i].size > PF_MAX_FILE ||
+                total + (size_t)e[i].size > PF_MAX_TOTAL)
+                continue;
+            bytes += strlen(e[i].path) + 4;
+            if (bytes > PF_BATCH_BYTES && nidx)
+                break;
+            idx[nidx++] = i;
+            total += (size_t)e[i].size;
+        }
+        if (nidx && (rc = pf_read_batch(s, e, idx, nidx, args)) < 0)
+            goto done;
+        start = i;
+    }
+    for (i = 0; i < n; i++) {
+        free(e[i].line);
+        e[i].line = NULL;
+    }
+    s->pf = e;
+    s->npf = n;
+    s->pf_changes = s->base.changes;
+    e = NULL;
+    rc = 0;
+done:
+    if (e) {
+        for (i = 0; i < n; i++) {
+            free(e[i].path);
+            free(e[i].data);
+            free(e[i].line);
+        }
+        free(e);
+    }
+    free(args);
+    free(idx);
+    return rc < 0 ? rc : 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -1599,6 +2330,8 @@ sshtr_close_tr(prop_transport *t)
         chan_free(s, &s->lock);
         s->locked = 0;
     }
+    pf_clear(s);
+    sh_down(s);
     if (s->event) {
         if (s->session)
             ssh_event_remove_session(s->event, s->session);
@@ -1616,8 +2349,8 @@ sshtr_close_tr(prop_transport *t)
 }
 
 static const prop_transport_ops ssh_ops = {
-    sshtr_run,   sshtr_read,    sshtr_write,  sshtr_stat, sshtr_remove,
-    sshtr_mkdir, sshtr_symlink, sshtr_chattr, sshtr_lock, sshtr_close_tr,
+    sshtr_run,     sshtr_read,   sshtr_write, sshtr_stat,     sshtr_remove,   sshtr_mkdir,
+    sshtr_symlink, sshtr_chattr, sshtr_lock,  sshtr_close_tr, sshtr_prefetch,
 };
 
 static int

@@ -122,6 +122,26 @@ const char *prop_transport_name(const prop_transport *t);
  */
 int prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
                        size_t stdin_len, prop_cmd_result *r);
+/*
+ * As prop_transport_run(), for a command that only looks at the target
+ * (dpkg-query, systemctl is-active, ...): it tells the transport that
+ * what prop_transport_prefetch() fetched is still true afterwards.
+ */
+int prop_transport_query(prop_transport *t, const char *const *argv, const char *stdin_data,
+                         size_t stdin_len, prop_cmd_result *r);
+/*
+ * A hint: the caller is about to stat, and perhaps read, these paths.  A
+ * transport where every operation is a round trip (SSH) fetches the stat
+ * of all of them, and the content of the small regular files among them,
+ * in two round trips, and answers prop_transport_stat() and
+ * prop_transport_read() of those paths from what it fetched until the
+ * first change made through it (write, remove, mkdir, symlink, chattr or
+ * run; query changes nothing).  Symbolic links are left out (their stat
+ * is always asked for).  The others ignore the hint.  A prefetch that
+ * fails leaves nothing behind, and every call then asks the target, so
+ * the return is 0 unless the arguments are bad or the connection is lost.
+ */
+int prop_transport_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
 /* Read a whole file: *data is malloc'd and NUL-terminated beyond *len. */
 int prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len);
 /*
