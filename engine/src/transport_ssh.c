@@ -648,7 +648,8 @@ sbuf_printf_format(sbuf *b, const char *data, size_t len)
     for (i = 0; i < len; i++) {
         unsigned char c = (unsigned char)data[i];
 
-        if ((c >= 0x20 && c < 0x7f && c != '\\' && c != '%' && c != '\'') || c == '\n') {
+        if (((c >= 0x20 && c < 0x7f && c != '\\' && c != '%' && c != '\'') || c == '\n') &&
+            (i > 0 || c != '-')) { /* a leading '-' would be an option */
             run++;
             continue;
         }
@@ -669,10 +670,12 @@ sbuf_printf_format(sbuf *b, const char *data, size_t len)
 /*
  * The line that runs words[0..] (quoted) in a subshell, its stdin the
  * data or /dev/null.  prefix, when not NULL, goes before the words
- * unquoted (a function name).
+ * unquoted (a function name); fmt, when not NULL, after them, as the
+ * printf format of fmt[0..fmtlen).
  */
 static char *
-sh_line(const char *prefix, const char *const *words, const char *in, size_t inlen, size_t *len)
+sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
+        const char *in, size_t inlen, size_t *len)
 {
     sbuf b = {0};
     size_t i;
@@ -685,6 +688,8 @@ sh_line(const char *prefix, const char *const *words, const char *in, size_t inl
     for (i = 0; words[i]; i++)
         if (sbuf_add(&b, " ", 1) < 0 || sbuf_quote(&b, words[i]) < 0)
             goto oom;
+    if (fmt && (sbuf_add(&b, " ", 1) < 0 || sbuf_printf_format(&b, fmt, fmtlen) < 0))
+        goto oom;
     if (sbuf_adds(&b, in ? " )" : " ) </dev/null") < 0)
         goto oom;
     return sbuf_take(&b, len);
@@ -705,7 +710,7 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     snprintf(what, sizeof what, "run %s", argv[0]);
     if (stdin_data && stdin_len > SH_MAX_INLINE)
         return exec_argv(s, argv, stdin_data, stdin_len, r, what);
-    line = sh_line(NULL, argv, stdin_data, stdin_data ? stdin_len : 0, &len);
+    line = sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
     if (!line)
         return prop_transport_fail(t, "%s: out of memory", what);
     rc = sh_call(s, line, len, r, what);
@@ -744,7 +749,7 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
         argv[n] = NULL;
         return exec_argv(s, argv, in, inlen, r, what);
     }
-    line = sh_line(name, args, in, inlen, &len);
+    line = sh_line(name, args, NULL, 0, in, inlen, &len);
     if (!line)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     rc = sh_call(s, line, len, r, what);
@@ -972,7 +977,8 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 }
 
 static const char write_script[] =
-    SH_OS "p=$1 m=$2 o=$3 g=$4 n=$5\n"
+    SH_OS "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
+          "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
           "case $p in /*) ;; *) p=./$p ;; esac\n"
           "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
           "d=${p%/*} b=${p##*/}\n"
@@ -993,10 +999,13 @@ static const char write_script[] =
           "  [ -n \"$g\" ] || g=$3\n"
           "fi\n"
           "[ -n \"$m\" ] || m=644\n"
-          "cat >\"$tmp\" || exit 1\n"
-          "set -- $(wc -c <\"$tmp\")\n"
-          "if [ \"$1\" != \"$n\" ]; then\n"
-          "  echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+          "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
+          "else\n"
+          "  cat >\"$tmp\" || exit 1\n"
+          "  set -- $(wc -c <\"$tmp\")\n"
+          "  if [ \"$1\" != \"$n\" ]; then\n"
+          "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+          "  fi\n"
           "fi\n"
           "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
           "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
@@ -1013,15 +1022,27 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
     char mode[16], size[32], what[300];
     const char *owner, *group;
     prop_cmd_result r;
+    size_t n;
     int rc;
 
+    memset(&r, 0, sizeof r);
     attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     {
         const char *args[] = {path, mode, owner, group, size, NULL};
 
         snprintf(what, sizeof what, "write %s", path);
-        rc = run_script(s, "prop_write", write_script, args, data, len, &r, what);
+        if (len > SH_MAX_INLINE) {
+            rc = run_script(s, "prop_write", write_script, args, data, len, &r, what);
+        } else {
+            /* The data as the sixth argument, a printf format: the shell's
+             * builtin printf writes it, no pipe, no cat, no count. */
+            char *line = sh_line("prop_write", args, data, len, NULL, 0, &n);
+
+            rc = line ? sh_call(s, line, n, &r, what)
+                      : prop_transport_fail(t, "%s: out of memory", what);
+            free(line);
+        }
     }
     if (rc)
         return rc;

@@ -1109,6 +1109,18 @@ START_TEST(test_write_bytes)
         prop_cmd_result_clear(&r);
         free(data);
     }
+    /* Text a printf format or an option could be made of. */
+    {
+        static const char *const odd[] = {"-n x", "--", "%s%d\\n\\", "'", "", "\\0101"};
+
+        for (i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+            OK(t, prop_transport_write(t, file, odd[i], strlen(odd[i]), NULL));
+            got = slurp(file, &len);
+            ck_assert_uint_eq(len, strlen(odd[i]));
+            ck_assert_int_eq(memcmp(got, odd[i], len), 0);
+            free(got);
+        }
+    }
     ck_assert_int_eq(count_entries(dir), 1);
     prop_transport_close(t);
 }
