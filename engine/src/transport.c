@@ -105,7 +105,6 @@ prop_transport_write(prop_transport *t, const char *path, const char *data, size
 {
     if (!t || !path || (!data && len))
         return PROP_EINVAL;
-    t->changes++;
     return t->ops->write(t, path, data ? data : "", len, attrs);
 }
 
@@ -122,7 +121,6 @@ prop_transport_remove(prop_transport *t, const char *path)
 {
     if (!t || !path)
         return PROP_EINVAL;
-    t->changes++;
     return t->ops->remove(t, path);
 }
 
@@ -131,7 +129,6 @@ prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs 
 {
     if (!t || !path)
         return PROP_EINVAL;
-    t->changes++;
     return t->ops->mkdir(t, path, attrs);
 }
 
@@ -140,7 +137,6 @@ prop_transport_symlink(prop_transport *t, const char *target, const char *link)
 {
     if (!t || !target || !link)
         return PROP_EINVAL;
-    t->changes++;
     return t->ops->symlink(t, target, link);
 }
 
@@ -149,7 +145,6 @@ prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs
 {
     if (!t || !path || !attrs)
         return PROP_EINVAL;
-    t->changes++;
     return t->ops->chattr(t, path, attrs);
 }
 

@@ -32,8 +32,9 @@ struct prop_transport {
     const prop_transport_ops *ops;
     char name[1024]; /* "local", "dir:/srv/root", "ssh:root@host:22" */
     char err[1024];  /* the last failure's reason */
-    /* Bumped by every call that may change the target (all but read, stat,
-     * query, lock and prefetch): what was fetched before is stale. */
+    /* Bumped by every run (not by query): anything fetched before may be
+     * stale.  A file operation makes stale what it touches; an
+     * implementation that fetches ahead sees to that itself. */
     unsigned long changes;
 };
 

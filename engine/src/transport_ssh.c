@@ -565,6 +565,7 @@ typedef struct pf_entry {
     size_t len;
     int have_data;
     char *line; /* the stat line, until the content is checked against it */
+    int stale;  /* touched by a file operation since */
 } pf_entry;
 
 static void
@@ -588,9 +589,9 @@ pf_cmp(const void *a, const void *b)
     return strcmp(((const pf_entry *)a)->path, ((const pf_entry *)b)->path);
 }
 
-/* The entry of path, when what was fetched is still true. */
-static const pf_entry *
-pf_find(ssh_tr *s, const char *path)
+/* The entry of path, stale or not; NULL once a run has made them all stale. */
+static pf_entry *
+pf_lookup(ssh_tr *s, const char *path)
 {
     pf_entry key;
 
@@ -602,6 +603,53 @@ pf_find(ssh_tr *s, const char *path)
     }
     key.path = (char *)path;
     return bsearch(&key, s->pf, s->npf, sizeof *s->pf, pf_cmp);
+}
+
+/* The entry of path, when what was fetched is still true. */
+static const pf_entry *
+pf_find(ssh_tr *s, const char *path)
+{
+    const pf_entry *e = pf_lookup(s, path);
+
+    return e && !e->stale ? e : NULL;
+}
+
+/* An absolute path without "//", "." or ".." components or a trailing '/'. */
+static int
+pf_canonical(const char *p)
+{
+    if (*p != '/')
+        return 0;
+    if (!p[1])
+        return 1;
+    for (; *p; p++) {
+        if (*p != '/')
+            continue;
+        if (p[1] == '/' || !p[1])
+            return 0;
+        if (p[1] == '.' && (!p[2] || p[2] == '/' || (p[2] == '.' && (!p[3] || p[3] == '/'))))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * A file operation on path: its entry is stale.  An operation that
+ * follows a final symbolic link (follows) makes every entry stale unless
+ * path is known not to be a link; so does a path spelt otherwise than the
+ * entries are.
+ */
+static void
+pf_forget(ssh_tr *s, const char *path, int follows)
+{
+    pf_entry *e = pf_lookup(s, path);
+
+    if (!s->npf)
+        return;
+    if (e && !e->stale && (!follows || e->type != PROP_FT_LINK))
+        e->stale = 1;
+    else if (follows || !pf_canonical(path))
+        pf_clear(s);
 }
 
 /* ---------------------------------------------------------------------
@@ -1026,6 +1074,7 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
     int rc;
 
     memset(&r, 0, sizeof r);
+    pf_forget(s, path, 0);
     attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     {
@@ -1066,6 +1115,7 @@ sshtr_remove(prop_transport *t, const char *path)
     char what[300];
     int rc;
 
+    pf_forget(s, path, 0);
     snprintf(what, sizeof what, "remove %s", path);
     rc = run_script(s, "prop_remove", remove_script, args, NULL, 0, &r, what);
     if (rc)
@@ -1106,6 +1156,7 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
     prop_cmd_result r;
     int rc;
 
+    pf_forget(s, path, 1);
     attr_args(attrs, mode, &owner, &group);
     snprintf(what, sizeof what, "%s %s", op, path);
     {
@@ -1153,6 +1204,7 @@ sshtr_symlink(prop_transport *t, const char *target, const char *link)
     char what[300];
     int rc;
 
+    pf_forget(s, link, 0);
     snprintf(what, sizeof what, "symlink %s", link);
     rc = run_script(s, "prop_symlink", symlink_script, args, NULL, 0, &r, what);
     if (rc)
@@ -1613,6 +1665,8 @@ sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
     if (!e || !args || !idx)
         goto done;
     for (i = 0; i < npaths; i++) {
+        if (!pf_canonical(paths[i]))
+            continue;
         if (!(e[n].path = strdup(paths[i])))
             goto done;
         n++;

@@ -1209,13 +1209,46 @@ START_TEST(test_prefetch)
     OK(t, prop_transport_stat(t, missing, &st));
     ck_assert_int_eq((int)st.size, 8);
 
-    /* A write through the transport ends it too. */
-    OK(t, prop_transport_prefetch(t, paths, 3));
+    /* A file operation makes stale the path it touches, and only that one,
+     * unless it may reach another file through a link. */
+    OK(t, prop_transport_prefetch(t, paths, 3)); /* a, b, missing */
     ck_assert_int_eq(spit(b, "B", 1), 0);
     OK(t, prop_transport_write(t, a, "three\n", 6, NULL));
-    OK(t, prop_transport_read(t, b, &got, &len));
-    ck_assert_str_eq(got, "B");
+    OK(t, prop_transport_read(t, a, &got, &len));
+    ck_assert_str_eq(got, "three\n");
     free(got);
+    OK(t, prop_transport_read(t, b, &got, &len));
+    ck_assert_uint_eq(len, 3); /* still what was fetched */
+    free(got);
+    OK(t, prop_transport_remove(t, missing));
+    ck_assert_int_eq(prop_transport_stat(t, missing, &st), PROP_ENOTFOUND);
+    {
+        prop_file_attrs mode = {0640, NULL, NULL};
+
+        OK(t, prop_transport_chattr(t, b, &mode)); /* b is a file: b only */
+        OK(t, prop_transport_stat(t, b, &st));
+        ck_assert_uint_eq(st.mode, 0640);
+        ck_assert_int_eq((int)st.size, 1);
+        OK(t, prop_transport_prefetch(t, paths, 3));
+        ck_assert_int_eq(spit(b, "BB", 2), 0);
+        OK(t, prop_transport_chattr(t, link, &mode)); /* a link, maybe to b: all */
+        OK(t, prop_transport_read(t, b, &got, &len));
+        ck_assert_str_eq(got, "BB");
+        free(got);
+    }
+    /* Paths spelt otherwise are not fetched. */
+    {
+        char odd[700];
+        const char *one[1];
+
+        FMT(odd, "%s//a", dir);
+        one[0] = odd;
+        OK(t, prop_transport_prefetch(t, one, 1));
+        ck_assert_int_eq(spit(a, "four\n", 5), 0);
+        OK(t, prop_transport_read(t, odd, &got, &len));
+        ck_assert_str_eq(got, "four\n");
+        free(got);
+    }
     free(data);
     prop_transport_close(t);
 }

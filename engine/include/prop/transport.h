@@ -134,10 +134,15 @@ int prop_transport_query(prop_transport *t, const char *const *argv, const char 
  * transport where every operation is a round trip (SSH) fetches the stat
  * of all of them, and the content of the small regular files among them,
  * in two round trips, and answers prop_transport_stat() and
- * prop_transport_read() of those paths from what it fetched until the
- * first change made through it (write, remove, mkdir, symlink, chattr or
- * run; query changes nothing).  Symbolic links are left out (their stat
- * is always asked for).  The others ignore the hint.  A prefetch that
+ * prop_transport_read() of those paths from what it fetched: a write,
+ * remove, mkdir, symlink or chattr through it asks the target again for
+ * the path it touched (for every path, when it may have touched another
+ * file through a symbolic link), and a run for every path (query changes
+ * nothing).  Paths are taken as they are spelt: give them without "//",
+ * "." or ".." and without a trailing '/' (others are not fetched), and
+ * know that two names of one file (through a linked directory) are two
+ * entries.  Symbolic links are left out (their stat is always asked for).
+ * The others ignore the hint.  A prefetch that
  * fails leaves nothing behind, and every call then asks the target, so
  * the return is 0 unless the arguments are bad or the connection is lost.
  */
