@@ -30,6 +30,7 @@ cli_site_opts_init(cli_site_opts *o)
 {
     o->limits.max_instructions = LPROP_DEFAULT_MAX_INSTRUCTIONS;
     o->limits.max_memory = (size_t)LPROP_DEFAULT_MAX_MEMORY_MIB << 20;
+    o->limits.check_only = 0;
     o->color_out = want_color(1);
     o->color_err = want_color(2);
 }
@@ -182,6 +183,8 @@ cli_load_site(const char *path, const cli_site_opts *o, int *evaluated)
     if (lprop_eval_file(ctx, path) != 0) {
         record_eval_error(ctx);
         lua_pop(ctx->L, 1);
+        /* Reported: the limit, lifted for the report, holds again. */
+        ctx->limits.max_memory = o->limits.max_memory;
         return ctx;
     }
     *evaluated = 1;
@@ -257,6 +260,7 @@ cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_host
         free(names);
         return cli_usage_error(cmd, "which site file?");
     }
+    sh->o.limits.check_only = 1; /* show and graph never run the site */
     sh->ctx = cli_load_site(sh->site, &sh->o, &evaluated);
     if (sh->ctx == NULL) {
         free(names);

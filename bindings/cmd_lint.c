@@ -49,6 +49,7 @@ run_lint(int argc, char **argv)
     }
     if (site == NULL)
         return cli_usage_error(&cmd_lint, "which site file?");
+    o.limits.check_only = 1;
     ctx = cli_load_site(site, &o, &evaluated);
     if (ctx == NULL) {
         fprintf(stderr, "prop: out of memory\n");

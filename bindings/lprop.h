@@ -26,6 +26,9 @@
 typedef struct lprop_limits {
     long long max_instructions; /* VM instructions for one evaluation */
     size_t max_memory;          /* bytes: Lua heap and property graph together */
+    /* The site is only checked, never run (lint, show, graph): leaves keep
+     * no impl or args, so that nothing of a property stays in the Lua heap. */
+    int check_only;
 } lprop_limits;
 
 /*
@@ -56,6 +59,11 @@ typedef struct lprop_ctx {
     char *site_real; /* its realpath, for require's confinement */
     int env_ref;     /* registry ref of the config environment */
     int evaluating;  /* inside lprop_eval_file's protected call */
+    /* The Property and Host metatables (anchored in the registry for the
+     * life of the state): a registry index to push them, and their
+     * addresses to recognise a userdata without a lookup by name. */
+    int node_mt_ref, host_mt_ref;
+    const void *node_mt, *host_mt;
 } lprop_ctx;
 
 /*
@@ -68,6 +76,23 @@ lprop_ctx *lprop_open(const lprop_limits *limits);
  * fresh instruction budget, so that an endless loop there stops cleanly.
  */
 void lprop_budget_reset(lprop_ctx *ctx);
+/*
+ * A call of one of prop's recipes counts as this many instructions of the
+ * budget, whatever the recipe does inside: prop's own code is not counted
+ * instruction by instruction (see lprop_budget_suspend).
+ */
+#define LPROP_RECIPE_CHARGE 100
+/*
+ * Around a recipe call that cannot run any code of the site: charge
+ * LPROP_RECIPE_CHARGE (raising the budget error when it is spent) and take
+ * the count hook off, so that prop's own code runs at full speed.  Returns
+ * 1 when the hook was taken off (lprop_budget_resume must follow, also when
+ * the call fails), 0 when no budget hook is set (run time under another
+ * hook, or a nested recipe call): nothing to resume then.  The
+ * instructions the site ran since the hook last fired are not counted.
+ */
+int lprop_budget_suspend(lua_State *L);
+void lprop_budget_resume(lua_State *L);
 /* The registry tables core.leaf keeps each leaf's impl and args in, by behaviour number. */
 #define LPROP_BEHAVIOURS "prop.behaviours"
 #define LPROP_BEHAVIOUR_ARGS "prop.behaviour_args"
@@ -79,7 +104,8 @@ lprop_ctx *lprop_getctx(lua_State *L);
 /*
  * Evaluate the site file at path in the config environment.  On failure
  * returns non-zero and leaves a message of the form "file:line: ..." (or
- * "prop: ..." without a place) on top of the stack.
+ * "prop: ..." without a place) on top of the stack, with the memory limit
+ * lifted so that the error can be reported (the caller puts it back).
  */
 int lprop_eval_file(lprop_ctx *ctx, const char *path);
 /* Print an evaluation error (from the stack top) GCC-style on f. */

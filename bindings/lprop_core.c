@@ -18,9 +18,11 @@
 #include "lprop.h"
 
 #define MAX_FRAMES 8
+#define LOCAL_CLAIMS 16 /* claims of one leaf read into a C array up to this many */
 #define BEHAVIOUR_KEY LPROP_BEHAVIOURS
 #define BEHAVIOUR_ARGS_KEY LPROP_BEHAVIOUR_ARGS
 #define HOSTS_KEY "prop.hosts"
+#define BUDGET_GUARD_KEY "prop.budget_guard"
 
 typedef struct {
     prop_node *node;
@@ -32,33 +34,53 @@ typedef struct {
 
 /* ---- userdata ---- */
 
+/* The userdata at idx when its metatable is mt, else NULL. */
+static void *
+to_udata(lua_State *L, int idx, const void *mt)
+{
+    void *u = lua_touserdata(L, idx);
+    int same;
+
+    if (u == NULL || mt == NULL || !lua_getmetatable(L, idx))
+        return NULL;
+    same = lua_topointer(L, -1) == mt;
+    lua_pop(L, 1);
+    return same ? u : NULL;
+}
+
 void
 lprop_push_node(lua_State *L, prop_node *n)
 {
+    lprop_ctx *ctx = lprop_getctx(L);
     node_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+
     u->node = n;
-    luaL_setmetatable(L, LPROP_PROPERTY);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->node_mt_ref);
+    lua_setmetatable(L, -2);
 }
 
 prop_node *
 lprop_tonode(lua_State *L, int idx)
 {
-    node_ud *u = luaL_testudata(L, idx, LPROP_PROPERTY);
+    node_ud *u = to_udata(L, idx, lprop_getctx(L)->node_mt);
     return u ? u->node : NULL;
 }
 
 void
 lprop_push_host(lua_State *L, prop_host *h)
 {
+    lprop_ctx *ctx = lprop_getctx(L);
     host_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
+
     u->host = h;
-    luaL_setmetatable(L, LPROP_HOST);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->host_mt_ref);
+    lua_setmetatable(L, -2);
 }
 
 prop_host *
 lprop_tohost(lua_State *L, int idx)
 {
-    host_ud *u = luaL_testudata(L, idx, LPROP_HOST);
+    host_ud *u = to_udata(L, idx, lprop_getctx(L)->host_mt);
     return u ? u->host : NULL;
 }
 
@@ -391,7 +413,7 @@ l_leaf(lua_State *L)
     prop_origin o;
     prop_leaf_spec spec;
     prop_node *out = NULL;
-    prop_claim *claims = NULL;
+    prop_claim local_claims[LOCAL_CLAIMS], *claims = NULL;
     prop_info *info = NULL;
     int *ports = NULL;
     lua_Integer i, n;
@@ -414,7 +436,7 @@ l_leaf(lua_State *L)
         n = (lua_Integer)lua_rawlen(L, 5);
         if (n % 3 != 0)
             return luaL_error(L, "claims must be triples (kind, key, value)");
-        claims = scratch(L, (size_t)(n / 3), sizeof *claims);
+        claims = n / 3 <= LOCAL_CLAIMS ? local_claims : scratch(L, (size_t)(n / 3), sizeof *claims);
         for (i = 0; i < n / 3; i++) {
             prop_claim *c = &claims[i];
             c->value = NULL;
@@ -490,8 +512,9 @@ l_leaf(lua_State *L)
             return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
         lua_pop(L, 1);
     }
-    if (!lua_isnil(L, 3) || !lua_isnil(L, 4)) {
-        /* The run-time side: impl and args, by behaviour number. */
+    if (!ctx->limits.check_only && (!lua_isnil(L, 3) || !lua_isnil(L, 4))) {
+        /* The run-time side: impl and args, by behaviour number (not kept
+         * when the site is only checked). */
         lua_Integer id;
         lua_pushvalue(L, lua_upvalueindex(1));
         id = (lua_Integer)lua_rawlen(L, -1) + 1;
@@ -535,17 +558,90 @@ l_invalid(lua_State *L)
 }
 
 /*
+ * Whether the value at idx lets no code of the site run when a recipe
+ * looks at it: nil, booleans, numbers, strings (their metatable is locked
+ * by the prelude), properties and hosts, and plain tables of those (no
+ * metatable, at most INERT_DEPTH levels and *left entries in all).
+ * Functions are not: a recipe given one might call it.
+ */
+#define INERT_DEPTH 4
+#define INERT_ENTRIES 64
+
+static int
+inert(lua_State *L, int idx, int depth, int *left)
+{
+    int ok = 1;
+
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+        return 1;
+    case LUA_TUSERDATA:
+        return lprop_tonode(L, idx) != NULL || lprop_tohost(L, idx) != NULL;
+    case LUA_TTABLE:
+        break;
+    default:
+        return 0;
+    }
+    if (depth >= INERT_DEPTH || !lua_checkstack(L, 3))
+        return 0;
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (--*left < 0 || !inert(L, -2, depth + 1, left) || !inert(L, -1, depth + 1, left)) {
+            lua_pop(L, 2);
+            ok = 0;
+            break;
+        }
+        lua_pop(L, 1);
+    }
+    return ok;
+}
+
+/* __close of the guard entry_call leaves on its stack: the hook back on. */
+static int
+budget_guard_close(lua_State *L)
+{
+    lprop_budget_resume(L);
+    return 0;
+}
+
+/*
  * The recipes' entry points are wrapped in this C trampoline.  A user
  * helper that ends in `return apt.installed {...}` makes a tail call; Lua
  * drops the helper's frame for a tail call into a Lua function but keeps
  * it for a C function, so the helper's line stays in the property's origin.
+ *
+ * When the arguments cannot lead the recipe into code of the site, the
+ * recipe runs without the instruction budget's count hook (see
+ * lprop_budget_suspend): a to-be-closed guard below the call puts it back
+ * however the call ends, before any __close of the site's own runs.
  */
 static int
 entry_call(lua_State *L)
 {
+    int n = lua_gettop(L), i, left = INERT_ENTRIES, quiet = 1;
+
+    for (i = 1; i <= n && quiet; i++)
+        quiet = inert(L, i, 0, &left);
+    if (quiet && lua_checkstack(L, LUA_MINSTACK + 4) && lprop_budget_suspend(L)) {
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_insert(L, 1);
+        lua_toclose(L, 1);
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 2);
+        lua_call(L, n, LUA_MULTRET);
+        return lua_gettop(L) - 1;
+    }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    lua_call(L, n, LUA_MULTRET);
     return lua_gettop(L);
 }
 
@@ -555,7 +651,8 @@ l_entry(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
     lua_settop(L, 1);
-    lua_pushcclosure(L, entry_call, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);
+    lua_pushcclosure(L, entry_call, 2);
     return 1;
 }
 
@@ -1005,6 +1102,8 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
 int
 luaopen_prop_core(lua_State *L)
 {
+    lprop_ctx *ctx = lprop_getctx(L);
+
     if (luaL_newmetatable(L, LPROP_PROPERTY)) {
         lua_pushcfunction(L, node_index);
         lua_setfield(L, -2, "__index");
@@ -1020,8 +1119,11 @@ luaopen_prop_core(lua_State *L)
         lua_setfield(L, -2, "methods");
         lua_pushliteral(L, "a property is immutable");
         lua_setfield(L, -2, "__metatable");
+        ctx->node_mt = lua_topointer(L, -1);
+        ctx->node_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
     if (luaL_newmetatable(L, LPROP_HOST)) {
         lua_pushcfunction(L, host_index);
         lua_setfield(L, -2, "__index");
@@ -1029,10 +1131,22 @@ luaopen_prop_core(lua_State *L)
         lua_setfield(L, -2, "__tostring");
         lua_pushliteral(L, "a host is immutable");
         lua_setfield(L, -2, "__metatable");
+        ctx->host_mt = lua_topointer(L, -1);
+        ctx->host_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    } else {
+        lua_pop(L, 1);
     }
-    lua_pop(L, 1);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
+    /* The guard of entry_call: a table whose __close resumes the budget. */
+    lua_newtable(L);
+    lua_createtable(L, 0, 2);
+    lua_pushcfunction(L, budget_guard_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushliteral(L, "prop budget guard");
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);
     luaL_newlib(L, core_funcs);
     /* core.leaf keeps what it looks up on every call in upvalues: the
      * behaviour tables, and name -> number tables for OS sets and claim

@@ -197,8 +197,9 @@ count_hook(lua_State *L, lua_Debug *ar)
     ctx->instructions += HOOK_PERIOD;
     note_place(ctx, L, ar);
     if (ctx->instructions > ctx->limits.max_instructions) {
-        /* The hook is not a frame of its own: build the place by hand. */
-        lua_sethook(L, NULL, 0, 0);
+        /* The hook is not a frame of its own: build the place by hand.
+         * It stays set: a site that catches the error with pcall is
+         * stopped again HOOK_PERIOD instructions later. */
         if (ctx->where_line > 0)
             lua_pushfstring(L, "%s:%d: ", ctx->where_file, ctx->where_line);
         else
@@ -210,6 +211,29 @@ count_hook(lua_State *L, lua_Debug *ar)
         lua_concat(L, 2);
         lua_error(L);
     }
+}
+
+int
+lprop_budget_suspend(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+
+    if (lua_gethook(L) != count_hook)
+        return 0;
+    ctx->instructions += LPROP_RECIPE_CHARGE;
+    if (ctx->instructions > ctx->limits.max_instructions)
+        return lprop_error(L,
+                           "instruction budget of %I exceeded (an endless loop?); "
+                           "raise it with --max-instructions",
+                           (lua_Integer)ctx->limits.max_instructions);
+    lua_sethook(L, NULL, 0, 0);
+    return 1;
+}
+
+void
+lprop_budget_resume(lua_State *L)
+{
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
 }
 
 void
@@ -691,11 +715,16 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
         return 0;
     }
     lua_remove(L, -2);
-    if (rc == LUA_ERRMEM) {
-        /* Lua calls no handler for memory errors: name the last place. */
+    {
+        /* Evaluation is over: reporting the error must not need room
+         * that the site used up (the graph's arena shares the limit). */
         int mib = (int)(ctx->limits.max_memory >> 20);
+
+        ctx->limits.max_memory = SIZE_MAX;
+        if (rc != LUA_ERRMEM)
+            return 1;
+        /* Lua calls no handler for memory errors: name the last place. */
         lua_pop(L, 1);
-        ctx->limits.max_memory = SIZE_MAX; /* room to report */
         if (ctx->where_line > 0)
             lua_pushfstring(L, "%s:%d: memory limit of %d MiB exceeded; raise it with --max-memory",
                             ctx->where_file, ctx->where_line, mib);

@@ -150,7 +150,7 @@ local function packages(recipe, ...)
 end
 
 local function packages_leaf(which, list)
-   local desc = fmt("apt %s %s", which, table.concat(list, " "))
+   local desc = "apt " .. which .. " " .. (table.concat(list, " "))
    local kind = which == "installed" and "package.installed" or "package.removed"
    local claims = {}
    for _, p in ipairs(list) do
@@ -164,7 +164,7 @@ local function pair(which, other, ...)
    if err then
       local v = ...
       local names = type(v) == "string" and v or "..."
-      return core.invalid(fmt("apt %s %s", which, names), err)
+      return core.invalid("apt " .. which .. " " .. names, err)
    end
    return core.pair(packages_leaf(which, list), packages_leaf(other, list))
 end

@@ -91,7 +91,7 @@ end
              { user = "backup" })
 ]]
 function cron.job(name, schedule, argv, opts)
-   local desc = fmt("cron job %s", type(name) == "string" and name or "?")
+   local desc = "cron job " .. (type(name) == "string" and name or "?")
    local err = args.matching(name, "job name", "[%w_-]+",
                              'letters, digits, "_" and "-" only (cron skips files in '
                              .. '/etc/cron.d with other characters, a dot included)')
@@ -119,7 +119,7 @@ function cron.job(name, schedule, argv, opts)
                          { name = name, schedule = s, argv = a, user = user, path = path,
                            content = content },
                          { "file.content", path, content })
-   local gone = core.leaf(fmt("cron job %s removed", name), nil, impl.absent,
+   local gone = core.leaf("cron job " .. name .. " removed", nil, impl.absent,
                           { name = name, path = path }, { "file.absent", path, false })
    return core.pair(job, gone)
 end

@@ -223,7 +223,7 @@ local has_content_extra = {
 }
 
 function file.has_content(path, content, opts)
-   local desc = fmt("file %s has content", type(path) == "string" and path or "?")
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " has content"
    local err, v = args.check_all(args.abs_path, path, "path", check_content, content, "content")
    local oerr, o = args.options(opts, has_content_schema, "file.has_content")
    local msg = args.join("file.has_content", err, oerr)
@@ -238,7 +238,7 @@ end
 local function lines_leaf(which, path, lines)
    local verb = which == "contains_lines" and "contains" or "lacks"
    local kind = which == "contains_lines" and "file.line" or "file.noline"
-   local desc = fmt("file %s %s lines", path, verb)
+   local desc = "file " .. path .. " " .. verb .. " lines"
    local claims = {}
    for _, l in ipairs(lines) do
       claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, path, l
@@ -247,8 +247,8 @@ local function lines_leaf(which, path, lines)
 end
 
 local function lines_pair(which, other, path, lines)
-   local desc = fmt("file %s %s lines", type(path) == "string" and path or "?",
-                    which == "contains_lines" and "contains" or "lacks")
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " "
+      .. (which == "contains_lines" and "contains" or "lacks") .. " lines"
    local err, v = args.check_all(args.abs_path, path, "path", check_lines, lines, "lines")
    if err then return core.invalid(desc, args.join("file." .. which, err)) end
    return core.pair(lines_leaf(which, v[1], v[2]), lines_leaf(other, v[1], v[2]))
@@ -294,7 +294,7 @@ end
     file.directory("/srv/www", { mode = "0755", owner = "www-data" })
 ]]
 function file.directory(path, opts)
-   local desc = fmt("directory %s exists", type(path) == "string" and path or "?")
+   local desc = "directory " .. (type(path) == "string" and path or "?") .. " exists"
    local err = args.abs_path(path, "path")
    local oerr, o = args.options(opts, ownership_schema, "file.directory")
    local msg = args.join("file.directory", err, oerr)
@@ -317,7 +317,7 @@ end
     file.absent("/etc/cron.daily/popularity-contest")
 ]]
 function file.absent(path, opts)
-   local desc = fmt("file %s absent", type(path) == "string" and path or "?")
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " absent"
    local msg = args.join("file.absent", args.abs_path(path, "path"),
                          (args.options(opts, {}, "file.absent")))
    if msg then return core.invalid(desc, msg) end
@@ -337,8 +337,8 @@ end
     file.symlink("/etc/nginx/sites-enabled/site", "../sites-available/site")
 ]]
 function file.symlink(link, target, opts)
-   local desc = fmt("symlink %s -> %s", type(link) == "string" and link or "?",
-                    type(target) == "string" and target or "?")
+   local desc = "symlink " .. (type(link) == "string" and link or "?") .. " -> "
+      .. (type(target) == "string" and target or "?")
    local err = args.check_all(args.abs_path, link, "link", args.nonempty_string, target, "target")
    local msg = args.join("file.symlink", err, (args.options(opts, {}, "file.symlink")))
    if msg then return core.invalid(desc, msg) end
@@ -357,11 +357,11 @@ end
     file.mode("/etc/shadow", "0640")
 ]]
 function file.mode(path, mode)
-   local desc = fmt("file %s has mode %s", type(path) == "string" and path or "?",
-                    type(mode) == "string" and mode or "?")
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " has mode "
+      .. (type(mode) == "string" and mode or "?")
    local err, v = args.check_all(args.abs_path, path, "path", args.mode, mode, "mode")
    if err then return core.invalid(desc, args.join("file.mode", err)) end
-   desc = fmt("file %s has mode %s", v[1], v[2])
+   desc = "file " .. v[1] .. " has mode " .. v[2]
    return core.leaf(desc, nil, impl.mode, { path = v[1], mode = v[2] },
                     { "file.mode", v[1], v[2] }, {
       norevert = "file.mode has no revert action: the old mode is not known",

@@ -47,13 +47,13 @@ end
     group.exists("deploy", { gid = 2000 })
 ]]
 function group.exists(name, opts)
-   local desc = fmt("group %s exists", type(name) == "string" and name or "?")
+   local desc = "group " .. (type(name) == "string" and name or "?") .. " exists"
    local err = args.matching(name, "group name", "[a-z_][a-z0-9_-]*",
                              'a group name such as "deploy" (lower case, digits, "_" and "-")')
    local oerr, o = args.options(opts, { gid = args.id }, "group.exists")
    local msg = args.join("group.exists", err, oerr)
    if msg then return core.invalid(desc, msg) end
-   if o.gid then desc = fmt("group %s exists (gid %d)", name, o.gid) end
+   if o.gid then desc = "group " .. name .. " exists (gid " .. o.gid .. ")" end
    return core.leaf(desc, nil, impl.exists, { name = name, gid = o.gid },
                     { "group", name, o.gid or false }, {
       norevert = "group.exists has no revert action: removing a group could leave files owned by a bare number",

@@ -94,7 +94,7 @@ end
     hostname.set "web1.example.com"
 ]]
 function hostname.set(name, opts)
-   local desc = fmt("hostname %s", type(name) == "string" and name or "?")
+   local desc = "hostname " .. (type(name) == "string" and name or "?")
    local err = check_hostname(name, "hostname")
    local msg = args.join("hostname.set", err, (args.options(opts, {}, "hostname.set")))
    if msg then return core.invalid(desc, msg) end

@@ -89,13 +89,13 @@ local function check_name(v, what)
 end
 
 local function fact(key, check, v, opts)
-   local desc = fmt("%s %s", key, type(v) == "string" and v or "?")
+   local desc = key .. " " .. (type(v) == "string" and v or "?")
    local err, norm = check(v, key)
    local oerr = args.options(opts, {}, key)
    if err or oerr then return core.invalid(desc, args.join(key, err, oerr)) end
-   return core.leaf(fmt("%s %s", key, norm), nil, nil, nil, nil, {
+   return core.leaf(key .. " " .. norm, nil, nil, nil, nil, {
       info = { key, norm }, info_only = true,
-      norevert = fmt("%s is information about the host; it has nothing to revert", key),
+      norevert = key .. " is information about the host; it has nothing to revert",
    })
 end
 

@@ -37,7 +37,7 @@ local function declare(family, what, example, suite, arch, extra_args)
                          check_arch(arch), (args.options(extra_args, {}, recipe)))
    if msg then return core.invalid(desc, msg) end
    return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "os", fmt("%s %s %s", family, suite, arch) },
+      info = { "os", family .. " " .. suite .. " " .. arch },
       info_only = true,
       os = family,
       norevert = norevert,

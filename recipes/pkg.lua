@@ -86,7 +86,7 @@ local function packages(recipe, ...)
 end
 
 local function packages_leaf(which, list)
-   local desc = fmt("pkg %s %s", which, table.concat(list, " "))
+   local desc = "pkg " .. which .. " " .. (table.concat(list, " "))
    local kind = which == "installed" and "package.installed" or "package.removed"
    local claims = {}
    for _, p in ipairs(list) do
@@ -99,7 +99,7 @@ local function pair(which, other, ...)
    local err, list = packages("pkg." .. which, ...)
    if err then
       local v = ...
-      return core.invalid(fmt("pkg %s %s", which, type(v) == "string" and v or "..."), err)
+      return core.invalid("pkg " .. which .. " " .. (type(v) == "string" and v or "..."), err)
    end
    return core.pair(packages_leaf(which, list), packages_leaf(other, list))
 end

@@ -97,14 +97,14 @@ local function check_name(recipe, name, opts)
 end
 
 local function state_leaf(which, name)
-   return core.leaf(fmt("service %s %s", name, which), nil, impl[which], { name = name },
+   return core.leaf("service " .. name .. " " .. which, nil, impl[which], { name = name },
                     { "service." .. which, name, false })
 end
 
 local function pair(which, other, name, opts)
    local err = check_name("service." .. which, name, opts)
    if err then
-      return core.invalid(fmt("service %s %s", type(name) == "string" and name or "?", which), err)
+      return core.invalid("service " .. (type(name) == "string" and name or "?") .. " " .. which, err)
    end
    return core.pair(state_leaf(which, name), state_leaf(other, name))
 end
@@ -145,7 +145,7 @@ end
     file.has_content("/etc/foo.conf", conf):on_change(service.restarted "foo")
 ]]
 function service.restarted(name, opts)
-   local desc = fmt("service %s restarted", type(name) == "string" and name or "?")
+   local desc = "service " .. (type(name) == "string" and name or "?") .. " restarted"
    local err = check_name("service.restarted", name, opts)
    if err then return core.invalid(desc, err) end
    return core.leaf(desc, nil, impl.restarted, { name = name },
@@ -166,7 +166,7 @@ end
     service.enabled "nginx"
 ]]
 function service.enabled(name, opts)
-   local desc = fmt("service %s enabled", type(name) == "string" and name or "?")
+   local desc = "service " .. (type(name) == "string" and name or "?") .. " enabled"
    local err = check_name("service.enabled", name, opts)
    if err then return core.invalid(desc, err) end
    return core.leaf(desc, nil, impl.enabled, { name = name }, nil, {

@@ -130,15 +130,15 @@ local schema = {
 }
 
 local function account_leaf(name, o)
-   local desc = fmt("user %s exists", name)
-   if o.uid then desc = fmt("user %s exists (uid %d)", name, o.uid) end
+   local desc = "user " .. name .. " exists"
+   if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
                groups = o.groups, comment = o.comment }
    return core.leaf(desc, nil, impl.account, a, { "user", name, o.uid or false })
 end
 
 local function absent_leaf(name)
-   return core.leaf(fmt("user %s absent", name), nil, impl.absent, { name = name },
+   return core.leaf("user " .. name .. " absent", nil, impl.absent, { name = name },
                     { "user.absent", name, false })
 end
 
@@ -158,7 +158,7 @@ end
     user.account("alice", { uid = 1001, shell = "/bin/bash", groups = { "adm", "sudo" } })
 ]]
 function user.account(name, opts)
-   local desc = fmt("user %s exists", type(name) == "string" and name or "?")
+   local desc = "user " .. (type(name) == "string" and name or "?") .. " exists"
    local err = check_name(name, "user name")
    local oerr, o = args.options(opts, schema, "user.account")
    local msg = args.join("user.account", err, oerr)
@@ -175,7 +175,7 @@ end
     user.absent "games"
 ]]
 function user.absent(name, opts)
-   local desc = fmt("user %s absent", type(name) == "string" and name or "?")
+   local desc = "user " .. (type(name) == "string" and name or "?") .. " absent"
    local msg = args.join("user.absent", check_name(name, "user name"),
                          (args.options(opts, {}, "user.absent")))
    if msg then return core.invalid(desc, msg) end

@@ -57,9 +57,16 @@ typedef struct source_file {
     size_t nlines;
 } source_file;
 
-/* A string intern table (open addressing), for file names. */
+/* A string intern table (open addressing).  Each slot keeps the string's
+ * hash and length, so that a probe compares strings only when both match. */
+typedef struct intern_slot {
+    const char *str;
+    uint32_t hash;
+    uint32_t len; /* UINT32_MAX: longer (compared in full) */
+} intern_slot;
+
 typedef struct intern_table {
-    const char **slots;
+    intern_slot *slots;
     size_t cap, n;
 } intern_table;
 

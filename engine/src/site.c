@@ -59,9 +59,9 @@ prop_site_free(prop_site *s)
     ud = s->mem.ud;
     arena_release(&s->mem);
     if (s->files.slots)
-        alloc(ud, (void *)s->files.slots, s->files.cap * sizeof(char *), 0);
+        alloc(ud, s->files.slots, s->files.cap * sizeof(intern_slot), 0);
     if (s->strings.slots)
-        alloc(ud, (void *)s->strings.slots, s->strings.cap * sizeof(char *), 0);
+        alloc(ud, s->strings.slots, s->strings.cap * sizeof(intern_slot), 0);
     if (s->host_names.slots)
         alloc(ud, s->host_names.slots, s->host_names.cap * sizeof(prop_host *), 0);
     if (s->origins.slots)
@@ -82,7 +82,7 @@ prop_site_memory(const prop_site *s)
 {
     if (!s)
         return 0;
-    return sizeof *s + s->mem.total + (s->files.cap + s->strings.cap) * sizeof(char *) +
+    return sizeof *s + s->mem.total + (s->files.cap + s->strings.cap) * sizeof(intern_slot) +
            s->host_names.cap * sizeof(prop_host *) + s->origins.cap * sizeof(prop_origin *) +
            s->nodes.cap * sizeof(void *);
 }
@@ -102,27 +102,52 @@ site_fail(prop_site *s, int code, const char *fmt, ...)
 
 /* ---- interning ---- */
 
-/* FNV-1a: short strings, good enough spread for power-of-two tables. */
-static size_t
-hash_bytes(const char *str, size_t len)
+/*
+ * A multiplicative hash over 8 bytes at a time: descriptions, paths and
+ * file contents are hashed once each, and most are longer than a word.
+ */
+static uint64_t
+load_word(const char *p, size_t n)
 {
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t w = 0;
 
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)str[i];
-        h *= 1099511628211ULL;
-    }
-    return (size_t)(h ^ (h >> 29));
+    memcpy(&w, p, n);
+    return w;
 }
 
-static int
-same_string(const char *interned, const char *str, size_t len)
+static uint32_t
+hash_bytes(const char *str, size_t len)
 {
-    /* Stops at interned's end: it may be shorter than len. */
+    const uint64_t k = 0x9e3779b97f4a7c15ULL;
+    uint64_t h = (uint64_t)len * k;
+    size_t i = 0;
+
+    for (; i + 8 <= len; i += 8)
+        h = ((h << 5 | h >> 59) ^ load_word(str + i, 8)) * k;
+    if (i < len)
+        h = ((h << 5 | h >> 59) ^ load_word(str + i, len - i)) * k;
+    h ^= h >> 32;
+    h *= k;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static uint32_t
+slot_len(size_t len)
+{
+    return len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
+}
+
+/* Whether the interned string of slot e is str[0..len) (len NUL-free). */
+static int
+slot_is(const intern_slot *e, const char *str, size_t len)
+{
+    if (e->len != UINT32_MAX)
+        return memcmp(e->str, str, len) == 0;
+    /* Too long for the length field: stop at the interned string's end. */
     for (size_t i = 0; i < len; i++)
-        if (interned[i] != str[i] || interned[i] == '\0')
+        if (e->str[i] != str[i] || e->str[i] == '\0')
             return 0;
-    return interned[len] == '\0';
+    return e->str[len] == '\0';
 }
 
 /*
@@ -133,27 +158,26 @@ static int
 intern_grow(prop_site *s, intern_table *t)
 {
     size_t cap = t->cap ? t->cap * 2 : 64;
-    const char **slots;
+    intern_slot *slots;
 
-    if (cap > (size_t)-1 / sizeof(char *))
+    if (cap > (size_t)-1 / sizeof *slots)
         return PROP_ENOMEM;
-    slots = s->mem.alloc(s->mem.ud, NULL, 0, cap * sizeof(char *));
+    slots = s->mem.alloc(s->mem.ud, NULL, 0, cap * sizeof *slots);
     if (!slots)
         return PROP_ENOMEM;
-    memset(slots, 0, cap * sizeof(char *));
+    memset(slots, 0, cap * sizeof *slots);
     for (size_t i = 0; i < t->cap; i++) {
-        const char *str = t->slots[i];
         size_t j;
 
-        if (!str)
+        if (!t->slots[i].str)
             continue;
-        j = hash_bytes(str, strlen(str)) & (cap - 1);
-        while (slots[j])
+        j = t->slots[i].hash & (cap - 1);
+        while (slots[j].str)
             j = (j + 1) & (cap - 1);
-        slots[j] = str;
+        slots[j] = t->slots[i];
     }
     if (t->slots)
-        s->mem.alloc(s->mem.ud, (void *)t->slots, t->cap * sizeof(char *), 0);
+        s->mem.alloc(s->mem.ud, t->slots, t->cap * sizeof *slots, 0);
     t->slots = slots;
     t->cap = cap;
     return PROP_OK;
@@ -162,21 +186,26 @@ intern_grow(prop_site *s, intern_table *t)
 static const char *
 intern_in(prop_site *s, intern_table *t, const char *str, size_t len)
 {
+    uint32_t h = hash_bytes(str, len), l = slot_len(len);
     size_t j;
     char *copy;
 
     if ((t->n + 1) * 2 > t->cap && intern_grow(s, t) != PROP_OK)
         goto nomem;
-    j = hash_bytes(str, len) & (t->cap - 1);
-    while (t->slots[j]) {
-        if (same_string(t->slots[j], str, len))
-            return t->slots[j];
+    j = h & (t->cap - 1);
+    while (t->slots[j].str) {
+        const intern_slot *e = &t->slots[j];
+
+        if (e->hash == h && e->len == l && slot_is(e, str, len))
+            return e->str;
         j = (j + 1) & (t->cap - 1);
     }
     copy = arena_strndup(&s->mem, str, len);
     if (!copy)
         goto nomem;
-    t->slots[j] = copy;
+    t->slots[j].str = copy;
+    t->slots[j].hash = h;
+    t->slots[j].len = l;
     t->n++;
     return copy;
 nomem:

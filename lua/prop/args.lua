@@ -114,6 +114,22 @@ args.got = got
 -- ---------------------------------------------------------------------
 -- Scalars.
 
+-- Values a check has already accepted, so that the thousands of hosts of
+-- a site naming the same path or package are checked once.  Only
+-- acceptance is remembered (a refusal is worded anew, with its `what`),
+-- and a set is emptied when it grows past a bound.
+local MEMO_MAX = 4096
+local function memo_set()
+   return { n = 0, ok = {} }
+end
+local function memo_add(m, v, norm)
+   if m.n >= MEMO_MAX then m.n, m.ok = 0, {} end
+   m.n = m.n + 1
+   m.ok[v] = norm
+end
+args.memo_set, args.memo_add = memo_set, memo_add
+
+
 function args.string(v, what)
    if type(v) ~= "string" then
       return string_format("%s must be a string, got %s", what, got(v))
@@ -141,12 +157,23 @@ local anchored = setmetatable({}, {
    end,
 })
 
+local matched = setmetatable({}, {
+   __index = function(t, p)
+      local m = memo_set()
+      t[p] = m
+      return m
+   end,
+})
+
 -- A string matched entirely by pattern; expected says in words what fits.
 function args.matching(v, what, pattern, expected)
+   local m = matched[pattern]
+   if m.ok[v] then return nil, v end
    if type(v) ~= "string" or v == "" then return args.nonempty_string(v, what) end
    if not v:find(anchored[pattern]) then
       return string_format("%s %s is not valid: expected %s", what, args.show(v), expected)
    end
+   memo_add(m, v, v)
    return nil, v
 end
 
@@ -157,9 +184,12 @@ function args.boolean(v, what)
    return nil, v
 end
 
+local abs_paths = memo_set()
+
 -- An absolute path: the target's files are never named relative to
 -- wherever prop happens to run.
 function args.abs_path(v, what)
+   if abs_paths.ok[v] then return nil, v end
    if type(v) ~= "string" then
       return string_format("%s must be an absolute path (a string starting with /), got %s",
                            what, got(v))
@@ -174,6 +204,7 @@ function args.abs_path(v, what)
    if v:find("/..", 1, true) and (v:find("/%.%./") or v:find("/%.%.$")) then
       return string_format("%s %s must not contain \"..\"", what, args.show(v))
    end
+   memo_add(abs_paths, v, v)
    return nil, v
 end
 
@@ -215,7 +246,11 @@ end
 -- An octal mode as a string: "644", "0644", "4755", "04755".  Normalised
 -- to four digits ("04755" -> "4755", "644" -> "0644").  Numbers are refused because 0644 in Lua is the decimal
 -- number 644, which would silently become mode 1204.
+local modes = memo_set()
+
 function args.mode(v, what)
+   local known = modes.ok[v]
+   if known then return nil, known end
    if type(v) == "number" then
       return string_format('%s must be a string such as "0644", got number %s '
                            .. '(Lua reads 0644 as the decimal number 644)', what, tostring(v))
@@ -223,12 +258,14 @@ function args.mode(v, what)
    if type(v) ~= "string" then
       return string_format('%s must be an octal mode string such as "0644", got %s', what, got(v))
    end
+   local given = v
    if v:find("^0[0-7][0-7][0-7][0-7]$") then v = v:sub(2) end -- "04755"
    if not v:find("^[0-7][0-7][0-7][0-7]?$") then
       return string_format('%s %s is not an octal mode: expected 3 or 4 digits 0-7, such as "0644" or "04755"',
                            what, args.show(v))
    end
    if #v == 3 then v = "0" .. v end
+   memo_add(modes, given, v)
    return nil, v
 end
 
@@ -330,8 +367,14 @@ local slow_options
 -- The options a recipe got, checked against schema (key -> check).  The
 -- common case (every key known and valid) walks the table once; anything
 -- else takes the slow path, which reports every mistake in a stable order.
+local no_options = setmetatable({}, {
+   __newindex = function() error("prop.args: the shared empty options are read-only", 2) end,
+})
+
+-- The normalised table returned is shared when v is nil: callers read it
+-- and never write to it.
 function args.options(v, schema, recipe)
-   if v == nil then return nil, {} end
+   if v == nil then return nil, no_options end
    if type(v) ~= "table" then return slow_options(v, schema, recipe) end
    local out = {}
    for k, x in pairs(v) do
@@ -415,6 +458,10 @@ end
 -- are skipped): "recipe: msg; msg", or nil when there is none.  A message
 -- about an unknown key already names the recipe.
 function args.join(recipe, ...)
+   local e1, e2, e3, e4 = ...
+   if e1 == nil and e2 == nil and e3 == nil and e4 == nil and select("#", ...) <= 4 then
+      return nil
+   end
    local errs = {}
    for i = 1, select("#", ...) do
       local e = select(i, ...)

@@ -28,6 +28,10 @@ local function copy(t)
    return c
 end
 env.string = copy(G.string)
+-- Every string of the state shares one metatable, prop's own included: a
+-- site that reads it gets a stand-in whose methods are its own copy, so
+-- that it cannot change what a string method does inside a recipe.
+getmetatable("").__metatable = { __index = env.string }
 env.table = copy(G.table)
 env.math = copy(G.math)
 env.utf8 = copy(G.utf8)
