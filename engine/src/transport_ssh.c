@@ -420,6 +420,33 @@ chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
 }
 
 /*
+ * Let libssh handle what arrives (callbacks fill the buffers) for up to
+ * half a second; the failure when the deadline of an operation of
+ * timeout_ms has passed (the session is then closed) or the connection is
+ * lost, else 0.
+ */
+static int
+wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what)
+{
+    long long left = deadline - now_ms();
+
+    if (left <= 0) {
+        char why[128];
+
+        snprintf(why, sizeof why, "an operation timed out after %lld s", (timeout_ms + 999) / 1000);
+        mark_dead(s, why);
+        return prop_transport_fail(&s->base,
+                                   "%s: timed out after %lld s; the connection to %s@%s is closed",
+                                   what, (timeout_ms + 999) / 1000, s->user, s->hostport);
+    }
+    if (ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left) == SSH_ERROR) {
+        mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
+        return fail_lost(s, what);
+    }
+    return 0;
+}
+
+/*
  * Feed in[0..inlen) to the command (then EOF when send_eof), and collect
  * its output until it ends, or until its stdout holds `until`.  Data on
  * stdout and stderr are taken as they come (callbacks), and stdin is only
@@ -430,7 +457,7 @@ static int
 chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
           long long timeout_ms, const char *what)
 {
-    long long deadline = now_ms() + timeout_ms, left;
+    long long deadline = now_ms() + timeout_ms;
     size_t off = 0;
     int eof_sent = !send_eof, rc;
 
@@ -475,23 +502,8 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
                 continue;
             }
         }
-        left = deadline - now_ms();
-        if (left <= 0) {
-            char why[128];
-
-            snprintf(why, sizeof why, "an operation timed out after %lld s",
-                     (timeout_ms + 999) / 1000);
-            mark_dead(s, why);
-            return prop_transport_fail(&s->base,
-                                       "%s: timed out after %lld s; the connection to %s@%s "
-                                       "is closed",
-                                       what, (timeout_ms + 999) / 1000, s->user, s->hostport);
-        }
-        rc = ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left);
-        if (rc == SSH_ERROR) {
-            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
-            return fail_lost(s, what);
-        }
+        if ((rc = wait_events(s, deadline, timeout_ms, what)) != 0)
+            return rc;
     }
 }
 
@@ -1341,7 +1353,7 @@ static int
 sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what)
 {
     chan *c = &s->sh;
-    long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout, left;
+    long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
     size_t off = 0;
     int rc;
 
@@ -1400,23 +1412,8 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
                 continue;
             }
         }
-        left = deadline - now_ms();
-        if (left <= 0) {
-            char why[128];
-
-            snprintf(why, sizeof why, "an operation timed out after %lld s",
-                     (timeout + 999) / 1000);
-            mark_dead(s, why);
-            return prop_transport_fail(&s->base,
-                                       "%s: timed out after %lld s; the connection to %s@%s "
-                                       "is closed",
-                                       what, (timeout + 999) / 1000, s->user, s->hostport);
-        }
-        rc = ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left);
-        if (rc == SSH_ERROR) {
-            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
-            return fail_lost(s, what);
-        }
+        if ((rc = wait_events(s, deadline, timeout, what)) != 0)
+            return rc;
     }
 }
 

@@ -1128,8 +1128,9 @@ END_TEST
 
 /*
  * What a prefetch fetched answers stat and read (a change made behind the
- * transport's back is not seen) until a change made through it; a query
- * changes nothing.  Links and large files are always asked for.
+ * transport's back is not seen) until a run; a query changes nothing, and
+ * a file operation makes stale what it touches.  Links and large files
+ * are always asked for.
  */
 START_TEST(test_prefetch)
 {
