@@ -420,6 +420,31 @@ chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
 }
 
 /*
+ * Write what the channel's window takes of in[*off..len), 64 KiB at most:
+ * 1 when something was written, 0 when the window is closed (wait for the
+ * peer), SSH_ERROR when the write failed.
+ */
+static int
+chan_write_some(chan *c, const char *in, size_t len, size_t *off)
+{
+    uint32_t win = ssh_channel_window_size(c->ch);
+    size_t n = len - *off;
+    int rc;
+
+    if (win == 0)
+        return 0;
+    if (n > win)
+        n = win;
+    if (n > 65536)
+        n = 65536;
+    rc = ssh_channel_write(c->ch, in + *off, (uint32_t)n);
+    if (rc == SSH_ERROR)
+        return SSH_ERROR;
+    *off += (size_t)rc;
+    return 1;
+}
+
+/*
  * Let libssh handle what arrives (callbacks fill the buffers) for up to
  * half a second; the failure when the deadline of an operation of
  * timeout_ms has passed (the session is then closed) or the connection is
@@ -476,25 +501,11 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
         }
         if (!eof_sent) {
             if (off < inlen) {
-                uint32_t win = ssh_channel_window_size(c->ch);
-
-                if (win > 0) {
-                    size_t n = inlen - off;
-
-                    if (n > win)
-                        n = win;
-                    if (n > 65536)
-                        n = 65536;
-                    rc = ssh_channel_write(c->ch, in + off, (uint32_t)n);
-                    if (rc == SSH_ERROR) {
-                        if (session_lost(s))
-                            continue;
-                        eof_sent = 1; /* the command stopped reading */
-                    } else {
-                        off += (size_t)rc;
-                    }
+                rc = chan_write_some(c, in, inlen, &off);
+                if (rc == SSH_ERROR && !session_lost(s))
+                    eof_sent = 1; /* the command stopped reading */
+                if (rc != 0)
                     continue;
-                }
             } else {
                 if (ssh_channel_send_eof(c->ch) == SSH_ERROR && session_lost(s))
                     continue;
@@ -1392,25 +1403,13 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
             return rc;
         }
         if (off < len) {
-            uint32_t win = ssh_channel_window_size(c->ch);
-
-            if (win > 0) {
-                size_t n = len - off;
-
-                if (n > win)
-                    n = win;
-                if (n > 65536)
-                    n = 65536;
-                rc = ssh_channel_write(c->ch, in + off, (uint32_t)n);
-                if (rc == SSH_ERROR) {
-                    if (session_lost(s))
-                        continue;
-                    sh_down(s);
-                    return fail_call(s, what, "cannot write to the shell");
-                }
-                off += (size_t)rc;
-                continue;
+            rc = chan_write_some(c, in, len, &off);
+            if (rc == SSH_ERROR && !session_lost(s)) {
+                sh_down(s);
+                return fail_call(s, what, "cannot write to the shell");
             }
+            if (rc != 0)
+                continue;
         }
         if ((rc = wait_events(s, deadline, timeout, what)) != 0)
             return rc;
