@@ -32,6 +32,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../common.sh
+source "$root/bench/common.sh"
 
 nfiles=200
 sizes="1000 10000"
@@ -81,7 +83,6 @@ for v in $sizes; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
 done
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 note() { echo "note: $*"; }
 
 # ---- tools ---------------------------------------------------------------------
@@ -103,14 +104,7 @@ if ((install)); then
 fi
 
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"
-if [[ -z $prop ]]; then
-    for p in "$root/build/prop" "$root/build-bench/prop" "$root"/build*/prop; do
-        if [[ -x $p ]]; then prop=$p; break; fi
-    done
-fi
-[[ -n $prop ]] || prop=$(command -v prop || true)
-[[ -n $prop && -x $prop ]] || die "no prop executable: build it, or give --prop PATH"
-prop=$(cd "$(dirname "$prop")" && pwd)/$(basename "$prop")
+find_prop
 
 skipped=()
 if ((propellor)); then
@@ -137,25 +131,6 @@ trap cleanup EXIT
 # ---- what every tool makes -------------------------------------------------------
 # File i (i = 1..N) is DIR/fNNNNN holding two lines, mode 0644.
 line2="managed by bench/converge"
-fname() { printf 'f%05d' "$1"; }
-
-# expected_sum N: md5 of the N files' contents concatenated in name order.
-expected_sum() {
-    awk -v n="$1" -v l2="$line2" 'BEGIN { for (i = 1; i <= n; i++) printf "bench file %d\n%s\n", i, l2 }' |
-        md5sum | cut -d' ' -f1
-}
-
-# check_tree DIR N: DIR holds exactly the N files, with their content and
-# mode 0644; prints what is wrong and returns 1 otherwise.
-check_tree() {
-    local dir=$1 n=$2 count sum bad
-    count=$(find "$dir" -mindepth 1 | wc -l)
-    if ((count != n)); then echo "$dir holds $count entries, not $n files"; return 1; fi
-    sum=$(cd "$dir" && cat -- f* | md5sum | cut -d' ' -f1)
-    if [[ $sum != $(expected_sum "$n") ]]; then echo "the files in $dir do not hold the expected content"; return 1; fi
-    bad=$(find "$dir" -type f ! -perm 0644 | head -n 3)
-    if [[ -n $bad ]]; then echo "files in $dir without mode 0644: $bad"; return 1; fi
-}
 
 gen_prop() { # DIR N > site.lua
     local dir=$1 n=$2 i
@@ -241,20 +216,7 @@ timed_prop() {
     done
 }
 
-median() { tr ' ' '\n' | { grep . || true; } | sort -g | awk '{ v[NR] = $1 } END {
-    if (NR == 0) print "nan"; else if (NR % 2) printf "%.4f\n", v[(NR + 1) / 2];
-    else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-maxof() { tr ' ' '\n' | { grep . || true; } | sort -g | tail -n 1; }
-mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
-fmt_s() { awk -v s="$1" 'BEGIN { if (s < 1) printf "%.3f", s; else if (s < 100) printf "%.2f", s; else printf "%.0f", s }'; }
 fmt_ms() { awk -v s="$1" 'BEGIN { if (s == "nan" || s == "") print "-"; else printf "%.1f", s }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
-
-failures=0
-fail() {
-    echo "FAILED: $*" >&2
-    failures=$((failures + 1))
-}
 
 # json_field LOG FIELD: FIELD of the host event of prop run --json in LOG.
 json_field() {

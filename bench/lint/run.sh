@@ -15,6 +15,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# shellcheck source=../common.sh
+source "$root/bench/common.sh"
 gen="$here/gen.lua"
 
 sizes="1000 10000 100000"
@@ -55,17 +57,10 @@ if ((smoke)); then
     sizes=100 runs=1 propellor=0 psizes=100
 fi
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 
 command -v lua5.4 >/dev/null || die "lua5.4 is needed to generate the sites (apt-get install lua5.4)"
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time)"
-if [[ -z $prop ]]; then
-    for p in "$root/build/prop" "$root/build-bench/prop" "$root"/build*/prop; do
-        if [[ -x $p ]]; then prop=$p; break; fi
-    done
-fi
-[[ -n $prop ]] || prop=$(command -v prop || true)
-[[ -n $prop && -x $prop ]] || die "no prop executable: build it, or give --prop PATH"
+find_prop
 mkdir -p "$out"
 
 # Sites past this many hosts need more than the default evaluation limits.
@@ -106,7 +101,6 @@ measure() {
 }
 
 # lint_clean FILE: the JSON diagnostics in $measure_out must be empty.
-failures=0
 check_clean() {
     local file=$1
     if ((status != 0)) || grep -q '"code"' "$measure_out"; then
@@ -118,7 +112,6 @@ check_clean() {
     fi
 }
 
-mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 echo "prop lint benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $("$prop" --version 2>/dev/null | head -n 1 || echo prop)"
 echo "sites in $out; best of $runs run(s) up to 10000 hosts, one run above"
