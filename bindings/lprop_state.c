@@ -8,12 +8,15 @@
  * The state never opens io, os, debug or package: what is not loaded
  * cannot leak into the sandbox.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -47,13 +50,65 @@ note_place_now(lprop_ctx *ctx)
     }
 }
 
-#define SLAB_SIZE ((size_t)512 * 1024)
-
 #if defined(__SANITIZE_ADDRESS__)
 #define POOLING 0 /* let AddressSanitizer see every block */
 #else
 #define POOLING 1
 #endif
+
+/*
+ * Blocks of HUGE_MIN bytes or more (pool slabs, the graph arena's large
+ * chunks, big Lua arrays) are mapped on their own, 2 MiB-aligned, with
+ * transparent huge pages asked for: a big site touches hundreds of MB for
+ * the first time, and one fault per 2 MiB instead of one per 4 KiB saves
+ * a tenth of its evaluation.  Whether a block is mapped follows from its
+ * size alone, which every caller gives back on free (the lua_Alloc
+ * contract).  Without pooling (AddressSanitizer), malloc does it all.
+ */
+#define HUGE_MIN ((size_t)2 << 20)
+#define SLAB_SIZE HUGE_MIN
+
+static int
+is_huge(size_t n)
+{
+    return POOLING && n >= HUGE_MIN;
+}
+
+static size_t
+huge_round(size_t n)
+{
+    return (n + HUGE_MIN - 1) & ~(HUGE_MIN - 1);
+}
+
+/* n bytes (n >= HUGE_MIN), 2 MiB-aligned; NULL when refused. */
+static void *
+huge_get(size_t n)
+{
+    size_t len = huge_round(n), head;
+    char *p;
+
+    if (len < n || len + HUGE_MIN < len)
+        return NULL;
+    p = mmap(NULL, len + HUGE_MIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    /* Trim to an aligned start: what is left over goes back at once. */
+    head = (HUGE_MIN - ((uintptr_t)p & (HUGE_MIN - 1))) & (HUGE_MIN - 1);
+    if (head)
+        (void)munmap(p, head);
+    (void)munmap(p + head + len, HUGE_MIN - head);
+    p += head;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it, small pages */
+#endif
+    return p;
+}
+
+static void
+huge_put(void *p, size_t n)
+{
+    (void)munmap(p, huge_round(n));
+}
 
 static size_t
 size_class(size_t n)
@@ -74,7 +129,7 @@ pool_get(lprop_pool *pool, size_t c)
         return p;
     }
     if ((size_t)(pool->end - pool->cur) < size) {
-        slab = malloc(SLAB_SIZE);
+        slab = huge_get(SLAB_SIZE);
         if (slab == NULL)
             return NULL;
         *(void **)slab = pool->slabs;
@@ -101,40 +156,58 @@ pool_release(lprop_pool *pool)
 
     while (slab) {
         next = *(void **)slab;
-        free(slab);
+        huge_put(slab, SLAB_SIZE);
         slab = next;
     }
     memset(pool, 0, sizeof *pool);
 }
 
-/* realloc over the pool for small blocks and malloc for large ones. */
+/* Give back a block of old bytes, wherever it came from. */
+static void
+block_put(lprop_pool *pool, void *ptr, size_t old)
+{
+    if (POOLING && old <= LPROP_POOL_MAX)
+        pool_put(pool, ptr, size_class(old));
+    else if (is_huge(old))
+        huge_put(ptr, old);
+    else
+        free(ptr);
+}
+
+/*
+ * realloc over the pool for small blocks, malloc for middle-sized ones and
+ * mappings of their own for huge ones.
+ */
 static void *
 pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
 {
     int old_small = POOLING && ptr && old <= LPROP_POOL_MAX;
     int new_small = POOLING && nsize > 0 && nsize <= LPROP_POOL_MAX;
+    int old_huge = ptr && is_huge(old), new_huge = is_huge(nsize);
     void *p;
 
     if (nsize == 0) {
-        if (old_small)
-            pool_put(pool, ptr, size_class(old));
-        else
-            free(ptr);
+        if (ptr)
+            block_put(pool, ptr, old);
         return NULL;
     }
     if (old_small && new_small && size_class(old) == size_class(nsize))
         return ptr;
-    if (!old_small && !new_small)
+    if (old_huge && new_huge && huge_round(old) == huge_round(nsize))
+        return ptr;
+    if (!old_small && !new_small && !old_huge && !new_huge)
         return realloc(ptr, nsize);
-    p = new_small ? pool_get(pool, size_class(nsize)) : malloc(nsize);
+    if (new_small)
+        p = pool_get(pool, size_class(nsize));
+    else if (new_huge)
+        p = huge_get(nsize);
+    else
+        p = malloc(nsize);
     if (p == NULL)
         return NULL;
     if (ptr) {
         memcpy(p, ptr, old < nsize ? old : nsize);
-        if (old_small)
-            pool_put(pool, ptr, size_class(old));
-        else
-            free(ptr);
+        block_put(pool, ptr, old);
     }
     return p;
 }
