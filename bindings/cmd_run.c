@@ -487,6 +487,7 @@ claimed_paths(const prop_node *n, path_list *l)
     for (i = 0; i < nc && !l->oom; i++) {
         const prop_claim *c = prop_node_claim(n, i);
 
+        /* The file.* kinds come first in prop_claim_kind. */
         if (c->kind > PROP_CLAIM_FILE_NO_LINE || !c->key || c->key[0] != '/')
             continue;
         if (l->n == l->cap) {
@@ -508,8 +509,9 @@ claimed_paths(const prop_node *n, path_list *l)
 
 /*
  * Tell the transport which files the host's properties are about to look
- * at (and /etc/os-release when the OS is to be found out): over SSH their stats and small contents
- * then come in two round trips instead of two per property.  A hint: nothing depends on it.
+ * at (and /etc/os-release when the OS is to be found out): over SSH their
+ * stats and small contents then come in two round trips instead of two
+ * per property.  A hint: nothing depends on it.
  */
 static void
 prefetch(prop_transport *t, const prop_host *h, int os_unknown)
