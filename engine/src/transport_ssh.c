@@ -576,6 +576,39 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
 /* ---------------------------------------------------------------------
  * The prefetched stats and contents.
  */
+/*
+ * The fields of a stat from their texts f[0..6): mode (octal), uid, gid,
+ * user, group, size.  GNU stat says UNKNOWN (or nothing) for an id without
+ * a name: the number stands in.  -1 when a field is not what it should be.
+ */
+static int
+stat_fields(char *const f[6], unsigned *mode, uid_t *uid, gid_t *gid, char owner[64],
+            char group[64], long long *size)
+{
+    char *end;
+
+    errno = 0;
+    *mode = (unsigned)(strtoul(f[0], &end, 8) & 07777u);
+    if (end == f[0] || *end)
+        return -1;
+    *uid = (uid_t)strtoul(f[1], &end, 10);
+    if (end == f[1] || *end)
+        return -1;
+    *gid = (gid_t)strtoul(f[2], &end, 10);
+    if (end == f[2] || *end)
+        return -1;
+    if (*f[3] && strcmp(f[3], "UNKNOWN") != 0)
+        snprintf(owner, 64, "%s", f[3]);
+    else
+        snprintf(owner, 64, "%lu", (unsigned long)*uid);
+    if (*f[4] && strcmp(f[4], "UNKNOWN") != 0)
+        snprintf(group, 64, "%s", f[4]);
+    else
+        snprintf(group, 64, "%lu", (unsigned long)*gid);
+    *size = strtoll(f[5], &end, 10);
+    return end == f[5] || *end || errno || *size < 0 ? -1 : 0;
+}
+
 typedef struct pf_entry {
     char *path; /* malloc'd, as are data and line */
     prop_file_type type;
@@ -954,7 +987,7 @@ next_line(char **p)
 static int
 parse_stat(char *out, prop_file_stat *st)
 {
-    char *p = strstr(out, "prop-stat\n"), *f[7], *end;
+    char *p = strstr(out, "prop-stat\n"), *f[7];
     size_t i, n;
 
     if (!p)
@@ -971,27 +1004,7 @@ parse_stat(char *out, prop_file_stat *st)
         st->type = PROP_FT_LINK;
     else
         st->type = PROP_FT_OTHER;
-    errno = 0;
-    st->mode = (unsigned)(strtoul(f[1], &end, 8) & 07777u);
-    if (end == f[1] || *end)
-        return -1;
-    st->uid = (uid_t)strtoul(f[2], &end, 10);
-    if (end == f[2] || *end)
-        return -1;
-    st->gid = (gid_t)strtoul(f[3], &end, 10);
-    if (end == f[3] || *end)
-        return -1;
-    /* GNU stat says UNKNOWN for an id without a name. */
-    if (*f[4] && strcmp(f[4], "UNKNOWN") != 0)
-        snprintf(st->owner, sizeof st->owner, "%s", f[4]);
-    else
-        snprintf(st->owner, sizeof st->owner, "%lu", (unsigned long)st->uid);
-    if (*f[5] && strcmp(f[5], "UNKNOWN") != 0)
-        snprintf(st->group, sizeof st->group, "%s", f[5]);
-    else
-        snprintf(st->group, sizeof st->group, "%lu", (unsigned long)st->gid);
-    st->size = strtoll(f[6], &end, 10);
-    if (end == f[6] || *end || errno)
+    if (stat_fields(f + 1, &st->mode, &st->uid, &st->gid, st->owner, st->group, &st->size))
         return -1;
     if (st->type == PROP_FT_LINK) {
         n = strlen(p);
@@ -1500,7 +1513,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
 static int
 pf_parse_line(char *line, pf_entry *e)
 {
-    char *f[7], *p = line, *end;
+    char *f[7], *p = line;
     size_t i;
 
     for (i = 0; i < 7; i++) {
@@ -1516,28 +1529,7 @@ pf_parse_line(char *line, pf_entry *e)
     }
     if (*p)
         return -1;
-    errno = 0;
-    e->mode = (unsigned)(strtoul(f[0], &end, 8) & 07777u);
-    if (end == f[0] || *end)
-        return -1;
-    e->uid = (uid_t)strtoul(f[1], &end, 10);
-    if (end == f[1] || *end)
-        return -1;
-    e->gid = (gid_t)strtoul(f[2], &end, 10);
-    if (end == f[2] || *end)
-        return -1;
-    if (strcmp(f[3], "UNKNOWN") != 0)
-        snprintf(e->owner, sizeof e->owner, "%s", f[3]);
-    else
-        snprintf(e->owner, sizeof e->owner, "%lu", (unsigned long)e->uid);
-    if (strcmp(f[4], "UNKNOWN") != 0)
-        snprintf(e->group, sizeof e->group, "%s", f[4]);
-    else
-        snprintf(e->group, sizeof e->group, "%lu", (unsigned long)e->gid);
-    e->size = strtoll(f[5], &end, 10);
-    if (end == f[5] || *end || errno || e->size < 0)
-        return -1;
-    return 0;
+    return stat_fields(f, &e->mode, &e->uid, &e->gid, e->owner, e->group, &e->size);
 }
 
 /* Run a prefetch script on args; 1: ran with status 0, 0: it did not, <0: failure. */
