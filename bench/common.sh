@@ -49,6 +49,27 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 fmt_s() { awk -v s="$1" 'BEGIN { if (s < 1) printf "%.3f", s; else if (s < 100) printf "%.2f", s; else printf "%.0f", s }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
 
+# Checks of an ansible-playbook run, LOG N (rc: its exit status): the
+# recap of its host says N tasks changed (first run) or N ok and none
+# changed (converged run); prints what is wrong and returns 1 otherwise.
+ansible_recap() { sed -n 's/^[^ ]* *: *ok=\([0-9]*\) *changed=\([0-9]*\) *unreachable=\([0-9]*\) *failed=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" | tail -n 1; }
+ansible_first() {
+    local r
+    r=$(ansible_recap "$1")
+    if ((rc != 0)) || [[ $r != "$2 $2 0 0" ]]; then
+        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 $2 0 0"
+        return 1
+    fi
+}
+ansible_conv() {
+    local r
+    r=$(ansible_recap "$1")
+    if ((rc != 0)) || [[ $r != "$2 0 0 0" ]]; then
+        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 0 0 0"
+        return 1
+    fi
+}
+
 # fail WHY: count a failed check (the script exits 1 at its end).
 failures=0
 fail() { echo "FAILED: $*" >&2; failures=$((failures + 1)); }

@@ -291,23 +291,6 @@ propellor_conv() {
 # puppet apply --detailed-exitcodes: 2 changes made, 0 nothing to do.
 puppet_first() { ((rc == 2)) || { echo "puppet apply exited $rc, not 2 (changes made)"; return 1; }; }
 puppet_conv() { ((rc == 0)) || { echo "puppet apply exited $rc, not 0 (nothing to do)"; return 1; }; }
-ansible_recap() { sed -n 's/.*localhost *: *ok=\([0-9]*\) *changed=\([0-9]*\) *unreachable=\([0-9]*\) *failed=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" | tail -n 1; }
-ansible_first() {
-    local r
-    r=$(ansible_recap "$1")
-    if ((rc != 0)) || [[ $r != "$2 $2 0 0" ]]; then
-        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 $2 0 0"
-        return 1
-    fi
-}
-ansible_conv() {
-    local r
-    r=$(ansible_recap "$1")
-    if ((rc != 0)) || [[ $r != "$2 0 0 0" ]]; then
-        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 0 0 0"
-        return 1
-    fi
-}
 
 # ---- the runs --------------------------------------------------------------------
 echo "converged-run benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop)"

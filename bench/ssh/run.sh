@@ -295,23 +295,6 @@ prop_check() { # LOG N first|conv
 }
 prop_first() { prop_check "$1" "$2" first; }
 prop_conv() { prop_check "$1" "$2" conv; }
-ansible_recap() { sed -n 's/^[^ ]* *: *ok=\([0-9]*\) *changed=\([0-9]*\) *unreachable=\([0-9]*\) *failed=\([0-9]*\).*/\1 \2 \3 \4/p' "$1" | tail -n 1; }
-ansible_first() {
-    local r
-    r=$(ansible_recap "$1")
-    if ((rc != 0)) || [[ $r != "$2 $2 0 0" ]]; then
-        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 $2 0 0"
-        return 1
-    fi
-}
-ansible_conv() {
-    local r
-    r=$(ansible_recap "$1")
-    if ((rc != 0)) || [[ $r != "$2 0 0 0" ]]; then
-        echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed = ${r:-?}, not $2 0 0 0"
-        return 1
-    fi
-}
 
 # site_host NAME PORT KEY KNOWN_HOSTS DIR N: one host of N files in DIR.
 site_host() {
