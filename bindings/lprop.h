@@ -59,6 +59,8 @@ typedef struct lprop_ctx {
     char *site_real; /* its realpath, for require's confinement */
     int env_ref;     /* registry ref of the config environment */
     int evaluating;  /* inside lprop_eval_file's protected call */
+    int in_embedded; /* depth of prop's own modules being loaded: only they
+                        may wrap a function with core.entry */
     /* The Property and Host metatables (anchored in the registry for the
      * life of the state): a registry index to push them, and their
      * addresses to recognise a userdata without a lookup by name. */

@@ -645,11 +645,14 @@ entry_call(lua_State *L)
     return lua_gettop(L);
 }
 
-/* core.entry(fn): fn behind the trampoline above. */
+/* core.entry(fn): fn behind the trampoline above; for prop's own recipes
+ * only, as it lets them run without the instruction budget's hook. */
 static int
 l_entry(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
+    if (lprop_getctx(L)->in_embedded == 0)
+        return lprop_error(L, "core.entry is for prop's own recipe modules");
     lua_settop(L, 1);
     lua_getfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);
     lua_pushcclosure(L, entry_call, 2);

@@ -27,6 +27,7 @@
 #define HOOK_PERIOD 10000 /* instructions between two hook calls */
 #define LOADED_KEY "prop.loaded"
 #define LOADING_SENTINEL "prop.loading"
+#define EMBEDDED_GUARD_KEY "prop.embedded_guard"
 
 /*
  * Record the innermost user-code place of the running evaluation, for a
@@ -453,11 +454,21 @@ valid_module_name(const char *name)
     return seg > 0;
 }
 
+/* __close of the guard run_embedded keeps below a module's chunk. */
+static int
+embedded_guard_close(lua_State *L)
+{
+    lprop_getctx(L)->in_embedded--;
+    return 0;
+}
+
 /* Find and run an embedded module; 1 if found (module value pushed). */
 static int
 run_embedded(lua_State *L, const char *name)
 {
+    lprop_ctx *ctx = lprop_getctx(L);
     const struct lprop_embedded *m;
+    int guard;
 
     if (strcmp(name, "prop.core") == 0) {
         lua_pushcfunction(L, luaopen_prop_core);
@@ -469,8 +480,18 @@ run_embedded(lua_State *L, const char *name)
             continue;
         if (luaL_loadbufferx(L, m->text, m->len, m->chunkname, "b") != LUA_OK)
             lua_error(L);
+        /* core.entry takes the count hook off the functions it wraps:
+         * it accepts them only from prop's own modules, while they load.
+         * The guard counts the load out however it ends. */
+        lua_getfield(L, LUA_REGISTRYINDEX, EMBEDDED_GUARD_KEY);
+        lua_insert(L, -2);
+        guard = lua_gettop(L) - 1;
+        lua_toclose(L, guard);
+        ctx->in_embedded++;
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
+        lua_closeslot(L, guard);
+        lua_remove(L, guard);
         return 1;
     }
     return 0;
@@ -652,6 +673,12 @@ setup_state(lua_State *L)
     lua_setglobal(L, "require");
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushcfunction(L, embedded_guard_close);
+    lua_setfield(L, -2, "__close");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, EMBEDDED_GUARD_KEY);
 
     /* The prelude builds the config environment from this state. */
     lprop_require(L, "prop.prelude");
