@@ -287,8 +287,15 @@ local function list_of(v, what, item_check, opts)
    local n = #v
    for k in pairs(v) do
       if math_type(k) ~= "integer" or k < 1 or k > n then
-         if type(k) == "string" then
-            return string_format('%s must be a list, but has a key "%s"', what, k)
+         -- Name the first string key in sorted order: traversal order
+         -- changes from one run to the next.
+         local names = {}
+         for s in pairs(v) do
+            if type(s) == "string" then names[#names + 1] = s end
+         end
+         if #names > 0 then
+            table.sort(names)
+            return string_format('%s must be a list, but has a key "%s"', what, names[1])
          end
          return string_format("%s must be a list without holes (entry %s is missing)",
                               what, tostring(n + 1))
