@@ -48,6 +48,13 @@ int cli_print_help(const cli_command *cmd);
  * that every output format reports it like any other finding.
  */
 lprop_ctx *cli_load_site(const char *path, const cli_site_opts *o, int *evaluated);
+/* Seconds of wall clock that cli_load_site_timed spent on each step. */
+typedef struct cli_load_times {
+    double eval, check;
+} cli_load_times;
+/* cli_load_site, timing its two steps into *t. */
+lprop_ctx *cli_load_site_timed(const char *path, const cli_site_opts *o, int *evaluated,
+                               cli_load_times *t);
 /* "2 errors, 1 warning" summary on f, or nothing when there is no finding. */
 void cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror);
 

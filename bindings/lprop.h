@@ -29,6 +29,9 @@ typedef struct lprop_limits {
     /* The site is only checked, never run (lint, show, graph): leaves keep
      * no impl or args, so that nothing of a property stays in the Lua heap. */
     int check_only;
+    /* With check_only: make recipe calls equal to an earlier one again
+     * from it (lprop_memo.c) rather than running them. */
+    int recipe_memo;
 } lprop_limits;
 
 /*
@@ -44,6 +47,19 @@ typedef struct lprop_pool {
     char *cur, *end;                /* unused space in the newest slab */
     void *slabs;                    /* every slab, linked through its first word */
 } lprop_pool;
+
+/*
+ * What earlier recipe calls made, by their arguments (lprop_memo.c): when
+ * a site is only checked, a recipe call equal to an earlier one has that
+ * call's nodes made again at its own place instead of running the recipe.
+ */
+typedef struct lprop_memo lprop_memo;
+lprop_memo *lprop_memo_new(void);    /* NULL when out of memory */
+void lprop_memo_free(lprop_memo *m); /* accepts NULL */
+/* 1 and the nodes an earlier call with this key made, or 0. */
+int lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t *count);
+/* Remember them (silently not, when memory is short). */
+void lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count);
 
 typedef struct lprop_ctx {
     lua_State *L;
@@ -66,6 +82,11 @@ typedef struct lprop_ctx {
      * addresses to recognise a userdata without a lookup by name. */
     int node_mt_ref, host_mt_ref;
     const void *node_mt, *host_mt;
+    /* Check-only states: the memo of recipe calls (NULL when off), how
+     * many calls of recipes with plain-data arguments the site made, and
+     * how many of those were made again from an earlier equal call. */
+    lprop_memo *memo;
+    size_t recipe_calls, recipe_remade;
 } lprop_ctx;
 
 /*

@@ -558,17 +558,90 @@ l_invalid(lua_State *L)
 }
 
 /*
+ * The key of a recipe call for the memo (lprop_memo.c): the recipe, the
+ * number of arguments, then each argument, tagged by type, strings with
+ * their length, tables as their entries in traversal order between braces.
+ * The encoding is unambiguous, so equal keys are equal calls; equal calls
+ * whose tables happen to be traversed in another order only miss.  A call
+ * whose key would be longer than KEY_MAX, or that passes a property or a
+ * host, is not remembered (ok = 0).
+ */
+#define KEY_MAX 512
+
+typedef struct key_buf {
+    unsigned char b[KEY_MAX];
+    size_t n;
+    int ok;
+} key_buf;
+
+static void
+key_put(key_buf *k, const void *p, size_t n)
+{
+    if (!k->ok)
+        return;
+    if (n > KEY_MAX - k->n) {
+        k->ok = 0;
+        return;
+    }
+    memcpy(k->b + k->n, p, n);
+    k->n += n;
+}
+
+static void
+key_tag(key_buf *k, char tag)
+{
+    key_put(k, &tag, 1);
+}
+
+/* The scalar at idx (nil, boolean, number or string) into k. */
+static void
+key_scalar(key_buf *k, lua_State *L, int idx)
+{
+    lua_Integer i;
+    lua_Number d;
+    const char *str;
+    size_t len;
+
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+        key_tag(k, 'n');
+        break;
+    case LUA_TBOOLEAN:
+        key_tag(k, lua_toboolean(L, idx) ? 't' : 'f');
+        break;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) {
+            i = lua_tointeger(L, idx);
+            key_tag(k, 'i');
+            key_put(k, &i, sizeof i);
+        } else {
+            d = lua_tonumber(L, idx);
+            key_tag(k, 'd');
+            key_put(k, &d, sizeof d);
+        }
+        break;
+    default: /* LUA_TSTRING */
+        str = lua_tolstring(L, idx, &len);
+        key_tag(k, 's');
+        key_put(k, &len, sizeof len);
+        key_put(k, str, len);
+        break;
+    }
+}
+
+/*
  * Whether the value at idx lets no code of the site run when a recipe
  * looks at it: nil, booleans, numbers, strings (their metatable is locked
  * by the prelude), properties and hosts, and plain tables of those (no
  * metatable, at most INERT_DEPTH levels and *left entries in all).
- * Functions are not: a recipe given one might call it.
+ * Functions are not: a recipe given one might call it.  The value's key
+ * goes into k on the way.
  */
 #define INERT_DEPTH 4
 #define INERT_ENTRIES 64
 
 static int
-inert(lua_State *L, int idx, int depth, int *left)
+inert(lua_State *L, int idx, int depth, int *left, key_buf *k)
 {
     int ok = 1;
 
@@ -577,8 +650,10 @@ inert(lua_State *L, int idx, int depth, int *left)
     case LUA_TBOOLEAN:
     case LUA_TNUMBER:
     case LUA_TSTRING:
+        key_scalar(k, L, idx);
         return 1;
     case LUA_TUSERDATA:
+        k->ok = 0;
         return lprop_tonode(L, idx) != NULL || lprop_tohost(L, idx) != NULL;
     case LUA_TTABLE:
         break;
@@ -592,15 +667,17 @@ inert(lua_State *L, int idx, int depth, int *left)
         return 0;
     }
     idx = lua_absindex(L, idx);
+    key_tag(k, '{');
     lua_pushnil(L);
     while (lua_next(L, idx)) {
-        if (--*left < 0 || !inert(L, -2, depth + 1, left) || !inert(L, -1, depth + 1, left)) {
+        if (--*left < 0 || !inert(L, -2, depth + 1, left, k) || !inert(L, -1, depth + 1, left, k)) {
             lua_pop(L, 2);
             ok = 0;
             break;
         }
         lua_pop(L, 1);
     }
+    key_tag(k, '}');
     return ok;
 }
 
@@ -610,6 +687,24 @@ budget_guard_close(lua_State *L)
 {
     lprop_budget_resume(L);
     return 0;
+}
+
+/* The nodes of an earlier equal call made again at the caller's place. */
+static int
+remake(lua_State *L, lprop_ctx *ctx, size_t mark, size_t count)
+{
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_node_remake(ctx->site, mark, count, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    ctx->recipe_remade++;
+    lprop_push_node(L, out);
+    return 1;
 }
 
 /*
@@ -622,27 +717,60 @@ budget_guard_close(lua_State *L)
  * recipe runs without the instruction budget's count hook (see
  * lprop_budget_suspend): a to-be-closed guard below the call puts it back
  * however the call ends, before any __close of the site's own runs.
+ *
+ * Such a call is also a pure function of its arguments: when the site is
+ * only checked, a call equal to an earlier one gets that call's nodes
+ * made again at its own place (its origin is the same stack of user
+ * frames the recipe's nodes would get, prop's own frames being skipped),
+ * and only calls that made nothing but their result's tree and recorded
+ * no diagnostic are remembered.
  */
 static int
 entry_call(lua_State *L)
 {
+    lprop_ctx *ctx = lprop_getctx(L);
     int n = lua_gettop(L), i, left = INERT_ENTRIES, quiet = 1;
+    key_buf k;
+    size_t mark = 0, count = 0, ndiags = 0;
+    prop_node *root;
 
-    for (i = 1; i <= n && quiet; i++)
-        quiet = inert(L, i, 0, &left);
-    if (quiet && lua_checkstack(L, LUA_MINSTACK + 4) && lprop_budget_suspend(L)) {
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_insert(L, 1);
-        lua_toclose(L, 1);
-        lua_pushvalue(L, lua_upvalueindex(1));
-        lua_insert(L, 2);
-        lua_call(L, n, LUA_MULTRET);
-        return lua_gettop(L) - 1;
+    k.n = 0;
+    k.ok = ctx->memo != NULL && n <= 255;
+    if (k.ok) {
+        const void *fn = lua_topointer(L, lua_upvalueindex(1));
+        unsigned char nargs = (unsigned char)n;
+
+        key_put(&k, &fn, sizeof fn);
+        key_put(&k, &nargs, 1);
     }
-    lua_pushvalue(L, lua_upvalueindex(1));
+    for (i = 1; i <= n && quiet; i++)
+        quiet = inert(L, i, 0, &left, &k);
+    if (!quiet || !lua_checkstack(L, LUA_MINSTACK + 4) || !lprop_budget_suspend(L)) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_call(L, n, LUA_MULTRET);
+        return lua_gettop(L);
+    }
+    ctx->recipe_calls++;
+    if (k.ok && lprop_memo_get(ctx->memo, k.b, k.n, &mark, &count)) {
+        lprop_budget_resume(L);
+        return remake(L, ctx, mark, count);
+    }
+    if (k.ok) {
+        mark = prop_site_mark(ctx->site);
+        ndiags = prop_site_ndiags(ctx->site);
+    }
+    lua_pushvalue(L, lua_upvalueindex(2));
     lua_insert(L, 1);
+    lua_toclose(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 2);
     lua_call(L, n, LUA_MULTRET);
-    return lua_gettop(L);
+    if (k.ok && lua_gettop(L) == 2 && (root = lprop_tonode(L, 2)) != NULL &&
+        prop_site_ndiags(ctx->site) == ndiags &&
+        (count = prop_node_made_since(ctx->site, root, mark)) > 0)
+        lprop_memo_put(ctx->memo, k.b, k.n, mark, count);
+    return lua_gettop(L) - 1;
 }
 
 /* core.entry(fn): fn behind the trampoline above; for prop's own recipes

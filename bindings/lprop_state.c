@@ -707,6 +707,9 @@ lprop_open(const lprop_limits *limits)
     *(lprop_ctx **)lua_getextraspace(L) = ctx;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
     lua_gc(L, LUA_GCGEN, 0, 0);
+    /* Without its memo a check is only slower: no memory for it is no error. */
+    if (limits->check_only && limits->recipe_memo)
+        ctx->memo = lprop_memo_new();
     lua_pushcfunction(L, setup_state);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         fprintf(stderr, "prop: cannot set up Lua: %s\n", lua_tostring(L, -1));
@@ -732,6 +735,7 @@ lprop_close(lprop_ctx *ctx)
         return;
     if (ctx->L)
         lua_close(ctx->L);
+    lprop_memo_free(ctx->memo);
     prop_site_free(ctx->site);
     pool_release(&ctx->pool);
     free(ctx->site_dir);

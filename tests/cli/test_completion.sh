@@ -34,7 +34,7 @@ expect_words() {
 expect_words "subcommands" "explain graph help lint repl run show version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
-expect_words "lint options" "--format= --help --max-instructions --max-memory --werror" lint --
+expect_words "lint options" "--format= --help --max-instructions --max-memory --stats --werror" lint --
 expect_words "format names" "json text" lint --format=
 expect_words "an option's value is not completed" "" show --max-memory ""
 expect_words "codes for explain" "P010 P011 P012 P013 P014" explain P01

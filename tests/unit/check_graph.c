@@ -1331,6 +1331,108 @@ START_TEST(test_strings_shared)
 }
 END_TEST
 
+/* ---- making a call's nodes again ---- */
+
+static const prop_frame other_frames[] = {{"site.lua", 9}, {"site.lua", 30}};
+static const prop_origin other_origin = {other_frames, 2};
+
+START_TEST(test_remake)
+{
+    int p80[] = {80, 0};
+    prop_node *shared = pair("shared", "unshared", PROP_OS_UNIXLIKE), *root, *web = NULL;
+    prop_node *copy = NULL, *rev = NULL;
+    size_t mark = prop_site_mark(S), count, before;
+    char t1[128], t2[128];
+
+    ck_assert_uint_eq(mark, 3);
+    /* A "call": a recipe pair, and a revertable with a port, joined with
+     * an older node, then reverted. */
+    ck_assert_int_eq(prop_revertable_new(S, leaf("no web", PROP_OS_UNIXLIKE),
+                                         leafp("web", PROP_OS_UNIXLIKE, p80), 0, &site_origin,
+                                         &web),
+                     PROP_OK);
+    root =
+        combine(PROP_REQUIRES, pair("apt installed x", "apt removed x", PROP_OS_DEBIANLIKE), web);
+    root = combine(PROP_BEFORE, root, shared);
+    ck_assert_int_eq(prop_revert_new(S, root, &site_origin, &rev), PROP_OK);
+    count = prop_node_made_since(S, rev, mark);
+    ck_assert_uint_eq(count, prop_site_mark(S) - mark);
+    ck_assert_uint_ge(count, 6);
+
+    before = prop_site_mark(S);
+    ck_assert_int_eq(prop_node_remake(S, mark, count, &other_origin, &copy), PROP_OK);
+    ck_assert_ptr_nonnull(copy);
+    ck_assert_uint_eq(prop_site_mark(S), before + count);
+    ck_assert_ptr_ne(copy, rev);
+    /* The same type, description and shape ... */
+    ck_assert_int_eq(prop_node_kind(copy), PROP_REVERT);
+    ck_assert_str_eq(prop_node_desc(copy), prop_node_desc(rev));
+    ck_assert_str_eq(prop_node_type(copy, t1, sizeof t1), prop_node_type(rev, t2, sizeof t2));
+    ck_assert_uint_eq(prop_node_weight(copy), prop_node_weight(rev));
+    ck_assert_uint_eq(prop_node_nports(copy), 1);
+    ck_assert_int_eq(prop_node_port(copy, 0), 80);
+    /* ... at the new place, with links to copies, and the older node shared. */
+    ck_assert_ptr_eq(prop_node_origin(copy)->frames[0].file, prop_node_origin(rev)->frames[0].file);
+    ck_assert_uint_eq(prop_node_origin(copy)->nframes, 2);
+    ck_assert_int_eq(prop_node_origin(copy)->frames[0].line, 9);
+    ck_assert_int_eq(prop_node_origin(copy)->frames[1].line, 30);
+    {
+        prop_node *before_node = prop_node_child(copy, 0);
+        prop_node *orig_before = prop_node_child(rev, 0);
+
+        ck_assert_ptr_ne(before_node, orig_before);
+        ck_assert_int_eq(prop_node_origin(before_node)->frames[0].line, 9);
+        ck_assert_ptr_eq(prop_node_child(before_node, 1), shared);
+        ck_assert_ptr_ne(prop_node_child(before_node, 0), prop_node_child(orig_before, 0));
+    }
+    /* The reverted form is the copy's own, made of copies. */
+    ck_assert_ptr_nonnull(prop_node_reverted(copy));
+    ck_assert_ptr_ne(prop_node_reverted(copy), prop_node_reverted(rev));
+    ck_assert_str_eq(prop_node_desc(prop_node_reverted(copy)),
+                     prop_node_desc(prop_node_reverted(rev)));
+    ck_assert_int_eq(prop_node_origin(prop_node_reverted(copy))->frames[0].line, 9);
+    /* The copies can be made again in turn. */
+    ck_assert_uint_eq(prop_node_made_since(S, copy, before), count);
+}
+END_TEST
+
+START_TEST(test_remake_refused)
+{
+    prop_node *a, *b, *root, *out = NULL;
+    size_t mark = prop_site_mark(S);
+
+    /* A node made but left out of the result cannot be made again. */
+    a = leaf("a", PROP_OS_UNIXLIKE);
+    (void)leaf("dropped", PROP_OS_UNIXLIKE);
+    b = leaf("b", PROP_OS_UNIXLIKE);
+    root = combine(PROP_REQUIRES, a, b);
+    ck_assert_uint_eq(prop_node_made_since(S, root, mark), 0);
+    /* Nor a result that is not the last node made. */
+    mark = prop_site_mark(S);
+    a = leaf("a", PROP_OS_UNIXLIKE);
+    (void)leaf("after", PROP_OS_UNIXLIKE);
+    ck_assert_uint_eq(prop_node_made_since(S, a, mark), 0);
+    /* Nor nodes made at different places. */
+    mark = prop_site_mark(S);
+    a = leaf("a", PROP_OS_UNIXLIKE);
+    ck_assert_int_eq(prop_combine_new(S, PROP_BEFORE, a, a, &other_origin, &root), PROP_OK);
+    ck_assert_uint_eq(prop_node_made_since(S, root, mark), 0);
+    /* Nor nothing, nor too many. */
+    ck_assert_uint_eq(prop_node_made_since(S, root, prop_site_mark(S)), 0);
+    mark = prop_site_mark(S);
+    root = leaf("x", PROP_OS_UNIXLIKE);
+    for (int i = 0; i < PROP_REMAKE_MAX; i++)
+        root = combine(PROP_REQUIRES, root, root);
+    ck_assert_uint_eq(prop_node_made_since(S, root, mark), 0);
+    /* A range that is not there is refused with an error, not a crash. */
+    ck_assert_int_eq(prop_node_remake(S, prop_site_mark(S), 1, &site_origin, &out), PROP_EINVAL);
+    ck_assert_ptr_null(out);
+    ck_assert_int_eq(prop_node_remake(S, 0, PROP_REMAKE_MAX + 1, &site_origin, &out), PROP_EINVAL);
+    ck_assert_int_eq(prop_node_remake(S, 0, 0, &site_origin, &out), PROP_EINVAL);
+    ck_assert_int_eq(prop_node_remake(NULL, 0, 1, &site_origin, &out), PROP_EINVAL);
+}
+END_TEST
+
 static Suite *
 graph_suite(void)
 {
@@ -1405,6 +1507,12 @@ graph_suite(void)
     tcase_add_test(tc, test_origins);
     tcase_add_test(tc, test_origins_many);
     tcase_add_test(tc, test_source_lines);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("remake");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_remake);
+    tcase_add_test(tc, test_remake_refused);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("hosts");

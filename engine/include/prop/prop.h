@@ -214,6 +214,34 @@ int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_o
 int prop_invalid_new(prop_site *s, const char *desc, const char *message, const prop_origin *o,
                      prop_node **out);
 
+/*
+ * Making the nodes of one call again.  A caller that knows a call to be a
+ * pure function of its arguments (prop's recipes, given plain data) can
+ * remember what one call made and make it again for a later call with the
+ * same arguments, at that call's place, without running it:
+ *
+ *   size_t mark = prop_site_mark(s);
+ *   ... the call makes its nodes; root is the one it returns ...
+ *   size_t count = prop_node_made_since(s, root, mark);
+ *   ... later, for an equal call at origin o ...
+ *   prop_node_remake(s, mark, count, o, &copy);
+ *
+ * prop_site_mark: how many nodes s has made so far.
+ * prop_node_made_since: how many nodes were made from mark on, when they
+ * can be made again: root is the last of them, each is reachable from
+ * root, all share root's origin, and there are at most PROP_REMAKE_MAX;
+ * else 0.  Diagnostics a call recorded are not made again: a caller
+ * remembers only calls that recorded none.
+ * prop_node_remake: copies of those count nodes, in the same order, with
+ * origin o and new ids; links among them point to the copies, links to
+ * older nodes are kept.  The copy of root is returned in *out.
+ */
+#define PROP_REMAKE_MAX 32
+size_t prop_site_mark(const prop_site *s);
+size_t prop_node_made_since(const prop_site *s, const prop_node *root, size_t mark);
+int prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o,
+                     prop_node **out);
+
 prop_kind prop_node_kind(const prop_node *n);
 const char *prop_node_desc(const prop_node *n);
 prop_os_set prop_node_targets(const prop_node *n);

@@ -1,0 +1,136 @@
+/*
+ * lprop_memo.c - what earlier recipe calls made, by their arguments.
+ *
+ * A site of thousands of hosts calls the same recipe with the same
+ * arguments thousands of times (apt.installed { "openssh-server" } on
+ * every host).  prop's recipes are pure functions of plain-data arguments,
+ * so when a site is only checked, the nodes one call made can be made
+ * again for the next equal call, at its own place, without running the
+ * recipe (prop_node_remake).  The key of a call is an exact encoding of
+ * the recipe and its arguments (see key_* in lprop_core.c): equal keys
+ * mean equal calls.
+ *
+ * Ownership: the ctx owns its memo; the memo owns its entries, each one
+ * malloc'd block with its key.  Entries name nodes of the ctx's site by
+ * position, and the site outlives the memo.  The table is bounded: when
+ * it holds MEMO_MAX entries it is emptied and fills again.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lprop.h"
+
+#define MEMO_MAX 16384       /* entries before the table is emptied */
+#define MEMO_CAP (2 * 32768) /* slots: a power of two, at least 2 * MEMO_MAX */
+
+typedef struct memo_entry {
+    uint64_t hash;
+    size_t mark, count; /* the nodes the call made (prop_node_remake) */
+    size_t len;
+    unsigned char key[]; /* len bytes */
+} memo_entry;
+
+struct lprop_memo {
+    memo_entry **slots; /* MEMO_CAP slots, open addressing */
+    size_t n;
+};
+
+lprop_memo *
+lprop_memo_new(void)
+{
+    lprop_memo *m = calloc(1, sizeof *m);
+
+    if (m == NULL)
+        return NULL;
+    m->slots = calloc(MEMO_CAP, sizeof *m->slots);
+    if (m->slots == NULL) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void
+memo_clear(lprop_memo *m)
+{
+    for (size_t i = 0; i < MEMO_CAP; i++) {
+        free(m->slots[i]);
+        m->slots[i] = NULL;
+    }
+    m->n = 0;
+}
+
+void
+lprop_memo_free(lprop_memo *m)
+{
+    if (m == NULL)
+        return;
+    memo_clear(m);
+    free(m->slots);
+    free(m);
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t
+key_hash(const unsigned char *key, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+
+    for (size_t i = 0; i < len; i++) {
+        h ^= key[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static memo_entry **
+memo_slot(lprop_memo *m, const unsigned char *key, size_t len, uint64_t h)
+{
+    size_t i = (size_t)h & (MEMO_CAP - 1);
+    memo_entry *e;
+
+    while ((e = m->slots[i]) != NULL) {
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)
+            break;
+        i = (i + 1) & (MEMO_CAP - 1);
+    }
+    return &m->slots[i];
+}
+
+int
+lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t *count)
+{
+    memo_entry *e = *memo_slot(m, key, len, key_hash(key, len));
+
+    if (e == NULL)
+        return 0;
+    *mark = e->mark;
+    *count = e->count;
+    return 1;
+}
+
+void
+lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count)
+{
+    uint64_t h = key_hash(key, len);
+    memo_entry **slot, *e;
+
+    if (m->n >= MEMO_MAX)
+        memo_clear(m);
+    slot = memo_slot(m, key, len, h);
+    if (*slot != NULL)
+        return;
+    /* Not remembering is always correct: a refused block only costs speed. */
+    e = malloc(sizeof *e + len);
+    if (e == NULL)
+        return;
+    e->hash = h;
+    e->mark = mark;
+    e->count = count;
+    e->len = len;
+    memcpy(e->key, key, len);
+    *slot = e;
+    m->n++;
+}
