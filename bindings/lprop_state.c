@@ -8,7 +8,7 @@
  * The state never opens io, os, debug or package: what is not loaded
  * cannot leak into the sandbox.
  */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, madvise; mremap (Linux) */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -196,6 +196,21 @@ pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
         return ptr;
     if (old_huge && new_huge && huge_round(old) == huge_round(nsize))
         return ptr;
+#ifdef MREMAP_MAYMOVE
+    /* A big array growing (the parser's code and constants, the list of
+     * every node): the kernel moves the pages, nothing is copied or
+     * cleared again.  The new place may lose the 2 MiB alignment; only
+     * the huge-page hint depends on it. */
+    if (old_huge && new_huge) {
+        p = mremap(ptr, huge_round(old), huge_round(nsize), MREMAP_MAYMOVE);
+        if (p == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        (void)madvise(p, huge_round(nsize), MADV_HUGEPAGE);
+#endif
+        return p;
+    }
+#endif
     if (!old_small && !new_small && !old_huge && !new_huge)
         return realloc(ptr, nsize);
     if (new_small)
@@ -419,7 +434,11 @@ run_user_file(lua_State *L, const char *path, const char *shown)
         lprop_engine_error(L, rc);
     }
     lua_pushfstring(L, "@%s", shown);
+    /* Parsing makes little garbage, but a large site makes a large
+     * function: collections while it grows only walk it again and again. */
+    lua_gc(L, LUA_GCSTOP);
     rc = luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t");
+    lua_gc(L, LUA_GCRESTART);
     free(text);
     lua_remove(L, -2);
     if (rc != LUA_OK)

@@ -106,7 +106,10 @@ struct prop_site {
     host_table host_names;
     ptrvec diags;                   /* prop_diag * */
     const prop_origin *last_origin; /* reuse identical consecutive origins */
-    origin_table origins;           /* every distinct origin, shared */
+    /* The file name of the last frame copied, as the caller gave it (only
+     * its address: it may be gone), and its interned copy. */
+    const char *last_file, *last_file_interned;
+    origin_table origins; /* every distinct origin, shared */
     unsigned next_id;
     int checked; /* prop_site_check ran */
     size_t nerrors, nwarnings;

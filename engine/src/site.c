@@ -340,10 +340,22 @@ site_origin_copy(prop_site *s, const prop_origin *o)
             goto done;
     }
     for (unsigned i = 0; i < o->nframes; i++) {
+        const char *file = o->frames[i].file;
+
         frames[i].line = o->frames[i].line;
         frames[i].file = NULL;
-        if (o->frames[i].file && !(frames[i].file = site_intern(s, o->frames[i].file)))
+        if (!file)
+            continue;
+        /* Callers name one file with the same string again and again
+         * (the address alone could have been reused for another name). */
+        if (file == s->last_file && strcmp(file, s->last_file_interned) == 0) {
+            frames[i].file = s->last_file_interned;
+            continue;
+        }
+        if (!(frames[i].file = site_intern(s, file)))
             goto done;
+        s->last_file = file;
+        s->last_file_interned = frames[i].file;
     }
     key.frames = frames;
     key.nframes = o->nframes;
