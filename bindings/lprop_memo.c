@@ -15,9 +15,11 @@
  * position, and the site outlives the memo.  The table is bounded: when
  * it holds MEMO_MAX entries it is emptied and fills again.
  */
+#define _DEFAULT_SOURCE /* getentropy */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lprop.h"
 
@@ -34,6 +36,7 @@ typedef struct memo_entry {
 struct lprop_memo {
     memo_entry **slots; /* MEMO_CAP slots, open addressing */
     size_t n;
+    uint64_t seed;
 };
 
 lprop_memo *
@@ -48,6 +51,8 @@ lprop_memo_new(void)
         free(m);
         return NULL;
     }
+    if (getentropy(&m->seed, sizeof m->seed) != 0)
+        m->seed = (uint64_t)(uintptr_t)m; /* still varies from run to run */
     return m;
 }
 
@@ -71,17 +76,26 @@ lprop_memo_free(lprop_memo *m)
     free(m);
 }
 
-/* FNV-1a, 64 bits. */
+/*
+ * A multiply-xorshift hash, a word at a time (keys are a few hundred
+ * bytes and every recipe call hashes one), seeded per memo so that a site
+ * cannot line its calls up on one slot.
+ */
 static uint64_t
-key_hash(const unsigned char *key, size_t len)
+key_hash(const lprop_memo *m, const unsigned char *key, size_t len)
 {
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = m->seed ^ (len * 0x9e3779b97f4a7c15ULL), w;
+    size_t i = 0;
 
-    for (size_t i = 0; i < len; i++) {
-        h ^= key[i];
-        h *= 1099511628211ULL;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, key + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdULL;
+        h ^= h >> 32;
     }
-    return h;
+    w = 0;
+    memcpy(&w, key + i, len - i);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 29);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
@@ -102,7 +116,7 @@ memo_slot(lprop_memo *m, const unsigned char *key, size_t len, uint64_t h)
 int
 lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t *count)
 {
-    memo_entry *e = *memo_slot(m, key, len, key_hash(key, len));
+    memo_entry *e = *memo_slot(m, key, len, key_hash(m, key, len));
 
     if (e == NULL)
         return 0;
@@ -114,7 +128,7 @@ lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t 
 void
 lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count)
 {
-    uint64_t h = key_hash(key, len);
+    uint64_t h = key_hash(m, key, len);
     memo_entry **slot, *e;
 
     if (m->n >= MEMO_MAX)

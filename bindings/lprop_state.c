@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -376,24 +377,42 @@ lprop_engine_error(lua_State *L, int rc)
     return lprop_error(L, "%s", prop_site_error(ctx->site));
 }
 
-/* Read a whole file into a malloc'd buffer; NULL with errno set on failure. */
+/*
+ * Read a whole file into a block from the state's allocator (so that the
+ * memory limit covers it), NUL-terminated: *len bytes of text in a block
+ * of *size bytes.  NULL with errno set on failure.
+ */
 static char *
-read_file(const char *path, size_t *len)
+read_file(lua_State *L, const char *path, size_t *len, size_t *size)
 {
+    void *ud;
+    lua_Alloc alloc = lua_getallocf(L, &ud);
     FILE *f = fopen(path, "rb");
+    struct stat st;
     char *buf = NULL, *nbuf;
     size_t cap = 0, n = 0, got;
     int saved;
 
     if (f == NULL)
         return NULL;
+    /* The size the file has now, and one more byte to see its end. */
+    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX / 2)
+        cap = (size_t)st.st_size + 2;
     for (;;) {
-        if (cap - n < 4096) {
-            cap = cap ? cap * 2 : 8192;
-            nbuf = realloc(buf, cap);
-            if (nbuf == NULL)
+        if (cap - n < 2) {
+            size_t ncap = cap ? cap * 2 : 8192;
+
+            if (ncap < cap || !(nbuf = alloc(ud, buf, cap, ncap))) {
+                errno = ENOMEM;
                 goto fail;
+            }
             buf = nbuf;
+            cap = ncap;
+        } else if (buf == NULL) {
+            if (!(buf = alloc(ud, NULL, 0, cap))) {
+                errno = ENOMEM;
+                goto fail;
+            }
         }
         got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
@@ -405,10 +424,12 @@ read_file(const char *path, size_t *len)
     fclose(f);
     buf[n] = '\0';
     *len = n;
+    *size = cap;
     return buf;
 fail:
     saved = errno;
-    free(buf);
+    if (buf)
+        alloc(ud, buf, cap, 0);
     fclose(f);
     errno = saved ? saved : EIO;
     return NULL;
@@ -422,15 +443,18 @@ static void
 run_user_file(lua_State *L, const char *path, const char *shown)
 {
     lprop_ctx *ctx = lprop_getctx(L);
-    size_t len = 0;
-    char *text = read_file(path, &len);
+    size_t len = 0, size = 0;
+    char *text = read_file(L, path, &len, &size);
     int rc;
 
     if (text == NULL)
         lprop_error(L, "cannot read %s: %s", shown, strerror(errno));
-    rc = prop_site_add_source(ctx->site, shown, text, len);
+    /* The site keeps the text, to quote its lines in diagnostics. */
+    rc = prop_site_adopt_source(ctx->site, shown, text, len, size);
     if (rc != PROP_OK) {
-        free(text);
+        void *ud;
+
+        lua_getallocf(L, &ud)(ud, text, size, 0);
         lprop_engine_error(L, rc);
     }
     lua_pushfstring(L, "@%s", shown);
@@ -439,7 +463,6 @@ run_user_file(lua_State *L, const char *path, const char *shown)
     lua_gc(L, LUA_GCSTOP);
     rc = luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t");
     lua_gc(L, LUA_GCRESTART);
-    free(text);
     lua_remove(L, -2);
     if (rc != LUA_OK)
         lua_error(L);

@@ -55,6 +55,7 @@ typedef struct source_file {
     size_t len;
     const char **lines; /* index built on first use */
     size_t nlines;
+    size_t owned; /* adopted text: its size for the allocator; 0: in the arena */
 } source_file;
 
 /* A string intern table (open addressing).  Each slot keeps the string's

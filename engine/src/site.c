@@ -57,6 +57,12 @@ prop_site_free(prop_site *s)
         return;
     alloc = s->mem.alloc;
     ud = s->mem.ud;
+    for (size_t i = 0; i < s->sources.n; i++) {
+        source_file *src = s->sources.v[i];
+
+        if (src->owned)
+            alloc(ud, (void *)src->text, src->owned, 0);
+    }
     arena_release(&s->mem);
     if (s->files.slots)
         alloc(ud, s->files.slots, s->files.cap * sizeof(intern_slot), 0);
@@ -80,9 +86,14 @@ prop_site_error(const prop_site *s)
 size_t
 prop_site_memory(const prop_site *s)
 {
+    size_t adopted = 0;
+
     if (!s)
         return 0;
-    return sizeof *s + s->mem.total + (s->files.cap + s->strings.cap) * sizeof(intern_slot) +
+    for (size_t i = 0; i < s->sources.n; i++)
+        adopted += ((const source_file *)s->sources.v[i])->owned;
+    return sizeof *s + s->mem.total + adopted +
+           (s->files.cap + s->strings.cap) * sizeof(intern_slot) +
            s->host_names.cap * sizeof(prop_host *) + s->origins.cap * sizeof(prop_origin *) +
            s->nodes.cap * sizeof(void *);
 }
@@ -408,6 +419,24 @@ prop_site_add_source(prop_site *s, const char *file, const char *text, size_t le
     return PROP_OK;
 nomem:
     return site_fail(s, PROP_ENOMEM, "out of memory");
+}
+
+int
+prop_site_adopt_source(prop_site *s, const char *file, char *text, size_t len, size_t size)
+{
+    source_file *src;
+
+    if (!s || !file || !text || size <= len || text[len] != '\0')
+        return s ? site_fail(s, PROP_EINVAL, "prop_site_adopt_source: no file name or text")
+                 : PROP_EINVAL;
+    src = arena_zalloc(&s->mem, sizeof *src);
+    if (!src || !(src->file = site_intern(s, file)) ||
+        ptrvec_push(&s->mem, &s->sources, src) != PROP_OK)
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    src->text = text;
+    src->len = len;
+    src->owned = size;
+    return PROP_OK;
 }
 
 /* Build the index of line starts of src; PROP_ENOMEM leaves it unbuilt. */

@@ -1025,6 +1025,33 @@ START_TEST(test_source_lines)
 }
 END_TEST
 
+/* A text the site takes over is quoted from where it is, and freed with
+ * the site (the fixture's site uses malloc; LeakSanitizer sees a leak). */
+START_TEST(test_source_adopted)
+{
+    size_t len = 0, before = prop_site_memory(S);
+    char *text = malloc(64);
+    const char *l;
+
+    ck_assert_ptr_nonnull(text);
+    strcpy(text, "a = 1\nhost \"y\" {}\n");
+    ck_assert_int_eq(prop_site_adopt_source(S, "mod.lua", text, strlen(text), 64), PROP_OK);
+    ck_assert_uint_ge(prop_site_memory(S), before + 64);
+    l = prop_site_source_line(S, "mod.lua", 2, &len);
+    ck_assert_ptr_eq(l, text + 6);
+    ck_assert_uint_eq(len, 11);
+    /* Not NUL-terminated at len, or no room for the NUL: refused, and the
+     * caller keeps the block. */
+    text = malloc(8);
+    ck_assert_ptr_nonnull(text);
+    memcpy(text, "abcdefgh", 8);
+    ck_assert_int_eq(prop_site_adopt_source(S, "bad.lua", text, 4, 8), PROP_EINVAL);
+    ck_assert_int_eq(prop_site_adopt_source(S, "bad.lua", text, 8, 8), PROP_EINVAL);
+    ck_assert_ptr_null(prop_site_source_line(S, "bad.lua", 1, &len));
+    free(text);
+}
+END_TEST
+
 /* ---- hosts ---- */
 
 START_TEST(test_hosts)
@@ -1507,6 +1534,7 @@ graph_suite(void)
     tcase_add_test(tc, test_origins);
     tcase_add_test(tc, test_origins_many);
     tcase_add_test(tc, test_source_lines);
+    tcase_add_test(tc, test_source_adopted);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("remake");

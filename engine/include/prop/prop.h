@@ -99,6 +99,13 @@ size_t prop_site_memory(const prop_site *s);
  * file is the name used in origins ("site.lua"); the text is copied.
  */
 int prop_site_add_source(prop_site *s, const char *file, const char *text, size_t len);
+/*
+ * The same without a copy: the site takes text over.  text comes from the
+ * site's allocator (alloc(ud, NULL, 0, size)), holds len bytes and a NUL
+ * (size > len), and is given back (alloc(ud, text, size, 0)) when the
+ * site is freed.  On failure the caller still owns it.
+ */
+int prop_site_adopt_source(prop_site *s, const char *file, char *text, size_t len, size_t size);
 /* The text of line `line` of a registered source, without its newline. */
 const char *prop_site_source_line(const prop_site *s, const char *file, int line, size_t *len);
 
