@@ -340,19 +340,20 @@ pp_same_leaf(const prop_node *a, const prop_node *b)
 
     if (a == b)
         return 1;
-    if (a->kind != b->kind || a->targets != b->targets || a->os_family != b->os_family ||
-        a->nclaims != b->nclaims || a->nports != b->nports || a->ninfo != b->ninfo ||
+    if (a->kind != b->kind || a->targets != b->targets ||
+        a->leaf->os_family != b->leaf->os_family || a->leaf->nclaims != b->leaf->nclaims ||
+        a->nports != b->nports || a->leaf->ninfo != b->leaf->ninfo ||
         !pp_same_str(a->desc, b->desc))
         return 0;
-    for (i = 0; i < a->nclaims; i++)
-        if (!same_claim(&a->claims[i], &b->claims[i]))
+    for (i = 0; i < a->leaf->nclaims; i++)
+        if (!same_claim(&a->leaf->claims[i], &b->leaf->claims[i]))
             return 0;
     for (i = 0; i < a->nports; i++)
         if (a->ports[i] != b->ports[i])
             return 0;
-    for (i = 0; i < a->ninfo; i++)
-        if (!pp_same_str(a->info[i].key, b->info[i].key) ||
-            !pp_same_str(a->info[i].value, b->info[i].value))
+    for (i = 0; i < a->leaf->ninfo; i++)
+        if (!pp_same_str(a->leaf->info[i].key, b->leaf->info[i].key) ||
+            !pp_same_str(a->leaf->info[i].value, b->leaf->info[i].value))
             return 0;
     return 1;
 }
@@ -831,8 +832,8 @@ collect(checker *k)
     for (e = 0; e < k->nents; e++) {
         const prop_node *l = k->ents[e].leaf;
 
-        for (i = 0; i < l->nclaims; i++) {
-            const prop_claim *c = &l->claims[i];
+        for (i = 0; i < l->leaf->nclaims; i++) {
+            const prop_claim *c = &l->leaf->claims[i];
             unsigned cls = 0, idcls = 0;
 
             switch (c->kind) {

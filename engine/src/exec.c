@@ -47,8 +47,8 @@ pick(const prop_node *n, prop_os_set os)
     unsigned i;
 
     for (i = 0; i < n->nchildren; i++)
-        if (os != PROP_OS_NONE && (n->children[i]->targets & os) == os)
-            return n->children[i];
+        if (os != PROP_OS_NONE && (node_children(n)[i]->targets & os) == os)
+            return node_children(n)[i];
     return NULL;
 }
 
@@ -77,26 +77,26 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         why = "this property was made from a bad argument and cannot run";
         break;
     case PROP_REQUIRES:
-        r = prop_exec_node(n->children[1], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud);
         if (r != PROP_RESULT_FAILED)
-            r = prop_result_combine(r, prop_exec_node(n->children[0], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud));
         else
             why = "a requirement failed";
         break;
     case PROP_BEFORE:
-        r = prop_exec_node(n->children[0], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         if (r != PROP_RESULT_FAILED)
-            r = prop_result_combine(r, prop_exec_node(n->children[1], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud));
         break;
     case PROP_ON_CHANGE:
-        r = prop_exec_node(n->children[0], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         if (r == PROP_RESULT_CHANGED)
-            r = prop_result_combine(r, prop_exec_node(n->children[1], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud));
         break;
     case PROP_FALLBACK:
-        r = prop_exec_node(n->children[0], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         if (r == PROP_RESULT_FAILED) {
-            r2 = prop_exec_node(n->children[1], os, depth + 1, ops, ud);
+            r2 = prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud);
             r = r2;
         }
         break;
@@ -110,7 +110,7 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         }
         break;
     case PROP_REVERTABLE:
-        r = prop_exec_node(n->children[0], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         break;
     case PROP_REVERT:
         if (n->rev)
@@ -122,10 +122,10 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         break;
     case PROP_PROPS:
         for (i = 0; i < n->nchildren; i++)
-            r = prop_result_combine(r, prop_exec_node(n->children[i], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, prop_exec_node(node_children(n)[i], os, depth + 1, ops, ud));
         break;
     case PROP_DESCRIBE:
-        r = prop_exec_node(n->children[0], os, depth + 1, ops, ud);
+        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         break;
     }
     if (ops->done)

@@ -126,20 +126,33 @@ const char *site_intern_n(prop_site *s, const char *str, size_t len);
 const prop_origin *site_origin_copy(prop_site *s, const prop_origin *o);
 
 /* ---- node.c ---- */
-struct prop_node {
-    prop_kind kind;
-    unsigned id; /* creation order, unique in the site */
-    prop_os_set targets;
-    prop_os_set os_family; /* os.* info leaves */
-    unsigned nchildren;
-    unsigned nports;
+/*
+ * What only a leaf has, apart from the node: made once per leaf, and
+ * shared by the copies prop_node_remake makes.  Every other node points
+ * at one shared empty instance, so that it can be read from any node.
+ */
+typedef struct leaf_data {
+    prop_claim *claims;
+    prop_info *info;
+    const char *norevert;
+    long behaviour;
     unsigned nclaims;
     unsigned ninfo;
+    prop_os_set os_family; /* os.* info leaves */
+} leaf_data;
+
+/* A site holds millions of nodes: this is kept to 64 bytes. */
+struct prop_node {
+    unsigned id; /* creation order, unique in the site */
+    prop_os_set targets;
+    unsigned nchildren;
+    unsigned nports;
     /* Leaf visits of prop_node_each_leaf(n, PROP_OS_NONE), saturating at
      * UINT_MAX: a graph that shares subtrees can expand exponentially, and
      * a walker can refuse it before starting. */
     unsigned weight;
-    /* One-bit flags (a site holds millions of nodes): assign 0 or 1 only. */
+    unsigned kind : 8; /* prop_kind */
+    /* One-bit flags: assign 0 or 1 only. */
     unsigned revertable : 1;
     unsigned paired : 1;    /* recipe-made REVERTABLE shown as one */
     unsigned info_only : 1; /* nothing in the tree can change */
@@ -147,14 +160,18 @@ struct prop_node {
     unsigned conflict : 1;  /* targets empty because children disagree (P005) */
     const char *desc;
     const prop_origin *origin;
-    prop_node **children; /* leaves: NULL; stored right after the node */
-    prop_node *rev;       /* REVERTABLE: b; REVERT: reverted form or NULL */
-    int *ports;           /* sorted union over the tree; shared, NULL if none */
-    prop_claim *claims;   /* leaves only */
-    prop_info *info;      /* leaves only */
-    const char *norevert;
-    long behaviour;
+    prop_node *rev; /* REVERTABLE: b; REVERT: reverted form or NULL */
+    int *ports;     /* sorted union over the tree; shared, NULL if none */
+    const leaf_data *leaf;
+    /* the nchildren child pointers follow (node_children) */
 };
+
+/* The children of n, stored right after it. */
+static inline prop_node **
+node_children(const prop_node *n)
+{
+    return (prop_node **)(n + 1);
+}
 
 /* ---- diag.c ---- */
 /* Begin a diagnostic at origin o (frames[0]); outer frames become

@@ -35,6 +35,9 @@ nomem(prop_site *s)
     return site_fail(s, PROP_ENOMEM, "out of memory");
 }
 
+/* The leaf data of every node that is not a leaf: nothing. */
+static const leaf_data no_leaf = {NULL, NULL, NULL, -1, 0, 0, PROP_OS_NONE};
+
 /*
  * A zeroed node with room for nchildren child pointers right after it (one
  * allocation per node).  Not yet recorded in the site: see commit().
@@ -50,14 +53,11 @@ node_alloc(prop_site *s, prop_kind kind, size_t nchildren, const prop_origin *or
         return NULL;
     }
     memset(n, 0, sizeof *n);
-    n->kind = kind;
+    n->kind = (unsigned)kind;
     n->origin = origin;
     n->synthetic = synthetic ? 1 : 0;
-    n->behaviour = -1;
-    if (nchildren) {
-        n->children = (prop_node **)(n + 1);
-        n->nchildren = (unsigned)nchildren;
-    }
+    n->leaf = &no_leaf;
+    n->nchildren = (unsigned)nchildren;
     return n;
 }
 
@@ -210,8 +210,8 @@ make_pair(prop_site *s, prop_kind kind, prop_node *a, prop_node *b, const prop_o
 
     if (!n)
         return NULL;
-    n->children[0] = a;
-    n->children[1] = b;
+    node_children(n)[0] = a;
+    node_children(n)[1] = b;
     n->desc = a->desc;
     join_targets(n, a->targets, b->targets);
     n->revertable = kind == PROP_ON_CHANGE ? a->revertable : (a->revertable && b->revertable);
@@ -239,7 +239,7 @@ make_list(prop_site *s, prop_kind kind, prop_node *const *items, size_t count,
     for (size_t i = 0; i < count; i++) {
         prop_node *c = items[i];
 
-        n->children[i] = c;
+        node_children(n)[i] = c;
         all &= c->targets;
         any |= c->targets;
         if (c->targets != PROP_OS_NONE) {
@@ -274,7 +274,7 @@ make_describe(prop_site *s, prop_node *p, const char *desc, const prop_origin *o
 
     if (!n)
         return NULL;
-    n->children[0] = p;
+    node_children(n)[0] = p;
     n->desc = desc;
     n->targets = p->targets;
     n->revertable = p->revertable;
@@ -320,7 +320,7 @@ rev_build(prop_site *s, const prop_node *n, prop_node **r, const prop_origin *o)
     case PROP_REVERTABLE:
         return n->rev;
     case PROP_REVERT:
-        return n->children[0];
+        return node_children(n)[0];
     case PROP_REQUIRES: /* "revert(a:requires(b)) reverts a then b" */
         return make_pair(s, PROP_BEFORE, r[0], r[1], o, 1);
     case PROP_BEFORE:
@@ -480,7 +480,7 @@ rev_form(prop_site *s, const prop_node *p, const prop_origin *o, prop_node **out
             goto done;
         }
         if (f->next < need) {
-            if (push_frame(&w, n->children[f->next++]))
+            if (push_frame(&w, node_children(n)[f->next++]))
                 goto done;
             continue;
         }
@@ -549,7 +549,7 @@ check_spec(prop_site *s, const prop_leaf_spec *spec)
  * hosts.  PROP_ENOMEM with the site's error set.
  */
 static int
-copy_spec(prop_site *s, prop_node *n, const prop_leaf_spec *spec)
+copy_spec(prop_site *s, prop_node *n, leaf_data *ld, const prop_leaf_spec *spec)
 {
     if (spec->nports) {
         int *p = arena_alloc_align(&s->mem, spec->nports * sizeof *p, sizeof(int));
@@ -584,8 +584,8 @@ copy_spec(prop_site *s, prop_node *n, const prop_leaf_spec *spec)
             if (from->value && !(c[i].value = site_intern_n(s, from->value, len)))
                 return PROP_ENOMEM;
         }
-        n->claims = c;
-        n->nclaims = (unsigned)spec->nclaims;
+        ld->claims = c;
+        ld->nclaims = (unsigned)spec->nclaims;
     }
     if (spec->ninfo) {
         prop_info *in = arena_alloc_align(&s->mem, spec->ninfo * sizeof *in, sizeof(void *));
@@ -599,8 +599,8 @@ copy_spec(prop_site *s, prop_node *n, const prop_leaf_spec *spec)
                 !(in[i].value = site_intern_n(s, from->value, strlen(from->value))))
                 return PROP_ENOMEM;
         }
-        n->info = in;
-        n->ninfo = (unsigned)spec->ninfo;
+        ld->info = in;
+        ld->ninfo = (unsigned)spec->ninfo;
     }
     return PROP_OK;
 }
@@ -610,6 +610,7 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
 {
     const prop_origin *origin;
     prop_node *n;
+    leaf_data *ld;
 
     if (out)
         *out = NULL;
@@ -624,14 +625,18 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
     n = node_alloc(s, spec->info_only ? PROP_INFO : PROP_LEAF, 0, origin, 0);
     if (!n || !(n->desc = site_intern_n(s, spec->desc, strlen(spec->desc))))
         return PROP_ENOMEM;
-    if (spec->norevert && !(n->norevert = site_intern_n(s, spec->norevert, strlen(spec->norevert))))
+    if (!(ld = arena_zalloc(&s->mem, sizeof *ld)))
+        return nomem(s);
+    n->leaf = ld;
+    if (spec->norevert &&
+        !(ld->norevert = site_intern_n(s, spec->norevert, strlen(spec->norevert))))
         return PROP_ENOMEM;
-    if (copy_spec(s, n, spec) != PROP_OK)
+    if (copy_spec(s, n, ld, spec) != PROP_OK)
         return PROP_ENOMEM;
     n->targets = spec->targets ? spec->targets : PROP_OS_UNIXLIKE;
-    n->os_family = spec->os_family;
+    ld->os_family = spec->os_family;
     n->info_only = spec->info_only ? 1 : 0;
-    n->behaviour = spec->behaviour;
+    ld->behaviour = spec->behaviour;
     n->weight = 1;
     if (!commit(s, n))
         return PROP_ENOMEM;
@@ -675,8 +680,8 @@ prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired, const 
         return site_fail(s, PROP_EINVAL, "revertable: a property is missing");
     if (!(origin = site_origin_copy(s, o)) || !(n = node_alloc(s, PROP_REVERTABLE, 2, origin, 0)))
         return PROP_ENOMEM;
-    n->children[0] = a;
-    n->children[1] = b;
+    node_children(n)[0] = a;
+    node_children(n)[1] = b;
     n->rev = b;
     n->desc = a->desc;
     n->paired = paired ? 1 : 0;
@@ -743,7 +748,7 @@ prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **ou
         return rc;
     if (!(n = node_alloc(s, PROP_REVERT, 1, origin, 0)))
         return PROP_ENOMEM;
-    n->children[0] = p;
+    node_children(n)[0] = p;
     n->rev = rev;
     n->targets = p->targets;
     if (rev) {
@@ -860,7 +865,7 @@ prop_node_made_since(const prop_site *s, const prop_node *root, size_t mark)
         if (!seen[i] || n->origin != root->origin)
             return 0;
         for (unsigned c = 0; c < n->nchildren; c++)
-            if ((k = made_in(n->children[c], mark, count)) >= 0)
+            if ((k = made_in(node_children(n)[c], mark, count)) >= 0)
                 seen[k] = 1;
         if ((k = made_in(n->rev, mark, count)) >= 0)
             seen[k] = 1;
@@ -887,7 +892,7 @@ prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o, 
         return PROP_ENOMEM;
     for (i = 0; i < count; i++) {
         const prop_node *n = node_at(s, mark + i);
-        prop_node *m = node_alloc(s, n->kind, n->nchildren, origin, n->synthetic);
+        prop_node *m = node_alloc(s, (prop_kind)n->kind, n->nchildren, origin, n->synthetic);
 
         if (!m)
             return PROP_ENOMEM;
@@ -896,10 +901,10 @@ prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o, 
         memcpy(m, n, sizeof *m);
         m->origin = origin;
         if (n->nchildren) {
-            m->children = (prop_node **)(m + 1);
             for (unsigned c = 0; c < n->nchildren; c++)
-                m->children[c] =
-                    (k = made_in(n->children[c], mark, count)) >= 0 ? made[k] : n->children[c];
+                node_children(m)[c] = (k = made_in(node_children(n)[c], mark, count)) >= 0
+                                          ? made[k]
+                                          : node_children(n)[c];
         }
         if ((k = made_in(n->rev, mark, count)) >= 0)
             m->rev = made[k];
@@ -929,7 +934,7 @@ prop_kind_name(prop_kind k)
 prop_kind
 prop_node_kind(const prop_node *n)
 {
-    return n ? n->kind : PROP_INVALID;
+    return n ? (prop_kind)n->kind : PROP_INVALID;
 }
 
 const char *
@@ -965,19 +970,19 @@ prop_node_info_only(const prop_node *n)
 prop_os_set
 prop_node_os(const prop_node *n)
 {
-    return n ? n->os_family : PROP_OS_NONE;
+    return n ? n->leaf->os_family : PROP_OS_NONE;
 }
 
 long
 prop_node_behaviour(const prop_node *n)
 {
-    return n ? n->behaviour : -1;
+    return n ? n->leaf->behaviour : -1;
 }
 
 const char *
 prop_node_norevert(const prop_node *n)
 {
-    return n ? n->norevert : NULL;
+    return n ? n->leaf->norevert : NULL;
 }
 
 const prop_origin *
@@ -995,7 +1000,7 @@ prop_node_nchildren(const prop_node *n)
 prop_node *
 prop_node_child(const prop_node *n, size_t i)
 {
-    return n && i < n->nchildren ? n->children[i] : NULL;
+    return n && i < n->nchildren ? node_children(n)[i] : NULL;
 }
 
 prop_node *
@@ -1021,25 +1026,25 @@ prop_node_port(const prop_node *n, size_t i)
 size_t
 prop_node_nclaims(const prop_node *n)
 {
-    return n ? n->nclaims : 0;
+    return n ? n->leaf->nclaims : 0;
 }
 
 const prop_claim *
 prop_node_claim(const prop_node *n, size_t i)
 {
-    return n && i < n->nclaims ? &n->claims[i] : NULL;
+    return n && i < n->leaf->nclaims ? &n->leaf->claims[i] : NULL;
 }
 
 size_t
 prop_node_ninfo(const prop_node *n)
 {
-    return n ? n->ninfo : 0;
+    return n ? n->leaf->ninfo : 0;
 }
 
 const prop_info *
 prop_node_info(const prop_node *n, size_t i)
 {
-    return n && i < n->ninfo ? &n->info[i] : NULL;
+    return n && i < n->leaf->ninfo ? &n->leaf->info[i] : NULL;
 }
 
 size_t
@@ -1136,35 +1141,35 @@ prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, v
                 goto done;
             break;
         case PROP_REQUIRES: /* b, then a */
-            stack[sp++] = c->children[0];
-            stack[sp++] = c->children[1];
+            stack[sp++] = node_children(c)[0];
+            stack[sp++] = node_children(c)[1];
             break;
         case PROP_BEFORE:
         case PROP_ON_CHANGE:
         case PROP_FALLBACK:
-            stack[sp++] = c->children[1];
-            stack[sp++] = c->children[0];
+            stack[sp++] = node_children(c)[1];
+            stack[sp++] = node_children(c)[0];
             break;
         case PROP_PROPS:
             for (size_t i = c->nchildren; i-- > 0;)
-                stack[sp++] = c->children[i];
+                stack[sp++] = node_children(c)[i];
             break;
         case PROP_PICK_OS:
             if (os == PROP_OS_NONE) {
                 for (size_t i = c->nchildren; i-- > 0;)
-                    stack[sp++] = c->children[i];
+                    stack[sp++] = node_children(c)[i];
                 break;
             }
             for (size_t i = 0; i < c->nchildren; i++) {
-                if (c->children[i]->targets & os) {
-                    stack[sp++] = c->children[i];
+                if (node_children(c)[i]->targets & os) {
+                    stack[sp++] = node_children(c)[i];
                     break;
                 }
             }
             break;
         case PROP_DESCRIBE:
         case PROP_REVERTABLE:
-            stack[sp++] = c->children[0];
+            stack[sp++] = node_children(c)[0];
             break;
         case PROP_REVERT:
             if (c->rev)
@@ -1177,3 +1182,6 @@ done:
         free((void *)stack);
     return rc;
 }
+
+/* The size the layout of struct prop_node is kept to, on 64-bit machines. */
+_Static_assert(sizeof(void *) != 8 || sizeof(prop_node) == 64, "prop_node grew past 64 bytes");

@@ -48,7 +48,7 @@ same_tree(const prop_node *a, const prop_node *b, unsigned *budget)
     if (a->nchildren == 0)
         return pp_same_leaf(a, b);
     for (i = 0; i < a->nchildren; i++)
-        if (!same_tree(a->children[i], b->children[i], budget))
+        if (!same_tree(node_children(a)[i], node_children(b)[i], budget))
             return 0;
     return 1;
 }
@@ -75,7 +75,7 @@ check_revert(checker *k, const prop_node *n)
 
     if (n->kind != PROP_REVERT || n->rev != NULL || n->nchildren == 0)
         return PROP_OK;
-    p = n->children[0];
+    p = node_children(n)[0];
     for (;;) {
         const prop_node *next = NULL;
         unsigned i;
@@ -85,21 +85,21 @@ check_revert(checker *k, const prop_node *n)
         if (p->kind == PROP_INVALID || p->kind == PROP_REVERT)
             return PROP_OK;
         if (p->kind == PROP_ON_CHANGE) {
-            next = p->children[0];
+            next = node_children(p)[0];
         } else {
             for (i = 0; i < p->nchildren && next == NULL; i++)
-                if (!p->children[i]->revertable)
-                    next = p->children[i];
+                if (!node_children(p)[i]->revertable)
+                    next = node_children(p)[i];
         }
         if (next == NULL)
             break;
         p = next;
     }
     rc = diag_begin(&b, k->s, "P001", PROP_SEV_ERROR, n->origin,
-                    "cannot revert %s: it is not revertable", n->children[0]->desc);
+                    "cannot revert %s: it is not revertable", node_children(n)[0]->desc);
     if (rc == PROP_OK) {
-        if (p->norevert != NULL)
-            rc = diag_note(&b, p->origin, "%s", p->norevert);
+        if (p->leaf->norevert != NULL)
+            rc = diag_note(&b, p->origin, "%s", p->leaf->norevert);
         else
             rc = diag_note(&b, p->origin, "%s has no revert action", p->desc);
     }
@@ -124,7 +124,7 @@ check_conflict(checker *k, const prop_node *n)
     if (!n->conflict || n->synthetic)
         return PROP_OK;
     for (i = 0; i < n->nchildren && c == NULL; i++) {
-        const prop_node *x = n->children[i];
+        const prop_node *x = node_children(n)[i];
 
         if (x->targets == PROP_OS_NONE)
             continue;
@@ -132,7 +132,7 @@ check_conflict(checker *k, const prop_node *n)
             c = x;
             last = i;
             for (j = 0; j < i && a == NULL; j++) {
-                const prop_node *y = n->children[j];
+                const prop_node *y = node_children(n)[j];
 
                 if (y->targets != PROP_OS_NONE && (y->targets & x->targets) == PROP_OS_NONE)
                     a = y;
@@ -158,15 +158,15 @@ check_conflict(checker *k, const prop_node *n)
     }
     run = PROP_OS_UNIXLIKE;
     for (i = 0; i < last; i++)
-        if (n->children[i]->targets != PROP_OS_NONE)
-            run &= n->children[i]->targets;
+        if (node_children(n)[i]->targets != PROP_OS_NONE)
+            run &= node_children(n)[i]->targets;
     rc = diag_begin(&b, k->s, "P005", PROP_SEV_ERROR, n->origin,
                     "cannot combine \"%s\" (%s) with the properties before it in %s, which "
                     "together run only on %s: no operating system can run them all",
                     c->desc, os_name(c->targets, tb, sizeof tb), prop_kind_name(n->kind),
                     os_name(run, ta, sizeof ta));
     for (i = 0; i <= last && rc == PROP_OK; i++) {
-        const prop_node *x = n->children[i];
+        const prop_node *x = node_children(n)[i];
 
         if (x->targets != PROP_OS_NONE && x->targets != PROP_OS_UNIXLIKE)
             rc = diag_note(&b, x->origin, "\"%s\" runs only on %s", x->desc,
@@ -185,8 +185,8 @@ check_hook(checker *k, const prop_node *n)
 
     if (n->kind != PROP_ON_CHANGE || n->synthetic || n->nchildren != 2)
         return PROP_OK;
-    a = n->children[0];
-    h = n->children[1];
+    a = node_children(n)[0];
+    h = node_children(n)[1];
     if (!a->info_only || a->kind == PROP_INVALID)
         return PROP_OK;
     rc = diag_begin(&b, k->s, "W102", PROP_SEV_WARNING, n->origin,
@@ -231,8 +231,8 @@ port_leaf(const prop_node *n, int port)
             next = n->rev;
         } else {
             for (i = 0; i < n->nchildren && next == NULL; i++)
-                if (has_port(n->children[i], port))
-                    next = n->children[i];
+                if (has_port(node_children(n)[i], port))
+                    next = node_children(n)[i];
         }
         n = next;
     }
@@ -264,12 +264,12 @@ check_ports(checker *k, const prop_node *n)
     if (n->synthetic || n->nports == 0)
         return PROP_OK;
     for (i = 0; i < n->nchildren; i++)
-        total += n->children[i]->nports;
+        total += node_children(n)[i]->nports;
     if (total == n->nports)
         return PROP_OK;
     for (i = 0; i < n->nchildren; i++) {
         for (j = i + 1; j < n->nchildren; j++) {
-            const prop_node *x = n->children[i], *y = n->children[j];
+            const prop_node *x = node_children(n)[i], *y = node_children(n)[j];
             unsigned p = 0, q = 0;
 
             while (p < x->nports && q < y->nports) {
@@ -402,9 +402,9 @@ walk(checker *k, const prop_node *top, unsigned ti, prop_os_set *os_found)
         case PROP_LEAF:
         case PROP_INFO:
             if (os_found != NULL) {
-                if (c->os_family == PROP_OS_NONE)
+                if (c->leaf->os_family == PROP_OS_NONE)
                     break;
-                *os_found = c->os_family;
+                *os_found = c->leaf->os_family;
                 return 1;
             }
             if (pp_reserve(k->s, (void **)&k->ents, &k->entcap, sizeof *k->ents, k->nents + 1))
@@ -416,35 +416,35 @@ walk(checker *k, const prop_node *top, unsigned ti, prop_os_set *os_found)
         case PROP_INVALID:
             break;
         case PROP_REQUIRES:
-            if ((rc = push(k, &sp, c->children[0])) == PROP_OK)
-                rc = push(k, &sp, c->children[1]);
+            if ((rc = push(k, &sp, node_children(c)[0])) == PROP_OK)
+                rc = push(k, &sp, node_children(c)[1]);
             break;
         case PROP_BEFORE:
         case PROP_ON_CHANGE:
         case PROP_FALLBACK:
-            if ((rc = push(k, &sp, c->children[1])) == PROP_OK)
-                rc = push(k, &sp, c->children[0]);
+            if ((rc = push(k, &sp, node_children(c)[1])) == PROP_OK)
+                rc = push(k, &sp, node_children(c)[0]);
             break;
         case PROP_PROPS:
             for (i = c->nchildren; i-- > 0 && rc == PROP_OK;)
-                rc = push(k, &sp, c->children[i]);
+                rc = push(k, &sp, node_children(c)[i]);
             break;
         case PROP_PICK_OS:
             if (k->os == PROP_OS_NONE) {
                 for (i = c->nchildren; i-- > 0 && rc == PROP_OK;)
-                    rc = push(k, &sp, c->children[i]);
+                    rc = push(k, &sp, node_children(c)[i]);
                 break;
             }
             for (i = 0; i < c->nchildren; i++) {
-                if (c->children[i]->targets & k->os) {
-                    rc = push(k, &sp, c->children[i]);
+                if (node_children(c)[i]->targets & k->os) {
+                    rc = push(k, &sp, node_children(c)[i]);
                     break;
                 }
             }
             break;
         case PROP_DESCRIBE:
         case PROP_REVERTABLE:
-            rc = push(k, &sp, c->children[0]);
+            rc = push(k, &sp, node_children(c)[0]);
             break;
         case PROP_REVERT:
             if (c->rev != NULL)
@@ -471,7 +471,7 @@ check_os_twice(checker *k)
         diag_builder b;
         int rc;
 
-        if (l->os_family == PROP_OS_NONE)
+        if (l->leaf->os_family == PROP_OS_NONE)
             continue;
         if (first == NULL) {
             first = l;
@@ -505,7 +505,7 @@ os_leaf(const checker *k)
     size_t e;
 
     for (e = 0; e < k->nents; e++)
-        if (k->ents[e].leaf->os_family != PROP_OS_NONE)
+        if (k->ents[e].leaf->leaf->os_family != PROP_OS_NONE)
             return k->ents[e].leaf;
     return NULL;
 }
@@ -531,8 +531,8 @@ excluding_part(const prop_node *top, prop_os_set os)
             next = n->rev;
         } else {
             for (i = 0; i < n->nchildren && next == NULL; i++)
-                if (!(n->children[i]->targets & os))
-                    next = n->children[i];
+                if (!(node_children(n)[i]->targets & os))
+                    next = node_children(n)[i];
         }
         if (next == NULL)
             return n;
@@ -548,7 +548,8 @@ check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
     diag_builder b;
     int rc;
 
-    if (top->kind == PROP_INVALID || top->targets == PROP_OS_NONE || top->os_family != PROP_OS_NONE)
+    if (top->kind == PROP_INVALID || top->targets == PROP_OS_NONE ||
+        top->leaf->os_family != PROP_OS_NONE)
         return PROP_OK;
     if (k->os == PROP_OS_NONE) {
         if (top->targets == PROP_OS_UNIXLIKE)
@@ -569,7 +570,7 @@ check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
         const prop_node *part = excluding_part(top, k->os);
         const char *osn = prop_os_family_name(k->os);
 
-        if (part->os_family != PROP_OS_NONE)
+        if (part->leaf->os_family != PROP_OS_NONE)
             return PROP_OK; /* a second OS: P004 */
         rc = diag_begin(&b, k->s, "P002", PROP_SEV_ERROR, top->origin,
                         "\"%s\" runs only on %s, but host \"%s\" is %s", top->desc,
@@ -660,8 +661,8 @@ check_addresses(checker *k)
     for (e = 0; e < k->nents; e++) {
         const prop_node *l = k->ents[e].leaf;
 
-        for (i = 0; i < l->ninfo; i++) {
-            const prop_info *in = &l->info[i];
+        for (i = 0; i < l->leaf->ninfo; i++) {
+            const prop_info *in = &l->leaf->info[i];
             unsigned cls;
             const group *g;
             const ref *first;

@@ -619,9 +619,9 @@ find_os(void *ud, const prop_node *leaf)
 {
     prop_os_set *os = ud;
 
-    if (leaf->os_family == PROP_OS_NONE)
+    if (leaf->leaf->os_family == PROP_OS_NONE)
         return 0;
-    *os = leaf->os_family;
+    *os = leaf->leaf->os_family;
     return 1;
 }
 
@@ -660,11 +660,11 @@ find_info(void *ud, const prop_node *leaf)
 {
     info_search *q = ud;
 
-    for (unsigned i = 0; i < leaf->ninfo; i++) {
-        if (strcmp(leaf->info[i].key, q->key) != 0)
+    for (unsigned i = 0; i < leaf->leaf->ninfo; i++) {
+        if (strcmp(leaf->leaf->info[i].key, q->key) != 0)
             continue;
         if (q->skip-- == 0) {
-            q->found = leaf->info[i].value;
+            q->found = leaf->leaf->info[i].value;
             return 1;
         }
     }
