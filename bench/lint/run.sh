@@ -157,6 +157,36 @@ for variant in $variants; do
     fi
 done
 
+# ---- the memo of recipe calls ------------------------------------------------
+# lint makes a recipe call equal to an earlier one again from it instead of
+# running it.  The same sites with every call run (PROP_NO_MEMO=1) show
+# what that saves; prop show of the whole site must print the same either
+# way (a check, not a timing).
+memo_n=''
+for n in $sizes; do
+    if ((n <= 10000)); then memo_n=$n; fi
+done
+if [[ -n $memo_n ]]; then
+    echo
+    echo "$memo_n hosts with every recipe call run (PROP_NO_MEMO=1) beside the memo:"
+    printf '%-8s %12s %9s %12s %9s   %s\n' "" "memo s" MB "no memo s" MB "recipe calls (lint --stats)"
+    for variant in $variants; do
+        file="$out/site-$variant-$memo_n.lua"
+        [[ -n ${res_s[$variant-$memo_n]:-} ]] || continue
+        measure_out="$out/lint-$variant-$memo_n-nomemo.json"
+        PROP_NO_MEMO=1 measure "$runs" "$prop" lint --format=json --werror "$file"
+        check_clean "$file" || continue
+        calls=$("$prop" lint --stats "$file" 2>&1 >/dev/null |
+            sed -n 's/^.*: \([0-9]*\) recipe calls with plain-data arguments, \([0-9]*\) of them.*/\2 of \1 made again/p')
+        printf '%-8s %12.3f %9s %12.3f %9s   %s\n' "$variant" "${res_s[$variant-$memo_n]}" \
+            "$(mb "${res_kb[$variant-$memo_n]}")" "$best_s" "$(mb "$best_kb")" "$calls"
+        if ! cmp -s <("$prop" show "$file" 2>&1) <(PROP_NO_MEMO=1 "$prop" show "$file" 2>&1); then
+            echo "FAILED: prop show $file prints differently with the memo" >&2
+            failures=$((failures + 1))
+        fi
+    done
+fi
+
 # ---- one host: prop beside Propellor ------------------------------------------
 have_propellor=0
 if ((propellor)) && command -v ghc >/dev/null &&
