@@ -78,6 +78,17 @@ typedef struct origin_table {
     size_t cap, n;
 } origin_table;
 
+/*
+ * The one-frame origins of one file, by line: a site written out host by
+ * host makes an origin per line, in order, and an array finds them where
+ * a hash table would miss the cache on every one.
+ */
+typedef struct line_origins {
+    const char *file; /* interned */
+    const prop_origin **by_line;
+    size_t cap; /* lines 0..cap-1; the array comes from the site's allocator */
+} line_origins;
+
 /* Hosts by name (open addressing over the first host of each name). */
 typedef struct host_table {
     prop_host **slots;
@@ -111,6 +122,7 @@ struct prop_site {
      * its address: it may be gone), and its interned copy. */
     const char *last_file, *last_file_interned;
     origin_table origins; /* every distinct origin, shared */
+    ptrvec line_origins;  /* line_origins *: one-frame origins by file and line */
     unsigned next_id;
     int checked; /* prop_site_check ran */
     size_t nerrors, nwarnings;

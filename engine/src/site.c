@@ -63,6 +63,13 @@ prop_site_free(prop_site *s)
         if (src->owned)
             alloc(ud, (void *)src->text, src->owned, 0);
     }
+    /* The records of both live in the arena. */
+    for (size_t i = 0; i < s->line_origins.n; i++) {
+        line_origins *lo = s->line_origins.v[i];
+
+        if (lo->by_line)
+            alloc(ud, (void *)lo->by_line, lo->cap * sizeof(prop_origin *), 0);
+    }
     arena_release(&s->mem);
     if (s->files.slots)
         alloc(ud, s->files.slots, s->files.cap * sizeof(intern_slot), 0);
@@ -92,6 +99,8 @@ prop_site_memory(const prop_site *s)
         return 0;
     for (size_t i = 0; i < s->sources.n; i++)
         adopted += ((const source_file *)s->sources.v[i])->owned;
+    for (size_t i = 0; i < s->line_origins.n; i++)
+        adopted += ((const line_origins *)s->line_origins.v[i])->cap * sizeof(prop_origin *);
     return sizeof *s + s->mem.total + adopted +
            (s->files.cap + s->strings.cap) * sizeof(intern_slot) +
            s->host_names.cap * sizeof(prop_host *) + s->origins.cap * sizeof(prop_origin *) +
@@ -323,6 +332,49 @@ origin_table_grow(prop_site *s, origin_table *t)
     return PROP_OK;
 }
 
+/* Lines past this go to the hash table: the array would outgrow the file. */
+#define LINE_ORIGINS_MAX (1 << 26)
+
+/*
+ * The slot of the one-frame origin at file:line (file interned, 0 < line
+ * < LINE_ORIGINS_MAX) in its file's array, grown as needed; NULL when out
+ * of memory.
+ */
+static const prop_origin **
+line_slot(prop_site *s, const char *file, int line)
+{
+    line_origins *lo = NULL;
+    size_t cap;
+    const prop_origin **v;
+
+    for (size_t i = s->line_origins.n; i-- > 0;) {
+        line_origins *x = s->line_origins.v[i];
+
+        if (x->file == file) {
+            lo = x;
+            break;
+        }
+    }
+    if (!lo) {
+        if (!(lo = arena_zalloc(&s->mem, sizeof *lo)) ||
+            ptrvec_push(&s->mem, &s->line_origins, lo) != PROP_OK)
+            return NULL;
+        lo->file = file;
+    }
+    if ((size_t)line >= lo->cap) {
+        cap = lo->cap ? lo->cap : 1024;
+        while (cap <= (size_t)line)
+            cap *= 2;
+        v = s->mem.alloc(s->mem.ud, (void *)lo->by_line, lo->cap * sizeof *v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        memset(v + lo->cap, 0, (cap - lo->cap) * sizeof *v);
+        lo->by_line = v;
+        lo->cap = cap;
+    }
+    return &lo->by_line[line];
+}
+
 /*
  * Copy o into the arena with interned file names.  Every distinct origin
  * is stored once (a site built in a loop, or a helper called for every
@@ -338,8 +390,9 @@ site_origin_copy(prop_site *s, const prop_origin *o)
     prop_frame *frames = local;
     prop_origin key, *copy = NULL;
     origin_table *t = &s->origins;
-    const prop_origin *result = NULL;
+    const prop_origin *result = NULL, **slot;
     size_t j;
+    int hashed = 0;
 
     if (!o || o->nframes == 0 || !o->frames)
         return &no_origin;
@@ -370,13 +423,21 @@ site_origin_copy(prop_site *s, const prop_origin *o)
     }
     key.frames = frames;
     key.nframes = o->nframes;
-    if ((t->n + 1) * 2 > t->cap && origin_table_grow(s, t) != PROP_OK)
-        goto done;
-    j = hash_origin(&key) & (t->cap - 1);
-    while (t->slots[j] && !same_interned(t->slots[j], &key))
-        j = (j + 1) & (t->cap - 1);
-    if (t->slots[j]) {
-        result = t->slots[j];
+    if (o->nframes == 1 && frames[0].file && frames[0].line > 0 &&
+        frames[0].line < LINE_ORIGINS_MAX) {
+        if (!(slot = line_slot(s, frames[0].file, frames[0].line)))
+            goto done;
+    } else {
+        hashed = 1;
+        if ((t->n + 1) * 2 > t->cap && origin_table_grow(s, t) != PROP_OK)
+            goto done;
+        j = hash_origin(&key) & (t->cap - 1);
+        while (t->slots[j] && !same_interned(t->slots[j], &key))
+            j = (j + 1) & (t->cap - 1);
+        slot = &t->slots[j];
+    }
+    if (*slot) {
+        result = *slot;
         goto done;
     }
     copy = arena_alloc_align(&s->mem, sizeof *copy + o->nframes * sizeof *frames, sizeof(void *));
@@ -385,8 +446,9 @@ site_origin_copy(prop_site *s, const prop_origin *o)
     memcpy(copy + 1, frames, o->nframes * sizeof *frames);
     copy->frames = (const prop_frame *)(copy + 1);
     copy->nframes = o->nframes;
-    t->slots[j] = copy;
-    t->n++;
+    *slot = copy;
+    if (hashed)
+        t->n++;
     result = copy;
 done:
     if (frames != local && frames)

@@ -994,6 +994,61 @@ START_TEST(test_origins_many)
 }
 END_TEST
 
+/* One-frame origins (a site written out host by host) are found by file
+ * and line: shared however many there are, kept apart by file. */
+START_TEST(test_origins_by_line)
+{
+    enum { LINES = 5000 };
+    static const prop_origin *first[LINES + 1];
+    char name[2][16];
+    prop_frame f;
+    prop_origin o = {&f, 1};
+    prop_leaf_spec spec;
+    prop_node *n = NULL;
+
+    memset(&spec, 0, sizeof spec);
+    spec.desc = "x";
+    for (int pass = 0; pass < 2; pass++) {
+        /* Another buffer for the name on the second pass: equal text at
+         * another address is the same file. */
+        strcpy(name[pass], "site.lua");
+        f.file = name[pass];
+        for (int line = LINES; line >= 1; line--) {
+            f.line = line;
+            ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+            if (pass == 0)
+                first[line] = prop_node_origin(n);
+            else
+                ck_assert_ptr_eq(prop_node_origin(n), first[line]);
+            ck_assert_int_eq(prop_node_origin(n)->frames[0].line, line);
+        }
+    }
+    ck_assert_ptr_ne(first[1], first[2]);
+    /* The same line of another file, and lines past the array's range. */
+    f.file = "lib.lua";
+    f.line = 7;
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+    ck_assert_ptr_ne(prop_node_origin(n), first[7]);
+    ck_assert_str_eq(prop_node_origin(n)->frames[0].file, "lib.lua");
+    f.file = "site.lua";
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+    ck_assert_ptr_eq(prop_node_origin(n), first[7]);
+    for (int pass = 0; pass < 2; pass++) {
+        const prop_origin *big = NULL;
+
+        f.line = INT_MAX - pass;
+        ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+        big = prop_node_origin(n);
+        ck_assert_int_eq(big->frames[0].line, INT_MAX - pass);
+        f.line = 3;
+        ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+        f.line = INT_MAX - pass;
+        ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+        ck_assert_ptr_eq(prop_node_origin(n), big);
+    }
+}
+END_TEST
+
 START_TEST(test_source_lines)
 {
     static const char text[] = "local a = 1\r\nhost \"x\" {\n\n  last line";
@@ -1533,6 +1588,7 @@ graph_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_origins);
     tcase_add_test(tc, test_origins_many);
+    tcase_add_test(tc, test_origins_by_line);
     tcase_add_test(tc, test_source_lines);
     tcase_add_test(tc, test_source_adopted);
     suite_add_tcase(s, tc);
