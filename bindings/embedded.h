@@ -8,6 +8,7 @@ struct lprop_embedded {
     const char *chunkname; /* "=prop/apt.lua" */
     const char *text;      /* Lua bytecode, with debug information */
     size_t len;
+    int recipe; /* from recipes/: a site may require it; the others are prop's own */
 };
 
 /* Terminated by an entry whose module is NULL. */

@@ -155,6 +155,16 @@ int lprop_error(lua_State *L, const char *fmt, ...);
 /* Raise the engine's last error (out of memory becomes the limit message). */
 int lprop_engine_error(lua_State *L, int rc);
 
+/* Whether a site may require prop module name: the recipe modules only. */
+int lprop_site_may_require(const char *name);
+/*
+ * Whether the innermost Lua function calling the running C function is the
+ * user's (a site file, a module next to it, a chunk it loaded) rather than
+ * one of prop's own modules (chunk names "=prop/..."; a site's load()
+ * cannot make such a name).  0 when no Lua function is on the stack.
+ */
+int lprop_user_caller(lua_State *L);
+
 /* Call require(name) in the state and leave the module on the stack. */
 int lprop_require(lua_State *L, const char *name);
 

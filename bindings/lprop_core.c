@@ -779,7 +779,7 @@ static int
 l_entry(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    if (lprop_getctx(L)->in_embedded == 0)
+    if (lprop_getctx(L)->in_embedded == 0 || lprop_user_caller(L))
         return lprop_error(L, "core.entry is for prop's own recipe modules");
     lua_settop(L, 1);
     lua_getfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);

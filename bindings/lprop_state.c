@@ -504,6 +504,32 @@ embedded_guard_close(lua_State *L)
     return 0;
 }
 
+int
+lprop_site_may_require(const char *name)
+{
+    const struct lprop_embedded *m;
+
+    for (m = lprop_embedded_modules; m->module; m++)
+        if (strcmp(m->module, name) == 0)
+            return m->recipe;
+    return 0;
+}
+
+int
+lprop_user_caller(lua_State *L)
+{
+    lua_Debug ar;
+    int level;
+
+    for (level = 1; lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "S", &ar))
+            return 1;
+        if (strcmp(ar.what, "C") != 0)
+            return strncmp(ar.source, "=prop/", 6) != 0;
+    }
+    return 0; /* called from C only: prop itself */
+}
+
 /* Find and run an embedded module; 1 if found (module value pushed). */
 static int
 run_embedded(lua_State *L, const char *name)
@@ -583,6 +609,11 @@ l_require(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     int top;
 
+    if (strncmp(name, "prop.", 5) == 0 && !lprop_site_may_require(name) && lprop_user_caller(L))
+        return lprop_error(L,
+                           "module \"%s\" is internal to prop: a site uses the recipe modules "
+                           "(prop.apt, prop.file, ...) and property {}",
+                           name);
     lua_settop(L, 1);
     lua_getfield(L, LUA_REGISTRYINDEX, LOADED_KEY);
     lua_getfield(L, 2, name);

@@ -9,7 +9,8 @@
  *
  * lua/prop/NAME.lua and recipes/NAME.lua both become module "prop.NAME",
  * with chunk name "=prop/NAME.lua", so that errors point at the real file
- * and origins can tell prop's own frames from the user's.  Debug
+ * and origins can tell prop's own frames from the user's.  Modules from
+ * recipes/ are marked as such: only those may a site require.  Debug
  * information is kept: line numbers in errors raised by recipes.
  */
 #include <stdio.h>
@@ -47,6 +48,18 @@ collect(lua_State *L, const void *p, size_t n, void *ud)
 }
 
 /* "path/to/NAME.lua" -> "NAME" in out. */
+/* Whether path is a recipe module: a file of a directory named "recipes". */
+static int
+is_recipe(const char *path)
+{
+    const char *base = strrchr(path, '/');
+
+    if (base == NULL)
+        return 0;
+    return base - path >= 7 && strncmp(base - 7, "recipes", 7) == 0 &&
+           (base - path == 7 || base[-8] == '/');
+}
+
 static int
 module_name(const char *path, char *out, size_t size)
 {
@@ -135,12 +148,12 @@ main(int argc, char **argv)
         fprintf(out, "const struct lprop_embedded lprop_embedded_modules[] = {\n");
         for (i = 2; i < argc; i++) {
             module_name(argv[i], name, sizeof name);
-            fprintf(
-                out,
-                "    {\"prop.%s\", \"=prop/%s.lua\", (const char *)mod_%d, sizeof mod_%d - 1},\n",
-                name, name, i, i);
+            fprintf(out,
+                    "    {\"prop.%s\", \"=prop/%s.lua\", (const char *)mod_%d, sizeof mod_%d - 1, "
+                    "%d},\n",
+                    name, name, i, i, is_recipe(argv[i]));
         }
-        fprintf(out, "    {0, 0, 0, 0}\n};\n");
+        fprintf(out, "    {0, 0, 0, 0, 0}\n};\n");
     }
     lua_close(L);
     if (fclose(out) != 0)

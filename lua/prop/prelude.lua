@@ -19,6 +19,19 @@ local safe_base = {
 for _, name in ipairs(safe_base) do env[name] = G[name] end
 env._VERSION = G._VERSION
 
+-- Lua runs finalizers with hooks off: a __gc of the site's would run
+-- outside the instruction budget.  Lua marks an object for finalization
+-- only when its metatable has __gc as it is set, so refusing it here is
+-- enough.
+local raw_setmetatable, rawget, error = G.setmetatable, G.rawget, G.error
+function env.setmetatable(t, mt)
+   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("setmetatable: a site may not set __gc (finalizers would run outside "
+            .. "the instruction budget)", 2)
+   end
+   return raw_setmetatable(t, mt)
+end
+
 -- Copies, so that a site changing string.format cannot affect prop's own
 -- modules (string methods on values still reach the real table, which
 -- holds nothing a site may not call).
