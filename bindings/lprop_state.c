@@ -25,7 +25,15 @@
 #include "embedded.h"
 #include "lprop.h"
 
-#define HOOK_PERIOD 10000 /* instructions between two hook calls */
+/*
+ * Instructions between two calls of the count hook.  Taking the hook off
+ * for a recipe call and putting it back restarts the count, so what the
+ * site ran since the last call is not counted: up to HOOK_PERIOD - 1
+ * instructions a recipe call.  1000 keeps that within ten times the
+ * LPROP_RECIPE_CHARGE a call is charged, at no measurable cost (10000 let
+ * a site run some 50 times its budget; 100 cost a tenth more time).
+ */
+#define HOOK_PERIOD 1000
 #define LOADED_KEY "prop.loaded"
 #define LOADING_SENTINEL "prop.loading"
 #define EMBEDDED_GUARD_KEY "prop.embedded_guard"

@@ -42,6 +42,18 @@ else
   pass
 fi
 
+# The budget counts the site's own instructions between recipe calls: at
+# about 5,000 of them a round, a budget of 1,000,000 allows about 200
+# rounds.  (When a recipe call forgave what ran since the hook's last
+# tick, the same site ran 10,000 rounds.)
+(cd "$dir" && run_prop "$TMP/budget.out" lint --max-instructions 1000000 budget_between_recipes.lua)
+rounds="$(grep -E '^[0-9]+$' "$TMP/budget.out" | tail -n 1)"
+if [[ -n "$rounds" && "$rounds" -ge 50 && "$rounds" -le 1000 ]]; then
+  pass
+else
+  fail "budget_between_recipes.lua" "ran ${rounds:-no} rounds, expected 50 to 1000" "$TMP/budget.out"
+fi
+
 # A module next to the site that is a real file (not a link) still works,
 # so the symlink refusal above is about leaving the directory.
 cp "$TMP/outside/mod.lua" "$dir/inside_mod.lua"
