@@ -54,7 +54,8 @@ typedef struct lprop_pool {
  * call's nodes made again at its own place instead of running the recipe.
  */
 typedef struct lprop_memo lprop_memo;
-lprop_memo *lprop_memo_new(void);    /* NULL when out of memory */
+/* NULL when out of memory; its blocks come from alloc (the state's). */
+lprop_memo *lprop_memo_new(lua_Alloc alloc, void *ud);
 void lprop_memo_free(lprop_memo *m); /* accepts NULL */
 /* 1 and the nodes an earlier call with this key made, or 0. */
 int lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t *count);

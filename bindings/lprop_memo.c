@@ -11,8 +11,9 @@
  * mean equal calls.
  *
  * Ownership: the ctx owns its memo; the memo owns its entries, each one
- * malloc'd block with its key.  Entries name nodes of the ctx's site by
- * position, and the site outlives the memo.  The table is bounded: when
+ * block with its key.  Its memory comes from the state's allocator, so
+ * that the memory limit covers it.  Entries name nodes of the ctx's site
+ * by position, and the site outlives the memo.  The table is bounded: when
  * it holds MEMO_MAX entries it is emptied and fills again.
  */
 #define _DEFAULT_SOURCE /* getentropy */
@@ -34,23 +35,35 @@ typedef struct memo_entry {
 } memo_entry;
 
 struct lprop_memo {
+    lua_Alloc alloc;
+    void *ud;
     memo_entry **slots; /* MEMO_CAP slots, open addressing */
     size_t n;
     uint64_t seed;
 };
 
-lprop_memo *
-lprop_memo_new(void)
+static size_t
+entry_size(const memo_entry *e)
 {
-    lprop_memo *m = calloc(1, sizeof *m);
+    return sizeof *e + e->len;
+}
+
+lprop_memo *
+lprop_memo_new(lua_Alloc alloc, void *ud)
+{
+    lprop_memo *m = alloc(ud, NULL, 0, sizeof *m);
 
     if (m == NULL)
         return NULL;
-    m->slots = calloc(MEMO_CAP, sizeof *m->slots);
+    memset(m, 0, sizeof *m);
+    m->alloc = alloc;
+    m->ud = ud;
+    m->slots = alloc(ud, NULL, 0, MEMO_CAP * sizeof *m->slots);
     if (m->slots == NULL) {
-        free(m);
+        alloc(ud, m, sizeof *m, 0);
         return NULL;
     }
+    memset(m->slots, 0, MEMO_CAP * sizeof *m->slots);
     if (getentropy(&m->seed, sizeof m->seed) != 0)
         m->seed = (uint64_t)(uintptr_t)m; /* still varies from run to run */
     return m;
@@ -60,7 +73,8 @@ static void
 memo_clear(lprop_memo *m)
 {
     for (size_t i = 0; i < MEMO_CAP; i++) {
-        free(m->slots[i]);
+        if (m->slots[i])
+            m->alloc(m->ud, m->slots[i], entry_size(m->slots[i]), 0);
         m->slots[i] = NULL;
     }
     m->n = 0;
@@ -72,8 +86,8 @@ lprop_memo_free(lprop_memo *m)
     if (m == NULL)
         return;
     memo_clear(m);
-    free(m->slots);
-    free(m);
+    m->alloc(m->ud, m->slots, MEMO_CAP * sizeof *m->slots, 0);
+    m->alloc(m->ud, m, sizeof *m, 0);
 }
 
 /*
@@ -137,7 +151,7 @@ lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t c
     if (*slot != NULL)
         return;
     /* Not remembering is always correct: a refused block only costs speed. */
-    e = malloc(sizeof *e + len);
+    e = m->alloc(m->ud, NULL, 0, sizeof *e + len);
     if (e == NULL)
         return;
     e->hash = h;

@@ -790,7 +790,7 @@ lprop_open(const lprop_limits *limits)
     lua_gc(L, LUA_GCGEN, 0, 0);
     /* Without its memo a check is only slower: no memory for it is no error. */
     if (limits->check_only && limits->recipe_memo)
-        ctx->memo = lprop_memo_new();
+        ctx->memo = lprop_memo_new(counting_alloc, ctx);
     lua_pushcfunction(L, setup_state);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         fprintf(stderr, "prop: cannot set up Lua: %s\n", lua_tostring(L, -1));
