@@ -85,9 +85,13 @@ typedef struct origin_table {
  */
 typedef struct line_origins {
     const char *file; /* interned */
-    const prop_origin **by_line;
-    size_t cap; /* lines 0..cap-1; the array comes from the site's allocator */
+    /* Pages of LINE_PAGE slots, made when a line of theirs is first met,
+     * so that memory follows the lines used, not the highest line; the
+     * pages and the directory come from the site's allocator. */
+    const prop_origin ***pages;
+    size_t npages;
 } line_origins;
+#define LINE_PAGE 1024
 
 /* Hosts by name (open addressing over the first host of each name). */
 typedef struct host_table {

@@ -67,8 +67,11 @@ prop_site_free(prop_site *s)
     for (size_t i = 0; i < s->line_origins.n; i++) {
         line_origins *lo = s->line_origins.v[i];
 
-        if (lo->by_line)
-            alloc(ud, (void *)lo->by_line, lo->cap * sizeof(prop_origin *), 0);
+        for (size_t k = 0; k < lo->npages; k++)
+            if (lo->pages[k])
+                alloc(ud, (void *)lo->pages[k], LINE_PAGE * sizeof(prop_origin *), 0);
+        if (lo->pages)
+            alloc(ud, (void *)lo->pages, lo->npages * sizeof *lo->pages, 0);
     }
     arena_release(&s->mem);
     if (s->files.slots)
@@ -99,8 +102,13 @@ prop_site_memory(const prop_site *s)
         return 0;
     for (size_t i = 0; i < s->sources.n; i++)
         adopted += ((const source_file *)s->sources.v[i])->owned;
-    for (size_t i = 0; i < s->line_origins.n; i++)
-        adopted += ((const line_origins *)s->line_origins.v[i])->cap * sizeof(prop_origin *);
+    for (size_t i = 0; i < s->line_origins.n; i++) {
+        const line_origins *lo = s->line_origins.v[i];
+
+        adopted += lo->npages * sizeof *lo->pages;
+        for (size_t k = 0; k < lo->npages; k++)
+            adopted += lo->pages[k] ? LINE_PAGE * sizeof(prop_origin *) : 0;
+    }
     return sizeof *s + s->mem.total + adopted +
            (s->files.cap + s->strings.cap) * sizeof(intern_slot) +
            s->host_names.cap * sizeof(prop_host *) + s->origins.cap * sizeof(prop_origin *) +
@@ -332,20 +340,16 @@ origin_table_grow(prop_site *s, origin_table *t)
     return PROP_OK;
 }
 
-/* Lines past this go to the hash table: the array would outgrow the file. */
-#define LINE_ORIGINS_MAX (1 << 26)
-
 /*
- * The slot of the one-frame origin at file:line (file interned, 0 < line
- * < LINE_ORIGINS_MAX) in its file's array, grown as needed; NULL when out
- * of memory.
+ * The slot of the one-frame origin at file:line (file interned, line > 0)
+ * in its file's pages, made as needed; NULL when out of memory.
  */
 static const prop_origin **
 line_slot(prop_site *s, const char *file, int line)
 {
     line_origins *lo = NULL;
-    size_t cap;
-    const prop_origin **v;
+    size_t page = (size_t)line / LINE_PAGE, n;
+    const prop_origin ***dir, **slots;
 
     for (size_t i = s->line_origins.n; i-- > 0;) {
         line_origins *x = s->line_origins.v[i];
@@ -361,18 +365,24 @@ line_slot(prop_site *s, const char *file, int line)
             return NULL;
         lo->file = file;
     }
-    if ((size_t)line >= lo->cap) {
-        cap = lo->cap ? lo->cap : 1024;
-        while (cap <= (size_t)line)
-            cap *= 2;
-        v = s->mem.alloc(s->mem.ud, (void *)lo->by_line, lo->cap * sizeof *v, cap * sizeof *v);
-        if (!v)
+    if (page >= lo->npages) {
+        n = lo->npages ? lo->npages : 16;
+        while (n <= page)
+            n *= 2;
+        dir = s->mem.alloc(s->mem.ud, (void *)lo->pages, lo->npages * sizeof *dir, n * sizeof *dir);
+        if (!dir)
             return NULL;
-        memset(v + lo->cap, 0, (cap - lo->cap) * sizeof *v);
-        lo->by_line = v;
-        lo->cap = cap;
+        memset(dir + lo->npages, 0, (n - lo->npages) * sizeof *dir);
+        lo->pages = dir;
+        lo->npages = n;
     }
-    return &lo->by_line[line];
+    if (!lo->pages[page]) {
+        if (!(slots = s->mem.alloc(s->mem.ud, NULL, 0, LINE_PAGE * sizeof *slots)))
+            return NULL;
+        memset(slots, 0, LINE_PAGE * sizeof *slots);
+        lo->pages[page] = slots;
+    }
+    return &lo->pages[page][(size_t)line % LINE_PAGE];
 }
 
 /*
@@ -423,8 +433,7 @@ site_origin_copy(prop_site *s, const prop_origin *o)
     }
     key.frames = frames;
     key.nframes = o->nframes;
-    if (o->nframes == 1 && frames[0].file && frames[0].line > 0 &&
-        frames[0].line < LINE_ORIGINS_MAX) {
+    if (o->nframes == 1 && frames[0].file && frames[0].line > 0) {
         if (!(slot = line_slot(s, frames[0].file, frames[0].line)))
             goto done;
     } else {

@@ -1024,7 +1024,7 @@ START_TEST(test_origins_by_line)
         }
     }
     ck_assert_ptr_ne(first[1], first[2]);
-    /* The same line of another file, and lines past the array's range. */
+    /* The same line of another file, and lines far apart (pages made as met). */
     f.file = "lib.lua";
     f.line = 7;
     ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
