@@ -22,7 +22,6 @@
 #define BEHAVIOUR_KEY LPROP_BEHAVIOURS
 #define BEHAVIOUR_ARGS_KEY LPROP_BEHAVIOUR_ARGS
 #define HOSTS_KEY "prop.hosts"
-#define BUDGET_GUARD_KEY "prop.budget_guard"
 
 typedef struct {
     prop_node *node;
@@ -681,12 +680,22 @@ inert(lua_State *L, int idx, int depth, int *left, key_buf *k)
     return ok;
 }
 
-/* __close of the guard entry_call leaves on its stack: the hook back on. */
+/*
+ * Raise again the error a recipe's protected call ended with (on top).  A
+ * memory error stays one: only a refused allocation raises it, so ask for
+ * more than the limit leaves.
+ */
 static int
-budget_guard_close(lua_State *L)
+rethrow(lua_State *L, lprop_ctx *ctx, int status)
 {
-    lprop_budget_resume(L);
-    return 0;
+    if (status == LUA_ERRMEM) {
+        size_t n = ctx->limits.max_memory;
+
+        lua_pop(L, 1);
+        (void)lua_newuserdatauv(L, n < ((size_t)1 << 40) ? n : ((size_t)1 << 40), 0);
+        lua_pushliteral(L, "not enough memory"); /* not reached: the limit refused it */
+    }
+    return lua_error(L);
 }
 
 /* The nodes of an earlier equal call made again at the caller's place. */
@@ -715,8 +724,10 @@ remake(lua_State *L, lprop_ctx *ctx, size_t mark, size_t count)
  *
  * When the arguments cannot lead the recipe into code of the site, the
  * recipe runs without the instruction budget's count hook (see
- * lprop_budget_suspend): a to-be-closed guard below the call puts it back
- * however the call ends, before any __close of the site's own runs.
+ * lprop_budget_suspend), in a protected call without a message handler:
+ * an error is caught before any code of the site runs (an xpcall handler
+ * of the site's would otherwise run where the error is raised, hook off),
+ * the hook is put back, and the error raised again.
  *
  * Such a call is also a pure function of its arguments: when the site is
  * only checked, a call equal to an earlier one gets that call's nodes
@@ -733,6 +744,7 @@ entry_call(lua_State *L)
     key_buf k;
     size_t mark = 0, count = 0, ndiags = 0;
     prop_node *root;
+    int status;
 
     k.n = 0;
     k.ok = ctx->memo != NULL && n <= 255;
@@ -760,17 +772,17 @@ entry_call(lua_State *L)
         mark = prop_site_mark(ctx->site);
         ndiags = prop_site_ndiags(ctx->site);
     }
-    lua_pushvalue(L, lua_upvalueindex(2));
-    lua_insert(L, 1);
-    lua_toclose(L, 1);
     lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 2);
-    lua_call(L, n, LUA_MULTRET);
-    if (k.ok && lua_gettop(L) == 2 && (root = lprop_tonode(L, 2)) != NULL &&
+    lua_insert(L, 1);
+    status = lua_pcall(L, n, LUA_MULTRET, 0);
+    lprop_budget_resume(L);
+    if (status != LUA_OK)
+        return rethrow(L, ctx, status);
+    if (k.ok && lua_gettop(L) == 1 && (root = lprop_tonode(L, 1)) != NULL &&
         prop_site_ndiags(ctx->site) == ndiags &&
         (count = prop_node_made_since(ctx->site, root, mark)) > 0)
         lprop_memo_put(ctx->memo, k.b, k.n, mark, count);
-    return lua_gettop(L) - 1;
+    return lua_gettop(L);
 }
 
 /* core.entry(fn): fn behind the trampoline above; for prop's own recipes
@@ -782,8 +794,7 @@ l_entry(lua_State *L)
     if (lprop_getctx(L)->in_embedded == 0 || lprop_user_caller(L))
         return lprop_error(L, "core.entry is for prop's own recipe modules");
     lua_settop(L, 1);
-    lua_getfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);
-    lua_pushcclosure(L, entry_call, 2);
+    lua_pushcclosure(L, entry_call, 1);
     return 1;
 }
 
@@ -1269,15 +1280,6 @@ luaopen_prop_core(lua_State *L)
     }
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, HOSTS_KEY);
-    /* The guard of entry_call: a table whose __close resumes the budget. */
-    lua_newtable(L);
-    lua_createtable(L, 0, 2);
-    lua_pushcfunction(L, budget_guard_close);
-    lua_setfield(L, -2, "__close");
-    lua_pushliteral(L, "prop budget guard");
-    lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);
-    lua_setfield(L, LUA_REGISTRYINDEX, BUDGET_GUARD_KEY);
     luaL_newlib(L, core_funcs);
     /* core.leaf keeps what it looks up on every call in upvalues: the
      * behaviour tables, and name -> number tables for OS sets and claim

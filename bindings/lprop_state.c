@@ -311,6 +311,56 @@ count_hook(lua_State *L, lua_Debug *ar)
     }
 }
 
+/*
+ * pcall and xpcall: Lua's, but a spent instruction budget stays an error.
+ * The count hook raises it again every HOOK_PERIOD instructions, but a
+ * site that calls pcall in a loop would catch each one and go on for
+ * ever; so the budget is checked again when the protected call returns.
+ * (No coroutines in the state: the calls need no continuation.)
+ */
+static void
+budget_recheck(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+
+    if (lua_gethook(L) == count_hook && ctx->instructions > ctx->limits.max_instructions)
+        lprop_error(L,
+                    "instruction budget of %I exceeded (an endless loop?); "
+                    "raise it with --max-instructions",
+                    (lua_Integer)ctx->limits.max_instructions);
+}
+
+static int
+l_pcall(lua_State *L)
+{
+    int status;
+
+    luaL_checkany(L, 1);
+    status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    budget_recheck(L);
+    lua_pushboolean(L, status == LUA_OK);
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int
+l_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L), status;
+
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    /* f, msgh, args -> msgh, f, args */
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_replace(L, 1);
+    lua_replace(L, 2);
+    status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+    budget_recheck(L);
+    lua_pushboolean(L, status == LUA_OK);
+    lua_replace(L, 1);
+    return lua_gettop(L);
+}
+
 int
 lprop_budget_suspend(lua_State *L)
 {
@@ -748,6 +798,10 @@ setup_state(lua_State *L)
     lua_setglobal(L, "collectgarbage");
     lua_pushcfunction(L, l_load);
     lua_setglobal(L, "load");
+    lua_pushcfunction(L, l_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, l_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_pushcfunction(L, l_print);
     lua_setglobal(L, "print");
     lua_pushcfunction(L, l_require);

@@ -534,8 +534,10 @@ function args.strict_module(M, name, note)
          error(string_format("cannot assign %s.%s: prop's recipe modules are read-only",
                              name, tostring(k)), 2)
       end,
+      -- An iterator over M, never M itself: recipes read it when called
+      -- (packages.upgraded calls apt.upgraded through it).
       __pairs = function()
-         return next, M, nil
+         return function(_, k) return next(M, k) end, proxy, nil
       end,
       __len = function() return 0 end,
       __tostring = function() return "prop module " .. name end,
