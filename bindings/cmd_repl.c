@@ -79,7 +79,8 @@ repl_hook(lua_State *L, lua_Debug *ar)
 {
     if (interrupted) {
         interrupted = 0;
-        fputc('\n', stderr); /* past the ^C the terminal echoed */
+        fputc('\n', stderr);                   /* past the ^C the terminal echoed */
+        lprop_getctx(L)->stop = "interrupted"; /* pcall cannot keep it going */
         luaL_error(L, "interrupted");
         return;
     }

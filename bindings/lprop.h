@@ -88,6 +88,10 @@ typedef struct lprop_ctx {
      * how many of those were made again from an earlier equal call. */
     lprop_memo *memo;
     size_t recipe_calls, recipe_remade;
+    /* Set when the running code was stopped from outside (Ctrl-C in the
+     * REPL): like a spent budget, pcall and xpcall raise it again.  Cleared
+     * by lprop_budget_reset. */
+    const char *stop;
 } lprop_ctx;
 
 /*

@@ -318,16 +318,41 @@ count_hook(lua_State *L, lua_Debug *ar)
  * ever; so the budget is checked again when the protected call returns.
  * (No coroutines in the state: the calls need no continuation.)
  */
+static int
+stopped(const lprop_ctx *ctx)
+{
+    return ctx->stop != NULL || ctx->instructions > ctx->limits.max_instructions;
+}
+
 static void
 budget_recheck(lua_State *L)
 {
     lprop_ctx *ctx = lprop_getctx(L);
 
-    if (lua_gethook(L) == count_hook && ctx->instructions > ctx->limits.max_instructions)
+    if (ctx->stop)
+        lprop_error(L, "%s", ctx->stop);
+    if (ctx->instructions > ctx->limits.max_instructions)
         lprop_error(L,
                     "instruction budget of %I exceeded (an endless loop?); "
                     "raise it with --max-instructions",
                     (lua_Integer)ctx->limits.max_instructions);
+}
+
+/*
+ * The message handler l_xpcall installs around the site's: Lua calls it
+ * where the error is raised, and a spent budget is raised inside the count
+ * hook, where hooks are off: the site's handler would run uncounted.  So
+ * once the budget is spent (or the code stopped) the error goes on as it is.
+ */
+static int
+xpcall_handler(lua_State *L)
+{
+    if (stopped(lprop_getctx(L)))
+        return 1;
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 1);
+    return 1;
 }
 
 static int
@@ -349,9 +374,10 @@ l_xpcall(lua_State *L)
     int n = lua_gettop(L), status;
 
     luaL_checktype(L, 2, LUA_TFUNCTION);
-    /* f, msgh, args -> msgh, f, args */
+    /* f, msgh, args -> handler(msgh), f, args */
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
+    lua_pushcclosure(L, xpcall_handler, 1);
     lua_replace(L, 1);
     lua_replace(L, 2);
     status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
@@ -860,6 +886,7 @@ void
 lprop_budget_reset(lprop_ctx *ctx)
 {
     ctx->instructions = 0;
+    ctx->stop = NULL;
     lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
 }
 
