@@ -204,6 +204,10 @@ protect(repl *r, lua_CFunction fn, const char *a, const char *b)
     r->ctx->evaluating = 0;
     if (status != LUA_OK) {
         r->failed = 1;
+        if (interrupted) { /* stopped in C, not by repl_hook: past the ^C */
+            interrupted = 0;
+            fputc('\n', stderr);
+        }
         if (status == LUA_ERRMEM)
             fprintf(stderr, "%smemory limit of %d MiB exceeded; raise it with --max-memory%s\n",
                     r->opts.color_err ? "\033[1;31m" : "", (int)(r->ctx->limits.max_memory >> 20),
@@ -273,6 +277,7 @@ repl_load(repl *r)
         return -1;
     }
     r->ctx = ctx;
+    ctx->interrupt = &interrupted; /* pattern matching, too, stops on Ctrl-C */
     r->rejected = !evaluated || prop_site_nerrors(ctx->site, 0) > 0;
     if (r->site && prop_site_ndiags(ctx->site) > 0) {
         prop_diags_print_text(ctx->site, stderr, r->opts.color_err, 0);

@@ -10,6 +10,7 @@
 #ifndef LPROP_H
 #define LPROP_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <lua.h>
@@ -62,6 +63,23 @@ int lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, siz
 /* Remember them (silently not, when memory is short). */
 void lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count);
 
+/*
+ * What work done in C on behalf of Lua code is counted against: charge()
+ * is given a number of steps, and raises a Lua error when they are more
+ * than may still be spent.
+ */
+/* Bytes a linear scan or copy in C does for the cost of one instruction. */
+#define LPROP_BYTES_AN_INSTRUCTION 16
+typedef struct lprop_meter {
+    void (*charge)(lua_State *L, long long steps);
+} lprop_meter;
+/*
+ * Set find, match, gmatch and gsub in the table on top of the stack:
+ * Lua 5.4's pattern functions, with every step of the matcher given to
+ * meter (which is not copied; NULL counts nothing).
+ */
+void lprop_pattern_register(lua_State *L, const lprop_meter *meter);
+
 typedef struct lprop_ctx {
     lua_State *L;
     prop_site *site;
@@ -92,6 +110,9 @@ typedef struct lprop_ctx {
      * REPL): like a spent budget, pcall and xpcall raise it again.  Cleared
      * by lprop_budget_reset. */
     const char *stop;
+    /* When set and non-zero (the REPL's SIGINT flag): work counted in C
+     * (pattern matching) stops as "interrupted", as the hook would. */
+    volatile sig_atomic_t *interrupt;
 } lprop_ctx;
 
 /*

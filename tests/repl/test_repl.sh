@@ -172,6 +172,16 @@ key() { tmux -S "$SOCK" send-keys -t repl "$@"; }
 line() { type_text "$1" && key Enter; }
 
 # check NAME WAIT-COMMAND... : one assertion on what the pane shows.
+# wait_count REGEX N : until N lines of the pane match.
+wait_count() {
+  local deadline=$((SECONDS + 10))
+  while ((SECONDS < deadline)); do
+    (($(screen | grep -Ec -- "$1") >= $2)) && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 check() {
   local name="$1"
   shift
@@ -279,6 +289,13 @@ key C-c
 check "Ctrl-C interrupts" wait_line 'interrupted$'
 line '1 + 3000'
 check "the REPL goes on after Ctrl-C" wait_line '^3001$'
+# ... also while a pattern backtracks in C, where no hook runs.
+line 'string.rep("a", 100000):find(".-.-.-.-x")'
+sleep 0.3
+key C-c
+check "Ctrl-C interrupts pattern matching" wait_count '^interrupted$' 2
+line '1 + 4000'
+check "the REPL goes on after that" wait_line '^4001$'
 
 # :reload picks up an edit of the site.
 printf '\nhost "added.example.com" { file.absent "/tmp/prop-repl-added" }\n' >>"$TMP/site.lua"
