@@ -79,6 +79,13 @@ typedef struct lprop_meter {
  * meter (which is not copied; NULL counts nothing).
  */
 void lprop_pattern_register(lua_State *L, const lprop_meter *meter);
+/*
+ * Charge to meter the work Lua's library does in C that neither the count
+ * hook nor the memory limit sees: the pattern functions above, in the
+ * global string table, and the string, table and utf8 functions that walk
+ * a range their arguments choose (lprop_stdlib.c says which and how).
+ */
+void lprop_stdlib_count(lua_State *L, const lprop_meter *meter);
 
 typedef struct lprop_ctx {
     lua_State *L;

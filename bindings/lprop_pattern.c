@@ -17,6 +17,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -27,6 +28,9 @@
 #define PATTERN_MAXCAPTURES 32 /* as Lua's LUA_MAXCAPTURES */
 #define PATTERN_MAXDEPTH 200   /* nested matches before "pattern too complex" */
 #define PATTERN_TICK 4096      /* steps between two calls of the meter */
+/* A set is tested a byte at a time with a branch or two: its bytes cost
+ * this many times the bytes of a plain scan. */
+#define SET_COST 4
 #define PATTERN_ESC '%'
 #define PATTERN_SPECIALS "^$*+?.([%-"
 
@@ -64,6 +68,31 @@ step(pattern_state *ms)
         give_steps(ms);
 }
 
+/* A scan of n bytes (of a set, a replacement, a back-reference). */
+static void
+scan_steps(pattern_state *ms, size_t n)
+{
+    ms->steps += 1 + (long long)(n / LPROP_BYTES_AN_INSTRUCTION);
+    if (ms->steps >= PATTERN_TICK)
+        give_steps(ms);
+}
+
+/* luaL_error, after the steps so far are given to the meter: a site that
+ * catches malformed patterns with pcall pays for the matching it caused. */
+static int
+pattern_error(pattern_state *ms, const char *fmt, ...)
+{
+    va_list ap;
+
+    give_steps(ms);
+    luaL_where(ms->L, 1);
+    va_start(ap, fmt);
+    lua_pushvfstring(ms->L, fmt, ap);
+    va_end(ap);
+    lua_concat(ms->L, 2);
+    return lua_error(ms->L);
+}
+
 static void
 state_init(pattern_state *ms, lua_State *L, const char *s, size_t ls, const char *p, size_t lp)
 {
@@ -89,10 +118,12 @@ state_reset(pattern_state *ms)
 static const char *
 class_end(pattern_state *ms, const char *p)
 {
+    const char *start = p;
+
     switch (*p++) {
     case PATTERN_ESC:
         if (p == ms->pat_end)
-            luaL_error(ms->L, "malformed pattern (ends with '%%')");
+            pattern_error(ms, "malformed pattern (ends with '%%')");
         return p + 1;
     case '[':
         if (*p == '^')
@@ -100,10 +131,11 @@ class_end(pattern_state *ms, const char *p)
         /* The first character of a set is itself even when it is ']'. */
         do {
             if (p == ms->pat_end)
-                luaL_error(ms->L, "malformed pattern (missing ']')");
+                pattern_error(ms, "malformed pattern (missing ']')");
             if (*p++ == PATTERN_ESC && p < ms->pat_end)
                 p++;
         } while (*p != ']');
+        scan_steps(ms, SET_COST * (size_t)(p - start));
         return p + 1;
     default:
         return p;
@@ -202,6 +234,7 @@ single_match(pattern_state *ms, const char *s, const char *p, const char *ep)
     case PATTERN_ESC:
         return class_has(c, (unsigned char)p[1]);
     case '[':
+        scan_steps(ms, SET_COST * (size_t)(ep - p));
         return set_has(c, p, ep - 1);
     default:
         return (unsigned char)*p == c;
@@ -249,7 +282,7 @@ start_capture(pattern_state *ms, const char *s, const char *p, ptrdiff_t what)
     const char *r;
 
     if (ms->level >= PATTERN_MAXCAPTURES)
-        luaL_error(ms->L, "too many captures");
+        pattern_error(ms, "too many captures");
     ms->cap[ms->level].start = s;
     ms->cap[ms->level].len = what;
     ms->level++;
@@ -269,7 +302,7 @@ end_capture(pattern_state *ms, const char *s, const char *p)
         if (ms->cap[l].len == CAP_UNFINISHED)
             break;
     if (l < 0)
-        luaL_error(ms->L, "invalid pattern capture");
+        pattern_error(ms, "invalid pattern capture");
     ms->cap[l].len = s - ms->cap[l].start;
     r = match(ms, s, p);
     if (r == NULL)
@@ -284,7 +317,7 @@ match_balance(pattern_state *ms, const char *s, const char *p)
     int open, close, depth = 1;
 
     if (p + 1 >= ms->pat_end)
-        luaL_error(ms->L, "malformed pattern (missing arguments to '%%b')");
+        pattern_error(ms, "malformed pattern (missing arguments to '%%b')");
     if (s >= ms->src_end || *s != *p)
         return NULL;
     open = *p;
@@ -309,11 +342,11 @@ match_backref(pattern_state *ms, const char *s, int digit)
     ptrdiff_t len;
 
     if (l < 0 || l >= ms->level || ms->cap[l].len == CAP_UNFINISHED)
-        luaL_error(ms->L, "invalid capture index %%%d", l + 1);
+        pattern_error(ms, "invalid capture index %%%d", l + 1);
     len = ms->cap[l].len;
     if (len < 0 || ms->src_end - s < len)
         return NULL;
-    ms->steps += len;
+    scan_steps(ms, (size_t)len);
     if (memcmp(ms->cap[l].start, s, (size_t)len) != 0)
         return NULL;
     return s + len;
@@ -330,7 +363,7 @@ match(pattern_state *ms, const char *s, const char *p)
     const char *ep;
 
     if (ms->depth-- == 0)
-        luaL_error(ms->L, "pattern too complex");
+        pattern_error(ms, "pattern too complex");
     step(ms);
     while (s != NULL && p != ms->pat_end) {
         switch (*p) {
@@ -361,10 +394,11 @@ match(pattern_state *ms, const char *s, const char *p)
 
                 p += 2;
                 if (*p != '[')
-                    luaL_error(ms->L, "missing '[' after '%%f' in pattern");
+                    pattern_error(ms, "missing '[' after '%%f' in pattern");
                 ep = class_end(ms, p);
                 before = s == ms->src ? 0 : (unsigned char)s[-1];
                 here = s < ms->src_end ? (unsigned char)*s : 0;
+                scan_steps(ms, 2 * SET_COST * (size_t)(ep - p));
                 if (set_has(before, p, ep - 1) || !set_has(here, p, ep - 1))
                     s = NULL;
                 p = ep;
@@ -430,13 +464,13 @@ get_capture(pattern_state *ms, int i, const char *s, const char *e, const char *
 {
     if (i >= ms->level) {
         if (i != 0)
-            luaL_error(ms->L, "invalid capture index %%%d", i + 1);
+            pattern_error(ms, "invalid capture index %%%d", i + 1);
         *start = s;
         return e - s;
     }
     *start = ms->cap[i].start;
     if (ms->cap[i].len == CAP_UNFINISHED)
-        luaL_error(ms->L, "unfinished capture");
+        pattern_error(ms, "unfinished capture");
     if (ms->cap[i].len == CAP_POSITION)
         lua_pushinteger(ms->L, ms->cap[i].start - ms->src + 1);
     return ms->cap[i].len;
@@ -506,7 +540,7 @@ find_or_match(lua_State *L, int find)
     if (find && (lua_toboolean(L, 4) || no_specials(p, lp))) {
         /* memmem of an empty needle is the haystack's start, as Lua's. */
         at = memmem(s + init - 1, ls - (init - 1), p, lp);
-        ms.steps = (long long)((ls - (init - 1)) / LPROP_BYTES_AN_INSTRUCTION);
+        ms.steps = (long long)((ls - (init - 1) + lp) / LPROP_BYTES_AN_INSTRUCTION);
         give_steps(&ms);
         if (at == NULL) {
             luaL_pushfail(L);
@@ -630,8 +664,10 @@ add_template(pattern_state *ms, luaL_Buffer *b, const char *s, const char *e)
     const char *t = lua_tolstring(L, 3, &len), *esc, *start;
     ptrdiff_t clen;
 
+    scan_steps(ms, len);
     while ((esc = memchr(t, PATTERN_ESC, len)) != NULL) {
         luaL_addlstring(b, t, (size_t)(esc - t));
+        step(ms);
         esc++;
         if (*esc == PATTERN_ESC) {
             luaL_addchar(b, PATTERN_ESC);
@@ -644,7 +680,7 @@ add_template(pattern_state *ms, luaL_Buffer *b, const char *s, const char *e)
             else
                 luaL_addlstring(b, start, (size_t)clen);
         } else {
-            luaL_error(L, "invalid use of '%c' in replacement string", PATTERN_ESC);
+            pattern_error(ms, "invalid use of '%c' in replacement string", PATTERN_ESC);
         }
         len -= (size_t)(esc + 1 - t);
         t = esc + 1;

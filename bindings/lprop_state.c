@@ -268,15 +268,26 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-/*
- * The Lua heap's allocator: counting_alloc, and a large block counts
- * against the instruction budget as the work of filling it.  A loop that
- * copies a 200 MB string (s:upper(), s .. "x") runs a handful of
- * instructions a round; uncounted, it would run for days within its
- * budget.  The count hook raises the error at its next tick.
- */
-#define CHARGED_BLOCK (64 * 1024)
+/* Add to the instructions spent, without overflow whatever the budget. */
+static void
+charge_instructions(lprop_ctx *ctx, long long n)
+{
+    if (n <= 0)
+        return;
+    if (ctx->instructions > LLONG_MAX - n)
+        ctx->instructions = LLONG_MAX;
+    else
+        ctx->instructions += n;
+}
 
+/*
+ * The Lua heap's allocator: counting_alloc, and the bytes a block grows by
+ * count against the instruction budget as the work of filling them, one
+ * instruction every LPROP_BYTES_AN_INSTRUCTION.  A loop that copies a long
+ * string (s:upper(), s .. "x") runs a handful of instructions a round;
+ * uncounted, it could run for days within its budget.  The count hook
+ * raises the error at its next tick.
+ */
 static void *
 lua_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -284,8 +295,8 @@ lua_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     size_t old = ptr ? osize : 0;
     void *p = counting_alloc(ud, ptr, osize, nsize);
 
-    if (p != NULL && nsize >= CHARGED_BLOCK && nsize > old)
-        ctx->instructions += (long long)((nsize - old) / LPROP_BYTES_AN_INSTRUCTION);
+    if (p != NULL && nsize > old)
+        charge_instructions(ctx, (long long)((nsize - old) / LPROP_BYTES_AN_INSTRUCTION));
     return p;
 }
 
@@ -313,7 +324,7 @@ count_hook(lua_State *L, lua_Debug *ar)
 {
     lprop_ctx *ctx = lprop_getctx(L);
 
-    ctx->instructions += HOOK_PERIOD;
+    charge_instructions(ctx, HOOK_PERIOD);
     note_place(ctx, L, ar);
     if (ctx->instructions > ctx->limits.max_instructions) {
         /* The hook is not a frame of its own: build the place by hand.
@@ -419,9 +430,7 @@ meter_charge(lua_State *L, long long steps)
 {
     lprop_ctx *ctx = lprop_getctx(L);
 
-    if (steps > LLONG_MAX / 4)
-        steps = LLONG_MAX / 4;
-    ctx->instructions += steps;
+    charge_instructions(ctx, steps);
     if (ctx->interrupt != NULL && *ctx->interrupt) {
         ctx->stop = "interrupted"; /* as the REPL's hook says it */
         lua_pushstring(L, ctx->stop);
@@ -432,147 +441,7 @@ meter_charge(lua_State *L, long long steps)
 
 static const lprop_meter state_meter = {meter_charge};
 
-/* Elements from `from` to `to`, both included (0 when to < from). */
-static long long
-range_len(lua_Integer from, lua_Integer to)
-{
-    lua_Unsigned n;
-
-    if (to < from)
-        return 0;
-    n = (lua_Unsigned)to - (lua_Unsigned)from;
-    return n >= (lua_Unsigned)(LLONG_MAX / 4) ? LLONG_MAX / 4 : (long long)n + 1;
-}
-
-/* Argument i as an integer, or dflt when absent or not an integer (the
- * library function raises the error then). */
-static lua_Integer
-int_arg(lua_State *L, int i, lua_Integer dflt)
-{
-    int ok;
-    lua_Integer v = lua_tointegerx(L, i, &ok);
-
-    return ok ? v : dflt;
-}
-
-/* The length of table argument i as the library function will see it. */
-static lua_Integer
-len_arg(lua_State *L, int i)
-{
-    lua_Integer n;
-
-    if (!lua_istable(L, i))
-        return 0;
-    if (luaL_getmetafield(L, i, "__len") == LUA_TNIL)
-        return (lua_Integer)lua_rawlen(L, i);
-    lua_pop(L, 1);
-    n = luaL_len(L, i); /* the site's __len: its cost is counted */
-    return n;
-}
-
-/*
- * Call Lua's own function (upvalue 1) in this same frame, so that its
- * argument errors name it as before ("bad argument #2 to 'move'").
- */
-static int
-call_original(lua_State *L)
-{
-    return lua_tocfunction(L, lua_upvalueindex(1))(L);
-}
-
-/* table.move(a1, f, e, t [,a2]): e - f + 1 elements. */
-static int
-l_table_move(lua_State *L)
-{
-    meter_charge(L, range_len(int_arg(L, 2, 1), int_arg(L, 3, 0)));
-    return call_original(L);
-}
-
-/* table.concat(list [, sep [, i [, j]]]): j - i + 1 elements. */
-static int
-l_table_concat(lua_State *L)
-{
-    lua_Integer i = int_arg(L, 3, 1);
-    lua_Integer j = lua_isnoneornil(L, 4) ? len_arg(L, 1) : int_arg(L, 4, 0);
-
-    meter_charge(L, range_len(i, j));
-    return call_original(L);
-}
-
-/* table.insert(list, [pos,] v) and table.remove(list [, pos]): the
- * elements from pos to the end are moved. */
-static int
-l_table_insert(lua_State *L)
-{
-    if (lua_gettop(L) == 3) /* pos to #list, and one more */
-        meter_charge(L, range_len(int_arg(L, 2, 1), len_arg(L, 1)) + 1);
-    return call_original(L);
-}
-
-static int
-l_table_remove(lua_State *L)
-{
-    lua_Integer n = len_arg(L, 1);
-
-    meter_charge(L, range_len(int_arg(L, 2, n), n));
-    return call_original(L);
-}
-
-/* table.sort(list [, comp]): n log n comparisons.  (The site's comp is
- * counted as it runs; this is the sort's own work.) */
-static int
-l_table_sort(lua_State *L)
-{
-    long long n = range_len(1, len_arg(L, 1)), cost = n;
-
-    for (long long m = n; m > 1; m >>= 1)
-        cost = cost > LLONG_MAX / 8 ? cost : cost + n;
-    meter_charge(L, cost);
-    return call_original(L);
-}
-
-/* string.rep(s, n [, sep]): an empty s and sep would loop n times to make
- * "" (any other result is as long as the memory limit allows). */
-static int
-l_string_rep(lua_State *L)
-{
-    size_t l, lsep;
-
-    luaL_checklstring(L, 1, &l);
-    luaL_checkinteger(L, 2);
-    luaL_optlstring(L, 3, "", &lsep);
-    if (l == 0 && lsep == 0) {
-        lua_pushliteral(L, "");
-        return 1;
-    }
-    return call_original(L);
-}
-
-/* utf8.len and utf8.offset: a scan of the string. */
-static int
-l_utf8_scan(lua_State *L)
-{
-    size_t len = 0;
-
-    if (lua_type(L, 1) == LUA_TSTRING)
-        lua_tolstring(L, 1, &len);
-    meter_charge(L, (long long)(len / LPROP_BYTES_AN_INSTRUCTION));
-    return call_original(L);
-}
-
-/* Replace field name of the table on top of the stack by fn, with the
- * original as its upvalue. */
-static void
-wrap_field(lua_State *L, const char *name, lua_CFunction fn)
-{
-    lua_getfield(L, -1, name);
-    if (lua_tocfunction(L, -1) == NULL)
-        luaL_error(L, "the library has no C function %s", name);
-    lua_pushcclosure(L, fn, 1);
-    lua_setfield(L, -2, name);
-}
-
-/* The string and table functions, counted where their work is not. */
+/* The string, table and utf8 functions, counted where their work is not. */
 static void
 open_counted_libs(lua_State *L)
 {
@@ -580,20 +449,8 @@ open_counted_libs(lua_State *L)
     /* No bytecode ever: string.dump is the only way to make it. */
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");
-    lprop_pattern_register(L, &state_meter);
-    wrap_field(L, "rep", l_string_rep);
     lua_pop(L, 1);
-    lua_getglobal(L, LUA_TABLIBNAME);
-    wrap_field(L, "move", l_table_move);
-    wrap_field(L, "concat", l_table_concat);
-    wrap_field(L, "insert", l_table_insert);
-    wrap_field(L, "remove", l_table_remove);
-    wrap_field(L, "sort", l_table_sort);
-    lua_pop(L, 1);
-    lua_getglobal(L, LUA_UTF8LIBNAME);
-    wrap_field(L, "len", l_utf8_scan);
-    wrap_field(L, "offset", l_utf8_scan);
-    lua_pop(L, 1);
+    lprop_stdlib_count(L, &state_meter);
 }
 
 int
@@ -603,7 +460,7 @@ lprop_budget_suspend(lua_State *L)
 
     if (lua_gethook(L) != count_hook)
         return 0;
-    ctx->instructions += LPROP_RECIPE_CHARGE;
+    charge_instructions(ctx, LPROP_RECIPE_CHARGE);
     if (ctx->instructions > ctx->limits.max_instructions)
         return lprop_error(L,
                            "instruction budget of %I exceeded (an endless loop?); "
