@@ -65,4 +65,17 @@ LUA
 (cd "$dir" && run_prop "$TMP/out" lint require_inside.lua; echo "$rc" >"$TMP/rc")
 if [[ "$(cat "$TMP/rc")" == 0 ]]; then pass; else fail "require_inside.lua" "exit $(cat "$TMP/rc"), expected 0" "$TMP/out"; fi
 
+# An argument error of a counted library function stays an error the site
+# can catch: nothing is charged for a range that is never walked.
+cat >"$dir/catchable.lua" <<'LUA'
+local ok1 = pcall(table.insert, {}, math.mininteger, 1)
+local ok2 = pcall(table.concat, {}, "", 1, 1e15)
+local ok3 = pcall(table.move, {}, -5, math.maxinteger, 1)
+local ok4 = pcall(string.find, "x", "[a")
+assert(not ok1 and not ok2 and not ok3 and not ok4)
+host "x" { file.absent "/tmp/x" }
+LUA
+(cd "$dir" && run_prop "$TMP/out" lint catchable.lua; echo "$rc" >"$TMP/rc")
+if [[ "$(cat "$TMP/rc")" == 0 ]]; then pass; else fail "catchable.lua" "exit $(cat "$TMP/rc"), expected 0" "$TMP/out"; fi
+
 finish
