@@ -19,7 +19,7 @@ typedef struct cli_command {
     const char *usage;
 } cli_command;
 
-extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain;
+extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain, cmd_claims;
 
 /* Options shared by the commands that read a site. */
 typedef struct cli_site_opts {
@@ -79,6 +79,13 @@ typedef struct cli_site_hosts {
  */
 int cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_hosts *sh);
 void cli_site_hosts_free(cli_site_hosts *sh);
+
+/*
+ * Print what claims thing on every host of s (prop claims, :claims), as
+ * text lines or a JSON array; *found is the number of matches.  Returns
+ * the code of prop_site_find_claims (PROP_EINVAL: not a thing).
+ */
+int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, size_t *found);
 
 /*
  * A dry run of host h of a loaded, checked site, printed as `prop run

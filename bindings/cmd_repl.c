@@ -508,139 +508,27 @@ do_show(lua_State *L, repl *r, const char *arg)
     }
 }
 
-/* :claims THING - what on which host claims a path, package, port, ... */
-typedef struct claims_query {
-    const char *thing;
-    size_t thing_len;
-    long long num; /* THING as a number (port, uid, gid), or -1 */
-    const prop_host *host;
-    const prop_node *top;
-    size_t found;
-} claims_query;
-
-/* THING itself, or (for a directory) a path under it. */
-static int
-key_matches(const claims_query *q, const char *key)
-{
-    size_t n = q->thing_len;
-
-    if (strcmp(key, q->thing) == 0)
-        return 1;
-    return q->thing[0] == '/' && strncmp(key, q->thing, n) == 0 && (n == 1 || key[n] == '/');
-}
-
-static void
-print_match(claims_query *q, const prop_node *leaf, const char *what)
-{
-    char where[300];
-
-    printf("%s  %s  by \"%s\" (%s)", prop_host_name(q->host), what, prop_node_desc(leaf),
-           origin_text(prop_node_origin(leaf), where, sizeof where));
-    /* A recipe's pair and its first side say the same: name it once. */
-    if (q->top != leaf && strcmp(prop_node_desc(q->top), prop_node_desc(leaf)) != 0)
-        printf(", part of \"%s\" (%s)", prop_node_desc(q->top),
-               origin_text(prop_node_origin(q->top), where, sizeof where));
-    fputc('\n', stdout);
-    q->found++;
-}
-
-/* Append ` "value"` to buf (of which `used` bytes are taken), with quotes
- * and backslashes escaped; cut short when buf is full. */
-static void
-append_quoted(char *buf, size_t size, size_t used, const char *v, size_t n)
-{
-    size_t i;
-
-    if (used + 3 >= size)
-        return;
-    buf[used++] = ' ';
-    buf[used++] = '"';
-    for (i = 0; i < n && used + 3 < size; i++) {
-        if (v[i] == '"' || v[i] == '\\')
-            buf[used++] = '\\';
-        buf[used++] = v[i];
-    }
-    buf[used++] = '"';
-    buf[used] = '\0';
-}
-
-static int
-claims_visit(void *ud, const prop_node *leaf)
-{
-    claims_query *q = ud;
-    char what[512];
-    size_t i, n, vlen;
-    int k;
-
-    n = prop_node_nclaims(leaf);
-    for (i = 0; i < n; i++) {
-        const prop_claim *c = prop_node_claim(leaf, i);
-        int by_id = q->num >= 0 && c->id == q->num &&
-                    (c->kind == PROP_CLAIM_USER || c->kind == PROP_CLAIM_GROUP);
-        if (!key_matches(q, c->key) && !by_id)
-            continue;
-        k = snprintf(what, sizeof what, "%s %s", prop_claim_kind_name(c->kind), c->key);
-        if (c->id >= 0 && k >= 0 && (size_t)k < sizeof what)
-            k += snprintf(what + k, sizeof what - (size_t)k, " (id %lld)", c->id);
-        vlen = c->value ? (c->value_len ? c->value_len : strlen(c->value)) : 0;
-        if (c->value && vlen <= 60 && memchr(c->value, '\n', vlen) == NULL && k >= 0)
-            append_quoted(what, sizeof what, (size_t)k, c->value, vlen);
-        print_match(q, leaf, what);
-    }
-    n = prop_node_nports(leaf);
-    for (i = 0; q->num > 0 && i < n; i++) {
-        if (prop_node_port(leaf, i) == q->num) {
-            snprintf(what, sizeof what, "port %lld", q->num);
-            print_match(q, leaf, what);
-        }
-    }
-    n = prop_node_ninfo(leaf);
-    for (i = 0; i < n; i++) {
-        const prop_info *in = prop_node_info(leaf, i);
-        if (strcmp(in->value, q->thing) == 0) {
-            snprintf(what, sizeof what, "info %s %s", in->key, in->value);
-            print_match(q, leaf, what);
-        }
-    }
-    return 0;
-}
-
+/* :claims THING - what on which host claims a path, package, port, ...
+ * (the same lines as prop claims SITE THING). */
 static void
 do_claims(lua_State *L, repl *r, const char *arg)
 {
-    const prop_site *s = r->ctx->site;
-    claims_query q;
-    char thing[1024], *end;
-    size_t i, j, n;
-    const prop_host *h;
+    size_t found = 0;
     int rc;
 
     if (arg == NULL || *arg == '\0')
-        luaL_error(L, ":claims needs a path, a package, a service, a port or an account");
-    if (strlen(arg) >= sizeof thing)
-        luaL_error(L, ":claims: that is too long to be a name");
-    snprintf(thing, sizeof thing, "%s", arg);
-    for (n = strlen(thing); n > 1 && thing[n - 1] == '/'; n--)
-        thing[n - 1] = '\0';
-    memset(&q, 0, sizeof q);
-    q.thing = thing;
-    q.thing_len = strlen(thing);
-    errno = 0;
-    q.num = strtoll(thing, &end, 10);
-    if (errno || end == thing || *end != '\0' || q.num < 0)
-        q.num = -1;
-    for (i = 0; i < prop_site_nhosts(s); i++) {
-        h = prop_site_host(s, i);
-        q.host = h;
-        for (j = 0; j < prop_host_nprops(h); j++) {
-            q.top = prop_host_prop(h, j);
-            rc = prop_node_each_leaf(q.top, prop_host_os(h), claims_visit, &q);
-            if (rc != PROP_OK)
-                luaL_error(L, ":claims: %s", rc == PROP_ENOMEM ? "out of memory" : "walk failed");
-        }
-    }
-    if (q.found == 0)
-        printf("nothing on any host claims %s\n", thing);
+        luaL_error(L, ":claims needs a path, package:NAME, service:NAME, port:N, user:NAME or "
+                      "group:NAME");
+    rc = cli_claims_print(r->ctx->site, arg, stdout, 0, &found);
+    if (rc == PROP_EINVAL)
+        luaL_error(L,
+                   ":claims: \"%s\" is not a thing to look for: a path, package:NAME, "
+                   "service:NAME, port:N, user:NAME or group:NAME",
+                   arg);
+    if (rc != PROP_OK)
+        luaL_error(L, ":claims: out of memory");
+    if (found == 0)
+        printf("nothing on any host claims %s\n", arg);
 }
 
 static void

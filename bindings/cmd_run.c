@@ -45,12 +45,15 @@ typedef struct run_opts {
 } run_opts;
 
 /* What became of one host. */
-typedef struct outcome {
+typedef struct outcome outcome;
+struct outcome {
     unsigned ok, changed, failed, skipped;
     int unreachable; /* could not be reached (or its key was refused) */
     int stopped;     /* interrupted */
+    int refused;     /* its OS is not one its properties run on: nothing ran */
+    int info_only;   /* it only carries information: nothing to run */
     double ms;
-} outcome;
+};
 
 /* Everything the executor's callbacks need for one host. */
 typedef struct host_run {
@@ -63,6 +66,7 @@ typedef struct host_run {
     int progress;         /* a terminal: show the running property */
     int color;            /* colour on stdout */
     const prop_node *top; /* the top-level property running now */
+    struct outcome *oc;   /* the host's counts */
 } host_run;
 
 static volatile sig_atomic_t stop_requested;
@@ -134,22 +138,25 @@ leaf_msgh(lua_State *L)
 }
 
 /*
- * Call impl[field](sys, args) protected, with a fresh instruction budget.
- * 0 with the result's type and truth ("ok" is false, "changed" true), or
- * -1 with *msg set to the error (malloc'd).
+ * Call fn(sys, args) protected, with a fresh instruction budget; fn is at
+ * fn_idx, args at args_idx (0: none).  0 with the result's type and truth
+ * ("ok" is false, "changed" true), or -1 with *msg set to the error
+ * (malloc'd).
  */
 static int
-call_impl(host_run *hr, const char *field, int impl_idx, int args_idx, int *ret_type, int *ret_true,
-          char **msg)
+call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, char **msg)
 {
     lua_State *L = hr->ctx->L;
     int base;
 
     lua_pushcfunction(L, leaf_msgh);
     base = lua_gettop(L);
-    lua_getfield(L, impl_idx, field);
+    lua_pushvalue(L, fn_idx);
     lua_pushvalue(L, hr->sys_idx);
-    lua_pushvalue(L, args_idx);
+    if (args_idx)
+        lua_pushvalue(L, args_idx);
+    else
+        lua_pushnil(L);
     lprop_budget_reset(hr->ctx);
     if (lua_pcall(L, 2, 1, base) != LUA_OK) {
         const char *e = lua_tostring(L, -1);
@@ -167,14 +174,27 @@ call_impl(host_run *hr, const char *field, int impl_idx, int args_idx, int *ret_
     return 0;
 }
 
+/* impl[field] pushed when it is a function: 1; else nothing pushed, 0. */
 static int
-has_field(lua_State *L, int idx, const char *field)
+get_fn(lua_State *L, int impl, const char *field)
 {
-    int t = lua_getfield(L, idx, field);
+    if (lua_getfield(L, impl, field) == LUA_TFUNCTION)
+        return 1;
     lua_pop(L, 1);
-    return t == LUA_TFUNCTION;
+    return 0;
 }
 
+/*
+ * The result rules (prop-site(5), "Results"):
+ * - ensure(sys, args), the recipes' form, returns "changed" or "ok"
+ *   (true/false); when it returns something else, the changes it made say.
+ * - else check(sys, args): true means ok, nothing more runs;
+ * - then apply(sys, args): "ok" or false means it changed nothing, even
+ *   when it ran commands (Propellor's assume NoChange); anything else,
+ *   nil included, is changed.
+ * An error anywhere is a failure.  In a dry run, a check that asked for
+ * sys:run was stopped there: the property would change.
+ */
 static prop_result
 ensure_leaf(void *ud, const prop_node *leaf, char **msg)
 {
@@ -197,38 +217,93 @@ ensure_leaf(void *ud, const prop_node *leaf, char **msg)
         goto done;
     }
     lsys_begin(&hr->sys);
-    if (has_field(L, impl, "ensure")) {
-        if (call_impl(hr, "ensure", impl, args, &rt, &rv, msg) != 0)
+    /* Claims are kept true: a property {} that declared them, and every
+     * recipe that claims something, is warned of a write it does not
+     * claim (W104). */
+    lua_getfield(L, impl, "declared");
+    if (lua_toboolean(L, -1) || prop_node_nclaims(leaf) > 0)
+        hr->sys.claims_of = leaf;
+    lua_pop(L, 1);
+    if (get_fn(L, impl, "ensure")) {
+        if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
             goto done;
-        r = (rv && rt == LUA_TBOOLEAN) || hr->sys.changes ? PROP_RESULT_CHANGED : PROP_RESULT_OK;
+        if (rt == LUA_TBOOLEAN)
+            r = rv ? PROP_RESULT_CHANGED : PROP_RESULT_OK;
+        else
+            r = hr->sys.changes ? PROP_RESULT_CHANGED : PROP_RESULT_OK;
         goto done;
     }
-    if (has_field(L, impl, "check")) {
-        hr->sys.in_check = 1;
-        if (call_impl(hr, "check", impl, args, &rt, &rv, msg) != 0) {
-            hr->sys.in_check = 0;
+    if (get_fn(L, impl, "check")) {
+        int failed;
+
+        hr->sys.mode = LSYS_CHECK;
+        failed = call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0;
+        hr->sys.mode = LSYS_APPLY;
+        if (failed && hr->sys.dry_check_ran) {
+            /* Not a failure: a dry run cannot tell, so it says what a run
+             * would at least do. */
+            free(*msg);
+            *msg = NULL;
+            static const char why[] = "its check runs a command (sys:run), which a dry run "
+                                      "does not do: counted as a change (sys:query runs "
+                                      "commands that only look)";
+            lsys_note(&hr->sys, why, sizeof why - 1);
+            r = PROP_RESULT_CHANGED;
             goto done;
         }
-        hr->sys.in_check = 0;
+        if (failed)
+            goto done;
+        lua_pop(L, 1);
         if (rv) {
             r = PROP_RESULT_OK;
             goto done;
         }
     }
-    if (!has_field(L, impl, "apply")) {
+    if (!get_fn(L, impl, "apply")) {
         r = PROP_RESULT_OK;
         goto done;
     }
-    if (call_impl(hr, "apply", impl, args, &rt, &rv, msg) != 0)
+    if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
         goto done;
-    /* apply says "ok" or false when it found nothing to do. */
-    if (rt == LUA_TBOOLEAN && !rv && hr->sys.changes == 0)
-        r = PROP_RESULT_OK;
-    else
-        r = PROP_RESULT_CHANGED;
+    r = rt == LUA_TBOOLEAN && !rv ? PROP_RESULT_OK : PROP_RESULT_CHANGED;
 done:
+    hr->sys.mode = LSYS_APPLY;
+    hr->sys.claims_of = NULL;
     lua_settop(L, top);
     return r;
+}
+
+/* The test of an only_if: 1 holds, 0 not, -1 failed (*msg set). */
+static int
+test_only_if(void *ud, const prop_node *n, char **msg)
+{
+    host_run *hr = ud;
+    lua_State *L = hr->ctx->L;
+    long id = prop_node_behaviour(n);
+    int top = lua_gettop(L), rt = 0, rv = 0, rc;
+
+    if (id < 0)
+        return 0;
+    lua_getfield(L, LUA_REGISTRYINDEX, LPROP_BEHAVIOURS);
+    if (lua_rawgeti(L, -1, id) != LUA_TFUNCTION) {
+        lua_settop(L, top);
+        return 0;
+    }
+    hr->sys.mode = LSYS_TEST;
+    rc = call_lua(hr, lua_gettop(L), 0, &rt, &rv, msg);
+    hr->sys.mode = LSYS_APPLY;
+    lua_settop(L, top);
+    if (rc != 0) {
+        char *m = *msg;
+        size_t len = m ? strlen(m) + 32 : 0;
+
+        *msg = m ? malloc(len) : NULL;
+        if (*msg)
+            snprintf(*msg, len, "its only_if test failed: %s", m);
+        free(m);
+        return -1;
+    }
+    return rv != 0;
 }
 
 static void
@@ -246,26 +321,65 @@ on_start(void *ud, const prop_node *n, unsigned depth)
 }
 
 static void
-print_notes(host_run *hr, const char *parent, char *notes)
+print_lines(host_run *hr, const char *event, const char *parent, char *text)
 {
     char *line, *save = NULL;
 
-    if (notes == NULL)
+    if (text == NULL)
         return;
-    if (hr->o->json) {
-        for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-            fputs("{\"event\":\"note\",\"host\":", stdout);
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (hr->o->json) {
+            printf("{\"event\":\"%s\",\"host\":", event);
             json_str(hr->name);
+            if (strcmp(event, "warning") == 0)
+                fputs(",\"code\":\"W104\"", stdout);
             fputs(",\"parent\":", stdout);
             json_str(parent);
             fputs(",\"text\":", stdout);
             json_str(line);
             fputs("}\n", stdout);
+        } else if (strcmp(event, "warning") == 0) {
+            printf("%s    %swarning[W104]%s: %s\n", hr->name, hr->color ? "\033[1;35m" : "",
+                   hr->color ? "\033[0m" : "", line);
+        } else {
+            printf("%s    %s\n", hr->name, line);
         }
-        return;
     }
-    for (line = strtok_r(notes, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-        printf("%s    %s\n", hr->name, line);
+}
+
+/* What a result is called in text: a dry run never says it did something. */
+static const char *
+result_text(const host_run *hr, prop_result r)
+{
+    if (hr->o->dry && r == PROP_RESULT_CHANGED)
+        return "would change";
+    return prop_result_name(r);
+}
+
+/*
+ * Counting: every property that does something counts once, wherever it
+ * is in the tree (a leaf, or a composite that failed on its own: a
+ * pick_os without an alternative for the OS, a failed only_if test, a
+ * revert of what cannot be reverted).  A composite that failed because a
+ * part did is that part's failure.
+ */
+static void
+count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
+{
+    prop_kind k = prop_node_kind(n);
+
+    if (k == PROP_INFO)
+        return;
+    /* A composite counts when it decided on its own (msg is its reason):
+     * a failure of its own, an only_if that ensured nothing. */
+    if (k != PROP_LEAF && k != PROP_INVALID && !(msg && *msg && k != PROP_REQUIRES))
+        return;
+    if (r == PROP_RESULT_OK)
+        hr->oc->ok++;
+    else if (r == PROP_RESULT_CHANGED)
+        hr->oc->changed++;
+    else
+        hr->oc->failed++;
 }
 
 static void
@@ -274,19 +388,34 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
     host_run *hr = ud;
     char where[1200];
 
-    if (r == PROP_RESULT_FAILED && msg && *msg) {
+    count_result(hr, n, r, msg);
+    if (r == PROP_RESULT_OK && msg && *msg && hr->o->dry) {
+        /* In a dry run, say why nothing would be done. */
+        lsys_note(&hr->sys, msg, strlen(msg));
+    } else if (r == PROP_RESULT_FAILED && msg && *msg) {
         /* Every failure's reason, innermost first, shown under its property. */
         char line[2400];
         int len;
-        if (depth > 0)
+        if (depth > 0 && strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0)
             len = snprintf(line, sizeof line, "failed: %s: %s", prop_node_desc(n), msg);
         else
             len = snprintf(line, sizeof line, "failed: %s", msg);
         if (len > 0)
             lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+    } else if (r == PROP_RESULT_CHANGED && depth > 0 && prop_node_kind(n) == PROP_LEAF &&
+               strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0) {
+        /* A change inside a composite is shown under it, whatever the
+         * composite's own result. */
+        char line[1200];
+        int len = snprintf(line, sizeof line, "%s: %s", hr->o->dry ? "would change" : "changed",
+                           prop_node_desc(n));
+        if (len > 0)
+            lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
     }
     if (depth > 0) {
-        if (hr->o->json && prop_node_kind(n) == PROP_LEAF) {
+        /* A recipe's own pair says the same as its first side: one event. */
+        if (hr->o->json && prop_node_kind(n) == PROP_LEAF &&
+            strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0) {
             fputs("{\"event\":\"property\",\"host\":", stdout);
             json_str(hr->name);
             fputs(",\"parent\":", stdout);
@@ -295,7 +424,8 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
             json_str(prop_node_desc(n));
             fputs(",\"origin\":", stdout);
             json_str(origin_of(n, where, sizeof where));
-            printf(",\"result\":\"%s\",\"ms\":%.1f}\n", prop_result_name(r), ms);
+            printf(",\"result\":\"%s\",\"ms\":%.1f%s}\n", prop_result_name(r), ms,
+                   hr->o->dry ? ",\"dry_run\":true" : "");
         }
         return;
     }
@@ -312,14 +442,16 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         if (hr->progress)
             fputs("\r\033[K", stdout);
         printf("%s  %s ... %s%s%s", hr->name, prop_node_desc(n), hr->color ? result_color(r) : "",
-               prop_result_name(r), hr->color ? "\033[0m" : "");
+               result_text(hr, r), hr->color ? "\033[0m" : "");
         if (ms >= 1000)
             printf(" (%.1f s)", ms / 1000);
         putchar('\n');
     }
     {
-        char *notes = lsys_take_notes(&hr->sys);
-        print_notes(hr, prop_node_desc(n), notes);
+        char *notes = lsys_take_notes(&hr->sys), *warnings = lsys_take_warnings(&hr->sys);
+        print_lines(hr, "warning", prop_node_desc(n), warnings);
+        print_lines(hr, "note", prop_node_desc(n), notes);
+        free(warnings);
         free(notes);
     }
     fflush(stdout);
@@ -346,7 +478,7 @@ expand_home(const char *path, char *buf, size_t size)
 static int
 open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *why, size_t wsize)
 {
-    const char *how = prop_host_info(h, "connect", 0);
+    const char *how = prop_host_info(h, PROP_INFO_CONNECT, 0);
     const char *name = prop_host_name(h);
     int rc;
 
@@ -354,7 +486,7 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
     if ((how == NULL && strcmp(name, "localhost") == 0) || (how && strcmp(how, "local") == 0)) {
         rc = prop_transport_local(t);
     } else if (how && strcmp(how, "dir") == 0) {
-        const char *root = prop_host_info(h, "dir.path", 0);
+        const char *root = prop_host_info(h, PROP_INFO_CONNECT_PATH, 0);
         struct stat st;
         if (root == NULL) {
             snprintf(why, wsize, "connect.dir without a path");
@@ -375,16 +507,17 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
     } else {
         prop_ssh_opts so;
         char kh[4096], id[4096];
-        const char *port = prop_host_info(h, "ssh.port", 0);
-        const char *sudo = prop_host_info(h, "ssh.sudo", 0);
+        const char *port = prop_host_info(h, PROP_INFO_CONNECT_PORT, 0);
+        const char *sudo = prop_host_info(h, PROP_INFO_CONNECT_SUDO, 0);
         memset(&so, 0, sizeof so);
-        so.address = prop_host_info(h, "ssh.address", 0);
+        so.address = prop_host_info(h, PROP_INFO_CONNECT_ADDRESS, 0);
         if (so.address == NULL)
             so.address = name;
         so.port = port ? atoi(port) : 22;
-        so.user = prop_host_info(h, "ssh.user", 0);
-        so.identity = expand_home(prop_host_info(h, "ssh.identity", 0), id, sizeof id);
-        so.known_hosts = expand_home(prop_host_info(h, "ssh.known_hosts", 0), kh, sizeof kh);
+        so.user = prop_host_info(h, PROP_INFO_CONNECT_USER, 0);
+        so.identity = expand_home(prop_host_info(h, PROP_INFO_CONNECT_IDENTITY, 0), id, sizeof id);
+        so.known_hosts =
+            expand_home(prop_host_info(h, PROP_INFO_CONNECT_KNOWN_HOSTS, 0), kh, sizeof kh);
         so.sudo = sudo && strcmp(sudo, "true") == 0;
         so.accept_new = o->accept_new;
         so.connect_timeout = o->connect_timeout;
@@ -435,7 +568,7 @@ detect_os(prop_transport *t)
 static void
 split_os_info(const prop_host *h, char suite[64], char arch[64])
 {
-    const char *info = prop_host_info(h, "os", 0);
+    const char *info = prop_host_info(h, PROP_INFO_OS, 0);
 
     suite[0] = arch[0] = '\0';
     if (info && sscanf(info, "%*s %63s %63s", suite, arch) < 1)
@@ -450,10 +583,14 @@ print_host_line(const run_opts *o, const char *name, const outcome *oc, const ch
         json_str(name);
         printf(",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                oc->failed, oc->ms);
-        if (oc->unreachable) {
-            fputs(",\"unreachable\":true,\"error\":", stdout);
+        if (oc->unreachable || oc->refused) {
+            fputs(oc->unreachable ? ",\"unreachable\":true,\"error\":"
+                                  : ",\"refused\":true,\"error\":",
+                  stdout);
             json_str(why);
         }
+        if (oc->info_only)
+            fputs(",\"info_only\":true", stdout);
         if (oc->stopped)
             printf(",\"interrupted\":true,\"skipped\":%u", oc->skipped);
         if (o->dry)
@@ -461,12 +598,17 @@ print_host_line(const run_opts *o, const char *name, const outcome *oc, const ch
         fputs("}\n", stdout);
         return;
     }
-    if (oc->unreachable) {
-        printf("%s  %sunreachable%s: %s\n", name, color ? "\033[1;31m" : "", color ? "\033[0m" : "",
-               why);
+    if (oc->unreachable || oc->refused) {
+        printf("%s  %s%s%s: %s\n", name, color ? "\033[1;31m" : "",
+               oc->unreachable ? "unreachable" : "refused", color ? "\033[0m" : "", why);
         return;
     }
-    printf("%s: %u ok, %u changed, %u failed", name, oc->ok, oc->changed, oc->failed);
+    if (oc->info_only) {
+        printf("%s: nothing to ensure (it only carries information for other hosts)\n", name);
+        return;
+    }
+    printf("%s: %u ok, %u %s, %u failed", name, oc->ok, oc->changed,
+           o->dry ? "would change" : "changed", oc->failed);
     if (oc->stopped)
         printf(", %u not run (interrupted)", oc->skipped);
     printf(" in %.1f ms%s\n", oc->ms, o->dry ? " (dry run: nothing was changed)" : "");
@@ -488,7 +630,8 @@ claimed_paths(const prop_node *n, path_list *l)
         const prop_claim *c = prop_node_claim(n, i);
 
         /* The file.* kinds come first in prop_claim_kind. */
-        if (c->kind > PROP_CLAIM_FILE_NO_LINE || !c->key || c->key[0] != '/')
+        if ((c->kind > PROP_CLAIM_FILE_NO_LINE && c->kind != PROP_CLAIM_FILE_OWNED) || !c->key ||
+            c->key[0] != '/')
             continue;
         if (l->n == l->cap) {
             size_t cap = l->cap ? 2 * l->cap : 64;
@@ -533,6 +676,84 @@ prefetch(prop_transport *t, const prop_host *h, int os_unknown)
     free(l.v);
 }
 
+/*
+ * The host's top-level properties as they are shown and counted: a props
+ * {...} that was not described is its parts (its own line would say only
+ * "props").  Up to MAX_ITEMS; past that (a graph that shares lists
+ * exponentially) the rest stay whole.
+ */
+#define MAX_ITEMS 100000
+typedef struct items {
+    const prop_node **v;
+    size_t n, cap;
+} items;
+
+static int
+add_item(items *it, const prop_node *p, int depth)
+{
+    size_t i;
+
+    if (prop_node_kind(p) == PROP_PROPS && depth < 64 && it->n < MAX_ITEMS) {
+        for (i = 0; i < prop_node_nchildren(p); i++)
+            if (add_item(it, prop_node_child(p, i), depth + 1) != 0)
+                return -1;
+        return 0;
+    }
+    if (it->n == it->cap) {
+        size_t cap = it->cap ? it->cap * 2 : 64;
+        const prop_node **v = realloc(it->v, cap * sizeof *v);
+
+        if (v == NULL)
+            return -1;
+        it->v = v;
+        it->cap = cap;
+    }
+    it->v[it->n++] = p;
+    return 0;
+}
+
+/* Nothing on h can change anything (it only carries facts for others). */
+static int
+info_only_host(const prop_host *h)
+{
+    size_t i, n = prop_host_nprops(h);
+
+    for (i = 0; i < n; i++)
+        if (!prop_node_info_only(prop_host_prop(h, i)))
+            return 0;
+    return n > 0;
+}
+
+/*
+ * A host that declares no OS is typed by its properties: refuse a target
+ * whose OS is not one of those they run on, before anything runs.
+ * Returns 1 (refused, why set) or 0.
+ */
+static int
+refuse_os(const prop_host *h, prop_os_set os, char *why, size_t wsize)
+{
+    prop_os_set want = prop_host_targets(h);
+    char wn[64];
+
+    if (prop_host_os(h) != PROP_OS_NONE || want == PROP_OS_UNIXLIKE)
+        return 0;
+    if (os == PROP_OS_NONE) {
+        snprintf(why, wsize,
+                 "cannot tell which operating system the target runs (no /etc/os-release it "
+                 "knows), and the properties of host %s run only on %s: declare its OS with "
+                 "os.debian(...), os.buntish(...) or os.freebsd(...); nothing was changed",
+                 prop_host_name(h), prop_os_set_name(want, wn, sizeof wn));
+        return 1;
+    }
+    if (want & os)
+        return 0;
+    snprintf(why, wsize,
+             "the target runs %s, but the properties of host %s run only on %s; nothing was "
+             "changed",
+             prop_os_family_name(os), prop_host_name(h), prop_os_set_name(want, wn, sizeof wn));
+    return 1;
+}
+
 /* Run one host; prints its lines and its summary line. */
 static void
 run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
@@ -540,10 +761,11 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
 {
     lua_State *L = ctx->L;
     host_run hr;
-    prop_exec_ops ops = {ensure_leaf, on_start, on_done, want_stop};
+    prop_exec_ops ops = {ensure_leaf, on_start, on_done, want_stop, test_only_if};
     prop_transport *t = NULL;
     char why[1200] = "", suite[64], arch[64];
     prop_os_set os;
+    items it = {NULL, 0, 0};
     size_t i, n = prop_host_nprops(h);
     double t0 = now_ms();
     int top = lua_gettop(L);
@@ -553,9 +775,22 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.ctx = ctx;
     hr.o = o;
     hr.h = h;
+    hr.oc = oc;
     hr.name = prop_host_name(h);
     hr.progress = progress && !o->json;
     hr.color = color && !o->json;
+    if (info_only_host(h)) {
+        /* Propellor's "monsters": hosts declared for what others know of
+         * them (addresses, keys), not to be reached. */
+        oc->info_only = 1;
+        goto out;
+    }
+    for (i = 0; i < n; i++)
+        if (add_item(&it, prop_host_prop(h, i), 0) != 0) {
+            snprintf(why, sizeof why, "out of memory");
+            oc->unreachable = 1;
+            goto out;
+        }
     if (open_transport(o, h, &t, why, sizeof why) != PROP_OK) {
         oc->unreachable = 1;
         goto out;
@@ -569,6 +804,10 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     prefetch(t, h, os == PROP_OS_NONE);
     if (os == PROP_OS_NONE)
         os = detect_os(t);
+    if (refuse_os(h, os, why, sizeof why)) {
+        oc->refused = 1;
+        goto out;
+    }
     split_os_info(h, suite, arch);
     hr.sys.t = t;
     hr.sys.host = hr.name;
@@ -579,27 +818,21 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.sys.diff = o->diff;
     lsys_push(L, &hr.sys);
     hr.sys_idx = lua_gettop(L);
-    for (i = 0; i < n; i++) {
-        prop_result r;
-        const prop_node *p = prop_host_prop(h, i);
+    for (i = 0; i < it.n; i++) {
+        const prop_node *p = it.v[i];
         if (want_stop(NULL)) {
             oc->stopped = 1;
-            oc->skipped = (unsigned)(n - i);
+            oc->skipped = (unsigned)(it.n - i);
             break;
         }
         /* os.*, connect.*, ipv4...: facts for the run, nothing to ensure. */
-        if (prop_node_kind(p) == PROP_INFO)
+        if (prop_node_info_only(p))
             continue;
-        r = prop_exec_node(p, os, 0, &ops, &hr);
-        if (r == PROP_RESULT_OK)
-            oc->ok++;
-        else if (r == PROP_RESULT_CHANGED)
-            oc->changed++;
-        else
-            oc->failed++;
+        (void)prop_exec_node(p, os, 0, &ops, &hr);
     }
     lsys_retire(L, hr.sys_idx);
 out:
+    free(it.v);
     lua_settop(L, top);
     lsys_clear(&hr.sys);
     prop_transport_close(t);
@@ -619,7 +852,7 @@ cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color)
     o.dry = 1;
     o.jobs = 1;
     run_host(ctx, &o, h, color && isatty(STDOUT_FILENO), color, &oc);
-    return oc.unreachable ? EXIT_UNREACHABLE : oc.failed ? EXIT_FAILED : EXIT_WELL;
+    return oc.unreachable ? EXIT_UNREACHABLE : oc.failed || oc.refused ? EXIT_FAILED : EXIT_WELL;
 }
 
 /* ---- many hosts at once ------------------------------------------------ */
@@ -644,9 +877,9 @@ child_lines(child *c, int final)
         if (c->buf[i] != '\n')
             continue;
         if (c->buf[start] == SUMMARY_MARK) {
-            c->have_oc = sscanf(c->buf + start + 1, "%u %u %u %u %d %d %lf", &c->oc.ok,
+            c->have_oc = sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf", &c->oc.ok,
                                 &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
-                                &c->oc.stopped, &c->oc.ms) == 7;
+                                &c->oc.stopped, &c->oc.refused, &c->oc.info_only, &c->oc.ms) == 9;
         } else {
             fwrite(c->buf + start, 1, i + 1 - start, stdout);
         }
@@ -686,8 +919,8 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
             _exit(EXIT_FAILED);
         close(p[1]);
         run_host(ctx, o, h, 0, color, &oc);
-        printf("%c%u %u %u %u %d %d %.3f\n", SUMMARY_MARK, oc.ok, oc.changed, oc.failed, oc.skipped,
-               oc.unreachable, oc.stopped, oc.ms);
+        printf("%c%u %u %u %u %d %d %d %d %.3f\n", SUMMARY_MARK, oc.ok, oc.changed, oc.failed,
+               oc.skipped, oc.unreachable, oc.stopped, oc.refused, oc.info_only, oc.ms);
         fflush(stdout);
         _exit(0);
     }
@@ -944,7 +1177,7 @@ run_run(int argc, char **argv)
     }
     for (k = 0; k < nhosts; k++) {
         unreachable += ocs[k].unreachable;
-        failed += ocs[k].failed > 0;
+        failed += ocs[k].failed > 0 || ocs[k].refused;
         stopped += ocs[k].stopped;
     }
     if (nhosts > 1 && !o.json) {
@@ -952,9 +1185,11 @@ run_run(int argc, char **argv)
         for (k = 0; k < nhosts; k++)
             printf(" %s %s%s", prop_host_name(hosts[k]),
                    ocs[k].unreachable ? "unreachable"
+                   : ocs[k].refused   ? "refused"
                    : ocs[k].failed    ? "failed"
                    : ocs[k].stopped   ? "interrupted"
-                   : ocs[k].changed   ? "changed"
+                   : ocs[k].info_only ? "info only"
+                   : ocs[k].changed   ? (o.dry ? "would change" : "changed")
                                       : "ok",
                    k + 1 < nhosts ? "," : "\n");
     }

@@ -315,6 +315,44 @@ l_describe(lua_State *L)
     return 1;
 }
 
+/*
+ * only_if(test, p) and p:only_if(test): p, ensured only when test(sys)
+ * returns true at run time.  The test is kept with the leaves' impl
+ * tables, by number (not when the site is only checked).
+ */
+static int
+l_only_if(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    int ti = lua_type(L, 1) == LUA_TFUNCTION ? 1 : 2, pi = 3 - ti;
+    prop_node *p, *out = NULL;
+    long test = -1;
+    int rc;
+
+    lua_settop(L, 2);
+    if (lua_type(L, ti) != LUA_TFUNCTION)
+        return lprop_error(L,
+                           "only_if needs a test: a function(sys) that returns true when the "
+                           "property should be ensured, got %s",
+                           luaL_typename(L, ti));
+    p = to_node(L, pi, "only_if");
+    if (!ctx->limits.check_only) {
+        lua_getfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+        test = (long)lua_rawlen(L, -1) + 1;
+        lua_pushvalue(L, ti);
+        lua_rawseti(L, -2, (lua_Integer)test);
+        lua_pop(L, 1);
+    }
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_only_if_new(ctx->site, p, test, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
 /* pick_os(a, b, ...) and props {...} / props(a, b, ...). */
 static int
 list_combinator(lua_State *L, prop_kind kind, const char *fname)
@@ -440,6 +478,7 @@ l_leaf(lua_State *L)
             prop_claim *c = &claims[i];
             c->value = NULL;
             c->value_len = 0;
+            c->flags = 0;
             lua_rawgeti(L, 5, 3 * i + 1);
             if (lua_type(L, -1) != LUA_TSTRING || lua_rawget(L, lua_upvalueindex(4)) != LUA_TNUMBER)
                 return luaL_error(L, "claim %d: unknown kind", (int)i + 1);
@@ -505,6 +544,14 @@ l_leaf(lua_State *L)
         lua_pop(L, 1);
         lua_getfield(L, 6, "info_only");
         spec.info_only = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        /* The values this leaf claims are secret: compared by the pre-pass,
+         * never shown (claims is a scratch copy: this changes no Lua value). */
+        lua_getfield(L, 6, "secret");
+        if (lua_toboolean(L, -1))
+            for (i = 0; i < (lua_Integer)spec.nclaims; i++)
+                if (claims[i].value)
+                    claims[i].flags |= PROP_CLAIM_SECRET;
         lua_pop(L, 1);
         if (lua_getfield(L, 6, "os") == LUA_TSTRING &&
             prop_os_set_parse(lua_tostring(L, -1), &spec.os_family) != PROP_OK)
@@ -1005,7 +1052,10 @@ claims_visit(void *ud, const prop_node *leaf)
         lua_setfield(L, -2, "kind");
         lua_pushstring(L, c->key);
         lua_setfield(L, -2, "key");
-        if (c->value) {
+        if (c->flags & PROP_CLAIM_SECRET) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, "secret");
+        } else if (c->value) {
             lua_pushlstring(L, c->value, c->value_len);
             lua_setfield(L, -2, "value");
         }
@@ -1218,9 +1268,13 @@ push_name_table(lua_State *L, int kinds)
     }
 }
 
-static const luaL_Reg node_methods[] = {{"requires", l_requires},   {"before", l_before},
-                                        {"on_change", l_on_change}, {"fallback", l_fallback},
-                                        {"describe", l_describe},   {NULL, NULL}};
+static const luaL_Reg node_methods[] = {{"requires", l_requires},
+                                        {"before", l_before},
+                                        {"on_change", l_on_change},
+                                        {"fallback", l_fallback},
+                                        {"describe", l_describe},
+                                        {"only_if", l_only_if},
+                                        {NULL, NULL}};
 
 static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"invalid", l_invalid},
@@ -1233,6 +1287,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"on_change", l_on_change},
                                       {"fallback", l_fallback},
                                       {"describe", l_describe},
+                                      {"only_if", l_only_if},
                                       {"revertable", l_revertable},
                                       {"revert", l_revert},
                                       {"pick_os", l_pick_os},

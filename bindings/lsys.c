@@ -60,32 +60,41 @@ void
 lsys_begin(lsys *s)
 {
     s->changes = 0;
-    s->in_check = 0;
+    s->mode = LSYS_APPLY;
+    s->dry_check_ran = 0;
+    s->claims_of = NULL;
+}
+
+/* Append a line to a malloc'd buffer of lines (a newline is added). */
+static void
+add_line(lsys *s, char **buf, size_t *len, size_t *cap, const char *text, size_t n)
+{
+    size_t need = *len + n + 2;
+
+    if (need > *cap) {
+        size_t c = *cap ? *cap : 256;
+        char *p;
+        while (c < need)
+            c *= 2;
+        p = realloc(*buf, c);
+        if (p == NULL) {
+            s->notes_oom = 1;
+            return;
+        }
+        *buf = p;
+        *cap = c;
+    }
+    memcpy(*buf + *len, text, n);
+    *len += n;
+    if (n == 0 || text[n - 1] != '\n')
+        (*buf)[(*len)++] = '\n';
+    (*buf)[*len] = '\0';
 }
 
 void
 lsys_note(lsys *s, const char *text, size_t len)
 {
-    size_t need = s->notes_len + len + 2;
-
-    if (need > s->notes_cap) {
-        size_t cap = s->notes_cap ? s->notes_cap : 256;
-        char *p;
-        while (cap < need)
-            cap *= 2;
-        p = realloc(s->notes, cap);
-        if (p == NULL) {
-            s->notes_oom = 1;
-            return;
-        }
-        s->notes = p;
-        s->notes_cap = cap;
-    }
-    memcpy(s->notes + s->notes_len, text, len);
-    s->notes_len += len;
-    if (len == 0 || text[len - 1] != '\n')
-        s->notes[s->notes_len++] = '\n';
-    s->notes[s->notes_len] = '\0';
+    add_line(s, &s->notes, &s->notes_len, &s->notes_cap, text, len);
 }
 
 char *
@@ -100,12 +109,27 @@ lsys_take_notes(lsys *s)
     return n;
 }
 
+char *
+lsys_take_warnings(lsys *s)
+{
+    char *w = s->warnings;
+
+    if (s->warnings_len == 0)
+        return NULL;
+    s->warnings = NULL;
+    s->warnings_len = s->warnings_cap = 0;
+    return w;
+}
+
 void
 lsys_clear(lsys *s)
 {
     free(s->notes);
     s->notes = NULL;
     s->notes_len = s->notes_cap = 0;
+    free(s->warnings);
+    s->warnings = NULL;
+    s->warnings_len = s->warnings_cap = 0;
 }
 
 static void notef(lsys *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,13 +163,64 @@ transport_error(lua_State *L, lsys *s, const char *what, const char *path, int r
     return sys_error(L, "%s %s: failed", what, path);
 }
 
-/* A change: refused inside check, counted otherwise. */
+/* A change: refused inside check and only_if tests, counted otherwise. */
 static void
 changing(lua_State *L, lsys *s, const char *method)
 {
-    if (s->in_check)
+    if (s->mode == LSYS_CHECK)
         sys_error(L, "sys:%s in check: check must only look; make changes in apply", method);
+    if (s->mode == LSYS_TEST)
+        sys_error(L, "sys:%s in an only_if test: a test must only look", method);
     s->changes++;
+}
+
+/* Whether a file claim of the running leaf covers path: the path itself,
+ * a path below a claimed one, or (making directories) one above. */
+static int
+covered(const prop_node *leaf, const char *path, int parent_ok)
+{
+    size_t i, n = prop_node_nclaims(leaf), pl = strlen(path);
+
+    for (i = 0; i < n; i++) {
+        const prop_claim *c = prop_node_claim(leaf, i);
+        const char *k = c->key;
+        size_t kl = strlen(k);
+
+        if (strncmp(prop_claim_kind_name(c->kind), "file.", 5) != 0)
+            continue;
+        if (kl == pl && memcmp(k, path, pl) == 0)
+            return 1;
+        if (kl < pl && memcmp(k, path, kl) == 0 && (path[kl] == '/' || kl == 1))
+            return 1;
+        if (parent_ok && pl < kl && memcmp(k, path, pl) == 0 && (k[pl] == '/' || pl == 1))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * W104: a property that declared claims changes a path it does not claim.
+ * Not the checker's business (it cannot see what Lua code will write),
+ * but said at run time, once per path, so that authors keep claims true.
+ */
+static void
+check_claimed(lsys *s, const char *path, const char *what, int parent_ok)
+{
+    char buf[1400];
+    int n;
+
+    if (s->claims_of == NULL || covered(s->claims_of, path, parent_ok))
+        return;
+    n = snprintf(buf, sizeof buf,
+                 "%s %s, which \"%s\" does not claim: add it to its claims so "
+                 "that the pre-pass and prop claims see it",
+                 what, path, prop_node_desc(s->claims_of));
+    if (n < 0)
+        return;
+    if (s->warnings && strstr(s->warnings, buf) != NULL)
+        return;
+    add_line(s, &s->warnings, &s->warnings_len, &s->warnings_cap, buf,
+             (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 static const char *
@@ -239,27 +314,32 @@ check_argv(lua_State *L, int idx)
     return argv;
 }
 
-/* A readable command line for notes: words with odd characters are quoted. */
-static void
-note_argv(lsys *s, const char *prefix, const char *const *argv)
+/* A readable command line: words with odd characters are quoted. */
+static size_t
+argv_text(const char *const *argv, char *buf, size_t size)
 {
-    char buf[1024];
-    size_t n = 0;
+    size_t n = strlen(buf);
     int k;
 
-    n = (size_t)snprintf(buf, sizeof buf, "%s", prefix);
-    for (k = 0; argv[k] && n < sizeof buf - 8; k++) {
+    for (k = 0; argv[k] && n < size - 8; k++) {
         const char *w = argv[k];
         int plain = *w != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                             "0123456789-_./=:,+@%") == strlen(w);
-        int m = snprintf(buf + n, sizeof buf - n, plain ? " %s" : " '%s'", w);
+        int m = snprintf(buf + n, size - n, plain ? "%s%s" : "%s'%s'", n ? " " : "", w);
         if (m < 0)
             break;
         n += (size_t)m;
     }
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    lsys_note(s, buf, n);
+    return n >= size ? size - 1 : n;
+}
+
+static void
+note_argv(lsys *s, const char *prefix, const char *const *argv)
+{
+    char buf[1024];
+
+    snprintf(buf, sizeof buf, "%s", prefix);
+    lsys_note(s, buf, argv_text(argv, buf, sizeof buf));
 }
 
 static int
@@ -275,6 +355,68 @@ push_cmd_result(lua_State *L, prop_cmd_result *r)
     return 1;
 }
 
+/*
+ * The exit codes a command may end with (option ok at idx+field): nil is
+ * {0} for run and any for query; "any"; or a list of integers.  Returns 1
+ * when every code is accepted, else fills codes[0..*n).
+ */
+#define MAX_OK_CODES 32
+static int
+check_ok(lua_State *L, int opts, int change, int *codes, int *n)
+{
+    lua_Integer i, len;
+
+    *n = 0;
+    if (lua_isnoneornil(L, opts) || lua_getfield(L, opts, "ok") == LUA_TNIL) {
+        if (!lua_isnoneornil(L, opts))
+            lua_pop(L, 1);
+        if (!change)
+            return 1;
+        codes[(*n)++] = 0;
+        return 0;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "any") == 0) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    if (!lua_istable(L, -1))
+        sys_error(L, "ok must be \"any\" or a list of exit codes such as { 0, 1 }");
+    len = (lua_Integer)lua_rawlen(L, -1);
+    if (len < 1 || len > MAX_OK_CODES)
+        sys_error(L, "ok must list 1 to %d exit codes", MAX_OK_CODES);
+    for (i = 1; i <= len; i++) {
+        lua_rawgeti(L, -1, i);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 0 || lua_tointeger(L, -1) > 255)
+            sys_error(L, "ok[%d] must be an exit code (an integer in 0..255)", (int)i);
+        codes[(*n)++] = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* The last non-empty lines of out (at most max bytes), for messages. */
+static void
+tail_of(const char *out, size_t len, char *buf, size_t size)
+{
+    size_t start, lines = 0;
+
+    while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+        len--;
+    start = len;
+    while (start > 0 && lines < 6 && len - start < size - 1) {
+        start--;
+        if (out[start] == '\n')
+            lines++;
+    }
+    if (start > 0 || (len > 0 && out[start] == '\n'))
+        start++;
+    if (len - start > size - 1)
+        start = len - (size - 1);
+    memcpy(buf, out + start, len - start);
+    buf[len - start] = '\0';
+}
+
 static int
 do_run(lua_State *L, int change)
 {
@@ -283,7 +425,7 @@ do_run(lua_State *L, int change)
     const char *in = NULL;
     size_t inlen = 0;
     prop_cmd_result r;
-    int rc;
+    int rc, any, codes[MAX_OK_CODES], ncodes, i, accepted;
 
     lua_settop(L, 3); /* argv's userdata and the stdin string go above */
     s = check_sys(L);
@@ -296,7 +438,18 @@ do_run(lua_State *L, int change)
             lua_pop(L, 1);
         }
     }
-    if (change && !s->in_check) {
+    any = check_ok(L, 3, change, codes, &ncodes);
+    if (change && s->mode == LSYS_TEST)
+        return sys_error(L, "sys:run in an only_if test: a test must only look (sys:query runs "
+                            "a command that only looks)");
+    if (change && s->mode == LSYS_CHECK && s->dry) {
+        /* What a dry run never does, wherever it is asked for: the check
+         * stops here, and the property counts as one that would change. */
+        note_argv(s, "would run (in check):", argv);
+        s->dry_check_ran = 1;
+        return sys_error(L, "a dry run does not run commands that can change the target");
+    }
+    if (change && s->mode == LSYS_APPLY) {
         s->changes++;
         if (s->dry) {
             note_argv(s, "would run:", argv);
@@ -315,6 +468,22 @@ do_run(lua_State *L, int change)
     if (rc != PROP_OK) {
         prop_cmd_result_clear(&r);
         return sys_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));
+    }
+    accepted = any;
+    for (i = 0; i < ncodes && !accepted; i++)
+        accepted = r.code == codes[i];
+    if (!accepted) {
+        char shown[1024], tail[1024];
+        int code = r.code;
+
+        shown[0] = '\0';
+        argv_text(argv, shown, sizeof shown);
+        if (r.err_len > 0)
+            tail_of(r.err, r.err_len, tail, sizeof tail);
+        else
+            tail_of(r.out ? r.out : "", r.out_len, tail, sizeof tail);
+        prop_cmd_result_clear(&r);
+        return sys_error(L, "%s exited with %d%s%s", shown, code, tail[0] ? ":\n" : "", tail);
     }
     push_cmd_result(L, &r);
     prop_cmd_result_clear(&r);
@@ -395,6 +564,7 @@ sys_write(lua_State *L)
 
     check_attrs(L, 4, &a, &secret);
     changing(L, s, "write");
+    check_claimed(s, path, "wrote", 0);
     if (s->diff)
         note_diff(s, path, content, len, secret);
     if (s->dry) {
@@ -483,6 +653,7 @@ sys_remove(lua_State *L)
     int rc;
 
     changing(L, s, "remove");
+    check_claimed(s, path, "removed", 0);
     if (s->dry) {
         notef(s, "would remove %s", path);
     } else if ((rc = prop_transport_remove(s->t, path)) != PROP_OK) {
@@ -504,6 +675,7 @@ sys_mkdir(lua_State *L)
 
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "mkdir");
+    check_claimed(s, path, "made the directory", 1);
     if (s->dry) {
         notef(s, "would make directory %s", path);
     } else if ((rc = prop_transport_mkdir(s->t, path, &a)) != PROP_OK) {
@@ -522,6 +694,7 @@ sys_symlink(lua_State *L)
     int rc;
 
     changing(L, s, "symlink");
+    check_claimed(s, link, "linked", 0);
     if (s->dry) {
         notef(s, "would link %s -> %s", link, target);
     } else if ((rc = prop_transport_symlink(s->t, target, link)) != PROP_OK) {
@@ -544,6 +717,7 @@ sys_chattr(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "chattr");
+    check_claimed(s, path, "changed the attributes of", 0);
     if (s->dry || s->diff) {
         char m[24] = "";
         if (a.mode >= 0)

@@ -20,6 +20,13 @@
 
 #define LSYS_TYPE "prop.Sys"
 
+/* What the running Lua code of a property may do with `sys`. */
+typedef enum lsys_mode {
+    LSYS_APPLY, /* ensure, apply, revert: anything (recorded in a dry run) */
+    LSYS_CHECK, /* check: look; sys:run only outside a dry run */
+    LSYS_TEST   /* an only_if test: look only (sys:query, read, stat) */
+} lsys_mode;
+
 typedef struct lsys {
     prop_transport *t;
     const char *host;  /* the host's name */
@@ -28,9 +35,18 @@ typedef struct lsys {
     const char *arch;
     int dry;          /* a dry run: changes are recorded, not made */
     int diff;         /* record a unified diff of every file write */
-    int in_check;     /* inside impl.check: changes are refused */
+    lsys_mode mode;   /* what the running code may do */
     unsigned changes; /* changes made (or that would be) since lsys_begin */
-    char *notes;      /* lines to show under the property, each ending in \n */
+    /* A dry run's check called sys:run: the check was stopped there, and
+     * the property counts as one that would change. */
+    int dry_check_ran;
+    /* The leaf running, when its claims are to be kept true (a property {}
+     * that declared claims): a write to a path it does not claim is a
+     * W104 warning.  NULL: not checked. */
+    const struct prop_node *claims_of;
+    char *warnings; /* W104 lines, as notes are */
+    size_t warnings_len, warnings_cap;
+    char *notes; /* lines to show under the property, each ending in \n */
     size_t notes_len, notes_cap;
     int notes_oom; /* a note was lost for want of memory */
 } lsys;
@@ -39,12 +55,14 @@ typedef struct lsys {
 void lsys_push(lua_State *L, lsys *s);
 /* Detach the userdata at idx from its lsys: later use raises. */
 void lsys_retire(lua_State *L, int idx);
-/* Start a leaf: no changes counted, not in check.  Notes are kept until taken. */
+/* Start a leaf: no changes counted, mode LSYS_APPLY.  Notes are kept until taken. */
 void lsys_begin(lsys *s);
 /* Append one note line (a trailing newline is added). */
 void lsys_note(lsys *s, const char *text, size_t len);
 /* The notes so far (NULL when none); the caller frees them. */
 char *lsys_take_notes(lsys *s);
+/* The W104 warnings so far, one per line (NULL when none); the caller frees them. */
+char *lsys_take_warnings(lsys *s);
 /* Free what s owns (not the transport). */
 void lsys_clear(lsys *s);
 

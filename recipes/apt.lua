@@ -9,7 +9,8 @@ local R = require "prop.runtime"
 
 local apt = {}
 
-local impl = { installed = {}, removed = {}, update = {}, upgraded = {}, std_sources_list = {} }
+local impl = { installed = {}, installed_min = {}, removed = {}, update = {}, upgraded = {},
+               std_sources_list = {} }
 
 local fmt = string.format
 
@@ -21,6 +22,10 @@ end
 
 function impl.installed.ensure(sys, a)
    return result(R.apt_install(sys, "apt.installed", a.packages))
+end
+
+function impl.installed_min.ensure(sys, a)
+   return result(R.apt_install(sys, "apt.installed_min", a.packages, { recommends = false }))
 end
 
 function impl.removed.ensure(sys, a)
@@ -149,9 +154,12 @@ local function packages(recipe, ...)
    return nil, list
 end
 
+local shown = { installed = "installed", installed_min = "installed (without recommends)",
+                removed = "removed" }
+
 local function packages_leaf(which, list)
-   local desc = "apt " .. which .. " " .. (table.concat(list, " "))
-   local kind = which == "installed" and "package.installed" or "package.removed"
+   local desc = "apt " .. shown[which] .. " " .. (table.concat(list, " "))
+   local kind = which == "removed" and "package.removed" or "package.installed"
    local claims = {}
    for _, p in ipairs(list) do
       claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, p, false
@@ -164,7 +172,7 @@ local function pair(which, other, ...)
    if err then
       local v = ...
       local names = type(v) == "string" and v or "..."
-      return core.invalid("apt " .. which .. " " .. names, err)
+      return core.invalid("apt " .. shown[which] .. " " .. names, err)
    end
    return core.pair(packages_leaf(which, list), packages_leaf(other, list))
 end
@@ -174,14 +182,29 @@ end
   Claims: package.installed for each package.
   pkgs: a list of package names, or one name.
   Run time: one dpkg-query per host and run tells what is installed; the
-  missing packages are installed with apt-get install -y
-  --no-install-recommends (no prompts, changed configuration files kept).
-  When apt cannot find a package it runs apt-get update once and retries.
+  missing packages are installed with apt-get install -y, with the
+  packages they recommend (as apt does by default, and as Propellor's
+  Apt.installed does; apt.installed_min leaves them out), without
+  prompts, changed configuration files kept.  When apt cannot find a
+  package it runs apt-get update once and retries.
   Example:
     apt.installed { "nginx", "certbot" }
 ]]
 function apt.installed(...)
    return pair("installed", "removed", ...)
+end
+
+--[[ apt.installed_min(pkgs)
+  DebianLike, revertable: its revert is apt.removed(pkgs).
+  As apt.installed, without the recommended packages
+  (apt-get install --no-install-recommends): for minimal systems and
+  containers.  Claims: package.installed for each package (the same
+  claim as apt.installed: the two agree).
+  Example:
+    apt.installed_min { "openssh-server" }
+]]
+function apt.installed_min(...)
+   return pair("installed_min", "removed", ...)
 end
 
 --[[ apt.removed(pkgs)

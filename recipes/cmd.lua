@@ -18,7 +18,7 @@ function impl.run.ensure(sys, a)
       if r.code == 0 then return "ok" end
       if r.code == 127 or r.code == -1 then R.command_failed("cmd.run: unless", a.unless, r) end
    end
-   local r = sys:run(a.argv)
+   local r = sys:run(a.argv, R.any)
    if r.code ~= 0 then R.command_failed("cmd.run", a.argv, r) end
    local out = R.tail(r.stdout, 10)
    if out ~= "" then sys:note(out) end

@@ -39,8 +39,8 @@ local ssh_schema = {
 }
 
 --[[ connect.ssh { address=, port=, user=, identity=, known_hosts=, sudo= }
-  Info: connect = "ssh", and ssh.address, ssh.port, ssh.user,
-  ssh.identity, ssh.known_hosts, ssh.sudo for each key given.
+  Info: connect = "ssh", and connect.address, connect.port, connect.user,
+  connect.identity, connect.known_hosts, connect.sudo for each key given.
   Defaults: the host's name, 22, root, the agent then the default keys,
   ~/.ssh/known_hosts, no sudo.  Host keys are always checked.
   Example:
@@ -52,7 +52,7 @@ function connect.ssh(opts)
    local info = { "connect", "ssh" }
    for _, k in ipairs({ "address", "port", "user", "identity", "known_hosts", "sudo" }) do
       if o[k] ~= nil then
-         info[#info + 1], info[#info + 2] = "ssh." .. k, tostring(o[k])
+         info[#info + 1], info[#info + 2] = "connect." .. k, tostring(o[k])
       end
    end
    local desc = "connect ssh " .. (o.user and o.user .. "@" or "") .. (o.address or "(host name)")
@@ -80,7 +80,7 @@ connect["local"] = this_machine
 connect.localhost = this_machine
 
 --[[ connect.dir(path)
-  Info: connect = "dir", dir.path = path.  The host is the directory tree
+  Info: connect = "dir", connect.path = path.  The host is the directory tree
   at path on this machine, as if it were /: file properties work there;
   commands run via chroot when the tree is a system and prop runs as root.
   Example:
@@ -92,7 +92,7 @@ function connect.dir(path, opts)
                          (args.options(opts, {}, "connect.dir")))
    if msg then return core.invalid(desc, msg) end
    return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "connect", "dir", "dir.path", path }, info_only = true,
+      info = { "connect", "dir", "connect.path", path }, info_only = true,
       norevert = norevert("connect.dir"),
    })
 end

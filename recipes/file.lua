@@ -221,6 +221,10 @@ local has_content_schema = { mode = args.mode, owner = check_account, group = ch
 local has_content_extra = {
    norevert = "file.has_content has no revert action: the old content is not known",
 }
+local has_secret_content_extra = {
+   norevert = has_content_extra.norevert,
+   secret = true, -- the pre-pass compares the content, nothing shows it
+}
 
 function file.has_content(path, content, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " has content"
@@ -232,7 +236,8 @@ function file.has_content(path, content, opts)
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
                secret = o.secret or false }
    local claims = ownership_claims({ "file.content", a.path, a.content }, a.path, o)
-   return core.leaf(desc, nil, impl.has_content, a, claims, has_content_extra)
+   return core.leaf(desc, nil, impl.has_content, a, claims,
+                    o.secret and has_secret_content_extra or has_content_extra)
 end
 
 local function lines_leaf(which, path, lines)

@@ -22,7 +22,7 @@ function impl.exists.ensure(sys, a)
       if a.gid then
          argv[#argv + 1], argv[#argv + 2] = "-g", tostring(a.gid)
       end
-      sys:note("created group " .. a.name)
+      sys:note((sys.dry and "would create group " or "created group ") .. a.name)
    elseif a.gid and g.gid ~= a.gid then
       argv = freebsd and { "pw", "groupmod", a.name } or { "groupmod" }
       argv[#argv + 1], argv[#argv + 2] = "-g", tostring(a.gid)

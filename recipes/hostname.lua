@@ -32,10 +32,14 @@ local function hosts_content(old, line)
    return table.concat(out, "\n") .. "\n"
 end
 
+-- The line naming the host in /etc/hosts.
+local function hosts_line(name, short)
+   return name ~= short and fmt("127.0.1.1\t%s %s", name, short) or fmt("127.0.1.1\t%s", name)
+end
+
 function impl.set.ensure(sys, a)
    local changed = R.ensure_content(sys, "hostname.set", "/etc/hostname", a.short .. "\n", {})
-   local line = a.name ~= a.short and fmt("127.0.1.1\t%s %s", a.name, a.short)
-      or fmt("127.0.1.1\t%s", a.name)
+   local line = hosts_line(a.name, a.short)
    local old = sys:read("/etc/hosts")
    local new = hosts_content(old, line)
    if new ~= old then
@@ -82,9 +86,10 @@ end
 
 --[[ hostname.set(name)
   UnixLike, not revertable.
-  Claims: hostname = name (two different names on one host are P013), and
+  Claims: hostname = name (two different names on one host are P013),
   file.content /etc/hostname = the first label of name and a newline, as
-  Debian expects; the full name goes to /etc/hosts.
+  Debian expects, and file.line /etc/hosts = "127.0.1.1<TAB>NAME SHORT"
+  (the full name goes to /etc/hosts).
   Run time: writes /etc/hostname when it differs; makes /etc/hosts have
   one "127.0.1.1<TAB>NAME SHORT" line (replacing other 127.0.1.1 lines,
   keeping the rest); runs hostname SHORT when the running name differs
@@ -100,7 +105,8 @@ function hostname.set(name, opts)
    if msg then return core.invalid(desc, msg) end
    local short = name:match("^[^.]+")
    return core.leaf(desc, nil, impl.set, { name = name, short = short },
-                    { "hostname", "hostname", name, "file.content", "/etc/hostname", short .. "\n" }, {
+                    { "hostname", "hostname", name, "file.content", "/etc/hostname", short .. "\n",
+                      "file.line", "/etc/hosts", hosts_line(name, short) }, {
       norevert = "hostname.set has no revert action: the old name is not known",
    })
 end

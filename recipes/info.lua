@@ -88,26 +88,42 @@ local function check_name(v, what)
    return nil, name:lower()
 end
 
-local function fact(key, check, v, opts)
+local address_opts = { shared = args.boolean }
+local no_opts = {}
+
+local function fact(key, check, v, opts, schema)
    local desc = key .. " " .. (type(v) == "string" and v or "?")
    local err, norm = check(v, key)
-   local oerr = args.options(opts, {}, key)
+   local oerr, o = args.options(opts, schema or no_opts, key)
    if err or oerr then return core.invalid(desc, args.join(key, err, oerr)) end
-   return core.leaf(key .. " " .. norm, nil, nil, nil, nil, {
-      info = { key, norm }, info_only = true,
+   local info = { key, norm }
+   if o.shared then
+      -- The mark the pre-pass reads (P013): every host holding a shared
+      -- address must say so.
+      info[3], info[4] = "address.shared", norm
+      desc = key .. " " .. norm .. " (shared)"
+   else
+      desc = key .. " " .. norm
+   end
+   return core.leaf(desc, nil, nil, nil, nil, {
+      info = info, info_only = true,
       norevert = key .. " is information about the host; it has nothing to revert",
    })
 end
 
---[[ ipv4 "a.b.c.d"
-  Info: ipv4 = the address.  Example:  ipv4 "192.0.2.10"
+--[[ ipv4 "a.b.c.d"   or   ipv4("a.b.c.d", { shared = true })
+  Info: ipv4 = the address.  One address on two hosts is P013, unless
+  every host that holds it marks it shared (a floating or anycast
+  address; info address.shared = the address).
+  Example:  ipv4 "192.0.2.10"
 ]]
-function info.ipv4(addr, opts) return fact("ipv4", check_ipv4, addr, opts) end
+function info.ipv4(addr, opts) return fact("ipv4", check_ipv4, addr, opts, address_opts) end
 
---[[ ipv6 "..."
-  Info: ipv6 = the address, lower case.  Example:  ipv6 "2001:db8::10"
+--[[ ipv6 "..."   or   ipv6("...", { shared = true })
+  Info: ipv6 = the address, lower case.  shared as for ipv4.
+  Example:  ipv6 "2001:db8::10"
 ]]
-function info.ipv6(addr, opts) return fact("ipv6", check_ipv6, addr, opts) end
+function info.ipv6(addr, opts) return fact("ipv6", check_ipv6, addr, opts, address_opts) end
 
 --[[ alias "name"
   Info: alias = another DNS name of the host (a CNAME in generated zones).

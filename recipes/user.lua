@@ -61,7 +61,7 @@ function impl.account.ensure(sys, a)
       if not freebsd then add(argv, name) end
       R.run(sys, "user.account", argv)
       R.accounts_forget(sys)
-      sys:note("created user " .. name)
+      sys:note((sys.dry and "would create user " or "created user ") .. name)
       return "changed"
    end
    local argv, what = account_argv(sys, "usermod", name), {}
@@ -79,7 +79,9 @@ function impl.account.ensure(sys, a)
    if #missing > 0 and not freebsd then
       add(argv, "-a", "-G", table.concat(missing, ","))
    end
-   if #missing > 0 then what[#what + 1] = "added to " .. table.concat(missing, ",") end
+   if #missing > 0 then
+      what[#what + 1] = (sys.dry and "would add to " or "added to ") .. table.concat(missing, ",")
+   end
    if #what == 0 then return "ok" end
    if #argv > (freebsd and 3 or 1) then
       if not freebsd then add(argv, name) end

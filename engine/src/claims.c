@@ -174,6 +174,7 @@ pp_table_group(prop_site *s, table *t, unsigned cls, const char *key, size_t len
     g->cls = cls;
     g->first = g->last = -1;
     g->absent = 0;
+    g->owned = 0;
     t->slots[j].gen = t->gen;
     t->slots[j].group = (unsigned)t->ngroups;
     *out = t->ngroups++;
@@ -206,6 +207,8 @@ pp_table_add(prop_site *s, table *t, size_t gi, const prop_claim *c, const prop_
     g->last = (int)t->nrefs;
     if (c != NULL && c->kind == PROP_CLAIM_FILE_ABSENT)
         g->absent = 1;
+    if (c != NULL && c->kind == PROP_CLAIM_FILE_OWNED)
+        g->owned = 1;
     t->nrefs++;
     return PROP_OK;
 }
@@ -308,6 +311,10 @@ quoted(const prop_claim *c, char *buf, size_t n)
     const char *v;
     size_t len;
 
+    if (c->flags & PROP_CLAIM_SECRET) {
+        snprintf(buf, n, "(a secret value)");
+        return buf;
+    }
     cval(c, &v, &len);
     if (len > QUOTE_MAX)
         snprintf(buf, n, "\"%.*s...\"", QUOTE_MAX, v);
@@ -446,6 +453,8 @@ file_state(const prop_claim *c, char *buf, size_t n)
     case PROP_CLAIM_FILE_NO_LINE:
         snprintf(buf, n, "a file lacking the line %s", quoted(c, q, sizeof q));
         return buf;
+    case PROP_CLAIM_FILE_OWNED:
+        return "a file owned whole";
     default:
         return "something else";
     }
@@ -502,11 +511,12 @@ owners_differ(const prop_claim *a, const prop_claim *b)
 
 enum file_clash {
     FC_NONE,
-    FC_STATES,        /* "must be X here but Y at" */
-    FC_CONTENTS,      /* two different contents */
-    FC_LINE_NOLINE,   /* one line both present and absent */
-    FC_CONTENT_LINE,  /* fixed content lacking a required line */
-    FC_CONTENT_NOLINE /* fixed content holding a removed line */
+    FC_STATES,         /* "must be X here but Y at" */
+    FC_CONTENTS,       /* two different contents */
+    FC_LINE_NOLINE,    /* one line both present and absent */
+    FC_CONTENT_LINE,   /* fixed content lacking a required line */
+    FC_CONTENT_NOLINE, /* fixed content holding a removed line */
+    FC_OWNED           /* a file owned whole, and anything else done to it */
 };
 
 #define KINDS(a, b, ka, kb) (((a) == (ka) && (b) == (kb)) || ((a) == (kb) && (b) == (ka)))
@@ -516,6 +526,13 @@ file_clash(const prop_claim *x, const prop_claim *y)
 {
     prop_claim_kind a = x->kind, b = y->kind, o;
 
+    /* A file a property owns whole (a hand-written property's claims.files)
+     * is nobody else's to write, edit or remove; its mode and owner may
+     * still be said elsewhere. */
+    if (a == PROP_CLAIM_FILE_OWNED || b == PROP_CLAIM_FILE_OWNED) {
+        o = a == PROP_CLAIM_FILE_OWNED ? b : a;
+        return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_OWNED;
+    }
     if (a == b) {
         switch (a) {
         case PROP_CLAIM_FILE_CONTENT:
@@ -601,6 +618,18 @@ file_pair(checker *k, const ref *ri, const ref *rj)
             msg = FMT("\"%s\" is given fixed content here that lacks the line %s required at %s",
                       path, quoted(x, q, sizeof q), at);
         break;
+    case FC_OWNED:
+        if (x->kind == PROP_CLAIM_FILE_OWNED && y->kind == PROP_CLAIM_FILE_OWNED)
+            msg = FMT("\"%s\" is owned whole by \"%s\" here and by \"%s\" at %s: one file "
+                      "cannot have two owners",
+                      path, rj->node->desc, ri->node->desc, at);
+        else if (y->kind == PROP_CLAIM_FILE_OWNED)
+            msg = FMT("\"%s\" is owned whole by \"%s\" here, but \"%s\" makes it %s at %s", path,
+                      rj->node->desc, ri->node->desc, stx, at);
+        else
+            msg = FMT("\"%s\" must be %s here, but \"%s\" owns the whole file at %s", path,
+                      file_state(y, sy, sizeof sy), ri->node->desc, at);
+        break;
     case FC_CONTENT_NOLINE:
         if (y->kind == PROP_CLAIM_FILE_NO_LINE)
             msg = FMT("\"%s\" must lack the line %s here but its fixed content from \"%s\" at "
@@ -662,6 +691,65 @@ file_below_absent(checker *k, const group *g)
                         FMT("\"%s\" must be absent here but \"%s\", below it, is %s "
                             "at %s",
                             ra->c->key, r->c->key, state, pp_place(r->node->origin, at, sizeof at)),
+                        FMT("\"%s\" makes \"%s\" %s here", r->node->desc, r->c->key, state));
+                if (rc < 0)
+                    return rc;
+            }
+        }
+    }
+    return PROP_OK;
+}
+
+/*
+ * A claim on a path below one a property owns whole (claims.files naming
+ * a directory covers what is in it): every member of this group made by
+ * another property clashes with the owner, except modes and owners.
+ */
+static int
+file_below_owned(checker *k, const group *g)
+{
+    size_t pos;
+
+    for (pos = g->len; pos-- > 1;) {
+        const group *pg;
+        int i;
+
+        if (g->key[pos] != '/')
+            continue;
+        pg = pp_table_find(&k->host, CLS_FILE, g->key, pos, 0);
+        if (pg == NULL || !pg->owned)
+            continue;
+        for (i = g->first; i >= 0; i = k->host.refs[i].next) {
+            const ref *r = &k->host.refs[i];
+            int a;
+
+            if (r->c->kind == PROP_CLAIM_FILE_MODE || r->c->kind == PROP_CLAIM_FILE_OWNER)
+                continue;
+            for (a = pg->first; a >= 0; a = k->host.refs[a].next) {
+                const ref *ro = &k->host.refs[a];
+                char st[QUOTE_MAX * 2], at[512];
+                const char *state;
+                int rc;
+
+                if (ro->c->kind != PROP_CLAIM_FILE_OWNED || ro->node == r->node ||
+                    pp_same_leaf(ro->node, r->node))
+                    continue;
+                state = file_state(r->c, st, sizeof st);
+                if (ro->ent < r->ent)
+                    rc = report_pair(
+                        k, "P007", ro, r,
+                        FMT("\"%s\" must be %s here, but \"%s\" owns \"%s\", and what is in "
+                            "it, at %s",
+                            r->c->key, state, ro->node->desc, ro->c->key,
+                            pp_place(ro->node->origin, at, sizeof at)),
+                        FMT("\"%s\" owns \"%s\" here", ro->node->desc, ro->c->key));
+                else
+                    rc = report_pair(
+                        k, "P007", r, ro,
+                        FMT("\"%s\" owns \"%s\", and what is in it, here, but \"%s\", "
+                            "below it, is %s at %s",
+                            ro->node->desc, ro->c->key, r->c->key, state,
+                            pp_place(r->node->origin, at, sizeof at)),
                         FMT("\"%s\" makes \"%s\" %s here", r->node->desc, r->c->key, state));
                 if (rc < 0)
                     return rc;
@@ -815,6 +903,8 @@ check_groups(checker *k, unsigned cls)
         if (cls == CLS_FILE && g->len > 1) {
             int rc = file_below_absent(k, g);
 
+            if (rc >= 0)
+                rc = file_below_owned(k, g);
             if (rc < 0)
                 return rc;
         }

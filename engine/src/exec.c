@@ -127,6 +127,20 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
     case PROP_DESCRIBE:
         r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
         break;
+    case PROP_ONLY_IF:
+        switch (ops->test ? ops->test(ud, n, &msg) : 0) {
+        case 1:
+            r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+            break;
+        case 0:
+            why = "its only_if test does not hold: not ensured";
+            break;
+        default:
+            r = PROP_RESULT_FAILED;
+            why = msg ? msg : "its only_if test failed";
+            break;
+        }
+        break;
     }
     if (ops->done)
         ops->done(ud, n, depth, r, now_ms() - t0, why);

@@ -70,32 +70,41 @@ static const explanation table[] = {
      "    pkg.installed { \"nginx\" },\n"
      "  or\n"
      "    pick_os(apt.installed { \"nginx\" }, pkg.installed { \"nginx\" }),\n"},
-    {"P003", "a host uses an OS-specific property but declares no OS",
-     "P003 (error): a host uses an OS-specific property but declares no OS\n"
+    {"P003", "a host declares no OS and its properties' targets do not intersect",
+     "P003 (error): a host declares no OS and its properties cannot share one system\n"
      "\n"
-     "A host's operating system is declared with os.debian, os.buntish or\n"
-     "os.freebsd.  Without it prop cannot tell whether a property that runs\n"
-     "only on some families (apt.*, pkg.*) fits the host, nor pick the right\n"
-     "alternative of a pick_os.  Properties that run on every UnixLike system\n"
-     "need no OS; the first OS-specific one does.\n"
+     "A host that declares no operating system (no os.debian, os.buntish or\n"
+     "os.freebsd) is typed by its properties, as in Propellor: it can be any\n"
+     "system that all of them run on, the intersection of their targets (a\n"
+     "pick_os counts as the union of its alternatives).  apt.* and pkg.* on\n"
+     "one such host leave no system at all: one of them cannot run, whatever\n"
+     "the machine turns out to be.  At run time prop reads the target's\n"
+     "/etc/os-release and refuses a target outside the host's type before\n"
+     "changing anything.\n"
      "\n"
      "Wrong:\n"
      "\n"
      "  host \"web1\" {\n"
      "    apt.installed { \"nginx\" },\n"
+     "    pkg.installed { \"tor\" },\n"
      "  }\n"
      "\n"
-     "  site.lua:2: error[P003]: \"apt installed nginx\" runs only on DebianLike, but host "
-     "\"web1\" declares no operating system\n"
-     "      2 |     apt.installed { \"nginx\" },\n"
-     "  site.lua:1: note: add os.debian(...), os.buntish(...) or os.freebsd(...) to host \"web1\"\n"
+     "  site.lua:3: error[P003]: \"pkg installed tor\" runs only on FreeBSD, but \"apt "
+     "installed nginx\" on host \"web1\" runs only on DebianLike: host \"web1\" declares no "
+     "operating system, and no system runs both\n"
+     "      3 |     pkg.installed { \"tor\" },\n"
+     "  site.lua:2: note: \"apt installed nginx\" runs only on DebianLike\n"
+     "  site.lua:1: note: host \"web1\" is declared here: give it os.debian(...), "
+     "os.buntish(...) or os.freebsd(...), or remove the property that does not belong\n"
      "\n"
-     "Fix:\n"
+     "Fix: declare the OS and keep what fits it, or choose at run time:\n"
      "\n"
      "  host \"web1\" {\n"
      "    os.debian(\"bookworm\", \"amd64\"),\n"
-     "    apt.installed { \"nginx\" },\n"
-     "  }\n"},
+     "    apt.installed { \"nginx\", \"tor\" },\n"
+     "  }\n"
+     "  or\n"
+     "    pick_os(apt.installed { \"tor\" }, pkg.installed { \"tor\" }),\n"},
     {"P004", "a host declares its OS more than once",
      "P004 (error): a host declares its operating system more than once\n"
      "\n"
@@ -336,7 +345,14 @@ static const explanation table[] = {
      "      2 |   host \"web2\" { os.debian(\"bookworm\", \"amd64\"), ipv4 \"192.0.2.10\" }\n"
      "  site.lua:1: note: host \"web1\" declares it here\n"
      "\n"
-     "Fix: give each host its own address (and each host one hostname.set).\n"},
+     "Fix: give each host its own address (and each host one hostname.set).\n"
+     "An address that several hosts hold on purpose (a floating address, an\n"
+     "anycast service) is marked shared on every host that holds it:\n"
+     "\n"
+     "  host \"ns1\" { os.debian(\"bookworm\", \"amd64\"), ipv6(\"2001:db8::53\", { shared = true "
+     "}) }\n"
+     "  host \"ns2\" { os.debian(\"bookworm\", \"amd64\"), ipv6(\"2001:db8::53\", { shared = true "
+     "}) }\n"},
     {"P014", "a container's published port clashes with its parent's ports",
      "P014 (error): a container's published port clashes with its parent's ports\n"
      "\n"
@@ -421,7 +437,40 @@ static const explanation table[] = {
      "  site.lua:1: warning[W103]: host \"web1\" has no properties: prop has nothing to do on it\n"
      "      1 | host \"web1\" {}\n"
      "\n"
-     "Fix: give it at least its OS and what it should run, or delete it.\n"},
+     "Fix: give it at least its OS and what it should run, or delete it.\n"
+     "(A host that carries only information, such as its addresses, for the\n"
+     "other hosts to know, is not empty: it gets no warning, and prop run\n"
+     "does not reach it.)\n"},
+    {"W104", "at run time: a property wrote a path it does not claim",
+     "W104 (warning, at run time): a property wrote a path it does not claim\n"
+     "\n"
+     "The pre-pass sees a property through what it claims: the files it owns,\n"
+     "the lines it edits, the packages, services and accounts it needs.  What\n"
+     "its Lua code writes at run time is not the checker's business, but when\n"
+     "a property that declared claims writes, removes or links a path it does\n"
+     "not claim, prop run says so under it, so that its claims stay true and\n"
+     "the pre-pass and prop claims keep seeing everything it touches.  Paths\n"
+     "below a claimed one are covered, and so are the parent directories a\n"
+     "property makes for a claimed path.  prop's own recipes are held to the\n"
+     "same rule.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  property {\n"
+     "    desc = \"app configured\",\n"
+     "    claims = { files = { \"/etc/app/app.conf\" } },\n"
+     "    apply = function(sys)\n"
+     "      sys:write(\"/etc/app/app.conf\", \"x=1\\n\")\n"
+     "      sys:write(\"/etc/default/app\", \"ENABLED=1\\n\")\n"
+     "    end,\n"
+     "  }\n"
+     "\n"
+     "  web1    warning[W104]: wrote /etc/default/app, which \"app configured\" does not "
+     "claim: add it to its claims so that the pre-pass and prop claims see it\n"
+     "\n"
+     "Fix:\n"
+     "\n"
+     "    claims = { files = { \"/etc/app/app.conf\", \"/etc/default/app\" } },\n"},
 };
 
 #define NCODES (sizeof table / sizeof table[0])
@@ -457,9 +506,9 @@ prop_explain_summary(const char *code)
 }
 
 /* In the order of the table above (checked by the unit tests). */
-static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006",
-                                    "P007", "P008", "P009", "P010", "P011", "P012",
-                                    "P013", "P014", "W101", "W102", "W103", NULL};
+static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
+                                    "P008", "P009", "P010", "P011", "P012", "P013", "P014",
+                                    "W101", "W102", "W103", "W104", NULL};
 
 const char *const *
 prop_explain_codes(void)

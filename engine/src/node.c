@@ -285,6 +285,31 @@ make_describe(prop_site *s, prop_node *p, const char *desc, const prop_origin *o
     return commit(s, n);
 }
 
+/*
+ * only_if(test, p): p's type; the test's handle is kept in leaf data of
+ * the node's own (test shares the one given, so that a reverted form and
+ * a remade copy ask the same test).
+ */
+static prop_node *
+make_only_if(prop_site *s, prop_node *p, const leaf_data *test, const prop_origin *origin,
+             int synthetic)
+{
+    prop_node *n = node_alloc(s, PROP_ONLY_IF, 1, origin, synthetic);
+
+    if (!n)
+        return NULL;
+    node_children(n)[0] = p;
+    n->leaf = test;
+    n->desc = p->desc;
+    n->targets = p->targets;
+    n->revertable = p->revertable;
+    n->info_only = p->info_only;
+    n->weight = p->weight;
+    n->ports = p->ports;
+    n->nports = p->nports;
+    return commit(s, n);
+}
+
 /* ---- reverted forms ---- */
 
 /*
@@ -301,6 +326,7 @@ rev_needs(const prop_node *n)
         return 2;
     case PROP_ON_CHANGE:
     case PROP_DESCRIBE:
+    case PROP_ONLY_IF:
         return 1;
     case PROP_PICK_OS:
     case PROP_PROPS:
@@ -342,6 +368,8 @@ rev_build(prop_site *s, const prop_node *n, prop_node **r, const prop_origin *o)
     case PROP_DESCRIBE:
         desc = intern_join(s, "revert: ", NULL, 0, NULL, n->desc);
         return desc ? make_describe(s, r[0], desc, o, 1) : NULL;
+    case PROP_ONLY_IF: /* the same test guards the undoing */
+        return make_only_if(s, r[0], n->leaf, o, 1);
     default: /* leaves are never revertable: rev_form() refuses them */
         return NULL;
     }
@@ -577,6 +605,7 @@ copy_spec(prop_site *s, prop_node *n, leaf_data *ld, const prop_leaf_spec *spec)
 
             c[i].kind = from->kind;
             c[i].id = from->id;
+            c[i].flags = from->flags & PROP_CLAIM_SECRET;
             c[i].value = NULL;
             c[i].value_len = len;
             if (!(c[i].key = site_intern_n(s, from->key, strlen(from->key))))
@@ -788,6 +817,26 @@ prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_origi
     return PROP_OK;
 }
 
+int
+prop_only_if_new(prop_site *s, prop_node *p, long test, const prop_origin *o, prop_node **out)
+{
+    const prop_origin *origin;
+    leaf_data *ld;
+
+    if (out)
+        *out = NULL;
+    if (!s)
+        return PROP_EINVAL;
+    if (!p || !out)
+        return site_fail(s, PROP_EINVAL, "only_if: the property is missing");
+    if (!(origin = site_origin_copy(s, o)) || !(ld = arena_zalloc(&s->mem, sizeof *ld)))
+        return PROP_ENOMEM;
+    ld->behaviour = test;
+    if (!(*out = make_only_if(s, p, ld, origin, 0)))
+        return PROP_ENOMEM;
+    return PROP_OK;
+}
+
 /*
  * The P012 diagnostic is recorded before the node is committed; if
  * recording fails the node is dropped and the failure returned.
@@ -919,8 +968,8 @@ prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o, 
 /* ---- accessors ---- */
 
 static const char *const kind_names[] = {
-    "property", "info",       "requires", "before", "on_change", "fallback",
-    "pick_os",  "revertable", "revert",   "props",  "describe",  "invalid",
+    "property",   "info",   "requires", "before",   "on_change", "fallback", "pick_os",
+    "revertable", "revert", "props",    "describe", "invalid",   "only_if",
 };
 
 const char *
@@ -1169,6 +1218,7 @@ prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, v
             break;
         case PROP_DESCRIBE:
         case PROP_REVERTABLE:
+        case PROP_ONLY_IF:
             stack[sp++] = node_children(c)[0];
             break;
         case PROP_REVERT:

@@ -48,6 +48,7 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "user.absent",
     "group",
     "hostname",
+    "file.owned",
 };
 
 const char *

@@ -45,6 +45,8 @@ same_tree(const prop_node *a, const prop_node *b, unsigned *budget)
     if (a->kind != b->kind || a->nchildren != b->nchildren || a->targets != b->targets ||
         !pp_same_str(a->desc, b->desc))
         return 0;
+    if (a->kind == PROP_ONLY_IF && a->leaf != b->leaf)
+        return 0; /* two tests: they may not agree */
     if (a->nchildren == 0)
         return pp_same_leaf(a, b);
     for (i = 0; i < a->nchildren; i++)
@@ -444,6 +446,7 @@ walk(checker *k, const prop_node *top, unsigned ti, prop_os_set *os_found)
             break;
         case PROP_DESCRIBE:
         case PROP_REVERTABLE:
+        case PROP_ONLY_IF:
             rc = push(k, &sp, node_children(c)[0]);
             break;
         case PROP_REVERT:
@@ -551,19 +554,8 @@ check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
     if (top->kind == PROP_INVALID || top->targets == PROP_OS_NONE ||
         top->leaf->os_family != PROP_OS_NONE)
         return PROP_OK;
-    if (k->os == PROP_OS_NONE) {
-        if (top->targets == PROP_OS_UNIXLIKE)
-            return PROP_OK;
-        rc = diag_begin(&b, k->s, "P003", PROP_SEV_ERROR, top->origin,
-                        "\"%s\" runs only on %s, but host \"%s\" declares no operating system",
-                        top->desc, os_name(top->targets, t, sizeof t), k->h->name);
-        if (rc == PROP_OK)
-            rc = diag_note(&b, host_origin(k->h),
-                           "add os.debian(...), os.buntish(...) or os.freebsd(...) to host "
-                           "\"%s\"",
-                           k->h->name);
-        return rc == PROP_OK ? diag_end(&b) : rc;
-    }
+    if (k->os == PROP_OS_NONE)
+        return PROP_OK; /* typed by its properties: check_inferred_os() */
     if (top->targets & k->os) {
         return PROP_OK;
     } else {
@@ -583,6 +575,72 @@ check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
                            osn ? osn : "its operating system");
         return rc == PROP_OK ? diag_end(&b) : rc;
     }
+}
+
+/*
+ * P003: a host that declares no OS is typed by its properties, as in
+ * Propellor: it can be any OS that every one of them runs on.  One
+ * diagnostic per host, at the first property that leaves no OS, naming
+ * an earlier one it cannot share a machine with (or, when no single one
+ * is to blame, the last that narrowed the choice).
+ */
+static int
+check_inferred_os(checker *k)
+{
+    const prop_host *h = k->h;
+    prop_os_set run = PROP_OS_UNIXLIKE;
+    const prop_node *narrowed = NULL;
+    char t1[64], t2[64], t3[64];
+    size_t i, j;
+
+    for (i = 0; i < h->props.n; i++) {
+        const prop_node *top = h->props.v[i], *other = NULL;
+        diag_builder b;
+        int rc;
+
+        if (!k->fresh[i] || top->kind == PROP_INVALID || top->targets == PROP_OS_NONE)
+            continue;
+        if (run & top->targets) {
+            if ((run & top->targets) != run)
+                narrowed = top;
+            run &= top->targets;
+            continue;
+        }
+        for (j = 0; j < i && other == NULL; j++) {
+            const prop_node *o = h->props.v[j];
+
+            if (k->fresh[j] && o->kind != PROP_INVALID && o->targets != PROP_OS_NONE &&
+                !(o->targets & top->targets))
+                other = o;
+        }
+        if (other != NULL)
+            rc = diag_begin(&b, k->s, "P003", PROP_SEV_ERROR, top->origin,
+                            "\"%s\" runs only on %s, but \"%s\" on host \"%s\" runs only on "
+                            "%s: host \"%s\" declares no operating system, and no system runs "
+                            "both",
+                            top->desc, os_name(top->targets, t1, sizeof t1), other->desc, h->name,
+                            os_name(other->targets, t2, sizeof t2), h->name);
+        else
+            rc = diag_begin(&b, k->s, "P003", PROP_SEV_ERROR, top->origin,
+                            "\"%s\" runs only on %s, but the properties before it on host "
+                            "\"%s\" run together only on %s: the host declares no operating "
+                            "system, and no system runs them all",
+                            top->desc, os_name(top->targets, t1, sizeof t1), h->name,
+                            os_name(run, t3, sizeof t3));
+        if (other == NULL)
+            other = narrowed;
+        if (rc == PROP_OK && other != NULL)
+            rc = diag_note(&b, other->origin, "\"%s\" runs only on %s", other->desc,
+                           os_name(other->targets, t2, sizeof t2));
+        if (rc == PROP_OK)
+            rc = diag_note(&b, host_origin(h),
+                           "host \"%s\" is declared here: give it os.debian(...), "
+                           "os.buntish(...) or os.freebsd(...), or remove the property that "
+                           "does not belong",
+                           h->name);
+        return rc == PROP_OK ? diag_end(&b) : rc;
+    }
+    return PROP_OK;
 }
 
 /* W101 for top-level property i: the same as an earlier one of the host. */
@@ -649,26 +707,25 @@ check_host_name(checker *k)
 }
 
 /*
- * P013: an address (ipv4/ipv6 info) that another host declared first.
- * Reported once per host and address, at the host's first leaf saying it.
+ * Addresses (ipv4/ipv6 info) of host h into the site's table: one member
+ * per host and address, its ent 1 when the host marks the address shared
+ * (info "address.shared" with the address, from ipv4(a, { shared = true })
+ * in the same leaf).  P013 is decided once every host is in
+ * (check_shared_addresses).
  */
 static int
-check_addresses(checker *k)
+collect_addresses(checker *k)
 {
     size_t e, gi;
-    unsigned i;
+    unsigned i, j;
 
     for (e = 0; e < k->nents; e++) {
         const prop_node *l = k->ents[e].leaf;
 
         for (i = 0; i < l->leaf->ninfo; i++) {
             const prop_info *in = &l->leaf->info[i];
-            unsigned cls;
-            const group *g;
-            const ref *first;
-            diag_builder b;
-            char at[512];
-            int rc;
+            unsigned cls, shared = 0;
+            group *g;
 
             if (strcmp(in->key, "ipv4") == 0)
                 cls = CLS_IPV4;
@@ -676,25 +733,85 @@ check_addresses(checker *k)
                 cls = CLS_IPV6;
             else
                 continue;
+            for (j = 0; j < l->leaf->ninfo && !shared; j++)
+                shared = strcmp(l->leaf->info[j].key, PROP_INFO_ADDRESS_SHARED) == 0 &&
+                         strcmp(l->leaf->info[j].value, in->value) == 0;
             if (pp_table_group(k->s, &k->site, cls, in->value, strlen(in->value), 0, &gi) != 0)
                 return PROP_ENOMEM;
             g = &k->site.groups[gi];
-            if (g->last >= 0 && k->site.refs[g->last].host == k->h)
+            if (g->last >= 0 && k->site.refs[g->last].host == k->h) {
+                k->site.refs[g->last].ent |= shared;
                 continue;
-            if (pp_table_add(k->s, &k->site, gi, NULL, l, k->h, 0) != PROP_OK)
+            }
+            if (pp_table_add(k->s, &k->site, gi, NULL, l, k->h, shared) != PROP_OK)
                 return PROP_ENOMEM;
-            g = &k->site.groups[gi];
-            first = &k->site.refs[g->first];
-            if (first->host == k->h)
+        }
+    }
+    return PROP_OK;
+}
+
+/*
+ * P013: an address declared by more than one host, unless every host that
+ * holds it marks it shared (a floating or anycast address).  Reported at
+ * each host after the first, with a note at the first.
+ */
+static int
+check_shared_addresses(checker *k)
+{
+    size_t gi;
+
+    for (gi = 0; gi < k->site.ngroups; gi++) {
+        const group *g = &k->site.groups[gi];
+        const ref *first;
+        int r, all_shared = 1, some_shared = 0;
+
+        if ((g->cls != CLS_IPV4 && g->cls != CLS_IPV6) || g->first < 0 ||
+            k->site.refs[g->first].next < 0)
+            continue;
+        for (r = g->first; r >= 0; r = k->site.refs[r].next) {
+            all_shared = all_shared && k->site.refs[r].ent;
+            some_shared = some_shared || k->site.refs[r].ent;
+        }
+        if (all_shared)
+            continue;
+        /* None marks it: each holder after the first is in the wrong.
+         * Some do: the ones that do not are. */
+        first = &k->site.refs[g->first];
+        if (some_shared)
+            for (r = g->first; r >= 0 && !k->site.refs[r].ent; r = k->site.refs[r].next)
+                ;
+        if (some_shared)
+            first = &k->site.refs[r];
+        for (r = g->first; r >= 0; r = k->site.refs[r].next) {
+            const ref *x = &k->site.refs[r];
+            diag_builder b;
+            char at[512];
+            int rc;
+
+            if (x == first || (some_shared && x->ent))
                 continue;
-            rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, l->origin,
-                            "address %s is declared by host \"%s\" here but also by host \"%s\" "
-                            "at %s: one address cannot belong to two machines",
-                            in->value, k->h->name, first->host->name,
-                            pp_place(first->node->origin, at, sizeof at));
+            if (some_shared)
+                rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, x->node->origin,
+                                "address %s is declared by host \"%s\" here, and host \"%s\" "
+                                "marks it shared at %s: a shared address (floating, anycast) "
+                                "must be marked { shared = true } on every host that holds it",
+                                g->key, x->host->name, first->host->name,
+                                pp_place(first->node->origin, at, sizeof at));
+            else
+                rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, x->node->origin,
+                                "address %s is declared by host \"%s\" here but also by host "
+                                "\"%s\" at %s: one address cannot belong to two machines",
+                                g->key, x->host->name, first->host->name,
+                                pp_place(first->node->origin, at, sizeof at));
             if (rc == PROP_OK)
-                rc = diag_note(&b, first->node->origin, "host \"%s\" declares it here",
+                rc = diag_note(&b, first->node->origin,
+                               some_shared ? "host \"%s\" marks it shared here"
+                                           : "host \"%s\" declares it here",
                                first->host->name);
+            if (rc == PROP_OK && !some_shared)
+                rc = diag_note(&b, NULL,
+                               "if the hosts share it on purpose (a floating or anycast "
+                               "address), mark it { shared = true } on each of them");
             if (rc == PROP_OK)
                 rc = diag_end(&b);
             if (rc != PROP_OK)
@@ -749,9 +866,11 @@ check_host(checker *k, const prop_host *h)
     for (i = 0; i < n; i++)
         if (k->fresh[i] && (rc = check_targets(k, h->props.v[i], osdecl)) != PROP_OK)
             return rc;
+    if (k->os == PROP_OS_NONE && (rc = check_inferred_os(k)) != PROP_OK)
+        return rc;
     if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK)
         return rc;
-    return check_addresses(k);
+    return collect_addresses(k);
 }
 
 /*
@@ -788,6 +907,7 @@ prop_site_check(prop_site *s)
     for (i = 0; i < s->hosts.n; i++)
         if ((rc = check_host(&k, s->hosts.v[i])) != PROP_OK)
             goto done;
+    rc = check_shared_addresses(&k);
 done:
     pp_table_free(&k.host);
     pp_table_free(&k.site);

@@ -47,6 +47,7 @@ typedef struct group {
     unsigned cls;
     int first, last;
     unsigned char absent; /* CLS_FILE: some member is file.absent */
+    unsigned char owned;  /* CLS_FILE: some member is file.owned */
 } group;
 
 typedef struct slot {

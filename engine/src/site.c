@@ -720,6 +720,24 @@ prop_host_os(const prop_host *h)
     return wh->os;
 }
 
+prop_os_set
+prop_host_targets(const prop_host *h)
+{
+    prop_os_set t = PROP_OS_UNIXLIKE;
+
+    if (!h)
+        return PROP_OS_NONE;
+    for (size_t i = 0; i < h->props.n; i++) {
+        const prop_node *n = h->props.v[i];
+
+        /* A node whose own parts disagree (P005) or that was made from a
+         * bad argument (P012) is reported on its own. */
+        if (n->kind != PROP_INVALID && n->targets != PROP_OS_NONE)
+            t &= n->targets;
+    }
+    return t;
+}
+
 typedef struct info_search {
     const char *key;
     size_t skip; /* matches still to pass over */

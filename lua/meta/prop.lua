@@ -46,7 +46,8 @@
 ---@class prop.Claim
 ---@field kind string  "file.content", "package.installed", "service.running", "user", ...
 ---@field key string   the path, package, service, account or "hostname"
----@field value? string
+---@field value? string the exact value (absent for a secret)
+---@field secret? boolean the value is secret: compared by the pre-pass, never shown
 ---@field id? integer  a uid or gid
 ---@field origin string "site.lua:12"
 
@@ -60,7 +61,7 @@
 ---@field ports integer[] the ports it uses, sorted
 ---@field info table<string, string[]> the facts it carries, by key
 ---@field origin string where it was made: "site.lua:12"
----@field kind "property"|"info"|"requires"|"before"|"on_change"|"fallback"|"pick_os"|"revertable"|"revert"|"props"|"describe"|"invalid"
+---@field kind "property"|"info"|"requires"|"before"|"on_change"|"fallback"|"pick_os"|"revertable"|"revert"|"props"|"describe"|"invalid"|"only_if"
 ---@field type string its type in words: "DebianLike, revertable"
 ---@field children prop.Property[] the parts of a combinator
 ---@field claims prop.Claim[] what its leaves claim
@@ -94,6 +95,13 @@ function Property:fallback(b) end
 ---@param text string
 ---@return prop.Property
 function Property:describe(text) end
+
+---`p:only_if(test)`: ensure `p` only when `test(sys)` returns true at run
+---time; otherwise ok (Propellor's `check`).  The test may only look
+---(sys:query, read, stat).  Same type as `p`.
+---@param test fun(sys: prop.Sys): boolean?
+---@return prop.Property
+function Property:only_if(test) end
 
 ---A host: a named machine with its properties.
 ---@class prop.Host
@@ -152,14 +160,18 @@ function Host:info(key) end
 local Sys = {}
 
 ---Run a command that changes the target (no shell: argv is a list).
+---An exit code not in `ok` (default `{ 0 }`) raises, failing the
+---property with the command, its code and its stderr; `ok = "any"`
+---returns every code.  Never run in a dry run (recorded instead).
 ---@param argv string[]
----@param opts? { stdin?: string }
+---@param opts? { stdin?: string, ok?: integer[]|"any" }
 ---@return prop.RunResult
 function Sys:run(argv, opts) end
 
 ---Run a command that only looks; always executed, even in a dry run.
+---Every exit code is returned unless `ok` is given.
 ---@param argv string[]
----@param opts? { stdin?: string }
+---@param opts? { stdin?: string, ok?: integer[]|"any" }
 ---@return prop.RunResult
 function Sys:query(argv, opts) end
 
@@ -212,13 +224,24 @@ function Sys:exists(path) end
 ---@param text string
 function Sys:note(text) end
 
+---What a hand-written property touches (all optional).
+---@class prop.ClaimsSpec
+---@field files? string[] absolute paths it owns whole
+---@field lines? table<string, string|string[]> path -> lines it puts in that file
+---@field packages? string[] packages it installs
+---@field services? string[] services it runs
+---@field users? string[] accounts it makes
+---@field groups? string[] groups it makes
+
 ---The table `property { ... }` takes.
 ---@class prop.PropertySpec
 ---@field desc string what the property says
 ---@field targets? prop.Targets default "UnixLike"
 ---@field ports? integer[] ports it uses (1..65535)
+---@field claims? prop.ClaimsSpec what it touches, for the pre-pass and `prop claims`
+---@field info? table<string, string|number|boolean|(string|number|boolean)[]> facts for other hosts
 ---@field check? fun(sys: prop.Sys): boolean? already true?  Must only look.
----@field apply fun(sys: prop.Sys): (boolean|"ok"|nil) make it true; false or "ok": nothing was done
+---@field apply fun(sys: prop.Sys): (boolean|"ok"|nil) make it true; false or "ok": it changed nothing (even when it ran commands); anything else: changed
 ---@field revert? fun(sys: prop.Sys) undo it; makes the property revertable
 
 -- ---------------------------------------------------------------------
@@ -283,6 +306,12 @@ function revertable(a, b) end
 ---@return prop.Property
 function revert(p) end
 
+---`only_if(test, p)` is `p:only_if(test)`.
+---@param test fun(sys: prop.Sys): boolean?
+---@param p prop.Properties
+---@return prop.Property
+function only_if(test, p) end
+
 ---Each in order; a failed one does not stop the rest.  Targets ∩,
 ---revertable iff all are.  `props { a, b }` or `props(a, b)`.
 ---@param ... prop.Properties
@@ -296,15 +325,18 @@ site = {}
 ---@return prop.Host[]
 function site.hosts() end
 
----Info: the host's IPv4 address.
+---Info: the host's IPv4 address.  `shared = true` on every host that
+---holds it for an address held on purpose by several (floating, anycast).
 ---@param address string "192.0.2.10"
+---@param opts? { shared?: boolean }
 ---@return prop.Property
-function ipv4(address) end
+function ipv4(address, opts) end
 
 ---Info: the host's IPv6 address.
 ---@param address string "2001:db8::10"
+---@param opts? { shared?: boolean }
 ---@return prop.Property
-function ipv6(address) end
+function ipv6(address, opts) end
 
 ---Info: another DNS name of the host.
 ---@param name string "www.example.com"
@@ -435,9 +467,15 @@ apt = {}
 
 ---DebianLike, revertable (its revert is `apt.removed`).  Claims each
 ---package installed.  `apt.installed { "a", "b" }` or `apt.installed "a"`.
+---Recommended packages are installed too.
 ---@param pkgs string|string[]
 ---@return prop.Property
 function apt.installed(pkgs) end
+
+---As `apt.installed`, without recommended packages (--no-install-recommends).
+---@param pkgs string|string[]
+---@return prop.Property
+function apt.installed_min(pkgs) end
 
 ---DebianLike, revertable (its revert is `apt.installed`).
 ---@param pkgs string|string[]

@@ -51,7 +51,7 @@ env.utf8 = copy(G.utf8)
 
 -- Combinators, as functions (they are also methods of every property).
 for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os",
-                        "revertable", "revert", "props", "describe", "host" } do
+                        "revertable", "revert", "props", "describe", "only_if", "host" } do
    env[name] = core[name]
 end
 env.property = core.entry(require("prop.property").property)
@@ -95,7 +95,7 @@ setmetatable(env, {
 local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
-                "fallback", "describe" },
+                "fallback", "describe", "only_if" },
    host = { "name", "os", "origin", "properties", "info" },
 }
 local registry_hook = core.set_unknown_field

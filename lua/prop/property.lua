@@ -1,22 +1,175 @@
--- property.lua: `property { ... }`, a property written in Lua (SPEC 2.4).
+-- property.lua: `property { ... }`, a property written in Lua (SPEC 2.4,
+-- 2.7).
 --
 -- The check, apply and revert functions are kept for the executor; here
--- only the type is made: targets, ports, and revertable when a revert
--- function is given (the revert side is a property of its own whose apply
--- is that function).
+-- the type is made: targets, ports, info, the resources it claims, and
+-- revertable when a revert function is given (the revert side is a
+-- property of its own whose apply is that function).  Claims make a
+-- hand-written property as visible to the pre-pass (P007-P010), to
+-- `prop claims` and to `:claims` as a recipe is.
 
 local core = require "prop.core"
 local args = require "prop.args"
 
 local M = {}
 
-local keys = { "desc", "targets", "ports", "check", "apply", "revert" }
+local fmt = string.format
+
+local keys = { "desc", "targets", "ports", "claims", "info", "check", "apply", "revert" }
 local known = {}
 for _, k in ipairs(keys) do known[k] = true end
 
 local function bad(desc, msg)
    return core.invalid(desc or "property", "property: " .. msg)
 end
+
+-- ---------------------------------------------------------------------
+-- claims = { files=, lines=, packages=, services=, users=, groups= }
+
+-- Names of packages, services and accounts: what the recipes accept for
+-- each, loosely (the recipe of the system that runs it checks further).
+local function name_check(pattern, expected)
+   return function(v, what)
+      local err = args.matching(v, what, pattern, expected)
+      if err then return err end
+      if v == "." or v == ".." then
+         return fmt('%s "%s" is not a name', what, v)
+      end
+      return nil, v
+   end
+end
+
+local package_name = name_check("[%w][%w+.:_-]*", 'a package name such as "openssh-server"')
+local service_name = name_check("[%w_@.:+-]+", 'a service name such as "nginx" or "getty@tty1"')
+local account_name = name_check("[A-Za-z_][A-Za-z0-9_.-]*%$?", 'an account name such as "deploy"')
+
+local function check_line(v, what)
+   local err = args.string(v, what)
+   if err then return err end
+   if v:find("\n", 1, true) then
+      return fmt("%s %s contains a newline: a line cannot span lines", what, args.show(v))
+   end
+   return nil, v
+end
+
+-- lines = { ["/etc/x"] = { "a", "b" } } or { ["/etc/x"] = "a" }: path -> lines.
+local function check_lines_map(v, what)
+   if type(v) ~= "table" then
+      return fmt('%s must be a table of path = lines, such as { ["/etc/foo"] = { "a=1" } }, got %s',
+                 what, args.got(v))
+   end
+   local paths = {}
+   for k in pairs(v) do
+      if type(k) ~= "string" then
+         return fmt('%s must be a table of path = lines (keys are absolute paths), got a %s key',
+                    what, type(k))
+      end
+      paths[#paths + 1] = k
+   end
+   table.sort(paths) -- claims in a stable order, whatever the traversal order
+   local out = {}
+   for _, path in ipairs(paths) do
+      local err = args.abs_path(path, what .. " path")
+      if err then return err end
+      local lerr, lines = args.list(v[path], fmt('%s["%s"]', what, path), check_line,
+                                    { nonempty = true })
+      if lerr then return lerr end
+      out[#out + 1] = { path, lines }
+   end
+   return nil, out
+end
+
+local function list_of(check)
+   return function(v, what) return args.list(v, "claims." .. what, check) end
+end
+
+local claims_schema = {
+   files = list_of(args.abs_path),
+   lines = function(v, what) return check_lines_map(v, "claims." .. what) end,
+   packages = list_of(package_name),
+   services = list_of(service_name),
+   users = list_of(account_name),
+   groups = list_of(account_name),
+}
+
+-- The claims table as core.leaf's triples.
+local function claims_triples(c)
+   local t = {}
+   local function add(kind, key, value) t[#t + 1], t[#t + 2], t[#t + 3] = kind, key, value end
+   for _, p in ipairs(c.files or {}) do add("file.owned", p, false) end
+   for _, pl in ipairs(c.lines or {}) do
+      for _, l in ipairs(pl[2]) do add("file.line", pl[1], l) end
+   end
+   for _, p in ipairs(c.packages or {}) do add("package.installed", p, false) end
+   for _, s in ipairs(c.services or {}) do add("service.running", s, false) end
+   for _, u in ipairs(c.users or {}) do add("user", u, false) end
+   for _, g in ipairs(c.groups or {}) do add("group", g, false) end
+   return t
+end
+
+-- ---------------------------------------------------------------------
+-- info = { key = value or { values } }
+
+-- Keys prop itself sets, with what sets them: a property that set them
+-- could change how its host is reached or what OS it is checked against.
+local function reserved_info(k)
+   if k == "os" then return "os.debian(...), os.buntish(...) or os.freebsd(...)" end
+   if k == "connect" or k:find("^connect%.") then return "connect.ssh{...}, connect.dir(...)" end
+   if k == "ipv4" or k == "ipv6" or k == "alias" then return fmt('%s "..."', k) end
+   if k == "address.shared" then return 'ipv4("...", { shared = true })' end
+   return nil
+end
+
+local function info_value(v, what)
+   local t = type(v)
+   if t == "string" then return nil, v end
+   if t == "number" or t == "boolean" then return nil, tostring(v) end
+   return fmt("%s must be a string, a number, a boolean or a list of those, got %s", what,
+              args.got(v))
+end
+
+local function check_info(v, what)
+   if type(v) ~= "table" then
+      return fmt('%s must be a table of key = value, such as { ["backup.dir"] = "/srv" }, got %s',
+                 what, args.got(v))
+   end
+   local ks = {}
+   for k in pairs(v) do
+      if type(k) ~= "string" then
+         return fmt("%s keys must be strings, got a %s key", what, type(k))
+      end
+      ks[#ks + 1] = k
+   end
+   table.sort(ks)
+   local flat = {}
+   for _, k in ipairs(ks) do
+      local name_ok = k:find("^[%a_]") ~= nil
+      for part in (k .. "."):gmatch("([^.]*)%.") do
+         if not part:find("^[%w_][%w_-]*$") then name_ok = false end
+      end
+      if not name_ok then
+         return fmt('%s key %s is not a name: use letters, digits, "_", "-" and dots, such as '
+                    .. '"backup.dir"', what, args.show(k))
+      end
+      local owner = reserved_info(k)
+      if owner then
+         return fmt('%s key "%s" is prop\'s own: it is set by %s', what, k, owner)
+      end
+      local x = v[k]
+      if type(x) == "table" then
+         local err, list = args.list(x, fmt('%s["%s"]', what, k), info_value, { nonempty = true })
+         if err then return err end
+         for _, s in ipairs(list) do flat[#flat + 1], flat[#flat + 2] = k, s end
+      else
+         local err, s = info_value(x, fmt('%s["%s"]', what, k))
+         if err then return err end
+         flat[#flat + 1], flat[#flat + 2] = k, s
+      end
+   end
+   return nil, flat
+end
+
+-- ---------------------------------------------------------------------
 
 function M.property(t)
    if type(t) ~= "table" then
@@ -28,15 +181,15 @@ function M.property(t)
    end
    for k in pairs(t) do
       if not known[k] then
-         local msg = string.format("unknown key \"%s\"", tostring(k))
+         local msg = fmt("unknown key \"%s\"", tostring(k))
          local best = type(k) == "string" and args.suggest(k, keys) or nil
-         if best then msg = msg .. string.format(" (did you mean \"%s\"?)", best) end
+         if best then msg = msg .. fmt(" (did you mean \"%s\"?)", best) end
          return bad(desc, msg)
       end
    end
    for _, k in ipairs { "check", "apply", "revert" } do
       if t[k] ~= nil and type(t[k]) ~= "function" then
-         return bad(desc, string.format("%s must be a function, got a %s", k, type(t[k])))
+         return bad(desc, fmt("%s must be a function, got a %s", k, type(t[k])))
       end
    end
    if t.apply == nil then
@@ -53,19 +206,39 @@ function M.property(t)
       ports = {}
       for i, p in ipairs(t.ports) do
          if math.type(p) ~= "integer" or p < 1 or p > 65535 then
-            return bad(desc, string.format("port %s (entry %d) is outside 1..65535", tostring(p), i))
+            return bad(desc, fmt("port %s (entry %d) is outside 1..65535", tostring(p), i))
          end
          ports[#ports + 1] = p
       end
    end
+   local claims
+   if t.claims ~= nil then
+      if type(t.claims) ~= "table" then
+         return bad(desc, fmt("claims must be a table such as { files = { \"/etc/app.conf\" } }, "
+                              .. "got %s", args.got(t.claims)))
+      end
+      local err, c = args.options(t.claims, claims_schema, "claims")
+      if err then return bad(desc, err) end
+      claims = claims_triples(c)
+   end
+   local info
+   if t.info ~= nil then
+      local err, flat = check_info(t.info, "info")
+      if err then return bad(desc, err) end
+      info = flat
+   end
    local extra = {
       ports = ports,
-      norevert = string.format("property \"%s\" has no revert function", desc),
+      info = info,
+      norevert = fmt("property \"%s\" has no revert function", desc),
    }
-   local impl = { check = t.check, apply = t.apply }
-   local p = core.leaf(desc, targets, impl, nil, nil, extra)
+   -- The executor checks a write against these (a warning when a
+   -- property that declared claims writes a file it does not claim).
+   local impl = { check = t.check, apply = t.apply, declared = claims ~= nil }
+   local p = core.leaf(desc, targets, impl, nil, claims, extra)
    if t.revert then
-      local undo = core.leaf("revert " .. desc, targets, { apply = t.revert }, nil, nil, nil)
+      local undo = core.leaf("revert " .. desc, targets,
+                             { apply = t.revert, declared = claims ~= nil }, nil, claims, nil)
       return core.pair(p, undo)
    end
    return p

@@ -210,8 +210,12 @@ function M.type_of(v)
       for _, c in ipairs(v.claims) do
          local s = c.kind .. " " .. c.key
          if c.id then s = s .. " (id " .. c.id .. ")" end
-         if c.value and #c.value <= 40 and not c.value:find("\n", 1, true) then
+         if c.secret then
+            s = s .. " (secret)"
+         elseif c.value and #c.value <= 200 then
             s = s .. " " .. quote(c.value)
+         elseif c.value then
+            s = s .. " " .. quote(c.value:sub(1, 200)) .. fmt("... (%d bytes)", #c.value)
          end
          claims[#claims + 1] = s
       end

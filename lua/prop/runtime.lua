@@ -63,12 +63,21 @@ function R.command_failed(what, argv, r)
           out ~= "" and ":\n" .. out or "")
 end
 
--- Runs a command that changes the target; raises unless it succeeds.
+-- Runs a command that changes the target; raises unless it succeeds,
+-- with what in the message.
 function R.run(sys, what, argv, opts)
-   local r = sys:run(argv, opts)
+   local o = { ok = "any" }
+   if opts then
+      for k, v in pairs(opts) do if k ~= "ok" then o[k] = v end end
+   end
+   local r = sys:run(argv, o)
    if r.code ~= 0 then R.command_failed(what, argv, r) end
    return r
 end
+
+-- Every exit code is the caller's to judge.
+local any = { ok = "any" }
+R.any = any
 
 -- Runs a command that only looks; raises when it could not run at all
 -- (exit 127: not installed), else returns its result whatever the code.
@@ -376,22 +385,24 @@ end
 
 -- Every package of list installed; returns whether apt-get ran.  When apt
 -- cannot find a package, the lists are refreshed once and the install
--- tried again (a fresh system or container often has none).
-function R.apt_install(sys, what, list)
+-- tried again (a fresh system or container often has none).  Recommended
+-- packages come too, unless opts.recommends is false.
+function R.apt_install(sys, what, list, opts)
    local st = R.dpkg_status(sys)
    local missing = {}
    for _, p in ipairs(list) do
       if not is_installed(st[p]) then missing[#missing + 1] = p end
    end
    if #missing == 0 then return false end
-   local argv = R.apt_get("install", "-y", "-q", "--no-install-recommends")
+   local argv = R.apt_get("install", "-y", "-q")
+   if opts and opts.recommends == false then argv[#argv + 1] = "--no-install-recommends" end
    for _, w in ipairs(conf_opts) do argv[#argv + 1] = w end
    for _, p in ipairs(missing) do argv[#argv + 1] = p end
-   local r = sys:run(argv)
+   local r = sys:run(argv, any)
    if r.code ~= 0 and stale_lists(r) and sys.cache["apt.updated"] == nil then
       sys:note("apt-get could not find a package: refreshing the package lists")
       R.apt_update(sys, what)
-      r = sys:run(argv)
+      r = sys:run(argv, any)
    end
    R.dpkg_forget(sys)
    if r.code ~= 0 then R.command_failed(what, argv, r) end
@@ -419,7 +430,7 @@ function R.apt_remove(sys, what, list)
    local argv = R.apt_get("remove", "-y", "-q")
    for _, w in ipairs(conf_opts) do argv[#argv + 1] = w end
    for _, p in ipairs(present) do argv[#argv + 1] = p end
-   local r = sys:run(argv)
+   local r = sys:run(argv, any)
    R.dpkg_forget(sys)
    if r.code ~= 0 then R.command_failed(what, argv, r) end
    sys:note((sys.dry and "would remove: " or "removed: ") .. concat(present, " "))

@@ -31,7 +31,7 @@ expect_words() {
   fi
 }
 
-expect_words "subcommands" "explain graph help lint repl run show version" ""
+expect_words "subcommands" "claims explain graph help lint repl run show version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-instructions --max-memory --stats --werror" lint --
@@ -42,5 +42,7 @@ expect_words "site files" "examples/site.lua" show examples/si
 expect_words "host names" "files.example.com foo.example.com" show examples/site.lua f
 expect_words "host names after options" "www.example.com" graph --max-instructions 100000000 examples/site.lua w
 expect_words "repl options" "--max-instructions --max-memory" repl --max
+expect_words "claims: kinds of thing" "package: port:" claims examples/site.lua p
+expect_words "claims options" "--json" claims --js
 
 finish

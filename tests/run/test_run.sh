@@ -69,15 +69,18 @@ site comb '  step("a"):requires(step("b")),
   step("m"):requires(fails("n")),
   fails("o"):before(step("p")),
   props { fails("q"), step("r") },
+  props { fails("t"), step("u") }:describe "described props",
   step("s"):describe "described s",'
 prop_run "$TMP/out" "$TMP/comb.lua"
-same "combinator order" "$(order)" "b a c d e f i j k n o q r s"
-expect_run "combinator results" "$TMP/out" 1 6 1 3
+same "combinator order" "$(order)" "b a c d e f i j k n o q r t u s"
+# An undescribed props is its parts: fails("q") and step("r") are two lines.
+expect_run "combinator results" "$TMP/out" 1 7 1 4
 same "requires result" "$(result_of "$TMP/out" '"desc":"step a')" changed
 same "on_change of ok" "$(result_of "$TMP/out" '"desc":"ok g')" ok
 same "fallback takes b's result" "$(result_of "$TMP/out" '"desc":"fails i')" changed
 same "requires stops at failure" "$(result_of "$TMP/out" '"desc":"step m')" failed
-same "props fails when one fails" "$(result_of "$TMP/out" '"desc":"props')" failed
+same "props fails when one fails" "$(result_of "$TMP/out" '"desc":"described props')" failed
+same "an undescribed props is its parts" "$(result_of "$TMP/out" '"desc":"fails q')" failed
 same "describe shown" "$(result_of "$TMP/out" '"desc":"described s')" changed
 check "failure reason reported" grep -q 'boom i' "$TMP/out"
 check "nested leaf events carry parent" grep -q '"parent":"step a' "$TMP/out"
@@ -145,7 +148,7 @@ check "dry run ran no command" test ! -e "$TMP/should-not-exist"
 check "dry run shows the diff" grep -q '^t    +TWO' "$TMP/out"
 check "dry run shows the old line" grep -q '^t    -two' "$TMP/out"
 check "dry run says what it would run" grep -q "would run: touch $TMP/should-not-exist" "$TMP/out"
-check "dry run reports changed" grep -q 'file /etc/conf has content ... changed' "$TMP/out"
+check "dry run reports would change" grep -q 'file /etc/conf has content ... would change' "$TMP/out"
 check "dry run summary says so" grep -q 'dry run: nothing was changed' "$TMP/out"
 if grep -q hunter2 "$TMP/out"; then fail "secret in dry-run output" "printed" "$TMP/out"; else pass; fi
 run_prop "$TMP/out" run "$TMP/dry.lua" t --diff

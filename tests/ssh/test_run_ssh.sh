@@ -226,7 +226,7 @@ same "diff: dry run exit" "$rc" 0
 has "diff: old line shown" "$TMP/ddiff.out" "web    -tampered"
 has "diff: new line shown" "$TMP/ddiff.out" "web    +hello over ssh"
 lacks "diff: the secret is not shown" "$TMP/ddiff.out" "s3cr3t-over-ssh"
-has "diff: dry run summary" "$TMP/ddiff.out" "web: $((NALL - 2)) ok, 2 changed, 0 failed"
+has "diff: dry run summary" "$TMP/ddiff.out" "web: $((NALL - 2)) ok, 2 would change, 0 failed"
 same "diff: dry run changed nothing" "$(state_all)" "$before"
 run_prop "$TMP/diff.out" run "$TMP/all.lua" --diff
 same "diff: real run exit" "$rc" 0

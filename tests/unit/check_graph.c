@@ -183,8 +183,8 @@ START_TEST(test_leaf_copies)
     char path[] = "/etc/motd";
     char content[] = "hello\n";
     char norevert[] = "a file's old content is not kept";
-    prop_claim claims[2] = {{PROP_CLAIM_FILE_CONTENT, path, content, 0, -1},
-                            {PROP_CLAIM_USER, "www", NULL, 0, 33}};
+    prop_claim claims[2] = {{PROP_CLAIM_FILE_CONTENT, path, content, 0, -1, 0},
+                            {PROP_CLAIM_USER, "www", NULL, 0, 33, 0}};
     prop_info info = {"ipv4", "192.0.2.1"};
     prop_leaf_spec spec;
     prop_node *n = NULL;
@@ -228,7 +228,7 @@ END_TEST
 START_TEST(test_leaf_binary_value)
 {
     static const char bytes[] = {'a', '\0', 'b'};
-    prop_claim claim = {PROP_CLAIM_FILE_CONTENT, "/bin/blob", bytes, 3, -1};
+    prop_claim claim = {PROP_CLAIM_FILE_CONTENT, "/bin/blob", bytes, 3, -1, 0};
     prop_leaf_spec spec;
     prop_node *n = NULL;
 
@@ -258,8 +258,8 @@ START_TEST(test_leaf_rejects)
 {
     static const int bad_low[] = {0};
     static const int bad_high[] = {65536};
-    prop_claim noclaimkey = {PROP_CLAIM_FILE_ABSENT, NULL, NULL, 0, -1};
-    prop_claim badkind = {PROP_CLAIM__COUNT, "/x", NULL, 0, -1};
+    prop_claim noclaimkey = {PROP_CLAIM_FILE_ABSENT, NULL, NULL, 0, -1, 0};
+    prop_claim badkind = {PROP_CLAIM__COUNT, "/x", NULL, 0, -1, 0};
     prop_leaf_spec spec;
     prop_node *n = (prop_node *)&spec;
     size_t before = S->nodes.n;
@@ -541,6 +541,34 @@ START_TEST(test_describe)
     ck_assert_int_eq(prop_describe_new(S, pair("x", "y", 0), "z", NULL, &n), PROP_OK);
     ck_assert_str_eq(type_of(n), "UnixLike, revertable");
     ck_assert_int_eq(prop_describe_new(S, inner, NULL, NULL, &n), PROP_EINVAL);
+    ck_assert_ptr_null(n);
+}
+END_TEST
+
+START_TEST(test_only_if)
+{
+    static const int p[] = {8080, 0};
+    prop_node *inner =
+        combine(PROP_REQUIRES, pair("a", "not a", PROP_OS_DEBIANLIKE), leafp("b", PROP_OS_NONE, p));
+    prop_node *n = NULL, *r, *rn;
+
+    ck_assert_int_eq(prop_only_if_new(S, inner, 7, &site_origin, &n), PROP_OK);
+    ck_assert_int_eq(prop_node_kind(n), PROP_ONLY_IF);
+    ck_assert_str_eq(prop_node_desc(n), "a");
+    ck_assert_str_eq(type_of(n), "DebianLike, ports 8080");
+    ck_assert_int_eq(prop_node_behaviour(n), 7);
+    ck_assert_ptr_eq(prop_node_child(n, 0), inner);
+    ck_assert_uint_eq(prop_node_nclaims(n), 0);
+    ck_assert_str_eq(walk(n, PROP_OS_NONE), "b,a");
+    /* Revertable when p is; its reverted form asks the same test. */
+    ck_assert_int_eq(prop_only_if_new(S, pair("x", "not x", 0), 9, &site_origin, &n), PROP_OK);
+    ck_assert_int_eq(prop_node_revertable(n), 1);
+    r = revert(n);
+    rn = prop_node_reverted(r);
+    ck_assert_int_eq(prop_node_kind(rn), PROP_ONLY_IF);
+    ck_assert_int_eq(prop_node_behaviour(rn), 9);
+    ck_assert_str_eq(walk(r, PROP_OS_NONE), "not x");
+    ck_assert_int_eq(prop_only_if_new(S, NULL, 1, &site_origin, &n), PROP_EINVAL);
     ck_assert_ptr_null(n);
 }
 END_TEST
@@ -896,7 +924,8 @@ START_TEST(test_claim_and_kind_names)
                                                           "user",
                                                           "user.absent",
                                                           "group",
-                                                          "hostname"};
+                                                          "hostname",
+                                                          "file.owned"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {
@@ -911,7 +940,8 @@ START_TEST(test_claim_and_kind_names)
     ck_assert_str_eq(prop_kind_name(PROP_ON_CHANGE), "on_change");
     ck_assert_str_eq(prop_kind_name(PROP_PICK_OS), "pick_os");
     ck_assert_str_eq(prop_kind_name(PROP_INVALID), "invalid");
-    ck_assert_ptr_null(prop_kind_name((prop_kind)12));
+    ck_assert_str_eq(prop_kind_name(PROP_ONLY_IF), "only_if");
+    ck_assert_ptr_null(prop_kind_name((prop_kind)13));
 }
 END_TEST
 
@@ -1254,7 +1284,7 @@ static int
 build_all(prop_site *s)
 {
     static const int ports[] = {80, 443};
-    prop_claim claim = {PROP_CLAIM_PKG_INSTALLED, "foo", NULL, 0, -1};
+    prop_claim claim = {PROP_CLAIM_PKG_INSTALLED, "foo", NULL, 0, -1, 0};
     prop_info info = {"ipv4", "192.0.2.1"};
     prop_frame f = {"site.lua", 3};
     prop_origin o = {&f, 1};
@@ -1552,6 +1582,7 @@ graph_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_revertable_types);
     tcase_add_test(tc, test_describe);
+    tcase_add_test(tc, test_only_if);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("revert");

@@ -94,6 +94,7 @@ claim1(const char *desc, prop_os_set targets, int line, prop_claim_kind kind, co
     spec_extra x;
 
     memset(&x, 0, sizeof x);
+    memset(&c, 0, sizeof c);
     c.kind = kind;
     c.key = key;
     c.value = value;
@@ -225,7 +226,7 @@ file_content(const char *path, const char *content, int line)
 {
     char d[256];
     spec_extra x;
-    prop_claim c = {PROP_CLAIM_FILE_CONTENT, path, content, 0, -1};
+    prop_claim c = {PROP_CLAIM_FILE_CONTENT, path, content, 0, -1, 0};
 
     snprintf(d, sizeof d, "file %s has content", path);
     memset(&x, 0, sizeof x);
@@ -556,15 +557,39 @@ START_TEST(p003_no_os)
 {
     const prop_diag *d;
 
-    HOST("web1", 1, apt_installed("nginx", 2), apt_installed("tor", 3));
-    ck_assert_int_eq(prop_site_check(S), 2);
-    ck_assert_uint_eq(count("P003"), 2);
-    d = nth("P003", 0);
-    ck_assert_int_eq(d->line, 2);
-    ck_assert_str_eq(d->message, "\"apt installed nginx\" runs only on DebianLike, but host "
-                                 "\"web1\" declares no operating system");
-    expect_note(d, 0, 1, "add os.debian(...), os.buntish(...) or os.freebsd(...) to host \"web1\"");
-    ck_assert_int_eq(nth("P003", 1)->line, 3);
+    /* Typed by its properties: DebianLike and FreeBSD share no system. */
+    HOST("web1", 1, apt_installed("nginx", 2), file_content("/etc/motd", "x", 3),
+         leaf("pkg installed tor", PROP_OS_FREEBSD, 4),
+         leaf("pkg installed vim", PROP_OS_FREEBSD, 5));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P003"); /* one per host */
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(d->message, "\"pkg installed tor\" runs only on FreeBSD, but \"apt installed "
+                                 "nginx\" on host \"web1\" runs only on DebianLike: host \"web1\" "
+                                 "declares no operating system, and no system runs both");
+    expect_note(d, 0, 2, "\"apt installed nginx\" runs only on DebianLike");
+    expect_note(d, 1, 1,
+                "host \"web1\" is declared here: give it os.debian(...), os.buntish(...) or "
+                "os.freebsd(...), or remove the property that does not belong");
+}
+END_TEST
+
+START_TEST(p003_no_single_culprit)
+{
+    const prop_diag *d;
+
+    /* debian|buntish, then buntish|freebsd (leaves buntish), then
+     * debian|freebsd: each pair meets, the three do not. */
+    HOST("web1", 1, leaf("a", PROP_OS_DEBIANLIKE, 2),
+         leaf("b", PROP_OS_BUNTISH | PROP_OS_FREEBSD, 3),
+         leaf("c", PROP_OS_DEBIAN | PROP_OS_FREEBSD, 4));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P003");
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(d->message, "\"c\" runs only on debian | freebsd, but the properties before "
+                                 "it on host \"web1\" run together only on buntish: the host "
+                                 "declares no operating system, and no system runs them all");
+    expect_note(d, 0, 3, "\"b\" runs only on buntish | freebsd");
 }
 END_TEST
 
@@ -573,8 +598,14 @@ START_TEST(p003_near_miss)
     prop_node *up = LIST(PROP_PICK_OS, 3, leaf("apt upgraded", PROP_OS_DEBIANLIKE, 3),
                          leaf("pkg upgraded", PROP_OS_FREEBSD, 3));
 
+    /* pick_os on a host without an OS: it fits whichever the host is. */
     HOST("web1", 1, up, file_content("/etc/motd", "x", 4), info_leaf("ipv4", "192.0.2.1", 5));
+    /* Several DebianLike properties agree: the host is DebianLike. */
+    HOST("web2", 6, apt_installed("nginx", 7), apt_installed("tor", 8), up,
+         leaf("apt dist-upgraded", PROP_OS_DEBIAN, 9));
     ck_assert_int_eq(prop_site_check(S), 0);
+    ck_assert_uint_eq(prop_host_targets(prop_site_find_host(S, "web1")), PROP_OS_UNIXLIKE);
+    ck_assert_uint_eq(prop_host_targets(prop_site_find_host(S, "web2")), PROP_OS_DEBIAN);
 }
 END_TEST
 
@@ -851,6 +882,52 @@ START_TEST(p007_modes_and_owners)
 }
 END_TEST
 
+START_TEST(p007_owned_whole)
+{
+    const char *own = "/etc/app.conf";
+
+    HOST("web1", 1, debian(2), claim1("app configured", 0, 3, PROP_CLAIM_FILE_OWNED, own, NULL, -1),
+         file_content(own, "x=1\n", 4), file_lines(own, "y=2", 1, 5),
+         claim1("other app", 0, 6, PROP_CLAIM_FILE_OWNED, own, NULL, -1),
+         /* Mode and owner are attributes: they may be said elsewhere. */
+         file_state("mode", PROP_CLAIM_FILE_MODE, own, "0600", 7),
+         file_state("owner", PROP_CLAIM_FILE_OWNER, own, "root:", 8),
+         /* Owned first here, edited after. */
+         claim1("motd by hand", 0, 9, PROP_CLAIM_FILE_OWNED, "/etc/motd", NULL, -1),
+         file_lines("/etc/motd", "hello", 0, 10));
+    ck_assert_int_eq(prop_site_check(S), 4);
+    ck_assert_uint_eq(count("P007"), 4);
+    ck_assert_int_eq(nth("P007", 0)->line, 4);
+    ck_assert_str_eq(nth("P007", 0)->message,
+                     "\"/etc/app.conf\" must be a file with fixed content here, but \"app "
+                     "configured\" owns the whole file at site.lua:3");
+    expect_note(nth("P007", 0), 0, 3, "\"app configured\" makes it a file owned whole here");
+    ck_assert_int_eq(nth("P007", 1)->line, 5);
+    ck_assert_str_eq(nth("P007", 1)->message,
+                     "\"/etc/app.conf\" must be a file containing the line \"y=2\" here, but "
+                     "\"app configured\" owns the whole file at site.lua:3");
+    ck_assert_int_eq(nth("P007", 2)->line, 6);
+    ck_assert_str_eq(nth("P007", 2)->message,
+                     "\"/etc/app.conf\" is owned whole by \"other app\" here and by \"app "
+                     "configured\" at site.lua:3: one file cannot have two owners");
+    ck_assert_int_eq(nth("P007", 3)->line, 10);
+    ck_assert_str_eq(nth("P007", 3)->message,
+                     "\"/etc/motd\" must be a file lacking the line \"hello\" here, but \"motd by "
+                     "hand\" owns the whole file at site.lua:9");
+}
+END_TEST
+
+START_TEST(p007_owned_reverse_order)
+{
+    HOST("web1", 1, debian(2), file_content("/etc/a", "x\n", 3),
+         claim1("a by hand", 0, 4, PROP_CLAIM_FILE_OWNED, "/etc/a", NULL, -1));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    ck_assert_str_eq(only("P007")->message,
+                     "\"/etc/a\" is owned whole by \"a by hand\" here, but \"file /etc/a has "
+                     "content\" makes it a file with fixed content at site.lua:3");
+}
+END_TEST
+
 START_TEST(p007_near_miss)
 {
     HOST("web1", 1, debian(2), file_content("/etc/foo", "a=1\nsecure=1\n", 3),
@@ -872,12 +949,12 @@ END_TEST
 
 START_TEST(p007_one_diag_per_pair)
 {
-    prop_claim c1[] = {{PROP_CLAIM_FILE_CONTENT, "/a", "x", 0, -1},
-                       {PROP_CLAIM_FILE_MODE, "/a", "0644", 0, -1},
-                       {PROP_CLAIM_PKG_INSTALLED, "foo", NULL, 0, -1}};
-    prop_claim c2[] = {{PROP_CLAIM_FILE_CONTENT, "/a", "y", 0, -1},
-                       {PROP_CLAIM_FILE_MODE, "/a", "0600", 0, -1},
-                       {PROP_CLAIM_PKG_REMOVED, "foo", NULL, 0, -1}};
+    prop_claim c1[] = {{PROP_CLAIM_FILE_CONTENT, "/a", "x", 0, -1, 0},
+                       {PROP_CLAIM_FILE_MODE, "/a", "0644", 0, -1, 0},
+                       {PROP_CLAIM_PKG_INSTALLED, "foo", NULL, 0, -1, 0}};
+    prop_claim c2[] = {{PROP_CLAIM_FILE_CONTENT, "/a", "y", 0, -1, 0},
+                       {PROP_CLAIM_FILE_MODE, "/a", "0600", 0, -1, 0},
+                       {PROP_CLAIM_PKG_REMOVED, "foo", NULL, 0, -1, 0}};
     spec_extra x;
 
     memset(&x, 0, sizeof x);
@@ -1033,10 +1110,10 @@ END_TEST
 
 START_TEST(p013_hostnames)
 {
-    prop_claim a[] = {{PROP_CLAIM_HOSTNAME, "hostname", "web1", 0, -1},
-                      {PROP_CLAIM_FILE_CONTENT, "/etc/hostname", "web1\n", 0, -1}};
-    prop_claim b[] = {{PROP_CLAIM_HOSTNAME, "hostname", "web2", 0, -1},
-                      {PROP_CLAIM_FILE_CONTENT, "/etc/hostname", "web2\n", 0, -1}};
+    prop_claim a[] = {{PROP_CLAIM_HOSTNAME, "hostname", "web1", 0, -1, 0},
+                      {PROP_CLAIM_FILE_CONTENT, "/etc/hostname", "web1\n", 0, -1, 0}};
+    prop_claim b[] = {{PROP_CLAIM_HOSTNAME, "hostname", "web2", 0, -1, 0},
+                      {PROP_CLAIM_FILE_CONTENT, "/etc/hostname", "web2\n", 0, -1, 0}};
     spec_extra x;
     const prop_diag *d;
     prop_node *h1, *h2;
@@ -1089,6 +1166,46 @@ START_TEST(p013_near_miss)
          claim1("hostname web1", 0, 10, PROP_CLAIM_HOSTNAME, "hostname", "web1", -1),
          claim1("hostname web1", 0, 11, PROP_CLAIM_HOSTNAME, "hostname", "web1", -1));
     ck_assert_int_eq(prop_site_check(S), 0);
+}
+END_TEST
+
+/* ipv4/ipv6 { shared = true }: the address and its mark, in one leaf. */
+static prop_node *
+shared_addr(const char *key, const char *value, int line)
+{
+    prop_info in[2];
+    spec_extra x;
+
+    in[0].key = key;
+    in[0].value = value;
+    in[1].key = "address.shared";
+    in[1].value = value;
+    memset(&x, 0, sizeof x);
+    x.info = in;
+    x.ninfo = 2;
+    x.info_only = 1;
+    return leaf_x(key, 0, line, x);
+}
+
+START_TEST(p013_shared_addresses)
+{
+    const prop_diag *d;
+
+    /* Marked on every host that holds it: no finding. */
+    HOST("ns1", 1, debian(2), shared_addr("ipv6", "2001:db8::53", 3));
+    HOST("ns2", 4, debian(5), shared_addr("ipv6", "2001:db8::53", 6));
+    /* Marked on one, not on the other: both places named. */
+    HOST("lb1", 7, debian(8), shared_addr("ipv4", "192.0.2.80", 9));
+    HOST("lb2", 10, debian(11), info_leaf("ipv4", "192.0.2.80", 12));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P013");
+    ck_assert_int_eq(d->line, 12);
+    ck_assert_str_eq(d->message, "address 192.0.2.80 is declared by host \"lb2\" here, and host "
+                                 "\"lb1\" marks it shared at site.lua:9: a shared address "
+                                 "(floating, anycast) must be marked { shared = true } on every "
+                                 "host that holds it");
+    expect_note(d, 0, 9, "host \"lb1\" marks it shared here");
+    ck_assert_uint_eq(d->nnotes, 1);
 }
 END_TEST
 
@@ -1366,10 +1483,11 @@ START_TEST(explain_every_code)
         if (n > 0)
             ck_assert_msg(strcmp(codes[n - 1], codes[n]) < 0, "codes in order");
     }
-    ck_assert_uint_eq(n, 17);
+    ck_assert_uint_eq(n, 18);
     ck_assert_str_eq(codes[0], "P001");
     ck_assert_str_eq(codes[13], "P014");
     ck_assert_str_eq(codes[16], "W103");
+    ck_assert_str_eq(codes[17], "W104");
     ck_assert_ptr_null(prop_explain("P999"));
     ck_assert_ptr_null(prop_explain_summary(NULL));
     ck_assert_ptr_null(prop_explain("p001"));
@@ -1409,9 +1527,10 @@ START_TEST(shared_subtrees_do_not_explode)
     for (i = 0; i < 200; i++)
         p = combine(PROP_REQUIRES, p, p, 2);
     HOST("web1", 1, debian(1), p);
-    HOST("web2", 2, p); /* no OS: finding that out must not walk 2^200 leaves */
+    HOST("web2", 2, p, leaf("pkg installed tor", PROP_OS_FREEBSD, 3));
+    /* No OS: finding that out must not walk 2^200 leaves. */
     ck_assert_int_eq(prop_site_check(S), 1);
-    ck_assert_int_eq(only("P003")->line, 2);
+    ck_assert_int_eq(only("P003")->line, 3);
 }
 END_TEST
 
@@ -1444,6 +1563,7 @@ prepass_suite(void)
     tcase_add_test(tc, p002_pick_os_without_fit);
     tc = tcase(s, "P003");
     tcase_add_test(tc, p003_no_os);
+    tcase_add_test(tc, p003_no_single_culprit);
     tcase_add_test(tc, p003_near_miss);
     tc = tcase(s, "P004");
     tcase_add_test(tc, p004_two_oses);
@@ -1467,6 +1587,8 @@ prepass_suite(void)
     tcase_add_test(tc, p007_line_and_noline);
     tcase_add_test(tc, p007_below_absent);
     tcase_add_test(tc, p007_modes_and_owners);
+    tcase_add_test(tc, p007_owned_whole);
+    tcase_add_test(tc, p007_owned_reverse_order);
     tcase_add_test(tc, p007_near_miss);
     tcase_add_test(tc, p007_one_diag_per_pair);
     tc = tcase(s, "P008");
@@ -1488,6 +1610,7 @@ prepass_suite(void)
     tcase_add_test(tc, p013_hostnames);
     tcase_add_test(tc, p013_addresses);
     tcase_add_test(tc, p013_near_miss);
+    tcase_add_test(tc, p013_shared_addresses);
     tc = tcase(s, "W101");
     tcase_add_test(tc, w101_duplicates);
     tcase_add_test(tc, w101_near_miss);

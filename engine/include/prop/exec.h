@@ -32,11 +32,22 @@ typedef struct prop_exec_ops {
     prop_result (*ensure)(void *ud, const prop_node *leaf, char **msg);
     /* Optional: a node starts (depth 0 is a top-level property). */
     void (*start)(void *ud, const prop_node *n, unsigned depth);
-    /* Optional: a node is done, with its result and time in milliseconds. */
+    /*
+     * Optional: a node is done, with its result and time in milliseconds.
+     * msg, when set, is the node's own reason: why it failed, or why an
+     * only_if ensured nothing; a composite whose parts decided its result
+     * has none (but requires says "a requirement failed").
+     */
     void (*done)(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms,
                  const char *msg);
     /* Optional: non-zero asks the run to stop before the next property. */
     int (*stop)(void *ud);
+    /*
+     * The test of an only_if node n (prop_node_behaviour(n) is its handle):
+     * 1 when it holds, 0 when not, -1 when it failed (with *msg as for
+     * ensure).  Without it, tests never hold.
+     */
+    int (*test)(void *ud, const prop_node *n, char **msg);
 } prop_exec_ops;
 
 /*
@@ -45,7 +56,8 @@ typedef struct prop_exec_ops {
  * runs b only when a changed; fallback runs b only when a failed (and its
  * result is b's); pick_os runs the first alternative whose targets hold
  * os; props runs each, failures do not stop the rest; revert runs the
- * reverted form; info properties are ok.
+ * reverted form; only_if runs p when its test holds (ok when it does not,
+ * failed when the test fails); info properties are ok.
  */
 prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
                            const prop_exec_ops *ops, void *ud);

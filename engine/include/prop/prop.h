@@ -124,7 +124,8 @@ typedef enum prop_kind {
     PROP_REVERT,     /* children: p; runs prop_node_reverted() */
     PROP_PROPS,      /* children: each in order, failures do not stop */
     PROP_DESCRIBE,   /* children: p, shown with another description */
-    PROP_INVALID     /* made from a bad argument (P012); never runs */
+    PROP_INVALID,    /* made from a bad argument (P012); never runs */
+    PROP_ONLY_IF     /* children: p; ensured only when a run-time test holds */
 } prop_kind;
 
 /* "property", "info", "requires", ... , "invalid". */
@@ -153,6 +154,7 @@ typedef enum prop_claim_kind {
     PROP_CLAIM_USER_ABSENT,    /* key name */
     PROP_CLAIM_GROUP,          /* key name, id gid or -1 */
     PROP_CLAIM_HOSTNAME,       /* key "hostname", value the name */
+    PROP_CLAIM_FILE_OWNED,     /* key path: the whole file is this property's */
     PROP_CLAIM__COUNT
 } prop_claim_kind;
 
@@ -160,16 +162,35 @@ typedef enum prop_claim_kind {
 const char *prop_claim_kind_name(prop_claim_kind k);
 int prop_claim_kind_parse(const char *name, prop_claim_kind *out);
 
+/* The value of the claim is secret: compared, never shown. */
+#define PROP_CLAIM_SECRET 1u
+
 typedef struct prop_claim {
     prop_claim_kind kind;
     const char *key;
     const char *value; /* may be NULL */
     size_t value_len;  /* 0 with a value: strlen(value) */
     long long id;      /* -1 when none */
+    unsigned flags;    /* PROP_CLAIM_SECRET */
 } prop_claim;
 
+/*
+ * Info keys prop itself reads: set by os.* and connect.* (a hand-written
+ * property may not set them, nor anything under "connect.").
+ */
+#define PROP_INFO_OS "os"                     /* "FAMILY SUITE ARCH" */
+#define PROP_INFO_CONNECT "connect"           /* "local", "dir" or "ssh" */
+#define PROP_INFO_CONNECT_PATH "connect.path" /* connect.dir: the tree */
+#define PROP_INFO_CONNECT_ADDRESS "connect.address"
+#define PROP_INFO_CONNECT_PORT "connect.port"
+#define PROP_INFO_CONNECT_USER "connect.user"
+#define PROP_INFO_CONNECT_IDENTITY "connect.identity"
+#define PROP_INFO_CONNECT_KNOWN_HOSTS "connect.known_hosts"
+#define PROP_INFO_CONNECT_SUDO "connect.sudo"     /* "true" */
+#define PROP_INFO_ADDRESS_SHARED "address.shared" /* an ipv4/ipv6 value held on purpose by many */
+
 typedef struct prop_info {
-    const char *key;   /* "ipv4", "alias", "os", "connect", "ssh.port", ... */
+    const char *key;   /* "ipv4", "alias", "os", "connect", "backup.dir", ... */
     const char *value; /* always a string */
 } prop_info;
 
@@ -213,6 +234,14 @@ int prop_list_new(prop_site *s, prop_kind kind, prop_node *const *items, size_t 
 int prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **out);
 int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_origin *o,
                       prop_node **out);
+/*
+ * only_if(test, p): p, ensured at run time only when test holds (the
+ * executor asks its caller, prop_exec_ops.test); otherwise ok.  test is
+ * the caller's handle on the test, as a leaf's behaviour is (-1: none
+ * kept, for a site that is only checked).  The type is p's; reverting it
+ * gives only_if(test, revert(p)).
+ */
+int prop_only_if_new(prop_site *s, prop_node *p, long test, const prop_origin *o, prop_node **out);
 /*
  * A property made from a bad argument: records error P012 with message at o
  * and returns a node of kind PROP_INVALID (UnixLike, never runs), so that
@@ -305,6 +334,13 @@ size_t prop_host_nprops(const prop_host *h);
 prop_node *prop_host_prop(const prop_host *h, size_t i);
 /* The OS family of the first os.* property of the host, PROP_OS_NONE if none. */
 prop_os_set prop_host_os(const prop_host *h);
+/*
+ * The families the host's properties can run on: the intersection of the
+ * targets of its top-level properties (UnixLike when it has none).  For a
+ * host that declares no OS this is its type, as in Propellor; the run
+ * refuses a target whose OS is outside it.
+ */
+prop_os_set prop_host_targets(const prop_host *h);
 /* The i-th value of info key on the host (declaration order), NULL past the end. */
 const char *prop_host_info(const prop_host *h, const char *key, size_t i);
 
@@ -312,6 +348,38 @@ size_t prop_site_nhosts(const prop_site *s);
 prop_host *prop_site_host(const prop_site *s, size_t i);
 /* The first host of that name, NULL if none. */
 prop_host *prop_site_find_host(const prop_site *s, const char *name);
+
+/* ---------------------------------------------------------------------
+ * What manages a thing: the claims, ports and info that match it.
+ */
+typedef struct prop_claim_match {
+    const prop_host *host;
+    const prop_node *top;    /* the host's top-level property it comes from */
+    const prop_node *leaf;   /* the leaf that claims it */
+    const prop_claim *claim; /* the claim, or NULL for a port or info match */
+    int port;                /* a port match: the port; else 0 */
+    const prop_info *info;   /* an info match (a bare word equal to a value), else NULL */
+    /* The nodes from top down to the leaf's parent: chain[0] is top (when
+     * the leaf is not top itself), chain[nchain - 1] the leaf's parent. */
+    const prop_node *const *chain;
+    size_t nchain;
+} prop_claim_match;
+
+typedef int (*prop_claim_visit)(void *ud, const prop_claim_match *m);
+
+/*
+ * Visit every match of thing on every host, in host and execution order:
+ * "/path" (that path, and paths below it), "package:NAME",
+ * "service:NAME", "user:NAME" or "user:UID", "group:NAME" or "group:GID",
+ * "port:N", or a bare word (any claim whose key it is, a port, uid or gid
+ * equal to it, an info value equal to it).  What takes effect on each
+ * host is walked (the alternative of a pick_os for the host's OS, the
+ * reverted form of a revert); a node is entered once per top-level
+ * property.  A non-zero return from visit stops the walk and is returned;
+ * PROP_EINVAL for an empty thing or a port outside 1..65535, PROP_ENOMEM.
+ * The match and its chain are valid during the call only.
+ */
+int prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit, void *ud);
 
 /* ---------------------------------------------------------------------
  * The pre-pass and its diagnostics.
