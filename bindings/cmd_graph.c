@@ -155,6 +155,41 @@ drawn_as_leaf(const prop_node *n)
     return k == PROP_LEAF || k == PROP_INFO || k == PROP_INVALID || prop_node_paired(n);
 }
 
+/* The claims of a leaf drawn as one (a pair: its first side's), one
+ * "kind key value" line each, at most MAX_CLAIM_LINES. */
+#define MAX_CLAIM_LINES 8
+static void
+put_claims(FILE *f, const prop_node *n)
+{
+    size_t i, nc, shown = 0;
+
+    if (prop_node_paired(n))
+        n = prop_node_child(n, 0);
+    nc = prop_node_nclaims(n);
+    for (i = 0; i < nc && shown < MAX_CLAIM_LINES; i++, shown++) {
+        const prop_claim *c = prop_node_claim(n, i);
+        size_t len = c->value ? (c->value_len ? c->value_len : strlen(c->value)) : 0;
+
+        fputs("\\n", f);
+        put_escaped(f, prop_claim_kind_name(c->kind));
+        fputc(' ', f);
+        put_escaped(f, c->key);
+        if (c->flags & PROP_CLAIM_SECRET) {
+            fputs(" (secret)", f);
+        } else if (c->value && len <= 60 && memchr(c->value, '\n', len) == NULL) {
+            fputs(" \\\"", f);
+            put_escaped(f, c->value);
+            fputs("\\\"", f);
+        } else if (c->value) {
+            fprintf(f, " (%zu bytes)", len);
+        } else if (c->id >= 0) {
+            fprintf(f, " (id %lld)", c->id);
+        }
+    }
+    if (nc > shown)
+        fprintf(f, "\\n... %zu more claims", nc - shown);
+}
+
 static void
 put_node(FILE *f, const char *prefix, size_t id, const prop_node *n)
 {
@@ -169,6 +204,8 @@ put_node(FILE *f, const char *prefix, size_t id, const prop_node *n)
     put_escaped(f, prop_node_type(n, type, sizeof type));
     fputs("\\n", f);
     put_origin(f, prop_node_origin(n));
+    if (drawn_as_leaf(n))
+        put_claims(f, n);
     fputc('"', f);
     if (k == PROP_INFO)
         fputs(", shape=note, fillcolor=\"#eeeeee\"", f);

@@ -192,8 +192,11 @@ function M.property(t)
          return bad(desc, fmt("%s must be a function, got a %s", k, type(t[k])))
       end
    end
-   if t.apply == nil then
-      return bad(desc, "apply is required: a function(sys) that makes the property true")
+   local facts_only = t.apply == nil and t.check == nil and t.revert == nil and t.info ~= nil
+                      and t.claims == nil and t.ports == nil
+   if t.apply == nil and not facts_only then
+      return bad(desc, "apply is required: a function(sys) that makes the property true "
+                       .. "(only a property that carries nothing but info goes without)")
    end
    local targets = t.targets
    local terr = core.check_targets(targets)
@@ -226,6 +229,14 @@ function M.property(t)
       local err, flat = check_info(t.info, "info")
       if err then return bad(desc, err) end
       info = flat
+   end
+   if facts_only then
+      -- Facts for other hosts (a key, an address): it changes nothing,
+      -- and a host with nothing else is never reached.
+      return core.leaf(desc, targets, nil, nil, nil, {
+         info = info, info_only = true,
+         norevert = fmt("property \"%s\" carries information only; it has nothing to revert", desc),
+      })
    end
    local extra = {
       ports = ports,

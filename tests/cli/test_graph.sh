@@ -48,8 +48,8 @@ expect_in() { # FILE NAME TEXT...
   done
   pass
 }
-expect_in "$f" "leaf label: description, type, origin" \
-  'label="apt installed openssh-server\nDebianLike, revertable\n' 'examples/site.lua:63"'
+expect_in "$f" "leaf label: description, type, origin, claims" \
+  'label="apt installed openssh-server\nDebianLike, revertable\n' 'examples/site.lua:63\npackage.installed openssh-server"'
 expect_in "$f" "combinator label" '[on_change]\napt installed foo\nDebianLike, revertable\n'
 expect_in "$f" "info node" 'label="ipv4 192.0.2.10\nUnixLike, info\n' 'shape=note'
 expect_in "$f" "escaped quotes" 'label="os.debian \"bookworm\" amd64\n'
@@ -63,7 +63,7 @@ expect_in "$f" "layout" 'rankdir=LR' 'shape=house'
 
 # A node reached twice is drawn once: "apt removed bar" is both what the
 # revert runs and the revert side of the revertable.
-n="$(grep -cE 'label="apt removed bar\\nDebianLike, revertable\\n[^"]*examples/site\.lua:57"' "$f" || true)"
+n="$(grep -cE 'label="apt removed bar\\nDebianLike, revertable\\n[^"]*examples/site\.lua:57\\npackage.removed bar"' "$f" || true)"
 if [[ "$n" == 1 ]]; then
   pass
 else
