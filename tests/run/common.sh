@@ -144,6 +144,9 @@ expect_run() {
     fail "$name" "changed/ok/failed = $c/$o/$f, want $4/$5/$6" "$out"
   elif grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
     fail "$name" "prop crashed" "$out"
+  elif grep -q 'W104' "$out"; then
+    # prop's recipes claim every path they write.
+    fail "$name" "a recipe wrote a path it does not claim (W104)" "$out"
   else
     pass
   fi
