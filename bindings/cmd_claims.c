@@ -23,26 +23,26 @@ typedef struct printer {
 static void
 put_quoted(FILE *f, const char *s, size_t len, size_t max)
 {
-    size_t i, n = len > max ? max : len;
+    size_t i, start = 0, n = len > max ? max : len;
 
     fputc('"', f);
     for (i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
-        else
-            fputc(c, f);
+        if (s[i] != '"' && s[i] != '\\')
+            continue;
+        prop_text_write(f, s + start, i - start, 0);
+        fprintf(f, "\\%c", s[i]);
+        start = i + 1;
     }
+    prop_text_write(f, s + start, n - start, 0);
     fputc('"', f);
     if (n < len)
         fprintf(f, "... (%zu bytes)", len);
+}
+
+static void
+text(FILE *f, const char *s)
+{
+    prop_text_puts(f, s, 0);
 }
 
 static const char *
@@ -155,23 +155,37 @@ print_match(void *ud, const prop_claim_match *m)
     }
     fprintf(f, "%s  ", prop_host_name(m->host));
     if (m->claim) {
-        fprintf(f, "%s %s", prop_claim_kind_name(m->claim->kind), m->claim->key);
+        fprintf(f, "%s ", prop_claim_kind_name(m->claim->kind));
+        text(f, m->claim->key);
         if (m->claim->id >= 0)
             fprintf(f, " (id %lld)", m->claim->id);
         print_value(p, m->claim);
     } else if (m->port) {
         fprintf(f, "port %d", m->port);
     } else {
-        fprintf(f, "info %s %s", m->info->key, m->info->value);
+        fputs("info ", f);
+        text(f, m->info->key);
+        fputc(' ', f);
+        text(f, m->info->value);
     }
-    fprintf(f, "  by \"%s\" (%s)", prop_node_desc(m->leaf), place(o, where, sizeof where));
-    for (i = 0; o && i + 1 < o->nframes; i++)
-        fprintf(f, ", called from %s:%d", o->frames[i + 1].file, o->frames[i + 1].line);
+    fputs("  by \"", f);
+    text(f, prop_node_desc(m->leaf));
+    fputs("\" (", f);
+    text(f, place(o, where, sizeof where));
+    fputc(')', f);
+    for (i = 0; o && i + 1 < o->nframes; i++) {
+        fputs(", called from ", f);
+        text(f, o->frames[i + 1].file);
+        fprintf(f, ":%d", o->frames[i + 1].line);
+    }
     for (i = m->nchain; i-- > 0;) {
         if (!shown_in_chain(m, i))
             continue;
-        fprintf(f, ", in \"%s\" (%s)", prop_node_desc(m->chain[i]),
-                place(prop_node_origin(m->chain[i]), where, sizeof where));
+        fputs(", in \"", f);
+        text(f, prop_node_desc(m->chain[i]));
+        fputs("\" (", f);
+        text(f, place(prop_node_origin(m->chain[i]), where, sizeof where));
+        fputc(')', f);
     }
     fputc('\n', f);
     p->found++;

@@ -123,15 +123,29 @@ node_id(graph_walk *w, const prop_node *n, size_t *id)
 static void
 put_escaped(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+
+        if (c == '"' || c == '\\')
             fputc('\\', f);
-        if (*s == '\n')
+        if (c == '\n') {
             fputs("\\n", f);
-        else if ((unsigned char)*s < ' ')
+        } else if (c < ' ' || c == 0x7f) {
             fputc(' ', f);
-        else
-            fputc(*s, f);
+        } else if (c >= 0x80) {
+            /* Valid UTF-8 goes as it is, a C1 control or a stray byte as
+             * "?": Graphviz wants UTF-8, and labels are shown. */
+            if (strnlen(s, n) == n && prop_text_clean(s, n)) {
+                fwrite(s, 1, n, f);
+                s += n;
+                continue;
+            }
+            fputc('?', f);
+        } else {
+            fputc(c, f);
+        }
+        s++;
     }
 }
 

@@ -130,7 +130,7 @@ l_print(lua_State *L)
         s = luaL_tolstring(L, i, &len);
         if (i > 1)
             fputc('\t', stdout);
-        fwrite(s, 1, len, stdout);
+        prop_text_write(stdout, s, len, PROP_TEXT_LINES);
         lua_pop(L, 1);
     }
     fputc('\n', stdout);
@@ -399,7 +399,7 @@ p_eval(lua_State *L)
         lua_call(L, nres, 1);
         out = lua_tolstring(L, -1, &len);
         if (out && len > 0) {
-            fwrite(out, 1, len, stdout);
+            prop_text_write(stdout, out, len, PROP_TEXT_LINES);
             fputc('\n', stdout);
         }
     }
@@ -463,7 +463,7 @@ show_host(lua_State *L, prop_host *h)
     lua_getfield(L, -1, "host");
     lprop_push_host(L, h);
     lua_call(L, 1, 1);
-    fputs(lua_tostring(L, -1), stdout);
+    prop_text_puts(stdout, lua_tostring(L, -1), PROP_TEXT_LINES);
     lua_pop(L, 2);
 }
 
@@ -502,7 +502,7 @@ do_show(lua_State *L, repl *r, const char *arg)
         lua_getfield(L, -1, "property");
         lua_pushvalue(L, -3);
         lua_call(L, 1, 1);
-        fputs(lua_tostring(L, -1), stdout);
+        prop_text_puts(stdout, lua_tostring(L, -1), PROP_TEXT_LINES);
     } else {
         luaL_error(L, "%s is a %s, not a host or a property", arg, luaL_typename(L, -1));
     }

@@ -106,6 +106,13 @@ origin_of(const prop_node *n, char *buf, size_t size)
     return buf;
 }
 
+/* Text from the site or the target, shown and never obeyed. */
+static void
+text(const char *s)
+{
+    prop_text_puts(stdout, s, 0);
+}
+
 static void
 json_str(const char *s)
 {
@@ -314,20 +321,22 @@ on_start(void *ud, const prop_node *n, unsigned depth)
     if (depth == 0) {
         hr->top = n;
         if (hr->progress) {
-            printf("%s  %s ...", hr->name, prop_node_desc(n));
+            printf("%s  ", hr->name);
+            text(prop_node_desc(n));
+            fputs(" ...", stdout);
             fflush(stdout);
         }
     }
 }
 
 static void
-print_lines(host_run *hr, const char *event, const char *parent, char *text)
+print_lines(host_run *hr, const char *event, const char *parent, char *lines)
 {
     char *line, *save = NULL;
 
-    if (text == NULL)
+    if (lines == NULL)
         return;
-    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (hr->o->json) {
             printf("{\"event\":\"%s\",\"host\":", event);
             json_str(hr->name);
@@ -339,10 +348,14 @@ print_lines(host_run *hr, const char *event, const char *parent, char *text)
             json_str(line);
             fputs("}\n", stdout);
         } else if (strcmp(event, "warning") == 0) {
-            printf("%s    %swarning[W104]%s: %s\n", hr->name, hr->color ? "\033[1;35m" : "",
-                   hr->color ? "\033[0m" : "", line);
+            printf("%s    %swarning[W104]%s: ", hr->name, hr->color ? "\033[1;35m" : "",
+                   hr->color ? "\033[0m" : "");
+            text(line);
+            putchar('\n');
         } else {
-            printf("%s    %s\n", hr->name, line);
+            printf("%s    ", hr->name);
+            text(line);
+            putchar('\n');
         }
     }
 }
@@ -441,8 +454,10 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
     } else {
         if (hr->progress)
             fputs("\r\033[K", stdout);
-        printf("%s  %s ... %s%s%s", hr->name, prop_node_desc(n), hr->color ? result_color(r) : "",
-               result_text(hr, r), hr->color ? "\033[0m" : "");
+        printf("%s  ", hr->name);
+        text(prop_node_desc(n));
+        printf(" ... %s%s%s", hr->color ? result_color(r) : "", result_text(hr, r),
+               hr->color ? "\033[0m" : "");
         if (ms >= 1000)
             printf(" (%.1f s)", ms / 1000);
         putchar('\n');
@@ -599,8 +614,10 @@ print_host_line(const run_opts *o, const char *name, const outcome *oc, const ch
         return;
     }
     if (oc->unreachable || oc->refused) {
-        printf("%s  %s%s%s: %s\n", name, color ? "\033[1;31m" : "",
-               oc->unreachable ? "unreachable" : "refused", color ? "\033[0m" : "", why);
+        printf("%s  %s%s%s: ", name, color ? "\033[1;31m" : "",
+               oc->unreachable ? "unreachable" : "refused", color ? "\033[0m" : "");
+        text(why);
+        putchar('\n');
         return;
     }
     if (oc->info_only) {

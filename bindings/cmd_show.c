@@ -23,7 +23,7 @@ show_host(lprop_ctx *ctx, prop_host *h)
         lua_pop(L, 1);
         return -1;
     }
-    fputs(lua_tostring(L, -1), stdout);
+    prop_text_puts(stdout, lua_tostring(L, -1), PROP_TEXT_LINES); /* the site's text, escaped */
     lua_pop(L, 1);
     return 0;
 }

@@ -938,19 +938,41 @@ declare_host(lua_State *L, const char *name, int list)
     return 1;
 }
 
+/*
+ * A host's name is printed on every line of a run and names it on the
+ * command line: valid UTF-8 without blanks or control characters, no '/'
+ * (it separates a host from its containers).  A bad name is P012 at the
+ * host's line; the host is declared anyway, so that evaluation goes on.
+ */
 static const char *
 check_host_name(lua_State *L, int idx)
 {
-    const char *name, *p;
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    const char *name, *p, *why = NULL;
+    size_t len;
+    int rc;
 
     if (lua_type(L, idx) != LUA_TSTRING)
         lprop_error(L, "host needs a name (a string), got a %s", luaL_typename(L, idx));
-    name = lua_tostring(L, idx);
-    if (*name == '\0')
-        lprop_error(L, "host name is empty");
-    for (p = name; *p; p++)
-        if ((unsigned char)*p <= ' ' || *p == '/')
-            lprop_error(L, "host name \"%s\" contains a space, a control character or '/'", name);
+    name = lua_tolstring(L, idx, &len);
+    if (len == 0)
+        why = "host name is empty";
+    else if (strlen(name) != len || !prop_text_clean(name, len))
+        why = "host name %s is not valid UTF-8 or holds a control character";
+    for (p = name; why == NULL && *p; p++)
+        if (*p == ' ' || *p == '/')
+            why = "host name %s contains a space or '/' (it separates a host from its "
+                  "containers)";
+    if (why == NULL)
+        return name;
+    lua_pushfstring(L, why, lua_pushfstring(L, "\"%s\"", name));
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_site_report(ctx->site, "P012", PROP_SEV_ERROR, &o, lua_tostring(L, -1));
+    if (rc != PROP_OK)
+        lprop_engine_error(L, rc);
+    lua_pop(L, 2);
     return name;
 }
 

@@ -810,7 +810,8 @@ lprop_require(lua_State *L, const char *name)
     return 1;
 }
 
-/* print(...) for sites: to stderr, so that JSON on stdout stays clean. */
+/* print(...) for sites: to stderr, so that JSON on stdout stays clean;
+ * control characters are shown as escapes (a site may come from anyone). */
 static int
 l_print(lua_State *L)
 {
@@ -821,7 +822,7 @@ l_print(lua_State *L)
         const char *s = luaL_tolstring(L, i, &len);
         if (i > 1)
             fputc('\t', stderr);
-        fwrite(s, 1, len, stderr);
+        prop_text_write(stderr, s, len, PROP_TEXT_LINES); /* shown, never obeyed */
         lua_pop(L, 1);
     }
     fputc('\n', stderr);

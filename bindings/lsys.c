@@ -325,12 +325,30 @@ argv_text(const char *const *argv, char *buf, size_t size)
         const char *w = argv[k];
         int plain = *w != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                             "0123456789-_./=:,+@%") == strlen(w);
-        int m = snprintf(buf + n, size - n, plain ? "%s%s" : "%s'%s'", n ? " " : "", w);
-        if (m < 0)
-            break;
-        n += (size_t)m;
+
+        if (n && n < size - 1)
+            buf[n++] = ' ';
+        if (plain) {
+            for (; *w && n < size - 1; w++)
+                buf[n++] = *w;
+            continue;
+        }
+        /* Quoted as a POSIX shell would read it back: ' becomes '\''. */
+        if (n < size - 1)
+            buf[n++] = '\'';
+        for (; *w && n < size - 5; w++) {
+            if (*w == '\'') {
+                memcpy(buf + n, "'\\''", 4);
+                n += 4;
+            } else {
+                buf[n++] = *w;
+            }
+        }
+        if (n < size - 1)
+            buf[n++] = '\'';
     }
-    return n >= size ? size - 1 : n;
+    buf[n < size ? n : size - 1] = '\0';
+    return n < size ? n : size - 1;
 }
 
 static void

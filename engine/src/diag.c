@@ -269,9 +269,11 @@ print_place(FILE *f, const char *file, int line, int color)
 {
     if (file == NULL)
         return 0;
+    if (fputs(color ? C_BOLD : "", f) == EOF || prop_text_puts(f, file, 0) != PROP_OK)
+        return -1;
     if (line > 0)
-        return fprintf(f, "%s%s:%d:%s ", color ? C_BOLD : "", file, line, color ? C_RESET : "");
-    return fprintf(f, "%s%s:%s ", color ? C_BOLD : "", file, color ? C_RESET : "");
+        return fprintf(f, ":%d:%s ", line, color ? C_RESET : "");
+    return fprintf(f, ":%s ", color ? C_RESET : "");
 }
 
 /*
@@ -293,14 +295,20 @@ prop_diags_print_text(const prop_site *s, FILE *f, int color, int werror)
 
         if (print_place(f, d->file, d->line, color) < 0)
             return PROP_ERROR;
-        if (fprintf(f, "%s%s[%s]%s: %s\n", color ? (error ? C_RED : C_MAGENTA) : "",
-                    error ? "error" : "warning", d->code, color ? C_RESET : "", d->message) < 0)
+        /* Messages quote the site (descriptions, paths, error text) and
+         * the source line is the site's: shown, never obeyed. */
+        if (fprintf(f, "%s%s[%s]%s: ", color ? (error ? C_RED : C_MAGENTA) : "",
+                    error ? "error" : "warning", d->code, color ? C_RESET : "") < 0 ||
+            prop_text_puts(f, d->message, 0) != PROP_OK || putc('\n', f) == EOF)
             return PROP_ERROR;
         src = d->file ? prop_site_source_line(s, d->file, d->line, &len) : NULL;
         if (src != NULL) {
             if (len > (size_t)1 << 20)
                 len = (size_t)1 << 20;
-            if (fprintf(f, "%5d | %.*s\n", d->line, (int)len, src) < 0)
+            if (len > 0 && src[len - 1] == '\r')
+                len--; /* a file with CRLF line ends */
+            if (fprintf(f, "%5d | ", d->line) < 0 ||
+                prop_text_write(f, src, len, PROP_TEXT_LINES) != PROP_OK || putc('\n', f) == EOF)
                 return PROP_ERROR;
         }
         for (k = 0; k < d->nnotes; k++) {
@@ -308,8 +316,8 @@ prop_diags_print_text(const prop_site *s, FILE *f, int color, int werror)
 
             if (print_place(f, n->file, n->line, color) < 0)
                 return PROP_ERROR;
-            if (fprintf(f, "%snote%s: %s\n", color ? C_CYAN : "", color ? C_RESET : "",
-                        n->message) < 0)
+            if (fprintf(f, "%snote%s: ", color ? C_CYAN : "", color ? C_RESET : "") < 0 ||
+                prop_text_puts(f, n->message, 0) != PROP_OK || putc('\n', f) == EOF)
                 return PROP_ERROR;
         }
     }

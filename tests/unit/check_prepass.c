@@ -1377,7 +1377,7 @@ START_TEST(text_golden)
                           "\"web1\": the second one has no effect\n"
                           "    4 |   apt.installed { \"nginx\" },\n"
                           "site.lua:3: note: \"apt installed nginx\" is first declared here\n"
-                          "error[P011]: a \"quoted\"\tthing\n");
+                          "error[P011]: a \"quoted\"\\tthing\n");
     free(out);
     out = text(0, 1);
     ck_assert_ptr_nonnull(strstr(out, "site.lua:4: error[W101]: "));

@@ -439,8 +439,28 @@ const char *prop_explain_summary(const char *code);
 /* Every known code, in order, NULL-terminated. */
 const char *const *prop_explain_codes(void);
 
-/* Write s as a JSON string literal (with quotes) to f. */
+/*
+ * Text from a site or a target, for people and for programs.
+ *
+ * prop_json_write_string: s[0..len) (NUL bytes allowed) as a quoted JSON
+ * string, always valid UTF-8 JSON: control characters escaped, each byte
+ * that is not part of valid UTF-8 written as U+FFFD.
+ *
+ * prop_text_write: s[0..len) for a terminal, with what a terminal would
+ * obey shown instead: control characters (C0, DEL, C1) as \e, \r, \n,
+ * \t or \xNN, and bytes that are not valid UTF-8 as \xNN.  With
+ * PROP_TEXT_LINES, newlines and tabs are kept (a block of lines).
+ *
+ * prop_text_clean: whether s[0..len) is valid UTF-8 without control
+ * characters (host names must be).
+ *
+ * The writers return 0, PROP_EINVAL, or PROP_ERROR on a write error.
+ */
+#define PROP_TEXT_LINES 1u
 int prop_json_write_string(FILE *f, const char *s, size_t len);
+int prop_text_write(FILE *f, const char *s, size_t len, unsigned flags);
+int prop_text_puts(FILE *f, const char *s, unsigned flags); /* NULL: "" */
+int prop_text_clean(const char *s, size_t len);
 
 #ifdef __cplusplus
 }
