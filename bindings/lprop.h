@@ -19,6 +19,7 @@
 
 #define LPROP_PROPERTY "prop.Property"
 #define LPROP_HOST "prop.Host"
+#define LPROP_SECRET "prop.Secret"
 
 /* Defaults of the evaluation limits (overridable on the command line). */
 #define LPROP_DEFAULT_MAX_INSTRUCTIONS 2000000000LL
@@ -97,12 +98,14 @@ typedef struct lprop_ctx {
     long long instructions; /* counted in steps of the hook's period */
     char where_file[256];   /* last user-code place the hook saw */
     int where_line;
-    char *site_dir;  /* directory of the site file ("." if none) */
-    char *site_real; /* its realpath, for require's confinement */
-    int env_ref;     /* registry ref of the config environment */
-    int evaluating;  /* inside lprop_eval_file's protected call */
-    int in_embedded; /* depth of prop's own modules being loaded: only they
-                        may wrap a function with core.entry */
+    char *site_dir;   /* directory of the site file ("." if none) */
+    char *site_real;  /* its realpath, for require's confinement */
+    int env_ref;      /* registry ref of the config environment */
+    int evaluating;   /* inside lprop_eval_file's protected call */
+    int in_embedded;  /* depth of prop's own modules being loaded: only they
+                         may wrap a function with core.entry */
+    int secrets_made; /* a Secret was made: leaves are searched for the
+                         secrets they use (lprop_secret.c) */
     /* The Property and Host metatables (anchored in the registry for the
      * life of the state): a registry index to push them, and their
      * addresses to recognise a userdata without a lookup by name. */
@@ -197,6 +200,31 @@ int lprop_site_may_require(const char *name);
  * cannot make such a name).  0 when no Lua function is on the stack.
  */
 int lprop_user_caller(lua_State *L);
+
+/*
+ * Secrets (lprop_secret.c): `secret "name"` values, which hold names and
+ * literal parts, never a secret's bytes.
+ */
+int lprop_is_secret(lua_State *L, int idx);
+/* Add secret, is_secret, secret_token and secret_names to the core
+ * module table on top of the stack. */
+void lprop_secret_register(lua_State *L);
+/* The names of the secrets in the value at idx (a Secret, tables of them,
+ * a function's upvalues) into the name -> true table on top. */
+void lprop_secret_collect(lua_State *L, int idx, int depth);
+/* Where a secret's bytes come from at run time: 0 with *data and *len (owned
+ * by the callee), or -1 with why filled in.  Must not raise. */
+typedef int (*lprop_reveal_fn)(void *ud, const char *name, const unsigned char **data, size_t *len,
+                               char *why, size_t whysize);
+/*
+ * The bytes of the Secret at idx, in a malloc'd buffer (NUL after the
+ * end) that the caller wipes (lprop_wipe) and frees: 0, or -1 with why.
+ * Does not raise.
+ */
+int lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud,
+                         unsigned char **out, size_t *outlen, char *why, size_t whysize);
+/* Zero n bytes at p in a way the compiler keeps. */
+void lprop_wipe(void *p, size_t n);
 
 /* Call require(name) in the state and leave the module on the stack. */
 int lprop_require(lua_State *L, const char *name);

@@ -170,6 +170,11 @@ collect_list(lua_State *L, int idx, nodebuf *b, int bufidx, const char *what, in
             nodebuf_push(L, b, bufidx, n);
         } else if (is_plain_list(L, -1)) {
             collect_list(L, -1, b, bufidx, what, depth + 1);
+        } else if (lprop_is_secret(L, -1)) {
+            lprop_error(L,
+                        "%s: entry %d is a secret, expected a property (a secret is content "
+                        "for a property such as file.has_content)",
+                        what, (int)i);
         } else {
             lprop_error(L, "%s: entry %d is a %s, expected a property", what, (int)i,
                         luaL_typename(L, -1));
@@ -441,6 +446,58 @@ scratch(lua_State *L, size_t n, size_t size)
     return lua_newuserdatauv(L, (n ? n : 1) * size, 0);
 }
 
+/*
+ * The secrets a leaf uses (in its args, or captured by the functions of
+ * its impl: a property {}'s apply) become info "secret" = NAME, one per
+ * name: the pre-pass checks that the store has them for the host (P015)
+ * and the run knows what to decrypt.  info is the leaf's info so far;
+ * the array returned (a scratch userdata, pushed) replaces it.
+ */
+static prop_info *
+secret_uses(lua_State *L, prop_leaf_spec *spec, prop_info *info)
+{
+    prop_info *all;
+    size_t n = 0, k;
+
+    lua_newtable(L);
+    if (lua_istable(L, 4))
+        lprop_secret_collect(L, 4, 0);
+    if (lua_istable(L, 3)) {
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            if (lua_isfunction(L, -1)) {
+                lua_pushvalue(L, -3);
+                lprop_secret_collect(L, -2, 1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    if (n == 0) {
+        lua_pop(L, 1);
+        return info;
+    }
+    all = scratch(L, spec->ninfo + n, sizeof *all);
+    lua_insert(L, -2); /* the names table on top, kept alive under the array */
+    for (k = 0; k < spec->ninfo; k++)
+        all[k] = spec->info[k];
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        all[k].key = PROP_INFO_SECRET;
+        all[k].value = lua_tostring(L, -2);
+        k++;
+        lua_pop(L, 1);
+    }
+    spec->info = all;
+    spec->ninfo = k;
+    return all;
+}
+
 /* core.leaf(desc, targets, impl, args, claims, extra) - see lua/README.md */
 static int
 l_leaf(lua_State *L)
@@ -558,6 +615,8 @@ l_leaf(lua_State *L)
             return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
         lua_pop(L, 1);
     }
+    if (ctx->secrets_made && (lua_istable(L, 3) || lua_istable(L, 4)))
+        info = secret_uses(L, &spec, info);
     if (!ctx->limits.check_only && (!lua_isnil(L, 3) || !lua_isnil(L, 4))) {
         /* The run-time side: impl and args, by behaviour number (not kept
          * when the site is only checked). */
@@ -1013,6 +1072,18 @@ l_hosts(lua_State *L)
     return 1;
 }
 
+/* site.host(name): the host of that name declared so far, or nil. */
+static int
+l_find_host(lua_State *L)
+{
+    prop_host *h = prop_site_find_host(lprop_getctx(L)->site, luaL_checkstring(L, 1));
+
+    if (h == NULL)
+        return 0;
+    lprop_push_host(L, h);
+    return 1;
+}
+
 /* ---- Property fields ---- */
 
 static void
@@ -1201,12 +1272,7 @@ host_info(lua_State *L)
         lua_pushstring(L, v);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    if (i == 0)
-        lua_pushnil(L);
-    else
-        lua_rawgeti(L, -1, 1);
-    lua_insert(L, -2);
-    return 2;
+    return 1;
 }
 
 static int
@@ -1316,6 +1382,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"props", l_props},
                                       {"host", l_host},
                                       {"hosts", l_hosts},
+                                      {"find_host", l_find_host},
                                       {NULL, NULL}};
 
 int
@@ -1371,5 +1438,6 @@ luaopen_prop_core(lua_State *L)
     push_name_table(L, 1);
     lua_pushcclosure(L, l_leaf, 4);
     lua_setfield(L, -2, "leaf");
+    lprop_secret_register(L);
     return 1;
 }

@@ -12,6 +12,7 @@
 
 #include <lauxlib.h>
 
+#include "lprop.h"
 #include "lsys.h"
 #include "prop/diff.h"
 
@@ -305,6 +306,11 @@ check_argv(lua_State *L, int idx)
     argv = lua_newuserdatauv(L, sizeof *argv * (size_t)(n + 1), 0);
     for (i = 1; i <= n; i++) {
         int t = lua_rawgeti(L, idx, i);
+        if (lprop_is_secret(L, -1))
+            sys_error(L,
+                      "argv[%d] is a secret: a secret never goes on a command line (any user "
+                      "of the target can read those); give it on standard input (stdin = ...)",
+                      (int)i);
         if (t != LUA_TSTRING && t != LUA_TNUMBER)
             sys_error(L, "argv[%d] must be a string, got a %s", (int)i, luaL_typename(L, -1));
         argv[i - 1] = lua_tostring(L, -1);
@@ -443,18 +449,21 @@ do_run(lua_State *L, int change)
     const char *in = NULL;
     size_t inlen = 0;
     prop_cmd_result r;
-    int rc, any, codes[MAX_OK_CODES], ncodes, i, accepted;
+    int rc, any, codes[MAX_OK_CODES], ncodes, i, accepted, secret_in = 0;
+    unsigned char *secret = NULL;
+    size_t secret_len = 0;
 
     lua_settop(L, 3); /* argv's userdata and the stdin string go above */
     s = check_sys(L);
     argv = check_argv(L, 2);
     if (!lua_isnoneornil(L, 3)) {
         luaL_checktype(L, 3, LUA_TTABLE);
-        if (lua_getfield(L, 3, "stdin") != LUA_TNIL) {
-            in = luaL_checklstring(L, -1, &inlen); /* stays on the stack */
-        } else {
+        if (lua_getfield(L, 3, "stdin") == LUA_TNIL)
             lua_pop(L, 1);
-        }
+        else if (lprop_is_secret(L, -1))
+            secret_in = lua_gettop(L); /* made into bytes just before the command runs */
+        else
+            in = luaL_checklstring(L, -1, &inlen); /* stays on the stack */
     }
     any = check_ok(L, 3, change, codes, &ncodes);
     if (change && s->mode == LSYS_TEST)
@@ -481,8 +490,23 @@ do_run(lua_State *L, int change)
             return 1;
         }
     }
+    if (secret_in) {
+        char why[512];
+
+        if (lprop_secret_resolve(L, secret_in, s->reveal, s->reveal_ud, &secret, &secret_len, why,
+                                 sizeof why) != 0)
+            return sys_error(L, "%s", why);
+        in = (const char *)secret;
+        inlen = secret_len;
+    }
     rc = change ? prop_transport_run(s->t, argv, in, inlen, &r)
                 : prop_transport_query(s->t, argv, in, inlen, &r);
+    if (secret) {
+        /* No malloc'd pointer lives across a call that can raise. */
+        lprop_wipe(secret, secret_len);
+        free(secret);
+        secret = NULL;
+    }
     if (rc != PROP_OK) {
         prop_cmd_result_clear(&r);
         return sys_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));
@@ -575,24 +599,94 @@ sys_write(lua_State *L)
 {
     lsys *s = check_sys(L);
     const char *path = check_path(L, 2);
-    size_t len;
-    const char *content = luaL_checklstring(L, 3, &len);
+    size_t len = 0;
+    const char *content = NULL;
+    int from_store = lprop_is_secret(L, 3);
     prop_file_attrs a;
     int secret, rc;
 
+    if (!from_store)
+        content = luaL_checklstring(L, 3, &len);
     check_attrs(L, 4, &a, &secret);
+    secret = secret || from_store;
     changing(L, s, "write");
     check_claimed(s, path, "wrote", 0);
-    if (s->diff)
-        note_diff(s, path, content, len, secret);
     if (s->dry) {
-        notef(s, "would write %s (%zu bytes)", path, len);
+        if (s->diff)
+            note_diff(s, path, content, len, secret);
+        if (from_store)
+            notef(s, "would write %s (a secret)", path);
+        else
+            notef(s, "would write %s (%zu bytes)", path, len);
+    } else if (from_store) {
+        unsigned char *bytes;
+        size_t n;
+        char why[512];
+
+        if (lprop_secret_resolve(L, 3, s->reveal, s->reveal_ud, &bytes, &n, why, sizeof why) != 0)
+            return sys_error(L, "write %s: %s", path, why);
+        if (s->diff)
+            note_diff(s, path, (const char *)bytes, n, 1);
+        rc = prop_transport_write(s->t, path, (const char *)bytes, n, &a);
+        lprop_wipe(bytes, n);
+        free(bytes);
+        if (rc != PROP_OK)
+            return transport_error(L, s, "write", path, rc);
     } else {
+        if (s->diff)
+            note_diff(s, path, content, len, secret);
         rc = prop_transport_write(s->t, path, content, len, &a);
         if (rc != PROP_OK)
             return transport_error(L, s, "write", path, rc);
     }
     lua_pushboolean(L, 1);
+    return 1;
+}
+
+/*
+ * sys:has_content(path, content): whether the file at path holds exactly
+ * content (a string or a secret).  The comparison is made here, so that a
+ * secret's bytes, and the file's when it is compared with one, never
+ * reach Lua.  A missing file has no content (false).
+ */
+static int
+sys_has_content(lua_State *L)
+{
+    lsys *s = check_sys(L);
+    const char *path = check_path(L, 2);
+    int from_store = lprop_is_secret(L, 3);
+    const char *want = NULL;
+    unsigned char *bytes = NULL;
+    size_t wlen = 0, len = 0;
+    char *data = NULL, why[512];
+    int rc, same;
+
+    if (!from_store)
+        want = luaL_checklstring(L, 3, &wlen);
+    rc = prop_transport_read(s->t, path, &data, &len);
+    if (rc == PROP_ENOTFOUND) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    if (rc != PROP_OK)
+        return transport_error(L, s, "read", path, rc);
+    if (from_store) {
+        if (lprop_secret_resolve(L, 3, s->reveal, s->reveal_ud, &bytes, &wlen, why, sizeof why) !=
+            0) {
+            lprop_wipe(data, len);
+            free(data);
+            return sys_error(L, "read %s: %s", path, why);
+        }
+        want = (const char *)bytes;
+    }
+    same = len == wlen && memcmp(data, want, len) == 0;
+    if (from_store) {
+        lprop_wipe(bytes, wlen);
+        free(bytes);
+        lprop_wipe(data, len);
+    }
+    free(data);
+    lua_pushboolean(L, same);
     return 1;
 }
 
@@ -791,9 +885,19 @@ sys_tostring(lua_State *L)
 }
 
 static const luaL_Reg sys_methods[] = {
-    {"run", sys_run},         {"query", sys_query},   {"read", sys_read},     {"write", sys_write},
-    {"stat", sys_stat},       {"exists", sys_exists}, {"remove", sys_remove}, {"mkdir", sys_mkdir},
-    {"symlink", sys_symlink}, {"chattr", sys_chattr}, {"note", sys_note},     {NULL, NULL},
+    {"run", sys_run},
+    {"query", sys_query},
+    {"read", sys_read},
+    {"write", sys_write},
+    {"has_content", sys_has_content},
+    {"stat", sys_stat},
+    {"exists", sys_exists},
+    {"remove", sys_remove},
+    {"mkdir", sys_mkdir},
+    {"symlink", sys_symlink},
+    {"chattr", sys_chattr},
+    {"note", sys_note},
+    {NULL, NULL},
 };
 
 void

@@ -1,7 +1,9 @@
 /*
  * lsys.h - the `sys` handle that properties written in Lua get at run time
- * (SPEC 2.4): run, query, read, write, stat, remove, mkdir, symlink,
- * chattr, exists and note, over any prop_transport.
+ * (SPEC 2.4): run, query, read, write, has_content, stat, remove, mkdir,
+ * symlink, chattr, exists and note, over any prop_transport.  A secret
+ * (lprop_secret.c) is taken as content and as standard input; its bytes
+ * are made in C, used and wiped, and never reach Lua, an argv or a note.
  *
  * Ownership: the caller owns the lsys and its transport; lsys_push() makes
  * a Lua userdata that points at it, and lsys_retire() cuts that pointer
@@ -46,6 +48,12 @@ typedef struct lsys {
     const struct prop_node *claims_of;
     char *warnings; /* W104 lines, as notes are */
     size_t warnings_len, warnings_cap;
+    /* Where the bytes of a secret come from (the site's store, opened by
+     * the caller when first needed): 0 with *data and *len owned by the
+     * callee, or -1 with why.  NULL: no secret can be used. */
+    int (*reveal)(void *ud, const char *name, const unsigned char **data, size_t *len, char *why,
+                  size_t whysize);
+    void *reveal_ud;
     char *notes; /* lines to show under the property, each ending in \n */
     size_t notes_len, notes_cap;
     int notes_oom; /* a note was lost for want of memory */

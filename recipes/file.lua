@@ -152,6 +152,7 @@ end
 -- one (an empty list is an empty file).
 local function check_content(v, what)
    if type(v) == "string" then return nil, v end
+   if core.is_secret(v) then return nil, v end
    if type(v) ~= "table" then
       return fmt("%s must be a string or a list of lines, got %s", what, args.got(v))
    end
@@ -206,8 +207,10 @@ end
 --[[ file.has_content(path, content [, { mode=, owner=, group=, secret= }])
   UnixLike, not revertable.
   Claims: file.content path = content; file.mode / file.owner when given.
-  content is a string, or a list of lines (joined with "\n", ending with one).
-  secret = true keeps the content out of output.
+  content is a string, or a list of lines (joined with "\n", ending with one),
+  or a secret (secret "name", or strings joined with one): its value comes
+  from the site's store at run time and is never shown.
+  secret = true keeps a plain content out of output too.
   Run time: rewrites the file atomically when its content differs (a
   symlink at path is replaced by a regular file; a directory fails), then
   sets mode/owner/group when they differ.  A new file without mode is
@@ -232,12 +235,15 @@ function file.has_content(path, content, opts)
    local oerr, o = args.options(opts, has_content_schema, "file.has_content")
    local msg = args.join("file.has_content", err, oerr)
    if msg then return core.invalid(desc, msg) end
-   if o.secret then desc = desc .. " (secret)" end
+   -- Content from the secret store is secret whatever secret= says.
+   local token = core.secret_token(v[2])
+   local secret = o.secret or token ~= nil
+   if secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
-               secret = o.secret or false }
-   local claims = ownership_claims({ "file.content", a.path, a.content }, a.path, o)
+               secret = secret }
+   local claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, o)
    return core.leaf(desc, nil, impl.has_content, a, claims,
-                    o.secret and has_secret_content_extra or has_content_extra)
+                    secret and has_secret_content_extra or has_content_extra)
 end
 
 local function lines_leaf(which, path, lines)

@@ -125,10 +125,13 @@ function info.ipv4(addr, opts) return fact("ipv4", check_ipv4, addr, opts, addre
 ]]
 function info.ipv6(addr, opts) return fact("ipv6", check_ipv6, addr, opts, address_opts) end
 
---[[ alias "name"
+--[[ alias "name"   or   alias("name", { shared = true })
   Info: alias = another DNS name of the host (a CNAME in generated zones).
+  One name on two hosts, or an alias that is another host's name, is
+  P013, unless every host that holds it marks it shared (an anycast
+  service name).
   Example:  alias "www.example.com"
 ]]
-function info.alias(name, opts) return fact("alias", check_name, name, opts) end
+function info.alias(name, opts) return fact("alias", check_name, name, opts, address_opts) end
 
 return args.strict_module(info, "info")

@@ -379,6 +379,31 @@ static const explanation table[] = {
      "\n"
      "Fix: publish the container on another port (\"8080:80\"), or move one of\n"
      "them to another host.\n"},
+    {"P015", "a secret the site uses is missing from the store for a host that uses it",
+     "P015 (error): a secret the site uses is missing from the store for a host that uses it\n"
+     "\n"
+     "secret \"name\" stands for a value kept, encrypted, in the site's store\n"
+     "(site.secrets beside site.lua).  The names in the store, and the hosts\n"
+     "each value is for, are readable without any key, so the pre-pass checks\n"
+     "on any machine, a CI runner included, that every secret a host uses has\n"
+     "a value for that host (set for the host, or for the whole site) before\n"
+     "anything runs, instead of failing halfway through a run.  Each use is\n"
+     "named.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  host \"db1\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    file.has_content(\"/etc/app/db.password\", secret \"db_password\"),\n"
+     "  }\n"
+     "\n"
+     "  site.lua:3: error[P015]: secret \"db_password\" is used on host \"db1\" but site.secrets "
+     "has no value for it (neither for db1 nor for the whole site)\n"
+     "      3 |     file.has_content(\"/etc/app/db.password\", secret \"db_password\"),\n"
+     "\n"
+     "Fix: put the value in the store (from standard input, never an argument):\n"
+     "\n"
+     "  prop secret set site.lua db_password --host db1 < db_password.txt\n"},
     {"W101", "the same property twice on a host",
      "W101 (warning): the same property twice on a host\n"
      "\n"
@@ -508,7 +533,7 @@ prop_explain_summary(const char *code)
 /* In the order of the table above (checked by the unit tests). */
 static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
                                     "P008", "P009", "P010", "P011", "P012", "P013", "P014",
-                                    "W101", "W102", "W103", "W104", NULL};
+                                    "P015", "W101", "W102", "W103", "W104", NULL};
 
 const char *const *
 prop_explain_codes(void)

@@ -731,6 +731,8 @@ collect_addresses(checker *k)
                 cls = CLS_IPV4;
             else if (strcmp(in->key, "ipv6") == 0)
                 cls = CLS_IPV6;
+            else if (strcmp(in->key, "alias") == 0)
+                cls = CLS_ALIAS;
             else
                 continue;
             for (j = 0; j < l->leaf->ninfo && !shared; j++)
@@ -750,6 +752,38 @@ collect_addresses(checker *k)
     return PROP_OK;
 }
 
+/* P013: an alias that is the name of another host of the site. */
+static int
+check_alias_is_host(checker *k, const group *g)
+{
+    const group *hg = pp_table_find(&k->site, CLS_HOST, g->key, g->len, 0);
+    const prop_host *named;
+    int r;
+
+    if (hg == NULL || hg->first < 0)
+        return PROP_OK;
+    named = k->site.refs[hg->first].host;
+    for (r = g->first; r >= 0; r = k->site.refs[r].next) {
+        const ref *x = &k->site.refs[r];
+        diag_builder b;
+        int rc;
+
+        if (x->host == named)
+            continue;
+        rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, x->node->origin,
+                        "host \"%s\" is given the name %s here, but that is the name of host "
+                        "\"%s\": one name cannot point at two machines",
+                        x->host->name, g->key, named->name);
+        if (rc == PROP_OK)
+            rc = diag_note(&b, named->origin, "host \"%s\" is declared here", named->name);
+        if (rc == PROP_OK)
+            rc = diag_end(&b);
+        if (rc != PROP_OK)
+            return rc;
+    }
+    return PROP_OK;
+}
+
 /*
  * P013: an address declared by more than one host, unless every host that
  * holds it marks it shared (a floating or anycast address).  Reported at
@@ -765,7 +799,13 @@ check_shared_addresses(checker *k)
         const ref *first;
         int r, all_shared = 1, some_shared = 0;
 
-        if ((g->cls != CLS_IPV4 && g->cls != CLS_IPV6) || g->first < 0 ||
+        if (g->cls == CLS_ALIAS && g->first >= 0) {
+            int rc = check_alias_is_host(k, g);
+
+            if (rc != PROP_OK)
+                return rc;
+        }
+        if ((g->cls != CLS_IPV4 && g->cls != CLS_IPV6 && g->cls != CLS_ALIAS) || g->first < 0 ||
             k->site.refs[g->first].next < 0)
             continue;
         for (r = g->first; r >= 0; r = k->site.refs[r].next) {
@@ -784,6 +824,7 @@ check_shared_addresses(checker *k)
             first = &k->site.refs[r];
         for (r = g->first; r >= 0; r = k->site.refs[r].next) {
             const ref *x = &k->site.refs[r];
+            const char *what = g->cls == CLS_ALIAS ? "name" : "address";
             diag_builder b;
             char at[512];
             int rc;
@@ -792,9 +833,15 @@ check_shared_addresses(checker *k)
                 continue;
             if (some_shared)
                 rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, x->node->origin,
-                                "address %s is declared by host \"%s\" here, and host \"%s\" "
-                                "marks it shared at %s: a shared address (floating, anycast) "
+                                "%s %s is declared by host \"%s\" here, and host \"%s\" "
+                                "marks it shared at %s: a shared %s (floating, anycast) "
                                 "must be marked { shared = true } on every host that holds it",
+                                what, g->key, x->host->name, first->host->name,
+                                pp_place(first->node->origin, at, sizeof at), what);
+            else if (g->cls == CLS_ALIAS)
+                rc = diag_begin(&b, k->s, "P013", PROP_SEV_ERROR, x->node->origin,
+                                "name %s is given to host \"%s\" here but also to host \"%s\" "
+                                "at %s: one name cannot point at two machines",
                                 g->key, x->host->name, first->host->name,
                                 pp_place(first->node->origin, at, sizeof at));
             else
@@ -811,7 +858,7 @@ check_shared_addresses(checker *k)
             if (rc == PROP_OK && !some_shared)
                 rc = diag_note(&b, NULL,
                                "if the hosts share it on purpose (a floating or anycast "
-                               "address), mark it { shared = true } on each of them");
+                               "address or name), mark it { shared = true } on each of them");
             if (rc == PROP_OK)
                 rc = diag_end(&b);
             if (rc != PROP_OK)

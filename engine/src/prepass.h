@@ -27,7 +27,8 @@ enum {
     CLS_TOP,      /* key: description of a top-level property */
     CLS_HOST,     /* site-wide; key: host name */
     CLS_IPV4,     /* site-wide; key: address */
-    CLS_IPV6      /* site-wide; key: address */
+    CLS_IPV6,     /* site-wide; key: address */
+    CLS_ALIAS     /* site-wide; key: a DNS name given with alias */
 };
 
 /* One member of a group: a claim of a leaf, a port user, a host, ... */

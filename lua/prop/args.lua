@@ -100,12 +100,17 @@ function args.show(v)
    return "a " .. t
 end
 
+local is_secret = require("prop.core").is_secret
+
 local function got(v)
    local t = type(v)
    if t == "string" or t == "number" or t == "boolean" then
       return t .. " " .. args.show(v)
    elseif t == "nil" then
       return "nothing"
+   elseif is_secret(v) then
+      return "a secret (" .. tostring(v) .. "): a secret can only be content, a password, a key "
+         .. "or a command's standard input"
    end
    return args.show(v)
 end

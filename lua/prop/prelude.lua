@@ -55,12 +55,13 @@ for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os"
    env[name] = core[name]
 end
 env.property = core.entry(require("prop.property").property)
-env.site = { hosts = core.hosts }
+env.secret = core.secret
+env.site = { hosts = core.hosts, host = core.find_host }
 
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
-   "hostname", "apache", "tor", "os", "connect",
+   "hostname", "apache", "tor", "os", "connect", "dns", "ssh",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)

@@ -117,6 +117,7 @@ local function reserved_info(k)
    if k == "connect" or k:find("^connect%.") then return "connect.ssh{...}, connect.dir(...)" end
    if k == "ipv4" or k == "ipv6" or k == "alias" then return fmt('%s "..."', k) end
    if k == "address.shared" then return 'ipv4("...", { shared = true })' end
+   if k == "secret" then return "the secrets a property uses (found by prop)" end
    return nil
 end
 
@@ -177,7 +178,7 @@ function M.property(t)
    end
    local desc = t.desc
    if type(desc) ~= "string" or desc == "" then
-      return bad(nil, "desc must be a non-empty string")
+      return bad(nil, "desc must be a non-empty string, got " .. args.got(desc))
    end
    for k in pairs(t) do
       if not known[k] then

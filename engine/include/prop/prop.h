@@ -188,6 +188,7 @@ typedef struct prop_claim {
 #define PROP_INFO_CONNECT_KNOWN_HOSTS "connect.known_hosts"
 #define PROP_INFO_CONNECT_SUDO "connect.sudo"     /* "true" */
 #define PROP_INFO_ADDRESS_SHARED "address.shared" /* an ipv4/ipv6 value held on purpose by many */
+#define PROP_INFO_SECRET "secret" /* the name of a secret the property uses */
 
 typedef struct prop_info {
     const char *key;   /* "ipv4", "alias", "os", "connect", "backup.dir", ... */

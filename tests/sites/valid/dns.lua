@@ -11,10 +11,8 @@ local zone = property {
     local lines = { "$TTL 3600", "@ IN SOA ns1.example.com. hostmaster.example.com. 1 3600 600 86400 3600" }
     for _, h in ipairs(site.hosts()) do
       local name = h.name:gsub("%.example%.com$", "")
-      local a = h:info "ipv4"
-      if a then lines[#lines + 1] = name .. " IN A " .. a end
-      local aaaa = h:info "ipv6"
-      if aaaa then lines[#lines + 1] = name .. " IN AAAA " .. aaaa end
+      for _, a in ipairs(h:info "ipv4") do lines[#lines + 1] = name .. " IN A " .. a end
+      for _, a in ipairs(h:info "ipv6") do lines[#lines + 1] = name .. " IN AAAA " .. a end
     end
     sys:write(zone_path, table.concat(lines, "\n") .. "\n", { mode = "0644" })
   end,
