@@ -614,6 +614,17 @@ l_leaf(lua_State *L)
             prop_os_set_parse(lua_tostring(L, -1), &spec.os_family) != PROP_OK)
             return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
         lua_pop(L, 1);
+        /* A leaf that puts a container on its host, and whose ports are
+         * the container's published ones. */
+        lua_getfield(L, 6, "container");
+        spec.container = lprop_tohost(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "publishes");
+        spec.publishes = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "detaches");
+        spec.detaches = lua_toboolean(L, -1);
+        lua_pop(L, 1);
     }
     if (ctx->secrets_made && (lua_istable(L, 3) || lua_istable(L, 4)))
         info = secret_uses(L, &spec, info);
@@ -965,6 +976,41 @@ l_is_property(lua_State *L)
 
 /* ---- hosts ---- */
 
+/*
+ * core.container(kind, name, props): a container (a host inside a host)
+ * with its own properties, returned as a Host.  The recipe that puts it
+ * on a host (chroot.provisioned, ...) passes it as extra.container.
+ */
+static int
+l_container(lua_State *L)
+{
+    static const char *const kinds[] = {"chroot", "nspawn", "docker", "jail", NULL};
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_host *h = NULL;
+    nodebuf b = {0};
+    const char *name;
+    size_t i;
+    int kind = luaL_checkoption(L, 1, NULL, kinds), bufidx, rc;
+
+    name = luaL_checkstring(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    lua_pushnil(L);
+    bufidx = lua_gettop(L);
+    lua_pushfstring(L, "container \"%s\"", name);
+    collect_list(L, 3, &b, bufidx, lua_tostring(L, -1), 0);
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_container_new(ctx->site, (prop_container_kind)(kind + 1), name, &o, &h);
+    for (i = 0; rc == PROP_OK && i < b.n; i++)
+        rc = prop_host_add(ctx->site, h, b.v[i]);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_host(L, h);
+    return 1;
+}
+
 static int
 declare_host(lua_State *L, const char *name, int list)
 {
@@ -1285,7 +1331,29 @@ host_index(lua_State *L)
     if (h == NULL || k == NULL)
         return lprop_error(L, "a host has no such field");
     if (strcmp(k, "name") == 0) {
+        lua_pushstring(L, prop_host_fullname(h));
+    } else if (strcmp(k, "container") == 0) {
+        static const char *const kinds[] = {NULL, "chroot", "nspawn", "docker", "jail"};
+        prop_container_kind ck = prop_host_container_kind(h);
+        if (ck == PROP_CONTAINER_NONE)
+            lua_pushnil(L);
+        else
+            lua_pushstring(L, kinds[ck]);
+    } else if (strcmp(k, "short_name") == 0) {
         lua_pushstring(L, prop_host_name(h));
+    } else if (strcmp(k, "parent") == 0) {
+        prop_host *p = prop_host_parent(h);
+        if (p)
+            lprop_push_host(L, p);
+        else
+            lua_pushnil(L);
+    } else if (strcmp(k, "containers") == 0) {
+        n = prop_host_ncontainers(h);
+        lua_createtable(L, (int)n, 0);
+        for (i = 0; i < n; i++) {
+            lprop_push_host(L, prop_host_container(h, i));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
     } else if (strcmp(k, "os") == 0) {
         prop_os_set os = prop_host_os(h);
         if (os)
@@ -1383,6 +1451,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"host", l_host},
                                       {"hosts", l_hosts},
                                       {"find_host", l_find_host},
+                                      {"container", l_container},
                                       {NULL, NULL}};
 
 int

@@ -381,10 +381,12 @@ note_tops(checker *k, diag_builder *b, const ent *first, const ent *second)
     int rc = PROP_OK;
 
     if (t1 != first->leaf && !pp_same_place(t1->origin, first->leaf->origin))
-        rc = diag_note(b, t1->origin, "\"%s\" puts it on host \"%s\" here", t1->desc, k->h->name);
+        rc = diag_note(b, t1->origin, "\"%s\" puts it on host \"%s\" here", t1->desc,
+                       prop_host_fullname(k->h));
     if (rc == PROP_OK && t2 != second->leaf && t2 != t1 &&
         !pp_same_place(t2->origin, second->leaf->origin))
-        rc = diag_note(b, t2->origin, "\"%s\" puts it on host \"%s\" here", t2->desc, k->h->name);
+        rc = diag_note(b, t2->origin, "\"%s\" puts it on host \"%s\" here", t2->desc,
+                       prop_host_fullname(k->h));
     return rc;
 }
 
@@ -847,8 +849,8 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
             return report_pair(k, "P013", ri, rj,
                                FMT("host \"%s\" is given the hostname %s here but %s at %s: a "
                                    "machine has one hostname",
-                                   k->h->name, quoted(y, qy, sizeof qy), quoted(x, qx, sizeof qx),
-                                   AT),
+                                   prop_host_fullname(k->h), quoted(y, qy, sizeof qy),
+                                   quoted(x, qx, sizeof qx), AT),
                                FMT("\"%s\" sets it here", ri->node->desc));
         }
     case CLS_PORT: {
@@ -856,10 +858,29 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
 
         if (pp_same_leaf(ri->node, rj->node) || (ri->node->targets & rj->node->targets) == 0)
             return 0;
+        if (ri->node->leaf->publishes || rj->node->leaf->publishes) {
+            const ref *pub = rj->node->leaf->publishes ? rj : ri, *other = pub == rj ? ri : rj;
+            const prop_host *c = pub->node->leaf->container;
+
+            return report_pair(
+                k, "P014", ri, rj,
+                other->node->leaf->publishes
+                    ? FMT("port %d is published on host \"%s\" by container \"%s\" and by "
+                          "container \"%s\": one port of a host takes one container",
+                          port, prop_host_fullname(k->h), c ? c->name : pub->node->desc,
+                          other->node->leaf->container ? other->node->leaf->container->name
+                                                       : other->node->desc)
+                    : FMT("port %d is published on host \"%s\" by container \"%s\" but \"%s\" "
+                          "uses it on the host: the host cannot pass it to the container and "
+                          "listen on it too",
+                          port, prop_host_fullname(k->h), c ? c->name : pub->node->desc,
+                          other->node->desc),
+                FMT("\"%s\" takes port %d here", ri->node->desc, port));
+        }
         return report_pair(k, "P006", ri, rj,
                            FMT("port %d is used by both \"%s\" and \"%s\" on host \"%s\": two "
                                "services cannot listen on one port",
-                               port, rj->node->desc, ri->node->desc, k->h->name),
+                               port, rj->node->desc, ri->node->desc, prop_host_fullname(k->h)),
                            FMT("\"%s\" uses port %d here", ri->node->desc, port));
     }
     default:

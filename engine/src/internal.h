@@ -108,6 +108,15 @@ struct prop_host {
      * once found, stays the first; os_scanned props hold none. */
     prop_os_set os;
     size_t os_scanned;
+    /* Containers (prop_container_new): their kind, and what the pre-pass
+     * links: the parent, the leaf attaching them, the full name.  A host
+     * lists its containers in attach order. */
+    prop_container_kind kind;
+    prop_host *parent;
+    const prop_node *attached_by;
+    const char *fullname;
+    int named; /* a leaf of some host names it (W105 is for the others) */
+    ptrvec containers; /* prop_host * */
 };
 
 struct prop_site {
@@ -128,7 +137,8 @@ struct prop_site {
     origin_table origins; /* every distinct origin, shared */
     ptrvec line_origins;  /* line_origins *: one-frame origins by file and line */
     unsigned next_id;
-    int checked; /* prop_site_check ran */
+    size_t ncontainers; /* made by prop_container_new */
+    int checked;        /* prop_site_check ran */
     size_t nerrors, nwarnings;
 };
 
@@ -138,6 +148,9 @@ const char *site_intern(prop_site *s, const char *str);
 /* A shared copy of str[0..len) (NUL-terminated) from the strings table;
  * NULL when out of memory (the site's error is then set). */
 const char *site_intern_n(prop_site *s, const char *str, size_t len);
+/* Attach container c to parent (found by the pre-pass), naming it
+ * "PARENT/NAME".  PROP_ENOMEM on failure. */
+int site_attach(prop_site *s, prop_host *parent, prop_host *c, const prop_node *via);
 /* Copy an origin into the arena (interning file names). NULL o: no frames. */
 const prop_origin *site_origin_copy(prop_site *s, const prop_origin *o);
 
@@ -155,6 +168,9 @@ typedef struct leaf_data {
     unsigned nclaims;
     unsigned ninfo;
     prop_os_set os_family; /* os.* info leaves */
+    int publishes;         /* its ports are a container's published ports */
+    int detaches;          /* it removes its container rather than attach it */
+    prop_host *container;  /* the container it attaches (or removes), or NULL */
 } leaf_data;
 
 /* A site holds millions of nodes: this is kept to 64 bytes. */

@@ -36,7 +36,7 @@ nomem(prop_site *s)
 }
 
 /* The leaf data of every node that is not a leaf: nothing. */
-static const leaf_data no_leaf = {NULL, NULL, NULL, -1, 0, 0, PROP_OS_NONE};
+static const leaf_data no_leaf = {NULL, NULL, NULL, -1, 0, 0, PROP_OS_NONE, 0, 0, NULL};
 
 /*
  * A zeroed node with room for nchildren child pointers right after it (one
@@ -664,6 +664,9 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
         return PROP_ENOMEM;
     n->targets = spec->targets ? spec->targets : PROP_OS_UNIXLIKE;
     ld->os_family = spec->os_family;
+    ld->publishes = spec->publishes ? 1 : 0;
+    ld->detaches = spec->detaches ? 1 : 0;
+    ld->container = spec->container;
     n->info_only = spec->info_only ? 1 : 0;
     ld->behaviour = spec->behaviour;
     n->weight = 1;
@@ -1020,6 +1023,12 @@ prop_os_set
 prop_node_os(const prop_node *n)
 {
     return n ? n->leaf->os_family : PROP_OS_NONE;
+}
+
+prop_host *
+prop_node_container(const prop_node *n)
+{
+    return n ? n->leaf->container : NULL;
 }
 
 long

@@ -491,7 +491,7 @@ check_os_twice(checker *k)
         rc = diag_begin(&b, k->s, "P004", PROP_SEV_ERROR, l->origin,
                         "host \"%s\" declares its operating system twice, as %s and as %s: a "
                         "host runs one operating system",
-                        k->h->name, first->desc, l->desc);
+                        prop_host_fullname(k->h), first->desc, l->desc);
         if (rc == PROP_OK)
             rc = diag_note(&b, first->origin, "%s is declared here", first->desc);
         if (rc == PROP_OK)
@@ -566,13 +566,14 @@ check_targets(checker *k, const prop_node *top, const prop_node *osdecl)
             return PROP_OK; /* a second OS: P004 */
         rc = diag_begin(&b, k->s, "P002", PROP_SEV_ERROR, top->origin,
                         "\"%s\" runs only on %s, but host \"%s\" is %s", top->desc,
-                        os_name(top->targets, t, sizeof t), k->h->name, osn ? osn : "unknown");
+                        os_name(top->targets, t, sizeof t), prop_host_fullname(k->h),
+                        osn ? osn : "unknown");
         if (rc == PROP_OK && part != top)
             rc = diag_note(&b, part->origin, "\"%s\" runs only on %s", part->desc,
                            os_name(part->targets, t, sizeof t));
         if (rc == PROP_OK && osdecl != NULL)
-            rc = diag_note(&b, osdecl->origin, "host \"%s\" declared %s here", k->h->name,
-                           osn ? osn : "its operating system");
+            rc = diag_note(&b, osdecl->origin, "host \"%s\" declared %s here",
+                           prop_host_fullname(k->h), osn ? osn : "its operating system");
         return rc == PROP_OK ? diag_end(&b) : rc;
     }
 }
@@ -666,13 +667,14 @@ check_duplicate(checker *k, const prop_node *top, size_t i)
             rc = diag_begin(&b, k->s, "W101", PROP_SEV_WARNING, top->origin,
                             "\"%s\" is listed twice on host \"%s\": the second one has no "
                             "effect",
-                            top->desc, k->h->name);
+                            top->desc, prop_host_fullname(k->h));
             if (rc == PROP_OK)
-                rc = diag_note(&b, host_origin(k->h), "host \"%s\" is declared here", k->h->name);
+                rc = diag_note(&b, host_origin(k->h), "host \"%s\" is declared here",
+                               prop_host_fullname(k->h));
         } else {
             rc = diag_begin(&b, k->s, "W101", PROP_SEV_WARNING, top->origin,
                             "\"%s\" is already on host \"%s\": the second one has no effect",
-                            top->desc, k->h->name);
+                            top->desc, prop_host_fullname(k->h));
             if (rc == PROP_OK)
                 rc = diag_note(&b, prev->origin, "\"%s\" is first declared here", prev->desc);
         }
@@ -688,21 +690,22 @@ static int
 check_host_name(checker *k)
 {
     const prop_host *h = k->h;
+    const char *name = prop_host_fullname(h);
     size_t gi;
     const group *g;
     diag_builder b;
     int rc;
 
-    if (pp_table_group(k->s, &k->site, CLS_HOST, h->name, strlen(h->name), 0, &gi) != PROP_OK)
+    if (pp_table_group(k->s, &k->site, CLS_HOST, name, strlen(name), 0, &gi) != PROP_OK)
         return PROP_ENOMEM;
     g = &k->site.groups[gi];
     if (g->first < 0)
         return pp_table_add(k->s, &k->site, gi, NULL, NULL, h, 0);
     rc = diag_begin(&b, k->s, "P011", PROP_SEV_ERROR, host_origin(h),
-                    "host \"%s\" is declared twice: host names must be unique in a site", h->name);
+                    "host \"%s\" is declared twice: host names must be unique in a site", name);
     if (rc == PROP_OK)
         rc = diag_note(&b, host_origin(k->site.refs[g->first].host),
-                       "host \"%s\" was first declared here", h->name);
+                       "host \"%s\" was first declared here", name);
     return rc == PROP_OK ? diag_end(&b) : rc;
 }
 
@@ -868,6 +871,101 @@ check_shared_addresses(checker *k)
     return PROP_OK;
 }
 
+/* ---- containers ---- */
+
+/*
+ * Link every container to the host whose effective leaves attach it (a
+ * chroot.provisioned, systemd.nspawned, ... among them), before any host
+ * is checked: a container is named after its parent ("box/web").  A
+ * container attached by two hosts, or two containers of one name on one
+ * host, is P011; a container no host attaches is W105.
+ */
+static int
+attach_containers(checker *k)
+{
+    size_t i, j, e;
+    int rc;
+
+    for (i = 0; i < k->s->hosts.n; i++) {
+        prop_host *h = k->s->hosts.v[i];
+
+        k->h = h;
+        k->nents = 0;
+        k->os = prop_host_os(h);
+        new_round(k);
+        for (j = 0; j < h->props.n; j++)
+            if ((rc = walk(k, h->props.v[j], (unsigned)j, NULL)) < 0)
+                return rc;
+        for (e = 0; e < k->nents; e++) {
+            const prop_node *l = k->ents[e].leaf;
+            prop_host *c = l->leaf->container;
+            diag_builder b;
+            char at[512];
+
+            if (c == NULL || c->parent == h)
+                continue;
+            c->named = 1;
+            if (l->leaf->detaches)
+                continue;
+            if (c == h || c->parent != NULL) {
+                rc = diag_begin(
+                    &b, k->s, "P011", PROP_SEV_ERROR, l->origin,
+                    c == h ? "container \"%s\" cannot be put inside itself"
+                           : "container \"%s\" is put on host \"%s\" here but "
+                             "also on host \"%s\" at %s: a container lives on one "
+                             "host",
+                    c->name, prop_host_fullname(h), c->parent ? prop_host_fullname(c->parent) : "",
+                    c->attached_by ? pp_place(c->attached_by->origin, at, sizeof at) : "");
+                if (rc == PROP_OK && c->attached_by)
+                    rc = diag_note(&b, c->attached_by->origin, "\"%s\" puts it on host \"%s\" here",
+                                   c->attached_by->desc, prop_host_fullname(c->parent));
+                if (rc == PROP_OK)
+                    rc = diag_end(&b);
+                if (rc != PROP_OK)
+                    return rc;
+                continue;
+            }
+            for (j = 0; j < h->containers.n; j++) {
+                const prop_host *o = h->containers.v[j];
+
+                if (strcmp(o->name, c->name) != 0)
+                    continue;
+                rc = diag_begin(&b, k->s, "P011", PROP_SEV_ERROR, l->origin,
+                                "host \"%s\" has two containers named \"%s\" (the other is "
+                                "put on it at %s): a container is named by its host and its "
+                                "name",
+                                prop_host_fullname(h), c->name,
+                                pp_place(o->attached_by->origin, at, sizeof at));
+                if (rc == PROP_OK)
+                    rc = diag_note(&b, o->origin, "the other container \"%s\" is declared here",
+                                   o->name);
+                if (rc == PROP_OK)
+                    rc = diag_end(&b);
+                if (rc != PROP_OK)
+                    return rc;
+                break;
+            }
+            if (j == h->containers.n && (rc = site_attach(k->s, h, c, l)) != PROP_OK)
+                return rc;
+        }
+    }
+    for (i = 0; i < k->s->hosts.n; i++) {
+        const prop_host *c = k->s->hosts.v[i];
+        diag_builder b;
+
+        if (c->kind == PROP_CONTAINER_NONE || c->parent != NULL || c->named)
+            continue;
+        rc = diag_begin(&b, k->s, "W105", PROP_SEV_WARNING, c->origin,
+                        "container \"%s\" is put on no host: nothing makes it or runs it "
+                        "(give it to a host with chroot.provisioned, systemd.nspawned, "
+                        "docker.running or jail.running)",
+                        c->name);
+        if ((rc = rc == PROP_OK ? diag_end(&b) : rc) != PROP_OK)
+            return rc;
+    }
+    return PROP_OK;
+}
+
 /* W103 and every per-host rule for host h. */
 static int
 check_host(checker *k, const prop_host *h)
@@ -879,7 +977,8 @@ check_host(checker *k, const prop_host *h)
     k->h = h;
     k->nents = 0;
     pp_table_reset(&k->host);
-    if ((rc = check_host_name(k)) != PROP_OK)
+    /* A container no host takes has no name of its own yet (W105). */
+    if ((h->kind == PROP_CONTAINER_NONE || h->parent) && (rc = check_host_name(k)) != PROP_OK)
         return rc;
     if (n == 0) {
         diag_builder b;
@@ -950,6 +1049,8 @@ prop_site_check(prop_site *s)
         }
     }
     if ((rc = check_structure(&k)) != PROP_OK)
+        goto done;
+    if (s->ncontainers > 0 && (rc = attach_containers(&k)) != PROP_OK)
         goto done;
     for (i = 0; i < s->hosts.n; i++)
         if ((rc = check_host(&k, s->hosts.v[i])) != PROP_OK)

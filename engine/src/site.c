@@ -637,7 +637,7 @@ prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **
     if (ptrvec_push(&s->mem, &s->hosts, h) != PROP_OK)
         goto nomem;
     j = hash_bytes(name, strlen(name)) & (t->cap - 1);
-    while (t->slots[j] && strcmp(t->slots[j]->name, name) != 0)
+    while (t->slots[j] && strcmp(prop_host_fullname(t->slots[j]), name) != 0)
         j = (j + 1) & (t->cap - 1);
     if (!t->slots[j]) {
         t->slots[j] = h;
@@ -647,6 +647,109 @@ prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **
     return PROP_OK;
 nomem:
     return site_fail(s, PROP_ENOMEM, "out of memory");
+}
+
+int
+prop_container_new(prop_site *s, prop_container_kind kind, const char *name, const prop_origin *o,
+                   prop_host **out)
+{
+    prop_host *h;
+    const prop_origin *origin;
+
+    if (out)
+        *out = NULL;
+    if (!s)
+        return PROP_EINVAL;
+    if (!name || !out || kind == PROP_CONTAINER_NONE || kind > PROP_CONTAINER_JAIL)
+        return site_fail(s, PROP_EINVAL, "prop_container_new: no name, kind or out-parameter");
+    if (!(origin = site_origin_copy(s, o)))
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    h = arena_zalloc(&s->mem, sizeof *h);
+    if (!h || !(h->name = arena_strdup(&s->mem, name)))
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    /* Found by name only once attached, as "PARENT/NAME" (site_attach). */
+    h->origin = origin;
+    h->kind = kind;
+    h->fullname = h->name;
+    h->index = (unsigned)s->hosts.n;
+    if (ptrvec_push(&s->mem, &s->hosts, h) != PROP_OK)
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    s->ncontainers++;
+    *out = h;
+    return PROP_OK;
+}
+
+/* Record h under name in the table of host names (the first wins). */
+static int
+name_host(prop_site *s, const char *name, prop_host *h)
+{
+    host_table *t = &s->host_names;
+    size_t j;
+
+    if ((t->n + 1) * 2 > t->cap && host_table_grow(s, t) != PROP_OK)
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    j = hash_bytes(name, strlen(name)) & (t->cap - 1);
+    while (t->slots[j] && strcmp(prop_host_fullname(t->slots[j]), name) != 0)
+        j = (j + 1) & (t->cap - 1);
+    if (!t->slots[j]) {
+        t->slots[j] = h;
+        t->n++;
+    }
+    return PROP_OK;
+}
+
+int
+site_attach(prop_site *s, prop_host *parent, prop_host *c, const prop_node *via)
+{
+    const char *pn = prop_host_fullname(parent);
+    char *full;
+    size_t len = strlen(pn) + 1 + strlen(c->name) + 1;
+
+    if (!(full = arena_alloc(&s->mem, len)))
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    snprintf(full, len, "%s/%s", pn, c->name);
+    c->parent = parent;
+    c->attached_by = via;
+    c->fullname = full;
+    if (ptrvec_push(&s->mem, &parent->containers, c) != PROP_OK)
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    return name_host(s, full, c);
+}
+
+prop_container_kind
+prop_host_container_kind(const prop_host *h)
+{
+    return h ? h->kind : PROP_CONTAINER_NONE;
+}
+
+prop_host *
+prop_host_parent(const prop_host *h)
+{
+    return h ? h->parent : NULL;
+}
+
+const prop_node *
+prop_host_attached_by(const prop_host *h)
+{
+    return h ? h->attached_by : NULL;
+}
+
+size_t
+prop_host_ncontainers(const prop_host *h)
+{
+    return h ? h->containers.n : 0;
+}
+
+prop_host *
+prop_host_container(const prop_host *h, size_t i)
+{
+    return h && i < h->containers.n ? h->containers.v[i] : NULL;
+}
+
+const char *
+prop_host_fullname(const prop_host *h)
+{
+    return h ? (h->fullname ? h->fullname : h->name) : NULL;
 }
 
 int
@@ -764,21 +867,34 @@ find_info(void *ud, const prop_node *leaf)
  * Info inside a pick_os alternative counts only when that alternative is
  * the one chosen for the host's OS (all of them when no OS is declared).
  */
+/* Search h's own info, then (for what propagates) its containers'. */
+static void
+search_info(const prop_host *h, info_search *q, int depth)
+{
+    prop_os_set os = prop_host_os(h);
+
+    for (size_t k = 0; k < h->props.n; k++)
+        if (prop_node_each_leaf(h->props.v[k], os, find_info, q) == 1)
+            return;
+    /* A container's names are its parent's too (Propellor's rule: DNS
+     * names reach the parent, addresses do not). */
+    if (strcmp(q->key, "alias") != 0 || depth > 16)
+        return;
+    for (size_t k = 0; k < h->containers.n && q->found == NULL; k++)
+        search_info(h->containers.v[k], q, depth + 1);
+}
+
 const char *
 prop_host_info(const prop_host *h, const char *key, size_t i)
 {
     info_search q;
-    prop_os_set os;
 
     if (!h || !key)
         return NULL;
-    os = prop_host_os(h);
     q.key = key;
     q.skip = i;
     q.found = NULL;
-    for (size_t k = 0; k < h->props.n; k++)
-        if (prop_node_each_leaf(h->props.v[k], os, find_info, &q) == 1)
-            break;
+    search_info(h, &q, 0);
     return q.found;
 }
 
@@ -805,7 +921,7 @@ prop_site_find_host(const prop_site *s, const char *name)
     t = &s->host_names;
     j = hash_bytes(name, strlen(name)) & (t->cap - 1);
     while (t->slots[j]) {
-        if (strcmp(t->slots[j]->name, name) == 0)
+        if (strcmp(prop_host_fullname(t->slots[j]), name) == 0)
             return t->slots[j];
         j = (j + 1) & (t->cap - 1);
     }

@@ -61,7 +61,7 @@ env.site = { hosts = core.hosts, host = core.find_host }
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
-   "hostname", "apache", "tor", "os", "connect", "dns", "ssh",
+   "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
@@ -97,7 +97,8 @@ local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
                 "fallback", "describe", "only_if" },
-   host = { "name", "os", "origin", "properties", "info" },
+   host = { "name", "os", "origin", "properties", "info", "container", "short_name", "parent",
+            "containers" },
 }
 local registry_hook = core.set_unknown_field
 if registry_hook then

@@ -188,12 +188,21 @@ typedef struct prop_claim {
 #define PROP_INFO_CONNECT_KNOWN_HOSTS "connect.known_hosts"
 #define PROP_INFO_CONNECT_SUDO "connect.sudo"     /* "true" */
 #define PROP_INFO_ADDRESS_SHARED "address.shared" /* an ipv4/ipv6 value held on purpose by many */
-#define PROP_INFO_SECRET "secret" /* the name of a secret the property uses */
+#define PROP_INFO_SECRET "secret"                 /* the name of a secret the property uses */
 
 typedef struct prop_info {
     const char *key;   /* "ipv4", "alias", "os", "connect", "backup.dir", ... */
     const char *value; /* always a string */
 } prop_info;
+
+/* What kind of container a host is (PROP_CONTAINER_NONE: a host). */
+typedef enum prop_container_kind {
+    PROP_CONTAINER_NONE = 0,
+    PROP_CONTAINER_CHROOT,
+    PROP_CONTAINER_NSPAWN,
+    PROP_CONTAINER_DOCKER,
+    PROP_CONTAINER_JAIL
+} prop_container_kind;
 
 typedef struct prop_leaf_spec {
     const char *desc;    /* required */
@@ -208,6 +217,15 @@ typedef struct prop_leaf_spec {
     int info_only;         /* makes the kind PROP_INFO: never changes anything */
     prop_os_set os_family; /* for os.*: the single family it declares */
     long behaviour;        /* the caller's handle on what it does; -1: none */
+    /* The container this leaf puts on its host (chroot.provisioned, ...):
+     * the pre-pass makes the host its parent.  NULL: none. */
+    prop_host *container;
+    /* With container: this leaf removes the container (a revert) rather
+     * than putting it on the host. */
+    int detaches;
+    /* Its ports are ports a container publishes on the host: a clash is
+     * P014 rather than P006. */
+    int publishes;
 } prop_leaf_spec;
 
 /*
@@ -328,6 +346,28 @@ int prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visi
  * Hosts.
  */
 int prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **out);
+/*
+ * A container: a host inside a host, with its own properties (added with
+ * prop_host_add) and OS.  It is attached to its parent by a leaf made
+ * with spec.container set to it; prop_site_check() finds that leaf among
+ * the parent's and links them.  Its name is its own ("web"); once
+ * attached, prop_host_fullname() and prop_site_find_host() know it as
+ * "PARENT/NAME".
+ */
+int prop_container_new(prop_site *s, prop_container_kind kind, const char *name,
+                       const prop_origin *o, prop_host **out);
+prop_container_kind prop_host_container_kind(const prop_host *h);
+/* After prop_site_check(): the host a container is attached to (NULL for
+ * a host, or a container attached to none), the leaf that attaches it,
+ * and a host's containers in the order they are attached. */
+prop_host *prop_host_parent(const prop_host *h);
+const prop_node *prop_host_attached_by(const prop_host *h);
+size_t prop_host_ncontainers(const prop_host *h);
+prop_host *prop_host_container(const prop_host *h, size_t i);
+/* "box/web" for a container web of box; a host's own name otherwise. */
+const char *prop_host_fullname(const prop_host *h);
+/* The container a leaf attaches (NULL for any other node). */
+prop_host *prop_node_container(const prop_node *n);
 int prop_host_add(prop_site *s, prop_host *h, prop_node *p);
 const char *prop_host_name(const prop_host *h);
 const prop_origin *prop_host_origin(const prop_host *h);
@@ -342,7 +382,11 @@ prop_os_set prop_host_os(const prop_host *h);
  * refuses a target whose OS is outside it.
  */
 prop_os_set prop_host_targets(const prop_host *h);
-/* The i-th value of info key on the host (declaration order), NULL past the end. */
+/*
+ * The i-th value of info key on the host (declaration order), NULL past
+ * the end.  A container's alias is its parent's too (for the parent's
+ * DNS), after the parent's own; its addresses are not (as in Propellor).
+ */
 const char *prop_host_info(const prop_host *h, const char *key, size_t i);
 
 size_t prop_site_nhosts(const prop_site *s);

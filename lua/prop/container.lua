@@ -1,0 +1,188 @@
+-- prop.container: what the container recipes (chroot, systemd, docker,
+-- jail) share: checking their arguments, the info a container carries
+-- (container.*), and making a Debian or Ubuntu tree on the parent host,
+-- from a cached tarball when there is one, else with debootstrap.
+--
+-- A tree is made in PATH.prop-new and renamed to PATH only once it is
+-- complete, so a tree at PATH is never half-made: an interrupted
+-- debootstrap leaves PATH.prop-new, which the next run removes and makes
+-- again.  Daemons never start in a tree prop made: it gets a
+-- /usr/sbin/policy-rc.d that refuses every start (invoke-rc.d and the
+-- package scripts ask it).
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+
+local M = {}
+
+local fmt, concat = string.format, table.concat
+
+M.default_cache = "/var/cache/prop/rootfs"
+
+local mirrors = {
+   debian = "http://deb.debian.org/debian",
+   buntish = "http://archive.ubuntu.com/ubuntu",
+}
+
+-- An os.* property: nil and { family=, suite=, arch= }, or a message.
+function M.check_os(v, what, families)
+   if not core.is_property(v) or v.kind ~= "info" or not v.info.os then
+      return fmt('%s must be an OS declaration such as os.debian("bookworm", "amd64"), got %s',
+                 what, args.got(v))
+   end
+   local family, suite, arch = v.info.os[1]:match("^(%S+) (%S+) (%S+)$")
+   if families and not families[family] then
+      local names = {}
+      for f in pairs(families) do names[#names + 1] = f end
+      table.sort(names)
+      return fmt("%s is %s: this kind of container runs %s", what, family, concat(names, " or "))
+   end
+   return nil, { family = family, suite = suite, arch = arch }
+end
+
+-- A container's path: absolute, and not / (it is removed on revert).
+function M.check_path(v, what)
+   local err = args.abs_path(v, what)
+   if err then return err end
+   local p = v:gsub("/+$", "")
+   if p == "" then
+      return fmt("%s must not be / : a container is a directory of its own", what)
+   end
+   return nil, p
+end
+
+function M.check_name(v, what)
+   return args.matching(v, what, "[%w][%w_.-]*", 'a name such as "web" (letters, digits, "_", ".", "-")')
+end
+
+-- The properties of a container: a list (nested lists flattened).
+function M.check_props(v, what)
+   if type(v) ~= "table" or core.is_property(v) then
+      return fmt("%s must be a list of properties { ... }, got %s", what, args.got(v))
+   end
+   return nil, v
+end
+
+-- An info leaf of the container: container.KEY = value, for each pair.
+function M.info(desc, pairs_)
+   local info = {}
+   for i = 1, #pairs_, 2 do
+      info[#info + 1], info[#info + 2] = "container." .. pairs_[i], tostring(pairs_[i + 1])
+   end
+   return core.leaf(desc, nil, nil, nil, nil, {
+      info = info, info_only = true,
+      norevert = desc .. " is information about the container; it has nothing to revert",
+   })
+end
+
+-- The first value of container.KEY on the container host h (eval or run time).
+function M.get(h, key)
+   return h:info("container." .. key)[1]
+end
+
+-- ---------------------------------------------------------------------
+-- Run time: trees on the parent host.
+
+-- What makes a tree: its suite, arch, debootstrap variant, mirror and
+-- extra packages.  Two trees made alike share one cached tarball.
+function M.tree_spec(h)
+   return {
+      family = M.get(h, "family"), suite = M.get(h, "suite"), arch = M.get(h, "arch"),
+      variant = M.get(h, "variant") or "minbase", mirror = M.get(h, "mirror"),
+      include = M.get(h, "include"), tarball = M.get(h, "tarball"),
+      cache = M.get(h, "cache") or M.default_cache,
+   }
+end
+
+local function cache_file(spec)
+   local extra = (spec.mirror or "") .. "|" .. (spec.include or "")
+   local sum = 0
+   for i = 1, #extra do sum = (sum * 31 + extra:byte(i)) % 4294967296 end
+   return fmt("%s/%s-%s-%s-%s-%08x.tar.gz", spec.cache, spec.family, spec.suite, spec.arch,
+              spec.variant, sum)
+end
+M.cache_file = cache_file
+
+local tar_keep = { "--numeric-owner", "--xattrs", "--xattrs-include=*", "--acls" }
+
+local function tar_argv(...)
+   local argv = { "tar" }
+   for _, w in ipairs(tar_keep) do argv[#argv + 1] = w end
+   for _, w in ipairs { ... } do argv[#argv + 1] = w end
+   return argv
+end
+
+-- Remove a tree, on one file system only (never what is mounted below it).
+function M.remove_tree(sys, what, path)
+   if not sys:exists(path) then return false end
+   -- Mounts a run left below it (a killed provisioning): unmounted first.
+   local mounts = sys:read("/proc/self/mounts") or ""
+   local below = {}
+   for mp in mounts:gmatch("%S+ (%S+) [^\n]*\n") do
+      if mp == path or mp:sub(1, #path + 1) == path .. "/" then below[#below + 1] = mp end
+   end
+   table.sort(below, function(a, b) return #a > #b end)
+   for _, mp in ipairs(below) do R.run(sys, what, { "umount", "-l", mp }) end
+   R.run(sys, what, { "rm", "-rf", "--one-file-system", "--", path })
+   return true
+end
+
+-- The tree at path is there and complete: make it when it is not (from
+-- spec.tarball, the cache, or debootstrap, which then fills the cache).
+function M.ensure_tree(sys, what, path, spec)
+   if sys:exists(path .. "/bin/sh") or sys:exists(path .. "/usr/bin/sh") then return false end
+   if sys:exists(path) then
+      local r = sys:query({ "ls", "-A", path })
+      if r.code == 0 and r.stdout ~= "" then
+         R.fail("%s: %s exists and is not a system (no /bin/sh in it): prop does not replace it",
+                what, path)
+      end
+      sys:remove(path)
+   end
+   local staging = path .. ".prop-new"
+   if sys:exists(staging) then
+      sys:note("removing " .. staging .. ", left by an interrupted run")
+      M.remove_tree(sys, what, staging)
+   end
+   local parent = path:match("^(.*)/[^/]+$")
+   if parent ~= "" and not sys:exists(parent) then
+      R.run(sys, what, { "mkdir", "-p", "--", parent })
+   end
+   R.run(sys, what, { "mkdir", "-m", "0755", "--", staging })
+   local source = spec.tarball
+   local cached = not source and cache_file(spec)
+   if cached and sys:exists(cached) then source = cached end
+   if source then
+      R.run(sys, what, tar_argv("-C", staging, "-xpzf", source))
+      sys:note((sys.dry and "would unpack " or "unpacked ") .. source)
+   else
+      local argv = { "debootstrap", "--variant=" .. spec.variant, "--arch=" .. spec.arch }
+      if spec.include then argv[#argv + 1] = "--include=" .. spec.include end
+      argv[#argv + 1] = spec.suite
+      argv[#argv + 1] = staging
+      argv[#argv + 1] = spec.mirror or mirrors[spec.family]
+      local r = sys:run(argv, R.any)
+      if r.code ~= 0 then
+         M.remove_tree(sys, what, staging)
+         R.command_failed(what, argv, r)
+      end
+      sys:note((sys.dry and "would debootstrap " or "debootstrapped ") .. spec.suite
+               .. " into " .. path)
+      if cached then
+         R.run(sys, what, { "mkdir", "-p", "--", spec.cache })
+         R.run(sys, what, tar_argv("-C", staging, "-czf", cached .. ".prop-new", "."))
+         R.run(sys, what, { "mv", "-f", "--", cached .. ".prop-new", cached })
+         sys:note((sys.dry and "would keep " or "kept ") .. cached .. " for the next tree")
+      end
+   end
+   -- Daemons never start in it: package scripts and invoke-rc.d ask
+   -- policy-rc.d, which refuses.
+   sys:write(staging .. "/usr/sbin/policy-rc.d",
+             "#!/bin/sh\n# Made by prop: no daemon starts in this tree.\nexit 101\n",
+             { mode = tonumber("0755", 8) })
+   R.run(sys, what, { "mv", "-T", "--", staging, path })
+   return true
+end
+
+return M
