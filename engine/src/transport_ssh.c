@@ -31,7 +31,9 @@
  * directories 0700, a new file 0600); a changed key, or a key of another
  * type than the one recorded, is always refused, naming the file and line
  * of the old key (plain, [host]:port and hashed "|1|" entries are
- * searched).  Every refusal happens before authentication.
+ * searched).  No key is recorded while any line names the host, even one
+ * libssh cannot read (see find_host_lines).  Every refusal happens before
+ * authentication.
  *
  * Authentication is by public key only: opts->identity when set (never a
  * passphrase prompt: an encrypted key must go through ssh-agent), else the
@@ -86,6 +88,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -98,6 +101,8 @@
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "transport_impl.h"
 
@@ -1824,170 +1829,41 @@ sshtr_lock(prop_transport *t)
  * Host keys.
  */
 
-/* SHA-1 (FIPS 180-4) and HMAC (RFC 2104), for hashed known_hosts names. */
-typedef struct sha1_ctx {
-    uint32_t h[5];
-    uint64_t len;
-    unsigned char buf[64];
-    size_t n;
-} sha1_ctx;
+/*
+ * Which lines of the known_hosts file name the host.  libssh answers
+ * whether the offered key is known, but not where the old key is, and it
+ * gives up on a host whose line it cannot read (a line cut short by an
+ * interrupted append, say): it then says "unknown" where the key changed.
+ * So prop reads the file itself, and never records a key while any line
+ * names the host: plain or hashed ("|1|salt|hash", HMAC-SHA1 through
+ * libcrypto), in a comma list, as a pattern ('*', '?', "!" to exclude), with
+ * a marker (@revoked, @cert-authority), with its key readable or not.
+ */
 
-static uint32_t
-rol32(uint32_t x, int k)
-{
-    return (x << k) | (x >> (32 - k));
-}
-
-static void
-sha1_block(uint32_t h[5], const unsigned char *p)
-{
-    uint32_t w[80], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f, k, tmp;
-    int i;
-
-    for (i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
-    for (i = 16; i < 80; i++)
-        w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    for (i = 0; i < 80; i++) {
-        if (i < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5A827999u;
-        } else if (i < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ED9EBA1u;
-        } else if (i < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8F1BBCDCu;
-        } else {
-            f = b ^ c ^ d;
-            k = 0xCA62C1D6u;
-        }
-        tmp = rol32(a, 5) + f + e + k + w[i];
-        e = d;
-        d = c;
-        c = rol32(b, 30);
-        b = a;
-        a = tmp;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-}
-
-static void
-sha1_init(sha1_ctx *c)
-{
-    static const uint32_t h0[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-
-    memcpy(c->h, h0, sizeof h0);
-    c->len = 0;
-    c->n = 0;
-}
-
-static void
-sha1_update(sha1_ctx *c, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-
-    c->len += len;
-    while (len) {
-        size_t k = 64 - c->n < len ? 64 - c->n : len;
-
-        memcpy(c->buf + c->n, p, k);
-        c->n += k;
-        p += k;
-        len -= k;
-        if (c->n == 64) {
-            sha1_block(c->h, c->buf);
-            c->n = 0;
-        }
-    }
-}
-
-static void
-sha1_final(sha1_ctx *c, unsigned char out[20])
-{
-    uint64_t bits = c->len * 8;
-    unsigned char pad = 0x80, zero = 0, lenbuf[8];
-    int i;
-
-    sha1_update(c, &pad, 1);
-    while (c->n != 56)
-        sha1_update(c, &zero, 1);
-    for (i = 0; i < 8; i++)
-        lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha1_update(c, lenbuf, 8);
-    for (i = 0; i < 20; i++)
-        out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
-}
-
-static void
-hmac_sha1(const unsigned char *key, size_t keylen, const void *msg, size_t len,
-          unsigned char out[20])
-{
-    unsigned char k[64], pad[64], inner[20];
-    sha1_ctx c;
-    size_t i;
-
-    memset(k, 0, sizeof k);
-    if (keylen > 64) {
-        sha1_init(&c);
-        sha1_update(&c, key, keylen);
-        sha1_final(&c, k);
-    } else {
-        memcpy(k, key, keylen);
-    }
-    for (i = 0; i < 64; i++)
-        pad[i] = k[i] ^ 0x36;
-    sha1_init(&c);
-    sha1_update(&c, pad, 64);
-    sha1_update(&c, msg, len);
-    sha1_final(&c, inner);
-    for (i = 0; i < 64; i++)
-        pad[i] = k[i] ^ 0x5c;
-    sha1_init(&c);
-    sha1_update(&c, pad, 64);
-    sha1_update(&c, inner, 20);
-    sha1_final(&c, out);
-}
-
-/* Decode base64 text [s, s+n) into out (at most max bytes); length or -1. */
+/* Decode base64 text [b64, b64+n) into out (max bytes): its length, or -1. */
 static long
-base64_decode(const char *s, size_t n, unsigned char *out, size_t max)
+base64_decode(const char *b64, size_t n, unsigned char *out, size_t max)
 {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t i, len = 0;
+    size_t pad = 0;
+    int len;
 
-    for (i = 0; i < n && s[i] != '='; i++) {
-        const char *q = strchr(alphabet, s[i]);
-
-        if (!q || !s[i])
-            return -1;
-        acc = acc << 6 | (uint32_t)(q - alphabet);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (len == max)
-                return -1;
-            out[len++] = (unsigned char)(acc >> bits);
-        }
-    }
-    return (long)len;
+    if (n == 0 || n % 4 != 0 || n > 4 * max / 3 || n > INT_MAX)
+        return -1;
+    while (pad < 2 && b64[n - 1 - pad] == '=')
+        pad++;
+    len = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)n);
+    return len < (int)pad ? -1 : (long)len - (long)pad;
 }
 
-/* Does a "|1|salt|hash" field name host? */
+/* Does a "|1|salt|hash" field name one of names? */
 static int
-hashed_match(const char *field, size_t n, const char *host)
+hashed_match(const char *field, size_t n, const char *const *names)
 {
-    unsigned char salt[64], hash[64], mac[20];
+    unsigned char salt[96], hash[96], mac[EVP_MAX_MD_SIZE];
+    unsigned int maclen = 0;
     const char *bar;
     long sl, hl;
+    size_t i;
 
     if (n < 4 || memcmp(field, "|1|", 3) != 0)
         return 0;
@@ -2000,47 +1876,54 @@ hashed_match(const char *field, size_t n, const char *host)
     hl = base64_decode(bar + 1, n - (size_t)(bar + 1 - field), hash, sizeof hash);
     if (sl <= 0 || hl != 20)
         return 0;
-    hmac_sha1(salt, (size_t)sl, host, strlen(host), mac);
-    return memcmp(mac, hash, 20) == 0;
+    for (i = 0; names[i]; i++)
+        if (HMAC(EVP_sha1(), salt, (int)sl, (const unsigned char *)names[i], strlen(names[i]), mac,
+                 &maclen) &&
+            maclen == 20 && memcmp(mac, hash, 20) == 0)
+            return 1;
+    return 0;
 }
 
 /* OpenSSH patterns: '*' and '?', case-insensitive. */
 static int
-glob_match(const char *p, size_t pn, const char *s)
+glob_match(const char *p, size_t pn, const char *str)
 {
     while (pn) {
         if (*p == '*') {
             for (;;) {
-                if (glob_match(p + 1, pn - 1, s))
+                if (glob_match(p + 1, pn - 1, str))
                     return 1;
-                if (!*s)
+                if (!*str)
                     return 0;
-                s++;
+                str++;
             }
         }
-        if (!*s || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)))
+        if (!*str || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*str)))
             return 0;
         p++;
         pn--;
-        s++;
+        str++;
     }
-    return !*s;
+    return !*str;
 }
 
-/* Does the host field of a known_hosts line name host? */
+/* Does the host field of a known_hosts line name one of names? */
 static int
-hosts_match(const char *field, size_t n, const char *host)
+hosts_match(const char *field, size_t n, const char *const *names)
 {
     int matched = 0;
+    size_t i;
 
     if (n >= 3 && memcmp(field, "|1|", 3) == 0)
-        return hashed_match(field, n, host);
+        return hashed_match(field, n, names);
     while (n) {
         const char *comma = memchr(field, ',', n);
         size_t len = comma ? (size_t)(comma - field) : n;
         int neg = len && field[0] == '!';
 
-        if (glob_match(field + neg, len - (size_t)neg, host)) {
+        for (i = 0; names[i]; i++) {
+            if (!glob_match(field + neg, len - (size_t)neg, names[i]))
+                continue;
             if (neg)
                 return 0;
             matched = 1;
@@ -2053,42 +1936,71 @@ hosts_match(const char *field, size_t n, const char *host)
     return matched;
 }
 
+typedef struct kh_lines {
+    int any;      /* the first line naming the host, 0: none */
+    int same;     /* the first naming it with a key of the offered type */
+    int unusable; /* the first naming it whose key cannot be read */
+    int err;      /* errno when the file exists but cannot be read */
+} kh_lines;
+
 /*
- * The line numbers of the entries of file for host: *same for the first
- * with key type ktype, *any for the first of any type (0: none).
+ * The lines of file that name the host, known as names (NULL-terminated),
+ * offering a key of type ktype.
  */
 static void
-find_host_lines(const char *file, const char *host, const char *ktype, int *same, int *any)
+find_host_lines(const char *file, const char *const *names, const char *ktype, kh_lines *h)
 {
     FILE *f = fopen(file, "r");
-    char line[16384];
+    char *line = NULL;
+    size_t cap = 0;
     int lineno = 0;
 
-    *same = *any = 0;
-    if (!f)
+    memset(h, 0, sizeof *h);
+    if (!f) {
+        h->err = errno == ENOENT ? 0 : errno;
         return;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *hosts, *type;
-        size_t hn, tn;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        char *p = line, *hosts, *type, *b64;
+        size_t hn, tn, bn;
+        ssh_key k = NULL;
+        int readable;
 
         lineno++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p || *p == '#' || *p == '\n' || *p == '@')
+        p += strspn(p, " \t");
+        if (!*p || *p == '#' || *p == '\n' || *p == '\r')
             continue;
+        if (*p == '@') { /* a marker, then the line as usual */
+            p += strcspn(p, " \t\r\n");
+            p += strspn(p, " \t");
+        }
         hosts = p;
-        hn = strcspn(p, " \t\n");
+        hn = strcspn(p, " \t\r\n");
+        if (!hn || !hosts_match(hosts, hn, names))
+            continue;
         p += hn;
         p += strspn(p, " \t");
         type = p;
-        tn = strcspn(p, " \t\n");
-        if (!hn || !tn || !hosts_match(hosts, hn, host))
-            continue;
-        if (!*any)
-            *any = lineno;
-        if (!*same && strlen(ktype) == tn && memcmp(type, ktype, tn) == 0)
-            *same = lineno;
+        tn = strcspn(p, " \t\r\n");
+        p += tn;
+        p += strspn(p, " \t");
+        b64 = p;
+        bn = strcspn(p, " \t\r\n");
+        b64[bn] = '\0';
+        type[tn] = '\0';
+        readable = tn && bn && ssh_key_type_from_name(type) != SSH_KEYTYPE_UNKNOWN &&
+                   ssh_pki_import_pubkey_base64(b64, ssh_key_type_from_name(type), &k) == SSH_OK;
+        ssh_key_free(k);
+        if (!h->any)
+            h->any = lineno;
+        if (!readable && !h->unusable)
+            h->unusable = lineno;
+        if (!h->same && strcmp(type, ktype) == 0)
+            h->same = lineno;
     }
+    if (ferror(f))
+        h->err = errno ? errno : EIO;
+    free(line);
     fclose(f);
 }
 
@@ -2168,10 +2080,12 @@ check_host_key(ssh_tr *s, int accept_new)
     ssh_key key = NULL;
     unsigned char *hash = NULL;
     size_t hlen = 0;
-    char *fp = NULL, lookup[300], where[4200];
-    const char *ktype = "?";
+    char *fp = NULL, plain[300], bracket[300], lower[2][300], where[4200];
+    const char *ktype = "?", *names[5];
     enum ssh_known_hosts_e state;
-    int rc = PROP_EUNREACHABLE, same, any;
+    kh_lines h;
+    size_t i, n = 0;
+    int rc = PROP_EUNREACHABLE;
 
     if (ssh_get_server_publickey(s->session, &key) != SSH_OK) {
         prop_transport_fail(&s->base, "cannot get the host key of %s: %s", s->hostport,
@@ -2183,34 +2097,68 @@ check_host_key(ssh_tr *s, int accept_new)
         ktype = "?";
     if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
         fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
-    state = ssh_session_is_known_server(s->session);
+    /* The names a line may give the host: "addr" (port 22) and "[addr]:port". */
+    snprintf(plain, sizeof plain, "%s", s->address);
+    snprintf(bracket, sizeof bracket, "[%s]:%d", s->address, s->port);
+    if (s->port == SSH_DEFAULT_PORT)
+        names[n++] = plain;
+    names[n++] = bracket;
+    for (i = 0; i < 300 && bracket[i]; i++)
+        lower[1][i] = (char)tolower((unsigned char)bracket[i]);
+    lower[1][i] = '\0';
+    for (i = 0; i < 300 && plain[i]; i++)
+        lower[0][i] = (char)tolower((unsigned char)plain[i]);
+    lower[0][i] = '\0';
+    if (strcmp(lower[1], bracket) != 0) { /* hashed names are of the lower-case name */
+        if (s->port == SSH_DEFAULT_PORT)
+            names[n++] = lower[0];
+        names[n++] = lower[1];
+    }
+    names[n] = NULL;
+    /*
+     * A line of the host that cannot be read is refused first: libssh
+     * would answer "unknown" (and leaks what it parsed of the line).
+     */
+    find_host_lines(s->known_hosts, names, ktype, &h);
+    if (h.err || h.unusable)
+        state = SSH_KNOWN_HOSTS_UNKNOWN;
+    else
+        state = ssh_session_is_known_server(s->session);
     switch (state) {
     case SSH_KNOWN_HOSTS_OK:
         rc = 0;
         break;
     case SSH_KNOWN_HOSTS_UNKNOWN:
     case SSH_KNOWN_HOSTS_NOT_FOUND:
-        if (!accept_new) {
+        if (h.err) {
+            prop_transport_fail(&s->base, "cannot check the host key of %s: cannot read %s: %s",
+                                s->hostport, s->known_hosts, strerror(h.err));
+        } else if (h.any) {
+            /* No key libssh could check, but a line is there. */
+            prop_transport_fail(&s->base,
+                                "host key for %s refused: the server offers %s %s, and %s:%d "
+                                "names this host but %s; no new key is recorded while it is "
+                                "there (possible man-in-the-middle): repair or remove that line",
+                                s->hostport, ktype, fp ? fp : "?", s->known_hosts,
+                                h.unusable ? h.unusable : h.any,
+                                h.unusable ? "its key cannot be read (a line cut short?)"
+                                           : "its key could not be checked");
+        } else if (!accept_new) {
             prop_transport_fail(&s->base,
                                 "host key for %s is not known (%s %s); run with "
                                 "--accept-new-host-keys to record it in %s",
                                 s->hostport, ktype, fp ? fp : "?", s->known_hosts);
-            break;
+        } else {
+            rc = record_host_key(s) == 0 ? 0 : PROP_EUNREACHABLE;
         }
-        rc = record_host_key(s) == 0 ? 0 : PROP_EUNREACHABLE;
         break;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
-        if (s->port == SSH_DEFAULT_PORT)
-            snprintf(lookup, sizeof lookup, "%s", s->address);
-        else
-            snprintf(lookup, sizeof lookup, "[%s]:%d", s->address, s->port);
-        find_host_lines(s->known_hosts, lookup, ktype, &same, &any);
-        if (same || any)
+        if (h.same || h.any)
             snprintf(where, sizeof where, "the old key at %s:%d", s->known_hosts,
-                     same ? same : any);
+                     h.same ? h.same : h.any);
         else
-            snprintf(where, sizeof where, "the old key of %s from %s", lookup, s->known_hosts);
+            snprintf(where, sizeof where, "the old key of %s from %s", bracket, s->known_hosts);
         prop_transport_fail(&s->base,
                             "host key for %s CHANGED: the server offers %s %s, %s "
                             "(possible man-in-the-middle); if the change is expected, "

@@ -623,6 +623,152 @@ START_TEST(test_other_key_type)
 }
 END_TEST
 
+/*
+ * A line libssh cannot read (cut short, as an interrupted append leaves
+ * it) beside the old key makes libssh answer "unknown" where the key
+ * changed: the key must still be refused, with or without accept_new,
+ * naming the line, and known_hosts left alone.  kh_text's "%s" is where
+ * sshd's name goes, "@K" the old key (another one than the server's).
+ */
+static void
+expect_refused(const char *name, const char *text, int want_line)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    char kh[512], want[700], *before, *after;
+    int accept, rc;
+
+    path(kh, sizeof kh, name);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    before = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(before);
+    for (accept = 0; accept < 2; accept++) {
+        default_opts(&o);
+        o.known_hosts = kh;
+        o.accept_new = accept;
+        t = NULL;
+        rc = prop_transport_ssh(&t, &o);
+        ck_assert_msg(rc == PROP_EUNREACHABLE, "%s, accept_new %d: %d %s", name, accept, rc,
+                      prop_transport_error(t));
+        FMT(want, "%s:%d", kh, want_line);
+        ck_assert_msg(strstr(prop_transport_error(t), want), "%s: no %s in: %s", name, want,
+                      prop_transport_error(t));
+        prop_transport_close(t);
+        after = slurp(kh, NULL);
+        ck_assert_ptr_nonnull(after);
+        ck_assert_msg(strcmp(before, after) == 0, "%s: known_hosts changed:\n%s", name, after);
+        free(after);
+    }
+    free(before);
+}
+
+/* The old key's "type base64" (another key than the server's), without its comment. */
+static char *
+old_key(void)
+{
+    char file[512], *pub, *sp;
+
+    path(file, sizeof file, "otherkey.pub");
+    pub = slurp(file, NULL);
+    ck_assert_ptr_nonnull(pub);
+    sp = strchr(pub, ' ');
+    ck_assert_ptr_nonnull(sp);
+    sp = strchr(sp + 1, ' ');
+    if (sp)
+        *sp = '\0';
+    return pub;
+}
+
+START_TEST(test_cut_line_changed_key)
+{
+    char text[4096], host[64], *old = old_key();
+
+    FMT(host, "[127.0.0.1]:%d", PORT);
+    /* The cut line first, then the old key. */
+    FMT(text, "# test\n%s ssh-ed25519 AAAAC3NzaC1lZDI1\n%s %s\n", host, host, old);
+    expect_refused("kh-cut1", text, 2);
+    /* The old key, then a cut line at the end (no newline). */
+    FMT(text, "%s %s\nelsewhere.example %s\n%s ssh-ed25519 AAAAC3Nz", host, old, old, host);
+    expect_refused("kh-cut2", text, 3);
+    /* Cut in the middle of the key type. */
+    FMT(text, "%s ssh-ed2\n%s %s\n", host, host, old);
+    expect_refused("kh-cut3", text, 1);
+    /* Names in a comma list and a pattern. */
+    FMT(text, "a.example,%s,b.example ssh-ed25519 AAAAC3\n", host);
+    expect_refused("kh-cut4", text, 1);
+    FMT(text, "# x\n[127.0.0.?]:%d ssh-ed25519 AAAAC3\n", PORT);
+    expect_refused("kh-cut5", text, 2);
+    /* A cut line alone names the host too. */
+    FMT(text, "%s\n", host);
+    expect_refused("kh-cut6", text, 1);
+    free(old);
+}
+END_TEST
+
+START_TEST(test_cut_line_hashed)
+{
+    char kh[512], text[4096], *hashed, *cut, *old = old_key();
+
+    /* ssh-keygen -H hashes the name; then the line is cut short. */
+    path(kh, sizeof kh, "kh-hashcut");
+    FMT(text, "[127.0.0.1]:%d %s\n", PORT, old);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    ck_assert_int_eq(sh("ssh-keygen -q -H -f '%s' >/dev/null 2>&1", kh), 0);
+    hashed = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(hashed);
+    ck_assert_msg(strncmp(hashed, "|1|", 3) == 0, "%s", hashed);
+    cut = strstr(hashed, "AAAA");
+    ck_assert_ptr_nonnull(cut);
+    cut[8] = '\0';
+    FMT(text, "# hashed\n%s\n", hashed);
+    expect_refused("kh-hashcut", text, 2);
+    free(hashed);
+    free(old);
+}
+END_TEST
+
+/* A revoked key for the host: libssh does not read the marker. */
+START_TEST(test_revoked_marker)
+{
+    char text[4096], file[512], *pub;
+
+    path(file, sizeof file, "hostkey.pub");
+    pub = slurp(file, NULL);
+    ck_assert_ptr_nonnull(pub);
+    FMT(text, "@revoked [127.0.0.1]:%d %s", PORT, pub);
+    expect_refused("kh-revoked", text, 1);
+    free(pub);
+}
+END_TEST
+
+/* A cut line of another host does not stop a new key from being recorded. */
+START_TEST(test_cut_line_other_host)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    char kh[512], text[1024], head[64], *after;
+
+    path(kh, sizeof kh, "kh-cut-other");
+    FMT(text, "other.example ssh-ed25519 AAAAC3NzaC1l\n[127.0.0.1]:%d ssh-ed25519 AAAA\n",
+        PORT + 1);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    default_opts(&o);
+    o.known_hosts = kh;
+    o.accept_new = 1;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+    after = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(after);
+    FMT(head, "\n[127.0.0.1]:%d ssh-ed25519 AAAAC3", PORT);
+    ck_assert_msg(strncmp(after, text, strlen(text)) == 0 && strstr(after, head), "%s", after);
+    free(after);
+    /* And the recorded key is accepted afterwards. */
+    o.accept_new = 0;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_auth_wrong_identity)
 {
     prop_ssh_opts o;
@@ -1685,6 +1831,10 @@ ssh_suite(void)
     tcase_add_test(tc, test_changed_host_key);
     tcase_add_test(tc, test_changed_host_key_hashed);
     tcase_add_test(tc, test_other_key_type);
+    tcase_add_test(tc, test_cut_line_changed_key);
+    tcase_add_test(tc, test_cut_line_hashed);
+    tcase_add_test(tc, test_revoked_marker);
+    tcase_add_test(tc, test_cut_line_other_host);
     tcase_add_test(tc, test_auth_wrong_identity);
     tcase_add_test(tc, test_auth_missing_identity);
     tcase_add_test(tc, test_auth_encrypted_identity);
