@@ -56,8 +56,9 @@
  *           The temporary file is removed on any failure.
  *   remove  rmdir for a directory, rm -f otherwise (exit 3: missing)
  *   mkdir   mkdir (umask 077, then chown and chmod: never wider than
- *           asked, even for a moment); an existing directory only gets
- *           the attributes
+ *           asked, even for a moment; a directory it made is removed
+ *           again when they fail); an existing directory only gets the
+ *           attributes
  *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU);
  *           "ln -sfh" elsewhere
  *   chattr  chown/chgrp, then chmod
@@ -1171,16 +1172,23 @@ sshtr_remove(prop_transport *t, const char *path)
     return rc;
 }
 
+/* A directory it made is removed again when its attributes cannot be set. */
 static const char mkdir_script[] =
-    "x=$1 m=$2 o=$3 g=$4\n"
+    "x=$1 m=$2 o=$3 g=$4 made=\n"
     "umask 077\n"
     "if [ -d \"$x\" ]; then :\n"
     "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
     "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
     "else\n"
     "  mkdir -- \"$x\" || exit 1\n"
+    "  made=1\n"
     "  [ -n \"$m\" ] || m=755\n"
-    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
+    "fi\n"
+    "if ! (\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n"
+    "); then\n"
+    "  [ -z \"$made\" ] || rmdir -- \"$x\"\n"
+    "  exit 1\n"
+    "fi\n";
 
 static const char chattr_script[] =
     "x=$1 m=$2 o=$3 g=$4\n"

@@ -1621,6 +1621,32 @@ START_TEST(test_symlink)
 }
 END_TEST
 
+/* A directory whose attributes cannot be set is not left behind. */
+START_TEST(test_mkdir_failure_removes_it)
+{
+    prop_transport *t = connect_default();
+    char dir[512], sub[600];
+    prop_file_attrs bad_owner = {0750, "no-such-user-prop", NULL};
+    prop_file_attrs bad_mode = {-1, NULL, "no-such-group-prop"};
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "mkdir-fail");
+    FMT(sub, "%s/new", dir);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_owner), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no-such-user-prop"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(stat(sub, &sb) != 0 && errno == ENOENT, "%s was left behind", sub);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_mode), PROP_ERROR);
+    ck_assert_int_ne(stat(sub, &sb), 0);
+    /* One that was there before stays. */
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_owner), PROP_ERROR);
+    ck_assert_int_eq(stat(sub, &sb), 0);
+    ck_assert(S_ISDIR(sb.st_mode));
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_chattr)
 {
     prop_transport *t = connect_default();
@@ -1867,6 +1893,7 @@ ssh_suite(void)
     tcase_add_test(tc, test_mkdir);
     tcase_add_test(tc, test_symlink);
     tcase_add_test(tc, test_chattr);
+    tcase_add_test(tc, test_mkdir_failure_removes_it);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("failures");
