@@ -18,8 +18,9 @@
  * with "NAME: command not found" (or the reason) both as the transport's
  * error and in the result's err.
  */
-#define _DEFAULT_SOURCE /* flock, chroot, syscall */
+#define _GNU_SOURCE /* flock, chroot, syscall, O_TMPFILE, AT_EMPTY_PATH */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -638,6 +639,127 @@ temp_prefix(local_transport *lt, const char *op, const char *path, const char *d
     return PROP_OK;
 }
 
+/* Six letters that make a temporary name unlikely to be taken. */
+static void random_suffix(char *s);
+
+/* Is name the prefix from temp_prefix() (its last component) and six letters or digits? */
+static int
+is_temp_name(const char *name, const char *prefix, size_t plen)
+{
+    size_t i;
+
+    if (strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 6)
+        return 0;
+    for (i = plen; i < plen + 6; i++) {
+        char c = name[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Remove what a write (links = 0: regular files) or a symlink (links = 1:
+ * symbolic links) of base in dir left behind when the process was killed:
+ * entries named as temp_prefix() names them, owned by the user prop runs
+ * as or by uid.  Best effort: nothing here fails the operation.
+ */
+static void
+remove_stale(const char *dir, const char *base, int links, uid_t uid)
+{
+    char prefix[220];
+    struct dirent *e;
+    DIR *d;
+    int dfd, n;
+
+    n = snprintf(prefix, sizeof prefix, ".%.200s.prop-", base);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return;
+    do
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (dfd < 0 && errno == EINTR);
+    if (dfd < 0)
+        return;
+    if (!(d = fdopendir(dfd))) {
+        (void)close(dfd);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+
+        if (!is_temp_name(e->d_name, prefix, (size_t)n) ||
+            fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (links ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode))
+            continue;
+        if (st.st_uid != geteuid() && st.st_uid != uid)
+            continue;
+        (void)unlinkat(dfd, e->d_name, 0);
+    }
+    (void)closedir(d);
+}
+
+/*
+ * A file without a name in dir, for writing (Linux's O_TMPFILE): the fd,
+ * -1 when the system or the file system cannot make one (then a named
+ * temporary file is used), or -2 with errno set on another failure.
+ */
+static int
+open_unnamed(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd;
+
+    do
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0)
+        return fd;
+    if (errno == EISDIR || errno == EOPNOTSUPP || errno == EINVAL)
+        return -1;
+    return -2;
+#else
+    (void)dir;
+    return -1;
+#endif
+}
+
+/*
+ * Give the unnamed file fd the name tmp + a random suffix (tmp ends in
+ * the prefix; the suffix is written after it).  0 or errno.
+ */
+static int
+link_unnamed(int fd, char *tmp)
+{
+#if defined(AT_EMPTY_PATH) && defined(O_TMPFILE)
+    size_t n = strlen(tmp);
+    char proc[64];
+    int tries, e;
+
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (tries = 0; tries < 100; tries++) {
+        random_suffix(tmp + n);
+        /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
+        if (linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)
+            return 0;
+        e = errno;
+        if (e != EEXIST) {
+            if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+                return 0;
+            e = errno;
+        }
+        if (e != EEXIST)
+            return e;
+    }
+    return EEXIST;
+#else
+    (void)fd;
+    (void)tmp;
+    return ENOSYS;
+#endif
+}
+
 static int
 l_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
@@ -690,7 +812,7 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
     uid_t uid;
     gid_t gid;
     mode_t mode = 0644;
-    int fd, rc, e;
+    int fd, rc, e, unnamed = 0;
 
     forget_names(lt); /* it may be writing an account database */
     if (lt->broken)
@@ -718,12 +840,25 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
 
     if ((rc = temp_prefix(lt, "write", path, dir, base, tmp)) != PROP_OK)
         return rc;
-    strcat(tmp, "XXXXXX");
-    fd = mkstemp(tmp);
-    if (fd < 0)
+    remove_stale(dir, base, 0, uid != (uid_t)-1 ? uid : geteuid());
+    /*
+     * Unnamed while it is written (nothing is left if prop is killed), and
+     * linked under the temporary name only once it is complete, just before
+     * the rename.  Elsewhere, a named temporary file from the start.
+     */
+    fd = open_unnamed(dir);
+    if (fd == -2)
         return parent_error(lt, "write", path, errno);
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || (e = write_all(fd, data, len)) != 0 ||
-        fstat(fd, &tst) != 0)
+    unnamed = fd >= 0;
+    if (!unnamed) {
+        strcat(tmp, "XXXXXX");
+        fd = mkstemp(tmp);
+        if (fd < 0)
+            return parent_error(lt, "write", path, errno);
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+            goto fail;
+    }
+    if ((e = write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
         goto fail;
     if (uid == tst.st_uid)
         uid = (uid_t)-1;
@@ -734,6 +869,13 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
         goto fail;
     if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
         goto fail;
+    if (unnamed) {
+        if ((e = link_unnamed(fd, tmp)) != 0) {
+            (void)close(fd);
+            return fail_errno(lt, "write", path, e);
+        }
+        unnamed = 0; /* named now: removed on failure */
+    }
     rc = close(fd);
     fd = -1;
     if (rc != 0 && errno != EINTR)
@@ -749,7 +891,8 @@ fail:
     e = errno;
     if (fd >= 0)
         (void)close(fd);
-    (void)unlink(tmp);
+    if (!unnamed)
+        (void)unlink(tmp);
     return fail_errno(lt, "write", path, e);
 }
 
@@ -864,7 +1007,6 @@ l_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
     return PROP_OK;
 }
 
-/* Six letters that make a temporary name unlikely to be taken. */
 static void
 random_suffix(char *s)
 {
@@ -911,6 +1053,7 @@ l_symlink(prop_transport *t, const char *target, const char *link)
         return prop_transport_fail(t, "symlink %s: it is a directory", link);
     if ((rc = temp_prefix(lt, "symlink", link, dir, base, tmp)) != PROP_OK)
         return rc;
+    remove_stale(dir, base, 1, geteuid());
     n = strlen(tmp);
     for (tries = 0;; tries++) {
         random_suffix(tmp + n);

@@ -52,14 +52,16 @@
  *           check its size (a dropped connection must not install half a
  *           file); chown/chgrp and chmod (the attributes asked for, else
  *           those of the file being replaced, else 0644 and the user's
- *           ids); sync the file; mv -f over the path; sync the directory.
+ *           ids); sync the file; mv -f over the path; sync the directory;
+ *           remove the stale temporary files of the path (SH_STALE).
  *           The temporary file is removed on any failure.
  *   remove  rmdir for a directory, rm -f otherwise (exit 3: missing)
  *   mkdir   mkdir (umask 077, then chown and chmod: never wider than
  *           asked, even for a moment; a directory it made is removed
  *           again when they fail); an existing directory only gets the
  *           attributes
- *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU);
+ *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU),
+ *           stale temporary links of the path removed first;
  *           "ln -sfh" elsewhere
  *   chattr  chown/chgrp, then chmod
  *
@@ -906,6 +908,30 @@ attr_args(const prop_file_attrs *attrs, char mode[16], const char **owner, const
         *group = attrs->group;
 }
 
+/*
+ * Remove what a write (type f: regular files) or a symlink (type l: links)
+ * of "$d/$b" left behind when it was cut short (prop killed): entries
+ * named "$d/.$b.prop-" and six letters or digits, owned by the user the
+ * shell runs as ($prop_uid) or, for files, by the owner of "$p".  Linux's
+ * stat(1) (-c) or the BSDs' (-f), after $gnu.
+ */
+#define SH_STALE(type)                                                                             \
+    "[ -n \"$prop_uid\" ] || prop_uid=$(id -u)\n"                                                  \
+    "for x in \"$d/.$b.prop-\"??????; do\n"                                                        \
+    "  sfx=${x#\"$d/.$b.prop-\"}\n"                                                                \
+    "  case $sfx in *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]*) "         \
+    "continue ;; esac\n"                                                                           \
+    "  [ ${#sfx} -eq 6 ] || continue\n"                                                            \
+    "  if [ " type " = f ]; then [ -f \"$x\" ] && [ ! -L \"$x\" ] || continue\n"                   \
+    "  else [ -L \"$x\" ] || continue; fi\n"                                                       \
+    "  if [ -n \"$gnu\" ]; then xu=$(stat -c %u -- \"$x\") pu=$(stat -L -c %u -- \"$p\" "          \
+    "2>/dev/null)\n"                                                                               \
+    "  else xu=$(stat -f %u -- \"$x\") pu=$(stat -L -f %u -- \"$p\" 2>/dev/null); fi\n"            \
+    "  if [ \"$xu\" = \"$prop_uid\" ] || { [ " type " = f ] && [ \"$xu\" = \"$pu\" ]; }; then\n"   \
+    "    rm -f -- \"$x\"\n"                                                                        \
+    "  fi\n"                                                                                       \
+    "done\n"
+
 /* Sets owner "$o" and group "$g" of "$x" when they are not empty. */
 #define SH_CHOWN                                                                                   \
     "if [ -n \"$o\" ]; then chown -- \"$o${g:+:$g}\" \"$x\" || exit 1;\n"                          \
@@ -1066,43 +1092,42 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     return rc;
 }
 
-static const char write_script[] =
-    SH_OS "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
-          "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
-          "case $p in /*) ;; *) p=./$p ;; esac\n"
-          "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
-          "d=${p%/*} b=${p##*/}\n"
-          "[ -n \"$d\" ] || d=/\n"
-          "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
-          "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
-          "[ ${#b} -le 200 ] || b=prop\n"
-          "umask 077\n"
-          "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-          "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
-          "trap 'exit 1' HUP INT TERM PIPE\n"
-          "if [ -e \"$p\" ]; then\n"
-          "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
-          "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
-          "  set -- $cur\n"
-          "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
-          "  [ -n \"$o\" ] || o=$2\n"
-          "  [ -n \"$g\" ] || g=$3\n"
-          "fi\n"
-          "[ -n \"$m\" ] || m=644\n"
-          "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
-          "else\n"
-          "  cat >\"$tmp\" || exit 1\n"
-          "  set -- $(wc -c <\"$tmp\")\n"
-          "  if [ \"$1\" != \"$n\" ]; then\n"
-          "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
-          "  fi\n"
-          "fi\n"
-          "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
-          "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
-          "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
-          "tmp=\n"
-          "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n"
-          "exit 0\n";
+static const char write_script[] = SH_OS
+    "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
+    "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
+    "case $p in /*) ;; *) p=./$p ;; esac\n"
+    "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
+    "d=${p%/*} b=${p##*/}\n"
+    "[ -n \"$d\" ] || d=/\n"
+    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
+    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
+    "[ ${#b} -le 200 ] || b=prop\n"
+    "umask 077\n"
+    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
+    "trap 'exit 1' HUP INT TERM PIPE\n"
+    "if [ -e \"$p\" ]; then\n"
+    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
+    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
+    "  set -- $cur\n"
+    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
+    "  [ -n \"$o\" ] || o=$2\n"
+    "  [ -n \"$g\" ] || g=$3\n"
+    "fi\n"
+    "[ -n \"$m\" ] || m=644\n"
+    "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
+    "else\n"
+    "  cat >\"$tmp\" || exit 1\n"
+    "  set -- $(wc -c <\"$tmp\")\n"
+    "  if [ \"$1\" != \"$n\" ]; then\n"
+    "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+    "  fi\n"
+    "fi\n"
+    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+    "tmp=\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n" SH_STALE("f") "exit 0\n";
 
 static int
 sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
@@ -1238,11 +1263,12 @@ static const char symlink_script[] =
           "case $l in /*) ;; *) l=./$l ;; esac\n"
           "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
           "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
-          "d=${l%/*}\n"
+          "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
           "[ -n \"$d\" ] || d=/\n"
-          "tmp=$(mktemp -u \"$d/.prop-link-XXXXXX\") || exit 1\n"
-          "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
-          "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
+          "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
+              "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+                   "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+                   "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
 
 static int
 sshtr_symlink(prop_transport *t, const char *target, const char *link)
@@ -1480,7 +1506,7 @@ sh_start(ssh_tr *s, const char *what)
         return rc;
     }
     s->sh_up = 1;
-    if (sbuf_adds(&b, "prop_os=$(uname -s)\n") < 0)
+    if (sbuf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\n") < 0)
         goto oom;
     for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
         if (sbuf_adds(&b, sh_functions[i].name) < 0 || sbuf_adds(&b, "() {\n") < 0 ||

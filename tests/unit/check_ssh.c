@@ -1647,6 +1647,89 @@ START_TEST(test_mkdir_failure_removes_it)
 }
 END_TEST
 
+/*
+ * Stale temporary files of a path (a write cut short) are removed by the
+ * next write of that path over SSH, and only those; a symlink does the
+ * same for stale links of its naming.
+ */
+START_TEST(test_write_removes_stale)
+{
+    static const char *const stale[] = {".f.prop-abc123", ".f.prop-XYZ789"};
+    static const char *const kept[] = {".f.prop-abc12",  ".f.prop-abc1234", ".f.prop-ab_123",
+                                       ".g.prop-abc123", "f.prop-abc123",   ".f.prop-ab$123"};
+    prop_transport *t = connect_default();
+    char dir[512], p[700], *big;
+    struct stat sb;
+    size_t i, k, n = (5u << 20) + 3;
+
+    test_dir(dir, sizeof dir, "stale");
+    for (k = 0; k < 2; k++) { /* through the shell, then through a channel of its own */
+        for (i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+            FMT(p, "%s/%s", dir, stale[i]);
+            ck_assert_int_eq(spit(p, "stale", 5), 0);
+        }
+        for (i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+            FMT(p, "%s/%s", dir, kept[i]);
+            ck_assert_int_eq(spit(p, "kept", 4), 0);
+        }
+        FMT(p, "%s/.f.prop-dir000", dir);
+        ck_assert_int_eq(mkdir(p, 0755) == 0 || errno == EEXIST, 1);
+        FMT(p, "%s/.f.prop-lnk000", dir);
+        ck_assert_int_eq(symlink("f", p) == 0 || errno == EEXIST, 1);
+        FMT(p, "%s/.f.prop-other0", dir);
+        ck_assert_int_eq(spit(p, "another user's", 14), 0);
+        ck_assert_int_eq(chown(p, 1, 1), 0);
+        FMT(p, "%s/f", dir);
+        if (k == 0) {
+            OK(t, prop_transport_write(t, p, "new\n", 4, NULL));
+        } else {
+            big = calloc(1, n);
+            ck_assert_ptr_nonnull(big);
+            OK(t, prop_transport_write(t, p, big, n, NULL));
+            free(big);
+        }
+        for (i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+            FMT(p, "%s/%s", dir, stale[i]);
+            ck_assert_msg(lstat(p, &sb) != 0, "%s is still there", p);
+        }
+        for (i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+            FMT(p, "%s/%s", dir, kept[i]);
+            ck_assert_msg(lstat(p, &sb) == 0, "%s was removed", p);
+        }
+        FMT(p, "%s/.f.prop-dir000", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+        FMT(p, "%s/.f.prop-lnk000", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+        FMT(p, "%s/.f.prop-other0", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+    }
+    /* Files the new file's owner owns are its stale copies too. */
+    {
+        prop_file_attrs a = {-1, "daemon", NULL};
+
+        FMT(p, "%s/.f.prop-daemon", dir);
+        ck_assert_int_eq(spit(p, "stale", 5), 0);
+        ck_assert_int_eq(chown(p, 1, 1), 0);
+        FMT(p, "%s/f", dir);
+        OK(t, prop_transport_write(t, p, "x", 1, &a));
+        FMT(p, "%s/.f.prop-daemon", dir);
+        ck_assert_int_ne(lstat(p, &sb), 0);
+    }
+    /* Links. */
+    FMT(p, "%s/.l.prop-old000", dir);
+    ck_assert_int_eq(symlink("x", p), 0);
+    FMT(p, "%s/.l.prop-file00", dir);
+    ck_assert_int_eq(spit(p, "a file", 6), 0);
+    FMT(p, "%s/l", dir);
+    OK(t, prop_transport_symlink(t, "f", p));
+    FMT(p, "%s/.l.prop-old000", dir);
+    ck_assert_int_ne(lstat(p, &sb), 0);
+    FMT(p, "%s/.l.prop-file00", dir);
+    ck_assert_int_eq(lstat(p, &sb), 0);
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_chattr)
 {
     prop_transport *t = connect_default();
@@ -1894,6 +1977,7 @@ ssh_suite(void)
     tcase_add_test(tc, test_symlink);
     tcase_add_test(tc, test_chattr);
     tcase_add_test(tc, test_mkdir_failure_removes_it);
+    tcase_add_test(tc, test_write_removes_stale);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("failures");

@@ -668,6 +668,23 @@ END_TEST
  * A child writes two large contents in turn while we read the file and
  * then kill -9 it: every read sees one content or the other, whole.
  */
+/* Entries of D named as a write's temporary files for "name". */
+static int
+temp_files(const char *name)
+{
+    char prefix[300];
+    struct dirent *e;
+    DIR *d = opendir(D);
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    snprintf(prefix, sizeof prefix, ".%s.prop-", name);
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
 START_TEST(test_write_atomic_under_kill)
 {
     size_t n = 1u << 20, len;
@@ -713,11 +730,71 @@ START_TEST(test_write_atomic_under_kill)
         ck_assert_uint_eq(len, n);
         ck_assert(memcmp(data, a, n) == 0 || memcmp(data, b, n) == 0);
         free(data);
+        /* The temporary file has no name while it is written, and a name
+         * left by a kill between its link and its rename is removed by the
+         * next write: at most the last one is there. */
+        ck_assert_int_le(temp_files("atomic"), 1);
     }
+    ck_assert_int_eq(prop_transport_write(T, P("atomic"), a, n, NULL), PROP_OK);
+    ck_assert_int_eq(temp_files("atomic"), 0);
     ck_assert_int_gt(reads, 6);
     ck_assert_int_gt(sawb, 0); /* the writer did replace the file */
     free(a);
     free(b);
+}
+END_TEST
+
+/*
+ * Stale temporary files of a path (left by a process killed outright) are
+ * removed by the next write of that path, and nothing else is: not other
+ * names, not a directory or a link of that name, not another user's file.
+ */
+START_TEST(test_write_removes_stale)
+{
+    static const char *const stale[] = {".f.prop-abc123", ".f.prop-XYZ789", ".f.prop-000000"};
+    static const char *const kept[] = {".f.prop-abc12",   ".f.prop-abc1234", ".f.prop-ab_123",
+                                       ".g.prop-abc123",  "f.prop-abc123",   ".f.prop-",
+                                       ".f.prop-abc12\n", ".ff.prop-abc123"};
+    struct stat sb;
+    size_t i;
+
+    for (i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        puts_file(P(stale[i]), "a stale copy");
+    for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        puts_file(P(kept[i]), "not prop's");
+    ck_assert_int_eq(mkdir(P(".f.prop-dir000"), 0755), 0);
+    ck_assert_int_eq(symlink("f", P(".f.prop-lnk000")), 0);
+    if (is_root()) {
+        puts_file(P(".f.prop-other0"), "another user's");
+        ck_assert_int_eq(chown(P(".f.prop-other0"), 1, 1), 0);
+    }
+    ck_assert_int_eq(prop_transport_write(T, P("f"), "new", 3, NULL), PROP_OK);
+    for (i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        ck_assert_msg(lstat(P(stale[i]), &sb) != 0 && errno == ENOENT, "%s is still there",
+                      stale[i]);
+    for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        ck_assert_msg(lstat(P(kept[i]), &sb) == 0, "%s was removed", kept[i]);
+    ck_assert_int_eq(lstat(P(".f.prop-dir000"), &sb), 0);
+    ck_assert_int_eq(lstat(P(".f.prop-lnk000"), &sb), 0);
+    if (is_root()) {
+        ck_assert_int_eq(lstat(P(".f.prop-other0"), &sb), 0);
+        /* The owner the file is given may own its stale copies. */
+        puts_file(P(".f.prop-daemon"), "stale, the owner's");
+        ck_assert_int_eq(chown(P(".f.prop-daemon"), 1, 1), 0);
+        {
+            prop_file_attrs a = {-1, "1", NULL};
+
+            ck_assert_int_eq(prop_transport_write(T, P("f"), "newer", 5, &a), PROP_OK);
+        }
+        ck_assert_int_ne(lstat(P(".f.prop-daemon"), &sb), 0);
+    }
+    /* A symlink removes stale links of its own naming, and only those. */
+    ck_assert_int_eq(prop_transport_symlink(T, "f", P("l")), PROP_OK);
+    ck_assert_int_eq(symlink("x", P(".l.prop-old000")), 0);
+    puts_file(P(".l.prop-file00"), "a file");
+    ck_assert_int_eq(prop_transport_symlink(T, "g", P("l")), PROP_OK);
+    ck_assert_int_ne(lstat(P(".l.prop-old000"), &sb), 0);
+    ck_assert_int_eq(lstat(P(".l.prop-file00"), &sb), 0);
 }
 END_TEST
 
@@ -1260,6 +1337,7 @@ transport_suite(void)
     tcase_add_test(tc, test_write_failures_keep_old);
     tcase_add_test(tc, test_write_replaces_link);
     tcase_add_test(tc, test_write_atomic_under_kill);
+    tcase_add_test(tc, test_write_removes_stale);
     tcase_add_test(tc, test_stat);
     tcase_add_test(tc, test_remove);
     tcase_add_test(tc, test_mkdir);

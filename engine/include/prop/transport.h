@@ -156,6 +156,16 @@ int prop_transport_read(prop_transport *t, const char *path, char **data, size_t
  * and owner unless attrs say otherwise; a symbolic link at path is
  * replaced by the file (its target is not written); a directory is an
  * error.
+ *
+ * The temporary file has no name while it is written where the system
+ * allows it (Linux: O_TMPFILE, then linked as .NAME.prop-XXXXXX just
+ * before the rename); elsewhere it is made under that name.  A process
+ * killed outright can still leave one behind, so every write of path
+ * first removes the stale ones beside it: regular files (not links) named
+ * exactly ".NAME.prop-" and six letters or digits, NAME being path's last
+ * component (its first 200 bytes), owned by the user prop runs as or by
+ * the owner the file is given.  A symlink removes stale links of that
+ * naming the same way.
  */
 int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                          const prop_file_attrs *attrs);
