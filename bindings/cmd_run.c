@@ -65,13 +65,46 @@ typedef struct host_run {
     const prop_node *top; /* the top-level property running now */
 } host_run;
 
-static volatile sig_atomic_t stop_requested;
+/*
+ * SIGINT and SIGTERM stop the run.  stop_requested counts them: the Lua
+ * hook (ctx->interrupt) and the transports (prop_transport_set_interrupt)
+ * read it, and a second one stops a running command at once; stop_signal
+ * is the last, passed on to that command.  A job of a parallel run gets
+ * its parent's signals passed on, and may get the same signal straight
+ * too (Ctrl-C on a terminal, timeout(1)): that is one request, not two,
+ * so a job counts the signals from its parent and from elsewhere apart
+ * and takes the larger count.
+ */
+static volatile sig_atomic_t stop_requested, stop_signal;
+static volatile sig_atomic_t in_job, from_parent, from_others;
 
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
-    stop_requested++;
+    /* The last signal counted (SIGINT and SIGTERM are blocked in here). */
+    static long long last_ms;
+    static pid_t last_pid;
+    static int last_sig;
+    struct timespec ts;
+    long long ms;
+    pid_t from = si && si->si_code == SI_USER ? si->si_pid : 0;
+
+    (void)uc;
+    /* timeout(1) sends its signal to prop, then to its process group,
+     * prop included: the same signal from the same sender at once is one
+     * request, not a second. */
+    ms = clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? ts.tv_sec * 1000LL + ts.tv_nsec / 1000000 : 0;
+    if (sig == last_sig && from == last_pid && ms - last_ms < 100)
+        return;
+    last_sig = sig;
+    last_pid = from;
+    last_ms = ms;
+    stop_signal = sig;
+    if (in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
+        from_parent++;
+    else
+        from_others++;
+    stop_requested = from_parent > from_others ? from_parent : from_others;
 }
 
 static int
@@ -118,6 +151,8 @@ result_color(prop_result r)
         return "\033[33m";
     case PROP_RESULT_FAILED:
         return "\033[1;31m";
+    case PROP_RESULT_INTERRUPTED:
+        return "\033[1;35m";
     }
     return "";
 }
@@ -145,6 +180,10 @@ call_impl(host_run *hr, const char *field, int impl_idx, int args_idx, int *ret_
     lua_State *L = hr->ctx->L;
     int base;
 
+    if (want_stop(NULL)) { /* interrupted: nothing more starts */
+        *msg = strdup("interrupted");
+        return -1;
+    }
     lua_pushcfunction(L, leaf_msgh);
     base = lua_gettop(L);
     lua_getfield(L, impl_idx, field);
@@ -227,6 +266,8 @@ ensure_leaf(void *ud, const prop_node *leaf, char **msg)
     else
         r = PROP_RESULT_CHANGED;
 done:
+    if (r == PROP_RESULT_FAILED && want_stop(NULL))
+        r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;
 }
@@ -560,6 +601,8 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         oc->unreachable = 1;
         goto out;
     }
+    /* A signal stops the command running (transport.h). */
+    prop_transport_set_interrupt(t, ctx->interrupt, &stop_signal);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->unreachable = 1;
@@ -591,6 +634,11 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         if (prop_node_kind(p) == PROP_INFO)
             continue;
         r = prop_exec_node(p, os, 0, &ops, &hr);
+        if (r == PROP_RESULT_INTERRUPTED) { /* counted with those not run */
+            oc->stopped = 1;
+            oc->skipped = (unsigned)(n - i);
+            break;
+        }
         if (r == PROP_RESULT_OK)
             oc->ok++;
         else if (r == PROP_RESULT_CHANGED)
@@ -681,6 +729,7 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
     }
     if (c->pid == 0) {
         outcome oc;
+        in_job = 1;
         close(p[0]);
         if (dup2(p[1], STDOUT_FILENO) < 0)
             _exit(EXIT_FAILED);
@@ -705,7 +754,7 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
     size_t *which = calloc((size_t)o->jobs, sizeof *which);
     struct pollfd *pf = calloc((size_t)o->jobs, sizeof *pf);
     size_t next = 0, running = 0;
-    int k;
+    int k, forwarded = 0;
 
     if (!kids || !which || !pf) {
         size_t i;
@@ -729,12 +778,18 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
         }
         if (running == 0)
             break;
+        /* Pass SIGINT and SIGTERM on to the jobs (see on_signal). */
+        for (; forwarded < stop_requested; forwarded++)
+            for (k = 0; k < o->jobs; k++)
+                if (kids[k].pid > 0)
+                    (void)kill(kids[k].pid, stop_signal);
         for (k = 0; k < o->jobs; k++) {
             pf[k].fd = kids[k].pid > 0 ? kids[k].fd : -1;
             pf[k].events = POLLIN;
             pf[k].revents = 0;
         }
-        if (poll(pf, (nfds_t)o->jobs, -1) < 0) {
+        /* A signal between the check above and poll: seen 250 ms later. */
+        if (poll(pf, (nfds_t)o->jobs, stop_requested > forwarded ? 0 : 250) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -925,10 +980,15 @@ run_run(int argc, char **argv)
             hosts[nhosts++] = prop_site_host(ctx->site, k);
 
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* Lua code running (check, apply) stops at the next count hook. */
+    ctx->interrupt = &stop_requested;
     if (nhosts > 1 && o.jobs > 1) {
         run_parallel(ctx, &o, hosts, nhosts, o.site.color_out, ocs);
     } else {

@@ -1290,6 +1290,9 @@ static void __attribute__((noreturn)) child_exec(const child_args *c)
     long fd;
     int rfd = c->report;
 
+    /* A session, so a process group, of its own: an interruption signals
+     * the group (see pump), and no terminal is there to read from. */
+    (void)setsid();
     (void)signal(SIGPIPE, SIG_DFL);
     (void)sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1455,33 +1458,87 @@ tree_can_run(local_transport *lt)
     return PROP_OK;
 }
 
-/* Feed stdin and collect stdout and stderr until both are closed. */
+static long long
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Signal the command's process group (the process alone before its setsid). */
+static void
+signal_group(pid_t pid, int sig)
+{
+    if (kill(-pid, sig) != 0)
+        (void)kill(pid, sig);
+}
+
+/*
+ * An interruption while the command runs (see prop_transport_set_interrupt):
+ * the signal, then SIGKILL after the grace period or at a second request.
+ * 1 once SIGKILL was sent: the caller stops waiting for the pipes (a
+ * process outside the group may hold them).
+ */
+static int
+interrupt_child(local_transport *lt, pid_t pid, int *sent, long long *sent_at)
+{
+    int stops = prop_transport_stops(&lt->base);
+
+    if (!stops)
+        return 0;
+    if (!*sent) {
+        signal_group(pid, prop_transport_stop_signal(&lt->base));
+        *sent = 1;
+        *sent_at = mono_ms();
+    }
+    if (stops >= 2 || mono_ms() - *sent_at >= PROP_INTERRUPT_GRACE_MS) {
+        signal_group(pid, SIGKILL);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Feed stdin and collect stdout and stderr until both are closed.  With
+ * an interruption flag, polls at least every 100 ms; *stopped tells that
+ * the command was signalled.
+ */
 static int
 pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int *out, int *err,
-     obuf *ob, obuf *eb, int *epipe)
+     obuf *ob, obuf *eb, int *epipe, int *stopped)
 {
     char buf[65536];
     struct pollfd pf[3];
     size_t off = 0;
+    long long sent_at = 0;
     int n, i, rc = PROP_OK, oom = 0;
 
     *epipe = 0;
+    *stopped = 0;
     if (*in >= 0 && (fcntl(*in, F_SETFL, O_NONBLOCK) != 0 || !data || len == 0))
         close_fd(in);
     while (*in >= 0 || *out >= 0 || *err >= 0) {
         int *fds[3] = {in, out, err};
 
+        if (interrupt_child(lt, pid, stopped, &sent_at)) {
+            close_fd(in);
+            close_fd(out);
+            close_fd(err);
+            break;
+        }
         for (i = 0; i < 3; i++) {
             pf[i].fd = *fds[i]; /* poll ignores negative fds */
             pf[i].events = i == 0 ? POLLOUT : POLLIN;
             pf[i].revents = 0;
         }
-        n = poll(pf, 3, -1);
+        n = poll(pf, 3, lt->base.intr ? 100 : -1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             rc = prop_transport_fail(&lt->base, "run: poll: %s", strerror(errno));
-            (void)kill(pid, SIGKILL);
+            signal_group(pid, SIGKILL);
             close_fd(in);
             close_fd(out);
             close_fd(err);
@@ -1515,7 +1572,7 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             if (r > 0) {
                 if (!oom && obuf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
                     oom = 1;
-                    (void)kill(pid, SIGKILL);
+                    signal_group(pid, SIGKILL);
                 }
             } else if (r == 0 || (errno != EINTR && errno != EAGAIN))
                 close_fd(fd);
@@ -1542,12 +1599,14 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     const char *path;
     ssize_t got;
     pid_t pid;
-    int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0;
+    int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0, stopped = 0;
 
     forget_names(lt);
     r->code = -1;
     if (lt->broken)
         return PROP_ERROR;
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "run %s: interrupted: not started", argv[0]);
     if (lt->root && tree_can_run(lt) != PROP_OK)
         return PROP_ERROR;
     if (!(envp = child_env(&path)))
@@ -1619,7 +1678,8 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     if (pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask) == 0) {
         if (sigpending(&pending) == 0)
             was_pending = sigismember(&pending, SIGPIPE) == 1;
-        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe);
+        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe,
+                  &stopped);
         if (epipe && !was_pending) {
             struct timespec zero = {0, 0};
             while (sigtimedwait(&pipeset, NULL, &zero) < 0 && errno == EINTR)
@@ -1628,15 +1688,23 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
         (void)pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
     } else {
         rc = prop_transport_fail(t, "run %s: sigmask: %s", argv[0], strerror(errno));
-        (void)kill(pid, SIGKILL);
+        signal_group(pid, SIGKILL);
     }
-    if ((e = wait_child(pid, &status)) != 0) {
+    e = wait_child(pid, &status);
+    /* Interrupted: what is left of its process group goes too (the group
+     * alone: pid itself may already be another process's). */
+    if (stopped)
+        (void)kill(-pid, SIGKILL);
+    if (e != 0) {
         if (rc == PROP_OK)
             rc = prop_transport_fail(t, "run %s: waitpid: %s", argv[0], strerror(e));
     } else if (WIFEXITED(status))
         r->code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         r->code = 128 + WTERMSIG(status);
+    if (stopped && rc == PROP_OK)
+        rc = prop_transport_fail(t, "run %s: interrupted: the command was stopped (exit status %d)",
+                                 argv[0], r->code);
     if (rc != PROP_OK) {
         r->code = -1;
         goto out;

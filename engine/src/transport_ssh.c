@@ -64,6 +64,8 @@
  *           stale temporary links of the path removed first;
  *           "ln -sfh" elsewhere
  *   chattr  chown/chgrp, then chmod
+ *   run     the caller's command, through the run wrapper (see
+ *           "Interruption")
  *
  * The run lock is the one the local transport takes, on the target: as
  * root, flock(1) on /run/lock/prop.lock, otherwise on
@@ -93,6 +95,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -219,6 +222,7 @@ typedef struct ssh_tr {
     chan sh;
     int sh_up;
     char mark[40];             /* "prop-" and 32 random hex digits */
+    char pidmark[48];          /* mark and "-pid": the run wrapper's first line */
     size_t out_scan, err_scan; /* how far the answer's end was looked for */
     /* What prop_transport_prefetch() fetched, sorted by path; valid while
      * base.changes == pf_changes. */
@@ -479,16 +483,166 @@ wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *wha
     return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * Interruption (prop_transport_set_interrupt()).  A command is started by
+ * the run wrapper below: a new sh(1) that prints "PIDMARK PID" as the
+ * first line of its stdout and then execs the command, through setsid(1)
+ * when the target has it (Linux), so that the command's pid is its process
+ * group.  When the run is interrupted, a second channel runs kill(1) on
+ * that group (or on the process alone, without setsid), with the signal
+ * prop got, then SIGKILL after PROP_INTERRUPT_GRACE_MS or at a second
+ * request.  The wrapper holds no single quote: it is also a function body
+ * in single quotes.
+ */
+#define RUN_WRAPPER                                                                                \
+    "m=$1; shift; printf \"%s %s\\n\" \"$m\" \"$$\"; "                                             \
+    "if command -v setsid >/dev/null 2>&1; then case $1 in -*) ;; *) exec setsid \"$@\" ;; esac; " \
+    "fi; exec \"$@\""
+#define KILL_WAIT_MS 10000   /* for the kill command itself */
+#define STOPPED_WAIT_MS 5000 /* for the answer after SIGKILL (2 s at a second request) */
+
+typedef struct stopper {
+    int command;         /* a command that may be stopped; else only abandoned at a 2nd request */
+    int sent, killed;    /* the signal, then SIGKILL, was sent */
+    long pid;            /* the command's, once known */
+    long long seen_at;   /* when the interruption was first seen */
+    long long killed_at; /* when SIGKILL was sent (or would have been) */
+} stopper;
+
+static const char *
+signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT:
+        return "INT";
+    case SIGHUP:
+        return "HUP";
+    case SIGQUIT:
+        return "QUIT";
+    case SIGKILL:
+        return "KILL";
+    default:
+        return "TERM";
+    }
+}
+
+/* The pid the run wrapper printed in out (a line of its own), or 0. */
+static long
+wrapper_pid(const ssh_tr *s, const sbuf *out, size_t *line_start, size_t *line_end)
+{
+    size_t n = strlen(s->pidmark), i;
+    const char *p;
+    long pid = 0;
+
+    if (!out->p || !n)
+        return 0;
+    for (i = 0; i + n < out->len; i++) {
+        if ((i && out->p[i - 1] != '\n') || memcmp(out->p + i, s->pidmark, n) != 0 ||
+            out->p[i + n] != ' ')
+            continue;
+        for (p = out->p + i + n + 1; *p >= '0' && *p <= '9' && pid < 100000000; p++)
+            pid = pid * 10 + (*p - '0');
+        if (*p != '\n')
+            return 0; /* not all there yet */
+        if (line_start)
+            *line_start = i;
+        if (line_end)
+            *line_end = (size_t)(p + 1 - out->p);
+        return pid;
+    }
+    return 0;
+}
+
+static int chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof,
+                     const char *until, long long timeout_ms, const char *what, stopper *stp);
+static char *build_command(const ssh_tr *s, const char *const *argv);
+static void chan_free(ssh_tr *s, chan *c);
+
+/*
+ * Send sig to the group of pid on the target; to pid alone when it has
+ * none, unless group_only (pid may have ended, and be another's now).
+ */
+static void
+remote_kill(ssh_tr *s, int sig, long pid, int group_only)
+{
+    char num[32];
+    const char *argv[] = {"sh",
+                          "-c",
+                          group_only
+                              ? "kill -s \"$1\" -- \"-$2\" 2>/dev/null"
+                              : "kill -s \"$1\" -- \"-$2\" 2>/dev/null || kill -s \"$1\" -- \"$2\"",
+                          "sh",
+                          signal_name(sig),
+                          num,
+                          NULL};
+    char *cmd;
+    chan c;
+
+    snprintf(num, sizeof num, "%ld", pid);
+    if (s->dead || !(cmd = build_command(s, argv)))
+        return;
+    if (chan_open(s, &c, cmd, "interrupt") == 0)
+        (void)chan_pump(s, &c, NULL, 0, 1, NULL, KILL_WAIT_MS, "interrupt", NULL);
+    chan_free(s, &c);
+    free(cmd);
+}
+
+/*
+ * Called while an operation waits, out being its stdout so far: 0 to go
+ * on waiting, -1 when the wait is to be given up (interrupted, and the
+ * command did not end, or the operation is abandoned at a second request).
+ */
+static int
+stop_check(ssh_tr *s, stopper *st, const sbuf *out)
+{
+    int stops = prop_transport_stops(&s->base);
+    long long now;
+    long pid;
+
+    if (!st || !stops)
+        return 0;
+    if (!st->command)
+        return stops >= 2 ? -1 : 0;
+    now = now_ms();
+    if (!st->seen_at)
+        st->seen_at = now;
+    pid = st->pid = wrapper_pid(s, out, NULL, NULL);
+    if (pid > 0 && !st->sent) {
+        remote_kill(s, prop_transport_stop_signal(&s->base), pid, 0);
+        st->sent = 1;
+    }
+    if (!st->killed && (stops >= 2 || now - st->seen_at >= PROP_INTERRUPT_GRACE_MS)) {
+        if (pid > 0)
+            remote_kill(s, SIGKILL, pid, 0);
+        st->sent = st->killed = 1;
+        st->killed_at = now_ms();
+    }
+    if (st->killed && now_ms() - st->killed_at >= (stops >= 2 ? 2000 : STOPPED_WAIT_MS))
+        return -1;
+    return 0;
+}
+
+/*
+ * The command was stopped and has ended: what is left of its process
+ * group (a child that ignores the signal) goes too.
+ */
+static void
+stop_rest(ssh_tr *s, const stopper *st)
+{
+    if (st->sent && !st->killed && st->pid > 0 && !s->dead)
+        remote_kill(s, SIGKILL, st->pid, 1);
+}
+
 /*
  * Feed in[0..inlen) to the command (then EOF when send_eof), and collect
  * its output until it ends, or until its stdout holds `until`.  Data on
  * stdout and stderr are taken as they come (callbacks), and stdin is only
  * written as far as the remote window allows, so neither side can block
- * the other.
+ * the other.  stp, when not NULL, makes the wait interruptible.
  */
 static int
 chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
-          long long timeout_ms, const char *what)
+          long long timeout_ms, const char *what, stopper *stp)
 {
     long long deadline = now_ms() + timeout_ms;
     size_t off = 0;
@@ -507,6 +661,9 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
             mark_dead(s, ssh_get_error(s->session));
             return fail_lost(s, what);
         }
+        if (stop_check(s, stp, &c->out) != 0)
+            return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
+                                       stp->command ? "the command did not end" : "abandoned");
         if (!eof_sent) {
             if (off < inlen) {
                 rc = chan_write_some(c, in, inlen, &off);
@@ -544,21 +701,74 @@ oom:
     return NULL;
 }
 
-/* Run argv on the target; 0 when it ran (r filled), else the failure. */
+/* Take the run wrapper's line out of a command's output. */
+static void
+drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
+{
+    sbuf b;
+    size_t start, end;
+
+    b.p = r->out;
+    b.len = r->out_len;
+    b.cap = r->out_len + 1;
+    if (wrapper_pid(s, &b, &start, &end) <= 0)
+        return;
+    memmove(r->out + start, r->out + end, r->out_len + 1 - end);
+    r->out_len -= end - start;
+}
+
+/*
+ * Run argv on the target on a channel of its own; 0 when it ran (r
+ * filled), else the failure.  command: argv is a command of the caller's,
+ * started by the run wrapper and stopped when the run is interrupted
+ * (else an operation of prop's, abandoned only at a second request).
+ */
 static int
 exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
-          const char *what)
+          const char *what, int command)
 {
+    stopper st;
     chan c;
-    char *cmd = build_command(s, argv);
+    char *cmd;
     int rc;
 
+    memset(&st, 0, sizeof st);
+    st.command = command;
+    if (command) {
+        const char **w;
+        size_t n = 0, i;
+
+        while (argv[n])
+            n++;
+        if (!(w = calloc(n + 6, sizeof *w)))
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        /* The wrapper in a child of the channel's shell: that shell leads
+         * the session's process group, and setsid(1) forks (and does not
+         * wait) when called by a group leader. */
+        w[0] = "sh";
+        w[1] = "-c";
+        w[2] = "sh -c \"$0\" sh \"$@\"; exit $?";
+        w[3] = RUN_WRAPPER;
+        w[4] = s->pidmark;
+        for (i = 0; i < n; i++)
+            w[5 + i] = argv[i];
+        w[5 + n] = NULL;
+        cmd = build_command(s, w);
+        free(w);
+    } else {
+        cmd = build_command(s, argv);
+    }
     if (!cmd)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     rc = chan_open(s, &c, cmd, what);
     free(cmd);
     if (rc == 0)
-        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what);
+        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what, &st);
+    stop_rest(s, &st);
+    if (rc == 0 && st.sent)
+        rc = prop_transport_fail(&s->base,
+                                 "%s: interrupted: the command was stopped (exit status %d)", what,
+                                 c.have_status ? c.status : -1);
     if (rc == 0 && !c.have_status) {
         if (session_lost(s)) {
             mark_dead(s, ssh_get_error(s->session));
@@ -575,6 +785,8 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
         if (!r->out || !r->err) {
             prop_cmd_result_clear(r);
             rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+        } else if (command) {
+            drop_pid_line(s, r);
         }
     }
     chan_free(s, &c);
@@ -745,7 +957,8 @@ pf_forget(ssh_tr *s, const char *path, int follows)
  */
 #define SH_MAX_INLINE (4u << 20)
 
-static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what);
+static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
+                   int command);
 
 /* Data as a single-quoted printf(1) format that prints exactly data. */
 static int
@@ -820,13 +1033,17 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     int rc;
 
     snprintf(what, sizeof what, "run %s", argv[0]);
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "%s: interrupted: not started", what);
     if (stdin_data && stdin_len > SH_MAX_INLINE)
-        return exec_argv(s, argv, stdin_data, stdin_len, r, what);
-    line = sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+        return exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
+    line = sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
     if (!line)
         return prop_transport_fail(t, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what);
+    rc = sh_call(s, line, len, r, what, 1);
     free(line);
+    if (rc == 0)
+        drop_pid_line(s, r);
     return rc;
 }
 
@@ -859,12 +1076,12 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
         for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
             argv[n++] = args[i];
         argv[n] = NULL;
-        return exec_argv(s, argv, in, inlen, r, what);
+        return exec_argv(s, argv, in, inlen, r, what, 0);
     }
     line = sh_line(name, args, NULL, 0, in, inlen, &len);
     if (!line)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what);
+    rc = sh_call(s, line, len, r, what, 0);
     free(line);
     return rc;
 }
@@ -1155,7 +1372,7 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
              * builtin printf writes it, no pipe, no cat, no count. */
             char *line = sh_line("prop_write", args, data, len, NULL, 0, &n);
 
-            rc = line ? sh_call(s, line, n, &r, what)
+            rc = line ? sh_call(s, line, n, &r, what, 0)
                       : prop_transport_fail(t, "%s: out of memory", what);
             free(line);
         }
@@ -1333,6 +1550,9 @@ static const char pfstat_script[] =
 static const char pfread_script[] = SH_OS "cat -- \"$@\" || exit 1\n"
                                           "echo prop-stat\n" SH_STATLINE;
 
+/* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
+static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
+
 /* Every script, as the functions of the remote shell. */
 static const struct {
     const char *name, *body;
@@ -1341,7 +1561,7 @@ static const struct {
     {"prop_write", write_script},     {"prop_remove", remove_script},
     {"prop_mkdir", mkdir_script},     {"prop_chattr", chattr_script},
     {"prop_symlink", symlink_script}, {"prop_pfstat", pfstat_script},
-    {"prop_pfread", pfread_script},
+    {"prop_pfread", pfread_script},   {"prop_run", prop_run_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -1411,16 +1631,25 @@ sh_down(ssh_tr *s)
     s->out_scan = s->err_scan = 0;
 }
 
-/* Send in[0..len) to the shell and wait for the answer. */
+/*
+ * Send in[0..len) to the shell and wait for the answer.  command: the line
+ * runs a command of the caller's through the run wrapper, which is stopped
+ * when the run is interrupted (other lines are only abandoned at a second
+ * request).
+ */
 static int
-sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what)
+sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what,
+            int command)
 {
     chan *c = &s->sh;
     long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
     size_t off = 0;
+    stopper st;
     int rc;
 
     memset(r, 0, sizeof *r);
+    memset(&st, 0, sizeof st);
+    st.command = command;
     r->code = -1;
     for (;;) {
         if (c->oom) {
@@ -1433,7 +1662,21 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
                 sh_down(s);
                 return prop_transport_fail(&s->base, "%s: out of memory", what);
             }
+            if (st.sent) {
+                stop_rest(s, &st);
+                rc = r->code;
+                prop_cmd_result_clear(r);
+                return prop_transport_fail(
+                    &s->base, "%s: interrupted: the command was stopped (exit status %d)", what,
+                    rc);
+            }
             return 0;
+        }
+        if (stop_check(s, &st, &c->out) != 0) {
+            /* The shell is busy with what did not end: drop it. */
+            sh_down(s);
+            return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
+                                       command ? "the command did not end" : "abandoned");
         }
         if (s->dead)
             return fail_lost(s, what);
@@ -1497,6 +1740,7 @@ sh_start(ssh_tr *s, const char *what)
     memcpy(s->mark, "prop-", 5);
     for (i = 0; i < sizeof rnd; i++)
         snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+    snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
     if (!(cmd = build_command(s, argv)))
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     rc = chan_open(s, &s->sh, cmd, what);
@@ -1506,7 +1750,8 @@ sh_start(ssh_tr *s, const char *what)
         return rc;
     }
     s->sh_up = 1;
-    if (sbuf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\n") < 0)
+    if (sbuf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
+        sbuf_adds(&b, s->pidmark) < 0 || sbuf_adds(&b, "\n") < 0)
         goto oom;
     for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
         if (sbuf_adds(&b, sh_functions[i].name) < 0 || sbuf_adds(&b, "() {\n") < 0 ||
@@ -1514,7 +1759,7 @@ sh_start(ssh_tr *s, const char *what)
             goto oom;
     if (sbuf_add_call(&b, s, ":", 1) < 0)
         goto oom;
-    rc = sh_exchange(s, b.p, b.len, &r, what);
+    rc = sh_exchange(s, b.p, b.len, &r, what, 0);
     free(b.p);
     if (rc)
         return rc;
@@ -1528,7 +1773,7 @@ oom:
 }
 
 static int
-sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what)
+sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
 {
     sbuf b = {0};
     int rc;
@@ -1543,7 +1788,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         free(b.p);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
-    rc = sh_exchange(s, b.p, b.len, r, what);
+    rc = sh_exchange(s, b.p, b.len, r, what, command);
     free(b.p);
     return rc;
 }
@@ -1826,7 +2071,7 @@ sshtr_lock(prop_transport *t)
     free(cmd);
     if (rc == 0)
         rc = chan_pump(s, &s->lock, NULL, 0, 0, "prop-locked\n", (long long)s->op_timeout * 1000,
-                       "lock");
+                       "lock", NULL);
     if (rc == 0 && s->lock.out.p && strstr(s->lock.out.p, "prop-locked\n")) {
         s->locked = 1;
         return 0;
@@ -2371,7 +2616,7 @@ sshtr_close_tr(prop_transport *t)
         /* The holder ends when its stdin does; wait for it so that the next
          * run finds the lock free. */
         if (!s->dead)
-            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock");
+            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock", NULL);
         chan_free(s, &s->lock);
         s->locked = 0;
     }
@@ -2518,6 +2763,21 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     if (authenticate(s, opts) != 0)
         return PROP_EUNREACHABLE;
 
+    /* The run wrapper's mark for commands on channels of their own (the
+     * remote shell makes a new one each time it starts). */
+    {
+        unsigned char rnd[16];
+        size_t i;
+
+        if (getentropy(rnd, sizeof rnd) != 0) {
+            prop_transport_fail(&s->base, "ssh: no random bytes: %s", strerror(errno));
+            return PROP_ERROR;
+        }
+        memcpy(s->mark, "prop-", 5);
+        for (i = 0; i < sizeof rnd; i++)
+            snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+        snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
+    }
     /* From now on libssh's own waits are bounded by the operation timeout. */
     timeout = s->op_timeout;
     if (set_opt(s, SSH_OPTIONS_TIMEOUT, &timeout, "timeout"))

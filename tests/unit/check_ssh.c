@@ -1766,6 +1766,174 @@ START_TEST(test_chattr)
 END_TEST
 
 /* ---------------------------------------------------------------------
+ * Interruption (prop_transport_set_interrupt): the remote command's
+ * process group is signalled through a second channel.
+ */
+static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
+static volatile sig_atomic_t STOPS_WANTED;
+
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    STOPS++;
+    if (STOPS < STOPS_WANTED)
+        alarm(1);
+}
+
+/* Raise the flag a second from now, n times a second apart. */
+static void
+stop_in_a_second(int n)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    STOPS = 0;
+    STOPS_WANTED = n;
+    alarm(1);
+}
+
+/* The pid in a file the command wrote (the target is this machine). */
+static pid_t
+pid_in(const char *file)
+{
+    int i;
+
+    for (i = 0; i < 1000; i++) {
+        char *text = slurp(file, NULL);
+        long pid = text ? atol(text) : 0;
+
+        free(text);
+        if (pid > 0)
+            return (pid_t)pid;
+        msleep(10);
+    }
+    ck_abort_msg("no pid in %s", file);
+    return 0;
+}
+
+/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
+static int
+ended(pid_t pid)
+{
+    char file[64], buf[512], *p;
+    int i;
+
+    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+
+        if (!f)
+            return 1;
+        p = fgets(buf, sizeof buf, f);
+        fclose(f);
+        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
+            return 1;
+        msleep(10);
+    }
+    return 0;
+}
+
+/* Run cmd (sh -c, $1 and $2 files for pids) interrupted; checks both pids ended. */
+static void
+interrupted_run(prop_transport *t, const char *dir, const char *cmd, size_t stdin_len)
+{
+    char p1[600], p2[600];
+    const char *argv[] = {"sh", "-c", cmd, "sh", p1, p2, NULL};
+    char *in = stdin_len ? calloc(1, stdin_len) : NULL;
+    prop_cmd_result r;
+    pid_t a, b;
+
+    FMT(p1, "%s/sh.pid", dir);
+    FMT(p2, "%s/sleep.pid", dir);
+    unlink(p1);
+    unlink(p2);
+    ck_assert_int_eq(prop_transport_run(t, argv, in, stdin_len, &r), PROP_ERROR);
+    free(in);
+    ck_assert_msg(strstr(prop_transport_error(t), "interrupted"), "%s", prop_transport_error(t));
+    prop_cmd_result_clear(&r);
+    a = pid_in(p1);
+    b = pid_in(p2);
+    ck_assert_msg(ended(a), "the command %ld still runs", (long)a);
+    ck_assert_msg(ended(b), "its child %ld still runs", (long)b);
+}
+
+#define SLEEPER "echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait"
+#define STUBBORN "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait"
+
+START_TEST(test_run_interrupted)
+{
+    prop_transport *t = connect_default();
+    const char *echo[] = {"sh", "-c", "echo ran >\"$1\"", "sh", NULL, NULL};
+    char dir[512], ran[600];
+    prop_cmd_result r;
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "interrupted");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, SLEEPER, 0);
+    /* Once interrupted, no command starts; files are still written. */
+    FMT(ran, "%s/ran", dir);
+    echo[4] = ran;
+    ck_assert_int_eq(prop_transport_run(t, echo, NULL, 0, &r), PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ne(stat(ran, &sb), 0);
+    OK(t, prop_transport_write(t, ran, "x", 1, NULL));
+    prop_transport_close(t);
+
+    /* Through a channel of its own (stdin too large for the shell). */
+    t = connect_default();
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, SLEEPER, (5u << 20) + 1);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_interrupted_grace)
+{
+    prop_transport *t = connect_default();
+    char dir[512];
+    double t0 = now_s();
+
+    test_dir(dir, sizeof dir, "interrupted-grace");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, STUBBORN, 0);
+    ck_assert_double_ge(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_interrupted_twice)
+{
+    prop_transport *t = connect_default();
+    const char *echo[] = {"echo", "the shell", NULL};
+    char dir[512];
+    double t0 = now_s();
+    prop_cmd_result r;
+
+    test_dir(dir, sizeof dir, "interrupted-twice");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(2);
+    interrupted_run(t, dir, STUBBORN, 0);
+    ck_assert_int_ge(STOPS, 2);
+    /* Both requests came within 2 s; the grace period would end at 1 s + grace. */
+    ck_assert_double_lt(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    /* The connection is still usable without the flag. */
+    prop_transport_set_interrupt(t, NULL, NULL);
+    OK(t, prop_transport_run(t, echo, NULL, 0, &r));
+    ck_assert_str_eq(r.out, "the shell\n");
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
  * Lock, failures.
  */
 START_TEST(test_lock)
@@ -1978,6 +2146,13 @@ ssh_suite(void)
     tcase_add_test(tc, test_chattr);
     tcase_add_test(tc, test_mkdir_failure_removes_it);
     tcase_add_test(tc, test_write_removes_stale);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("interrupt");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_run_interrupted);
+    tcase_add_test(tc, test_run_interrupted_grace);
+    tcase_add_test(tc, test_run_interrupted_twice);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("failures");

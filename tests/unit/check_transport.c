@@ -249,6 +249,99 @@ run(prop_transport *t, prop_cmd_result *r, const char *stdin_data, size_t len, .
 
 #define RUN(t, r, ...) run(t, r, NULL, 0, __VA_ARGS__, (const char *)NULL)
 
+/* ---- interruption (prop_transport_set_interrupt) ---- */
+
+static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
+static volatile sig_atomic_t STOPS_WANTED;
+
+/* SIGALRM: one more request to stop, and another a second later while more are wanted. */
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    STOPS++;
+    if (STOPS < STOPS_WANTED)
+        alarm(1);
+}
+
+/* Raise the flag a second from now, n times a second apart. */
+static void
+stop_in_a_second(int n)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    STOPS = 0;
+    STOPS_WANTED = n;
+    alarm(1);
+}
+
+static void
+pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double
+seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The pid in a file the command wrote, waiting for it (10 s at most). */
+static pid_t
+pid_in(const char *file)
+{
+    int i;
+
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+        long pid = 0;
+
+        if (f) {
+            int ok = fscanf(f, "%ld", &pid) == 1;
+
+            fclose(f);
+            if (ok && pid > 0)
+                return (pid_t)pid;
+        }
+        pause_ms(10);
+    }
+    ck_abort_msg("no pid in %s", file);
+    return 0;
+}
+
+/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
+static int
+ended(pid_t pid)
+{
+    char file[64], buf[512], *p;
+    int i;
+
+    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+
+        if (!f)
+            return 1;
+        p = fgets(buf, sizeof buf, f);
+        fclose(f);
+        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
+            return 1;
+        pause_ms(10);
+    }
+    return 0;
+}
+
 /* ---- commands ---- */
 
 START_TEST(test_names)
@@ -469,6 +562,127 @@ START_TEST(test_run_closes_fds)
     prop_cmd_result_clear(&r);
     ck_assert_int_eq(close(57), 0);
     ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+/*
+ * A run interrupted (the flag raised a second after the command started):
+ * the command's whole process group gets SIGTERM, the call fails with
+ * "interrupted", and nothing of it is left running.
+ */
+START_TEST(test_run_interrupted)
+{
+    prop_cmd_result r;
+    pid_t sh, sl;
+    int rc;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    rc = RUN(T, &r, "sh", "-c", "echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+             P("sh.pid"), P("sleep.pid"));
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    ck_assert_int_eq(r.code, -1);
+    prop_cmd_result_clear(&r);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert_msg(ended(sh), "the command %ld still runs", (long)sh);
+    ck_assert_msg(ended(sl), "its child %ld still runs", (long)sl);
+    /* Once interrupted, no command starts. */
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c", "echo ran >\"$1\"", "sh", P("ran")), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ne(access(P("ran"), F_OK), 0);
+    /* Files are still written. */
+    ck_assert_int_eq(prop_transport_write(T, P("f"), "x", 1, NULL), PROP_OK);
+}
+END_TEST
+
+/* A command that ignores SIGTERM gets SIGKILL after the grace period. */
+START_TEST(test_run_interrupted_grace)
+{
+    prop_cmd_result r;
+    double t0 = seconds();
+    pid_t sh, sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+                         P("sh.pid"), P("sleep.pid")),
+                     PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    prop_cmd_result_clear(&r);
+    ck_assert_double_ge(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert(ended(sh));
+    ck_assert(ended(sl));
+}
+END_TEST
+
+/* A second request does not wait for the grace period: SIGKILL at once. */
+START_TEST(test_run_interrupted_twice)
+{
+    prop_cmd_result r;
+    double t0 = seconds();
+    pid_t sh, sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(2);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+                         P("sh.pid"), P("sleep.pid")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ge(STOPS, 2);
+    /* Both requests came within 2 s; the grace period would end at 1 s + grace. */
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert(ended(sh));
+    ck_assert(ended(sl));
+}
+END_TEST
+
+/*
+ * What is left of the command's process group when the command ends (here
+ * a child that ignores SIGTERM and holds none of its pipes) is killed too.
+ */
+START_TEST(test_run_interrupted_group_left)
+{
+    prop_cmd_result r;
+    pid_t sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "(trap '' TERM; exec sleep 600) >/dev/null 2>&1 & echo $! >\"$1\"; wait",
+                         "sh", P("sleep.pid")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    sl = pid_in(P("sleep.pid"));
+    ck_assert_msg(ended(sl), "%ld still runs", (long)sl);
+}
+END_TEST
+
+/* The signal prop got is the one passed on. */
+START_TEST(test_run_interrupted_signal)
+{
+    static volatile sig_atomic_t sig = SIGINT;
+    prop_cmd_result r;
+    char *got;
+
+    prop_transport_set_interrupt(T, &STOPS, &sig);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap 'echo INT >\"$1\"; exit 3' INT; sleep 600 & wait; wait", "sh",
+                         P("got")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    got = get(P("got"), NULL);
+    ck_assert_str_eq(got, "INT\n");
+    free(got);
 }
 END_TEST
 
@@ -1324,6 +1538,11 @@ transport_suite(void)
     tcase_add_test(tc, test_run_environment);
     tcase_add_test(tc, test_run_closes_fds);
     tcase_add_test(tc, test_run_bad_args);
+    tcase_add_test(tc, test_run_interrupted);
+    tcase_add_test(tc, test_run_interrupted_grace);
+    tcase_add_test(tc, test_run_interrupted_twice);
+    tcase_add_test(tc, test_run_interrupted_signal);
+    tcase_add_test(tc, test_run_interrupted_group_left);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("files");
