@@ -66,6 +66,19 @@ typedef struct local_transport {
     } names[8];
     unsigned next_name;
     struct stat db_seen[2]; /* /etc/passwd and /etc/group when the names were cached */
+    /*
+     * What remove_stale() found in the directory it read last: the entries
+     * named as temporary files (of any path), read once for all the writes
+     * in that directory until a command runs (base.changes).
+     */
+    char *stale_dir;
+    struct stale_entry {
+        char *name;
+        int link;
+        uid_t uid;
+    } * stale;
+    size_t nstale;
+    unsigned long stale_changes;
 } local_transport;
 
 static local_transport *
@@ -642,15 +655,15 @@ temp_prefix(local_transport *lt, const char *op, const char *path, const char *d
 /* Six letters that make a temporary name unlikely to be taken. */
 static void random_suffix(char *s);
 
-/* Is name the prefix from temp_prefix() (its last component) and six letters or digits? */
+/* Six letters or digits after "X.prop-", a name a temporary file of any path may have. */
 static int
-is_temp_name(const char *name, const char *prefix, size_t plen)
+is_temp_name(const char *name)
 {
-    size_t i;
+    size_t n = strlen(name), i;
 
-    if (strncmp(name, prefix, plen) != 0 || strlen(name) != plen + 6)
+    if (n < 1 + 1 + 6 + 6 || name[0] != '.' || memcmp(name + n - 12, ".prop-", 6) != 0)
         return 0;
-    for (i = plen; i < plen + 6; i++) {
+    for (i = n - 6; i < n; i++) {
         char c = name[i];
 
         if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
@@ -659,23 +672,33 @@ is_temp_name(const char *name, const char *prefix, size_t plen)
     return 1;
 }
 
-/*
- * Remove what a write (links = 0: regular files) or a symlink (links = 1:
- * symbolic links) of base in dir left behind when the process was killed:
- * entries named as temp_prefix() names them, owned by the user prop runs
- * as or by uid.  Best effort: nothing here fails the operation.
- */
 static void
-remove_stale(const char *dir, const char *base, int links, uid_t uid)
+stale_forget(local_transport *lt)
 {
-    char prefix[220];
-    struct dirent *e;
-    DIR *d;
-    int dfd, n;
+    size_t i;
 
-    n = snprintf(prefix, sizeof prefix, ".%.200s.prop-", base);
-    if (n < 0 || (size_t)n >= sizeof prefix)
+    for (i = 0; i < lt->nstale; i++)
+        free(lt->stale[i].name);
+    free(lt->stale);
+    free(lt->stale_dir);
+    lt->stale = NULL;
+    lt->stale_dir = NULL;
+    lt->nstale = 0;
+}
+
+/* Read dir's temporary-looking entries into lt->stale (on failure: none). */
+static void
+stale_scan(local_transport *lt, const char *dir)
+{
+    struct dirent *e;
+    size_t cap = 0;
+    DIR *d;
+    int dfd;
+
+    stale_forget(lt);
+    if (!(lt->stale_dir = strdup(dir)))
         return;
+    lt->stale_changes = lt->base.changes;
     do
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     while (dfd < 0 && errno == EINTR);
@@ -687,17 +710,65 @@ remove_stale(const char *dir, const char *base, int links, uid_t uid)
     }
     while ((e = readdir(d)) != NULL) {
         struct stat st;
+        struct stale_entry *ns;
 
-        if (!is_temp_name(e->d_name, prefix, (size_t)n) ||
-            fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        if (!is_temp_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             continue;
-        if (links ? !S_ISLNK(st.st_mode) : !S_ISREG(st.st_mode))
-            continue;
-        if (st.st_uid != geteuid() && st.st_uid != uid)
-            continue;
-        (void)unlinkat(dfd, e->d_name, 0);
+        if (lt->nstale == cap) {
+            cap = cap ? 2 * cap : 8;
+            if (!(ns = realloc(lt->stale, cap * sizeof *ns)))
+                break;
+            lt->stale = ns;
+        }
+        if (!(lt->stale[lt->nstale].name = strdup(e->d_name)))
+            break;
+        lt->stale[lt->nstale].link = S_ISLNK(st.st_mode);
+        lt->stale[lt->nstale].uid = st.st_uid;
+        lt->nstale++;
     }
     (void)closedir(d);
+}
+
+/*
+ * Remove what a write (links = 0: regular files) or a symlink (links = 1:
+ * symbolic links) of base in dir left behind when the process was killed:
+ * entries named as temp_prefix() names them, owned by the user prop runs
+ * as or by uid.  The directory is read once for all the writes in it (see
+ * local_transport); each entry is checked again before it goes.  Best
+ * effort: nothing here fails the operation.
+ */
+static void
+remove_stale(local_transport *lt, const char *dir, const char *base, int links, uid_t uid)
+{
+    char prefix[220];
+    size_t i, plen;
+    int n;
+
+    n = snprintf(prefix, sizeof prefix, ".%.200s.prop-", base);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return;
+    plen = (size_t)n;
+    if (!lt->stale_dir || strcmp(lt->stale_dir, dir) != 0 || lt->stale_changes != lt->base.changes)
+        stale_scan(lt, dir);
+    for (i = 0; i < lt->nstale; i++) {
+        struct stale_entry *e = &lt->stale[i];
+        char path[PATH_MAX];
+        struct stat st;
+
+        if (strlen(e->name) != plen + 6 || strncmp(e->name, prefix, plen) != 0 ||
+            e->link != links || (e->uid != geteuid() && e->uid != uid))
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->name) >= (int)sizeof path)
+            continue;
+        /* Still that entry? */
+        if (lstat(path, &st) == 0 && (links ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode)) &&
+            st.st_uid == e->uid)
+            (void)unlink(path);
+        free(e->name);
+        *e = lt->stale[--lt->nstale];
+        i--;
+    }
 }
 
 /*
@@ -840,7 +911,7 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
 
     if ((rc = temp_prefix(lt, "write", path, dir, base, tmp)) != PROP_OK)
         return rc;
-    remove_stale(dir, base, 0, uid != (uid_t)-1 ? uid : geteuid());
+    remove_stale(lt, dir, base, 0, uid != (uid_t)-1 ? uid : geteuid());
     /*
      * Unnamed while it is written (nothing is left if prop is killed), and
      * linked under the temporary name only once it is complete, just before
@@ -1053,7 +1124,7 @@ l_symlink(prop_transport *t, const char *target, const char *link)
         return prop_transport_fail(t, "symlink %s: it is a directory", link);
     if ((rc = temp_prefix(lt, "symlink", link, dir, base, tmp)) != PROP_OK)
         return rc;
-    remove_stale(dir, base, 1, geteuid());
+    remove_stale(lt, dir, base, 1, geteuid());
     n = strlen(tmp);
     for (tries = 0;; tries++) {
         random_suffix(tmp + n);
@@ -1749,6 +1820,7 @@ l_close(prop_transport *t)
         }
         (void)close(lt->lock_fd);
     }
+    stale_forget(lt);
     free(lt->lock_path);
     free(lt->root);
     free(lt);

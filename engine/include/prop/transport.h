@@ -192,7 +192,8 @@ int prop_transport_read(prop_transport *t, const char *path, char **data, size_t
  * exactly ".NAME.prop-" and six letters or digits, NAME being path's last
  * component (its first 200 bytes), owned by the user prop runs as or by
  * the owner the file is given.  A symlink removes stale links of that
- * naming the same way.
+ * naming the same way.  (The local transport reads a directory once for
+ * all its writes there until a command runs; SSH looks each time.)
  */
 int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                          const prop_file_attrs *attrs);
