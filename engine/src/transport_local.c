@@ -1599,6 +1599,22 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             close_fd(err);
             break;
         }
+        if (*stopped) {
+            siginfo_t si;
+
+            /* Signalled and ended (still to be reaped, so its pid is
+             * still its group's): what is left of the group, which may
+             * hold the pipes, goes at once. */
+            si.si_pid = 0;
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == pid) {
+                (void)kill(-pid, SIGKILL);
+                close_fd(in);
+                close_fd(out);
+                close_fd(err);
+                break;
+            }
+        }
         for (i = 0; i < 3; i++) {
             pf[i].fd = *fds[i]; /* poll ignores negative fds */
             pf[i].events = i == 0 ? POLLOUT : POLLIN;
