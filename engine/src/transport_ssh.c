@@ -458,14 +458,15 @@ chan_write_some(chan *c, const char *in, size_t len, size_t *off)
 
 /*
  * Let libssh handle what arrives (callbacks fill the buffers) for up to
- * half a second; the failure when the deadline of an operation of
- * timeout_ms has passed (the session is then closed) or the connection is
- * lost, else 0.
+ * half a second (100 ms when the run may be interrupted); the failure when the deadline of an
+ * operation of timeout_ms has passed (the session is then closed) or the connection is lost, else
+ * 0.
  */
 static int
 wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what)
 {
     long long left = deadline - now_ms();
+    int slice = s->base.intr ? 100 : 500;
 
     if (left <= 0) {
         char why[128];
@@ -476,7 +477,8 @@ wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *wha
                                    "%s: timed out after %lld s; the connection to %s@%s is closed",
                                    what, (timeout_ms + 999) / 1000, s->user, s->hostport);
     }
-    if (ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left) == SSH_ERROR) {
+    /* In slices, so that an interruption is seen within 100 ms. */
+    if (ssh_event_dopoll(s->event, left > slice ? slice : (int)left) == SSH_ERROR) {
         mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
         return fail_lost(s, what);
     }
