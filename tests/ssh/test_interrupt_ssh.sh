@@ -5,10 +5,10 @@
 # "remote" machine is this one: the remote commands write their pids in
 # the scratch directory, and the test checks that they are gone.
 #
-#   1. SIGTERM, SIGINT during a remote command: its process group is
-#      signalled through a second channel, the property is "interrupted",
-#      prop exits 130, nothing is left running on the target, the lock is
-#      released and the next run converges;
+#   1. SIGTERM, SIGINT (and timeout(1)) during a remote command: its
+#      process group is signalled through a second channel, the property
+#      is "interrupted", prop exits 130, nothing is left running on the
+#      target, the lock is released and the next run converges;
 #   2. a command that ignores SIGTERM: SIGKILL after the grace period, or
 #      at once at a second signal;
 #   3. two hosts with -j 2: the parent passes the signal on to its jobs;
@@ -155,6 +155,24 @@ signal_run term "$TMP/sleep.lua" "$R/web.sleep.pid" TERM
 interrupted term "$TMP/sleep.lua" web
 signal_run int "$TMP/sleep.lua" "$R/web.sleep.pid" INT
 interrupted int "$TMP/sleep.lua" web
+
+# timeout(1) signals prop and then its whole process group: one request.
+OUT="$TMP/timeout.out"
+rm -f "$R"/*.pid
+touch "$R/hold"
+rc=0
+timeout -k "$WATCHDOG" --preserve-status -s TERM 3 "$PROP" run "$TMP/sleep.lua" >"$OUT" 2>&1 || rc=$?
+rm -f "$R/hold"
+same "timeout: exit 130" "$rc" 130
+for pid in "$R"/web.*.pid; do
+  [[ -e "$pid" ]] || continue
+  check "timeout: $(basename "$pid" .pid) is gone on the target" ended "$(cat "$pid")"
+done
+check "timeout: the next property did not run" test ! -e "$R/web.after"
+rm -f "$R"/*.pid
+run_prop "$TMP/timeout.again" run "$TMP/sleep.lua"
+same "timeout: the next run converges" "$rc" 0
+rm -f "$R/web.after" "$R/web.slept"
 
 echo "---- 2. a command that ignores SIGTERM"
 signal_run grace "$TMP/stubborn.lua" "$R/web.sleep.pid" TERM
