@@ -69,13 +69,46 @@ typedef struct host_run {
     struct outcome *oc;   /* the host's counts */
 } host_run;
 
-static volatile sig_atomic_t stop_requested;
+/*
+ * SIGINT and SIGTERM stop the run.  stop_requested counts them: the Lua
+ * hook (ctx->interrupt) and the transports (prop_transport_set_interrupt)
+ * read it, and a second one stops a running command at once; stop_signal
+ * is the last, passed on to that command.  A job of a parallel run gets
+ * its parent's signals passed on, and may get the same signal straight
+ * too (Ctrl-C on a terminal, timeout(1)): that is one request, not two,
+ * so a job counts the signals from its parent and from elsewhere apart
+ * and takes the larger count.
+ */
+static volatile sig_atomic_t stop_requested, stop_signal;
+static volatile sig_atomic_t in_job, from_parent, from_others;
 
 static void
-on_signal(int sig)
+on_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
-    stop_requested++;
+    /* The last signal counted (SIGINT and SIGTERM are blocked in here). */
+    static long long last_ms;
+    static pid_t last_pid;
+    static int last_sig;
+    struct timespec ts;
+    long long ms;
+    pid_t from = si && si->si_code == SI_USER ? si->si_pid : 0;
+
+    (void)uc;
+    /* timeout(1) sends its signal to prop, then to its process group,
+     * prop included: the same signal from the same sender at once is one
+     * request, not a second. */
+    ms = clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? ts.tv_sec * 1000LL + ts.tv_nsec / 1000000 : 0;
+    if (sig == last_sig && from == last_pid && ms - last_ms < 100)
+        return;
+    last_sig = sig;
+    last_pid = from;
+    last_ms = ms;
+    stop_signal = sig;
+    if (in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
+        from_parent++;
+    else
+        from_others++;
+    stop_requested = from_parent > from_others ? from_parent : from_others;
 }
 
 static int
@@ -129,6 +162,8 @@ result_color(prop_result r)
         return "\033[33m";
     case PROP_RESULT_FAILED:
         return "\033[1;31m";
+    case PROP_RESULT_INTERRUPTED:
+        return "\033[1;35m";
     }
     return "";
 }
@@ -156,6 +191,10 @@ call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, c
     lua_State *L = hr->ctx->L;
     int base;
 
+    if (want_stop(NULL)) { /* interrupted: nothing more starts */
+        *msg = strdup("interrupted");
+        return -1;
+    }
     lua_pushcfunction(L, leaf_msgh);
     base = lua_gettop(L);
     lua_pushvalue(L, fn_idx);
@@ -276,6 +315,8 @@ ensure_leaf(void *ud, const prop_node *leaf, char **msg)
 done:
     hr->sys.mode = LSYS_APPLY;
     hr->sys.claims_of = NULL;
+    if (r == PROP_RESULT_FAILED && want_stop(NULL))
+        r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;
 }
@@ -381,7 +422,8 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
 {
     prop_kind k = prop_node_kind(n);
 
-    if (k == PROP_INFO)
+    /* An interrupted property is counted with those not run. */
+    if (k == PROP_INFO || r == PROP_RESULT_INTERRUPTED)
         return;
     /* A composite counts when it decided on its own (msg is its reason):
      * a failure of its own, an only_if that ensured nothing. */
@@ -783,6 +825,7 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     char why[1200] = "", suite[64], arch[64];
     prop_os_set os;
     items it = {NULL, 0, 0};
+    prop_result r;
     size_t i, n = prop_host_nprops(h);
     double t0 = now_ms();
     int top = lua_gettop(L);
@@ -812,6 +855,8 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         oc->unreachable = 1;
         goto out;
     }
+    /* A signal stops the command running (transport.h). */
+    prop_transport_set_interrupt(t, ctx->interrupt, &stop_signal);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->unreachable = 1;
@@ -845,7 +890,12 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         /* os.*, connect.*, ipv4...: facts for the run, nothing to ensure. */
         if (prop_node_info_only(p))
             continue;
-        (void)prop_exec_node(p, os, 0, &ops, &hr);
+        r = prop_exec_node(p, os, 0, &ops, &hr);
+        if (r == PROP_RESULT_INTERRUPTED) { /* counted with those not run */
+            oc->stopped = 1;
+            oc->skipped = (unsigned)(it.n - i);
+            break;
+        }
     }
     lsys_retire(L, hr.sys_idx);
 out:
@@ -931,6 +981,7 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
     }
     if (c->pid == 0) {
         outcome oc;
+        in_job = 1;
         close(p[0]);
         if (dup2(p[1], STDOUT_FILENO) < 0)
             _exit(EXIT_FAILED);
@@ -955,7 +1006,7 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
     size_t *which = calloc((size_t)o->jobs, sizeof *which);
     struct pollfd *pf = calloc((size_t)o->jobs, sizeof *pf);
     size_t next = 0, running = 0;
-    int k;
+    int k, forwarded = 0;
 
     if (!kids || !which || !pf) {
         size_t i;
@@ -979,12 +1030,18 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
         }
         if (running == 0)
             break;
+        /* Pass SIGINT and SIGTERM on to the jobs (see on_signal). */
+        for (; forwarded < stop_requested; forwarded++)
+            for (k = 0; k < o->jobs; k++)
+                if (kids[k].pid > 0)
+                    (void)kill(kids[k].pid, stop_signal);
         for (k = 0; k < o->jobs; k++) {
             pf[k].fd = kids[k].pid > 0 ? kids[k].fd : -1;
             pf[k].events = POLLIN;
             pf[k].revents = 0;
         }
-        if (poll(pf, (nfds_t)o->jobs, -1) < 0) {
+        /* A signal between the check above and poll: seen 250 ms later. */
+        if (poll(pf, (nfds_t)o->jobs, stop_requested > forwarded ? 0 : 250) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -1175,10 +1232,15 @@ run_run(int argc, char **argv)
             hosts[nhosts++] = prop_site_host(ctx->site, k);
 
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* Lua code running (check, apply) stops at the next count hook. */
+    ctx->interrupt = &stop_requested;
     if (nhosts > 1 && o.jobs > 1) {
         run_parallel(ctx, &o, hosts, nhosts, o.site.color_out, ocs);
     } else {

@@ -120,8 +120,9 @@ typedef struct lprop_ctx {
      * REPL): like a spent budget, pcall and xpcall raise it again.  Cleared
      * by lprop_budget_reset. */
     const char *stop;
-    /* When set and non-zero (the REPL's SIGINT flag): work counted in C
-     * (pattern matching) stops as "interrupted", as the hook would. */
+    /* When set and non-zero (the REPL's SIGINT flag, prop run's count of
+     * SIGINT and SIGTERM): Lua code stops at the count hook, and work
+     * counted in C (pattern matching) too, as "interrupted". */
     volatile sig_atomic_t *interrupt;
 } lprop_ctx;
 

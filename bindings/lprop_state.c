@@ -324,6 +324,11 @@ count_hook(lua_State *L, lua_Debug *ar)
 {
     lprop_ctx *ctx = lprop_getctx(L);
 
+    if (ctx->interrupt != NULL && *ctx->interrupt) { /* prop run's SIGINT/SIGTERM */
+        ctx->stop = "interrupted";
+        lua_pushstring(L, ctx->stop);
+        lua_error(L);
+    }
     charge_instructions(ctx, HOOK_PERIOD);
     note_place(ctx, L, ar);
     if (ctx->instructions > ctx->limits.max_instructions) {

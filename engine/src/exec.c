@@ -28,6 +28,8 @@ prop_result_name(prop_result r)
         return "changed";
     case PROP_RESULT_FAILED:
         return "failed";
+    case PROP_RESULT_INTERRUPTED:
+        return "interrupted";
     }
     return "?";
 }
@@ -78,14 +80,14 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         break;
     case PROP_REQUIRES:
         r = prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud);
-        if (r != PROP_RESULT_FAILED)
+        if (r < PROP_RESULT_FAILED)
             r = prop_result_combine(r, prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud));
-        else
+        else if (r == PROP_RESULT_FAILED)
             why = "a requirement failed";
         break;
     case PROP_BEFORE:
         r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
-        if (r != PROP_RESULT_FAILED)
+        if (r < PROP_RESULT_FAILED)
             r = prop_result_combine(r, prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud));
         break;
     case PROP_ON_CHANGE:
@@ -121,7 +123,7 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         }
         break;
     case PROP_PROPS:
-        for (i = 0; i < n->nchildren; i++)
+        for (i = 0; i < n->nchildren && r != PROP_RESULT_INTERRUPTED; i++)
             r = prop_result_combine(r, prop_exec_node(node_children(n)[i], os, depth + 1, ops, ud));
         break;
     case PROP_DESCRIBE:
@@ -136,7 +138,8 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
             why = "its only_if test does not hold: not ensured";
             break;
         default:
-            r = PROP_RESULT_FAILED;
+            /* A test stopped by a signal is interrupted, not failed. */
+            r = ops->stop && ops->stop(ud) ? PROP_RESULT_INTERRUPTED : PROP_RESULT_FAILED;
             why = msg ? msg : "its only_if test failed";
             break;
         }
@@ -165,6 +168,12 @@ prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud, prop_exec
             break;
         }
         r = prop_exec_node(prop_host_prop(h, i), os, 0, ops, ud);
+        if (r == PROP_RESULT_INTERRUPTED) {
+            sum->stopped = 1;
+            sum->skipped = (unsigned)(n - i);
+            all = r;
+            break;
+        }
         if (r == PROP_RESULT_OK)
             sum->ok++;
         else if (r == PROP_RESULT_CHANGED)

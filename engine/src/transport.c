@@ -2,6 +2,7 @@
  * transport.c - the public transport functions: argument checks, then
  * the implementation's operation (see transport_impl.h).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,6 +36,30 @@ prop_transport_close(prop_transport *t)
 {
     if (t)
         t->ops->close(t);
+}
+
+void
+prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *flag,
+                             const volatile sig_atomic_t *signo)
+{
+    if (t) {
+        t->intr = flag;
+        t->intr_sig = signo;
+    }
+}
+
+int
+prop_transport_stops(const prop_transport *t)
+{
+    return t && t->intr ? (int)*t->intr : 0;
+}
+
+int
+prop_transport_stop_signal(const prop_transport *t)
+{
+    int sig = t && t->intr_sig ? (int)*t->intr_sig : 0;
+
+    return sig > 0 && sig < 65 ? sig : SIGTERM;
 }
 
 const char *

@@ -36,7 +36,14 @@ struct prop_transport {
      * stale.  A file operation makes stale what it touches; an
      * implementation that fetches ahead sees to that itself. */
     unsigned long changes;
+    /* See prop_transport_set_interrupt(); NULL when not set. */
+    const volatile sig_atomic_t *intr, *intr_sig;
 };
+
+/* How many times the run was asked to stop (0: it was not). */
+int prop_transport_stops(const prop_transport *t);
+/* The signal to pass on to an interrupted command. */
+int prop_transport_stop_signal(const prop_transport *t);
 
 /* Record the reason of a failure in t->err; returns PROP_ERROR. */
 int prop_transport_fail(prop_transport *t, const char *fmt, ...)

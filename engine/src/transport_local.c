@@ -18,8 +18,9 @@
  * with "NAME: command not found" (or the reason) both as the transport's
  * error and in the result's err.
  */
-#define _DEFAULT_SOURCE /* flock, chroot, syscall */
+#define _GNU_SOURCE /* flock, chroot, syscall, O_TMPFILE, AT_EMPTY_PATH */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -65,6 +66,19 @@ typedef struct local_transport {
     } names[8];
     unsigned next_name;
     struct stat db_seen[2]; /* /etc/passwd and /etc/group when the names were cached */
+    /*
+     * What remove_stale() found in the directory it read last: the entries
+     * named as temporary files (of any path), read once for all the writes
+     * in that directory until a command runs (base.changes).
+     */
+    char *stale_dir;
+    struct stale_entry {
+        char *name;
+        int link;
+        uid_t uid;
+    } * stale;
+    size_t nstale;
+    unsigned long stale_changes;
 } local_transport;
 
 static local_transport *
@@ -638,6 +652,185 @@ temp_prefix(local_transport *lt, const char *op, const char *path, const char *d
     return PROP_OK;
 }
 
+/* Six letters that make a temporary name unlikely to be taken. */
+static void random_suffix(char *s);
+
+/* Six letters or digits after "X.prop-", a name a temporary file of any path may have. */
+static int
+is_temp_name(const char *name)
+{
+    size_t n = strlen(name), i;
+
+    if (n < 1 + 1 + 6 + 6 || name[0] != '.' || memcmp(name + n - 12, ".prop-", 6) != 0)
+        return 0;
+    for (i = n - 6; i < n; i++) {
+        char c = name[i];
+
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+static void
+stale_forget(local_transport *lt)
+{
+    size_t i;
+
+    for (i = 0; i < lt->nstale; i++)
+        free(lt->stale[i].name);
+    free(lt->stale);
+    free(lt->stale_dir);
+    lt->stale = NULL;
+    lt->stale_dir = NULL;
+    lt->nstale = 0;
+}
+
+/* Read dir's temporary-looking entries into lt->stale (on failure: none). */
+static void
+stale_scan(local_transport *lt, const char *dir)
+{
+    struct dirent *e;
+    size_t cap = 0;
+    DIR *d;
+    int dfd;
+
+    stale_forget(lt);
+    if (!(lt->stale_dir = strdup(dir)))
+        return;
+    lt->stale_changes = lt->base.changes;
+    do
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (dfd < 0 && errno == EINTR);
+    if (dfd < 0)
+        return;
+    if (!(d = fdopendir(dfd))) {
+        (void)close(dfd);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        struct stale_entry *ns;
+
+        if (!is_temp_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+            continue;
+        if (lt->nstale == cap) {
+            cap = cap ? 2 * cap : 8;
+            if (!(ns = realloc(lt->stale, cap * sizeof *ns)))
+                break;
+            lt->stale = ns;
+        }
+        if (!(lt->stale[lt->nstale].name = strdup(e->d_name)))
+            break;
+        lt->stale[lt->nstale].link = S_ISLNK(st.st_mode);
+        lt->stale[lt->nstale].uid = st.st_uid;
+        lt->nstale++;
+    }
+    (void)closedir(d);
+}
+
+/*
+ * Remove what a write (links = 0: regular files) or a symlink (links = 1:
+ * symbolic links) of base in dir left behind when the process was killed:
+ * entries named as temp_prefix() names them, owned by the user prop runs
+ * as or by uid.  The directory is read once for all the writes in it (see
+ * local_transport); each entry is checked again before it goes.  Best
+ * effort: nothing here fails the operation.
+ */
+static void
+remove_stale(local_transport *lt, const char *dir, const char *base, int links, uid_t uid)
+{
+    char prefix[220];
+    size_t i, plen;
+    int n;
+
+    n = snprintf(prefix, sizeof prefix, ".%.200s.prop-", base);
+    if (n < 0 || (size_t)n >= sizeof prefix)
+        return;
+    plen = (size_t)n;
+    if (!lt->stale_dir || strcmp(lt->stale_dir, dir) != 0 || lt->stale_changes != lt->base.changes)
+        stale_scan(lt, dir);
+    for (i = 0; i < lt->nstale; i++) {
+        struct stale_entry *e = &lt->stale[i];
+        char path[PATH_MAX];
+        struct stat st;
+
+        if (strlen(e->name) != plen + 6 || strncmp(e->name, prefix, plen) != 0 ||
+            e->link != links || (e->uid != geteuid() && e->uid != uid))
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->name) >= (int)sizeof path)
+            continue;
+        /* Still that entry? */
+        if (lstat(path, &st) == 0 && (links ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode)) &&
+            st.st_uid == e->uid)
+            (void)unlink(path);
+        free(e->name);
+        *e = lt->stale[--lt->nstale];
+        i--;
+    }
+}
+
+/*
+ * A file without a name in dir, for writing (Linux's O_TMPFILE): the fd,
+ * -1 when the system or the file system cannot make one (then a named
+ * temporary file is used), or -2 with errno set on another failure.
+ */
+static int
+open_unnamed(const char *dir)
+{
+#ifdef O_TMPFILE
+    int fd;
+
+    do
+        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    while (fd < 0 && errno == EINTR);
+    if (fd >= 0)
+        return fd;
+    if (errno == EISDIR || errno == EOPNOTSUPP || errno == EINVAL)
+        return -1;
+    return -2;
+#else
+    (void)dir;
+    return -1;
+#endif
+}
+
+/*
+ * Give the unnamed file fd the name tmp + a random suffix (tmp ends in
+ * the prefix; the suffix is written after it).  0 or errno.
+ */
+static int
+link_unnamed(int fd, char *tmp)
+{
+#if defined(AT_EMPTY_PATH) && defined(O_TMPFILE)
+    size_t n = strlen(tmp);
+    char proc[64];
+    int tries, e;
+
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    for (tries = 0; tries < 100; tries++) {
+        random_suffix(tmp + n);
+        /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
+        if (linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)
+            return 0;
+        e = errno;
+        if (e != EEXIST) {
+            if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+                return 0;
+            e = errno;
+        }
+        if (e != EEXIST)
+            return e;
+    }
+    return EEXIST;
+#else
+    (void)fd;
+    (void)tmp;
+    return ENOSYS;
+#endif
+}
+
 static int
 l_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
@@ -690,7 +883,7 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
     uid_t uid;
     gid_t gid;
     mode_t mode = 0644;
-    int fd, rc, e;
+    int fd, rc, e, unnamed = 0;
 
     forget_names(lt); /* it may be writing an account database */
     if (lt->broken)
@@ -718,12 +911,25 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
 
     if ((rc = temp_prefix(lt, "write", path, dir, base, tmp)) != PROP_OK)
         return rc;
-    strcat(tmp, "XXXXXX");
-    fd = mkstemp(tmp);
-    if (fd < 0)
+    remove_stale(lt, dir, base, 0, uid != (uid_t)-1 ? uid : geteuid());
+    /*
+     * Unnamed while it is written (nothing is left if prop is killed), and
+     * linked under the temporary name only once it is complete, just before
+     * the rename.  Elsewhere, a named temporary file from the start.
+     */
+    fd = open_unnamed(dir);
+    if (fd == -2)
         return parent_error(lt, "write", path, errno);
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || (e = write_all(fd, data, len)) != 0 ||
-        fstat(fd, &tst) != 0)
+    unnamed = fd >= 0;
+    if (!unnamed) {
+        strcat(tmp, "XXXXXX");
+        fd = mkstemp(tmp);
+        if (fd < 0)
+            return parent_error(lt, "write", path, errno);
+        if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+            goto fail;
+    }
+    if ((e = write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
         goto fail;
     if (uid == tst.st_uid)
         uid = (uid_t)-1;
@@ -734,6 +940,13 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
         goto fail;
     if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
         goto fail;
+    if (unnamed) {
+        if ((e = link_unnamed(fd, tmp)) != 0) {
+            (void)close(fd);
+            return fail_errno(lt, "write", path, e);
+        }
+        unnamed = 0; /* named now: removed on failure */
+    }
     rc = close(fd);
     fd = -1;
     if (rc != 0 && errno != EINTR)
@@ -749,7 +962,8 @@ fail:
     e = errno;
     if (fd >= 0)
         (void)close(fd);
-    (void)unlink(tmp);
+    if (!unnamed)
+        (void)unlink(tmp);
     return fail_errno(lt, "write", path, e);
 }
 
@@ -864,7 +1078,6 @@ l_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
     return PROP_OK;
 }
 
-/* Six letters that make a temporary name unlikely to be taken. */
 static void
 random_suffix(char *s)
 {
@@ -911,6 +1124,7 @@ l_symlink(prop_transport *t, const char *target, const char *link)
         return prop_transport_fail(t, "symlink %s: it is a directory", link);
     if ((rc = temp_prefix(lt, "symlink", link, dir, base, tmp)) != PROP_OK)
         return rc;
+    remove_stale(lt, dir, base, 1, geteuid());
     n = strlen(tmp);
     for (tries = 0;; tries++) {
         random_suffix(tmp + n);
@@ -1147,6 +1361,9 @@ static void __attribute__((noreturn)) child_exec(const child_args *c)
     long fd;
     int rfd = c->report;
 
+    /* A session, so a process group, of its own: an interruption signals
+     * the group (see pump), and no terminal is there to read from. */
+    (void)setsid();
     (void)signal(SIGPIPE, SIG_DFL);
     (void)sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1312,33 +1529,103 @@ tree_can_run(local_transport *lt)
     return PROP_OK;
 }
 
-/* Feed stdin and collect stdout and stderr until both are closed. */
+static long long
+mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Signal the command's process group (the process alone before its setsid). */
+static void
+signal_group(pid_t pid, int sig)
+{
+    if (kill(-pid, sig) != 0)
+        (void)kill(pid, sig);
+}
+
+/*
+ * An interruption while the command runs (see prop_transport_set_interrupt):
+ * the signal, then SIGKILL after the grace period or at a second request.
+ * 1 once SIGKILL was sent: the caller stops waiting for the pipes (a
+ * process outside the group may hold them).
+ */
+static int
+interrupt_child(local_transport *lt, pid_t pid, int *sent, long long *sent_at)
+{
+    int stops = prop_transport_stops(&lt->base);
+
+    if (!stops)
+        return 0;
+    if (!*sent) {
+        signal_group(pid, prop_transport_stop_signal(&lt->base));
+        *sent = 1;
+        *sent_at = mono_ms();
+    }
+    if (stops >= 2 || mono_ms() - *sent_at >= PROP_INTERRUPT_GRACE_MS) {
+        signal_group(pid, SIGKILL);
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Feed stdin and collect stdout and stderr until both are closed.  With
+ * an interruption flag, polls at least every 100 ms; *stopped tells that
+ * the command was signalled.
+ */
 static int
 pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int *out, int *err,
-     obuf *ob, obuf *eb, int *epipe)
+     obuf *ob, obuf *eb, int *epipe, int *stopped)
 {
     char buf[65536];
     struct pollfd pf[3];
     size_t off = 0;
+    long long sent_at = 0;
     int n, i, rc = PROP_OK, oom = 0;
 
     *epipe = 0;
+    *stopped = 0;
     if (*in >= 0 && (fcntl(*in, F_SETFL, O_NONBLOCK) != 0 || !data || len == 0))
         close_fd(in);
     while (*in >= 0 || *out >= 0 || *err >= 0) {
         int *fds[3] = {in, out, err};
 
+        if (interrupt_child(lt, pid, stopped, &sent_at)) {
+            close_fd(in);
+            close_fd(out);
+            close_fd(err);
+            break;
+        }
+        if (*stopped) {
+            siginfo_t si;
+
+            /* Signalled and ended (still to be reaped, so its pid is
+             * still its group's): what is left of the group, which may
+             * hold the pipes, goes at once. */
+            si.si_pid = 0;
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == pid) {
+                (void)kill(-pid, SIGKILL);
+                close_fd(in);
+                close_fd(out);
+                close_fd(err);
+                break;
+            }
+        }
         for (i = 0; i < 3; i++) {
             pf[i].fd = *fds[i]; /* poll ignores negative fds */
             pf[i].events = i == 0 ? POLLOUT : POLLIN;
             pf[i].revents = 0;
         }
-        n = poll(pf, 3, -1);
+        n = poll(pf, 3, lt->base.intr ? 100 : -1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             rc = prop_transport_fail(&lt->base, "run: poll: %s", strerror(errno));
-            (void)kill(pid, SIGKILL);
+            signal_group(pid, SIGKILL);
             close_fd(in);
             close_fd(out);
             close_fd(err);
@@ -1372,7 +1659,7 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             if (r > 0) {
                 if (!oom && obuf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
                     oom = 1;
-                    (void)kill(pid, SIGKILL);
+                    signal_group(pid, SIGKILL);
                 }
             } else if (r == 0 || (errno != EINTR && errno != EAGAIN))
                 close_fd(fd);
@@ -1399,12 +1686,14 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     const char *path;
     ssize_t got;
     pid_t pid;
-    int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0;
+    int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0, stopped = 0;
 
     forget_names(lt);
     r->code = -1;
     if (lt->broken)
         return PROP_ERROR;
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "run %s: interrupted: not started", argv[0]);
     if (lt->root && tree_can_run(lt) != PROP_OK)
         return PROP_ERROR;
     if (!(envp = child_env(&path)))
@@ -1476,7 +1765,8 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     if (pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask) == 0) {
         if (sigpending(&pending) == 0)
             was_pending = sigismember(&pending, SIGPIPE) == 1;
-        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe);
+        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe,
+                  &stopped);
         if (epipe && !was_pending) {
             struct timespec zero = {0, 0};
             while (sigtimedwait(&pipeset, NULL, &zero) < 0 && errno == EINTR)
@@ -1485,15 +1775,23 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
         (void)pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
     } else {
         rc = prop_transport_fail(t, "run %s: sigmask: %s", argv[0], strerror(errno));
-        (void)kill(pid, SIGKILL);
+        signal_group(pid, SIGKILL);
     }
-    if ((e = wait_child(pid, &status)) != 0) {
+    e = wait_child(pid, &status);
+    /* Interrupted: what is left of its process group goes too (the group
+     * alone: pid itself may already be another process's). */
+    if (stopped)
+        (void)kill(-pid, SIGKILL);
+    if (e != 0) {
         if (rc == PROP_OK)
             rc = prop_transport_fail(t, "run %s: waitpid: %s", argv[0], strerror(e));
     } else if (WIFEXITED(status))
         r->code = WEXITSTATUS(status);
     else if (WIFSIGNALED(status))
         r->code = 128 + WTERMSIG(status);
+    if (stopped && rc == PROP_OK)
+        rc = prop_transport_fail(t, "run %s: interrupted: the command was stopped (exit status %d)",
+                                 argv[0], r->code);
     if (rc != PROP_OK) {
         r->code = -1;
         goto out;
@@ -1538,6 +1836,7 @@ l_close(prop_transport *t)
         }
         (void)close(lt->lock_fd);
     }
+    stale_forget(lt);
     free(lt->lock_path);
     free(lt->root);
     free(lt);

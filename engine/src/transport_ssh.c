@@ -31,7 +31,9 @@
  * directories 0700, a new file 0600); a changed key, or a key of another
  * type than the one recorded, is always refused, naming the file and line
  * of the old key (plain, [host]:port and hashed "|1|" entries are
- * searched).  Every refusal happens before authentication.
+ * searched).  No key is recorded while any line names the host, even one
+ * libssh cannot read (see find_host_lines).  Every refusal happens before
+ * authentication.
  *
  * Authentication is by public key only: opts->identity when set (never a
  * passphrase prompt: an encrypted key must go through ssh-agent), else the
@@ -50,15 +52,20 @@
  *           check its size (a dropped connection must not install half a
  *           file); chown/chgrp and chmod (the attributes asked for, else
  *           those of the file being replaced, else 0644 and the user's
- *           ids); sync the file; mv -f over the path; sync the directory.
+ *           ids); sync the file; mv -f over the path; sync the directory;
+ *           remove the stale temporary files of the path (SH_STALE).
  *           The temporary file is removed on any failure.
  *   remove  rmdir for a directory, rm -f otherwise (exit 3: missing)
  *   mkdir   mkdir (umask 077, then chown and chmod: never wider than
- *           asked, even for a moment); an existing directory only gets
- *           the attributes
- *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU);
+ *           asked, even for a moment; a directory it made is removed
+ *           again when they fail); an existing directory only gets the
+ *           attributes
+ *   symlink ln -s to a temporary name, then "mv -fT" over the link (GNU),
+ *           stale temporary links of the path removed first;
  *           "ln -sfh" elsewhere
  *   chattr  chown/chgrp, then chmod
+ *   run     the caller's command, through the run wrapper (see
+ *           "Interruption")
  *
  * The run lock is the one the local transport takes, on the target: as
  * root, flock(1) on /run/lock/prop.lock, otherwise on
@@ -86,7 +93,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +107,8 @@
 
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include "transport_impl.h"
 
@@ -211,6 +222,7 @@ typedef struct ssh_tr {
     chan sh;
     int sh_up;
     char mark[40];             /* "prop-" and 32 random hex digits */
+    char pidmark[48];          /* mark and "-pid": the run wrapper's first line */
     size_t out_scan, err_scan; /* how far the answer's end was looked for */
     /* What prop_transport_prefetch() fetched, sorted by path; valid while
      * base.changes == pf_changes. */
@@ -446,14 +458,15 @@ chan_write_some(chan *c, const char *in, size_t len, size_t *off)
 
 /*
  * Let libssh handle what arrives (callbacks fill the buffers) for up to
- * half a second; the failure when the deadline of an operation of
- * timeout_ms has passed (the session is then closed) or the connection is
- * lost, else 0.
+ * half a second (100 ms when the run may be interrupted); the failure when the deadline of an
+ * operation of timeout_ms has passed (the session is then closed) or the connection is lost, else
+ * 0.
  */
 static int
 wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what)
 {
     long long left = deadline - now_ms();
+    int slice = s->base.intr ? 100 : 500;
 
     if (left <= 0) {
         char why[128];
@@ -464,11 +477,162 @@ wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *wha
                                    "%s: timed out after %lld s; the connection to %s@%s is closed",
                                    what, (timeout_ms + 999) / 1000, s->user, s->hostport);
     }
-    if (ssh_event_dopoll(s->event, left > 500 ? 500 : (int)left) == SSH_ERROR) {
+    /* In slices, so that an interruption is seen within 100 ms. */
+    if (ssh_event_dopoll(s->event, left > slice ? slice : (int)left) == SSH_ERROR) {
         mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
         return fail_lost(s, what);
     }
     return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Interruption (prop_transport_set_interrupt()).  A command is started by
+ * the run wrapper below: a new sh(1) that prints "PIDMARK PID" as the
+ * first line of its stdout and then execs the command, through setsid(1)
+ * when the target has it (Linux), so that the command's pid is its process
+ * group.  When the run is interrupted, a second channel runs kill(1) on
+ * that group (or on the process alone, without setsid), with the signal
+ * prop got, then SIGKILL after PROP_INTERRUPT_GRACE_MS or at a second
+ * request.  The wrapper holds no single quote: it is also a function body
+ * in single quotes.
+ */
+#define RUN_WRAPPER                                                                                \
+    "m=$1; shift; printf \"%s %s\\n\" \"$m\" \"$$\"; "                                             \
+    "if command -v setsid >/dev/null 2>&1; then case $1 in -*) ;; *) exec setsid \"$@\" ;; esac; " \
+    "fi; exec \"$@\""
+#define KILL_WAIT_MS 10000   /* for the kill command itself */
+#define STOPPED_WAIT_MS 5000 /* for the answer after SIGKILL (2 s at a second request) */
+
+typedef struct stopper {
+    int command;         /* a command that may be stopped; else only abandoned at a 2nd request */
+    int sent, killed;    /* the signal, then SIGKILL, was sent */
+    long pid;            /* the command's, once known */
+    long long seen_at;   /* when the interruption was first seen */
+    long long killed_at; /* when SIGKILL was sent (or would have been) */
+} stopper;
+
+static const char *
+signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT:
+        return "INT";
+    case SIGHUP:
+        return "HUP";
+    case SIGQUIT:
+        return "QUIT";
+    case SIGKILL:
+        return "KILL";
+    default:
+        return "TERM";
+    }
+}
+
+/* The pid the run wrapper printed in out (a line of its own), or 0. */
+static long
+wrapper_pid(const ssh_tr *s, const sbuf *out, size_t *line_start, size_t *line_end)
+{
+    size_t n = strlen(s->pidmark), i;
+    const char *p;
+    long pid = 0;
+
+    if (!out->p || !n)
+        return 0;
+    for (i = 0; i + n < out->len; i++) {
+        if ((i && out->p[i - 1] != '\n') || memcmp(out->p + i, s->pidmark, n) != 0 ||
+            out->p[i + n] != ' ')
+            continue;
+        for (p = out->p + i + n + 1; *p >= '0' && *p <= '9' && pid < 100000000; p++)
+            pid = pid * 10 + (*p - '0');
+        if (*p != '\n')
+            return 0; /* not all there yet */
+        if (line_start)
+            *line_start = i;
+        if (line_end)
+            *line_end = (size_t)(p + 1 - out->p);
+        return pid;
+    }
+    return 0;
+}
+
+static int chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof,
+                     const char *until, long long timeout_ms, const char *what, stopper *stp);
+static char *build_command(const ssh_tr *s, const char *const *argv);
+static void chan_free(ssh_tr *s, chan *c);
+
+/*
+ * Send sig to the group of pid on the target; to pid alone when it has
+ * none, unless group_only (pid may have ended, and be another's now).
+ */
+static void
+remote_kill(ssh_tr *s, int sig, long pid, int group_only)
+{
+    char num[32];
+    const char *argv[] = {"sh",
+                          "-c",
+                          group_only
+                              ? "kill -s \"$1\" -- \"-$2\" 2>/dev/null"
+                              : "kill -s \"$1\" -- \"-$2\" 2>/dev/null || kill -s \"$1\" -- \"$2\"",
+                          "sh",
+                          signal_name(sig),
+                          num,
+                          NULL};
+    char *cmd;
+    chan c;
+
+    snprintf(num, sizeof num, "%ld", pid);
+    if (s->dead || !(cmd = build_command(s, argv)))
+        return;
+    if (chan_open(s, &c, cmd, "interrupt") == 0)
+        (void)chan_pump(s, &c, NULL, 0, 1, NULL, KILL_WAIT_MS, "interrupt", NULL);
+    chan_free(s, &c);
+    free(cmd);
+}
+
+/*
+ * Called while an operation waits, out being its stdout so far: 0 to go
+ * on waiting, -1 when the wait is to be given up (interrupted, and the
+ * command did not end, or the operation is abandoned at a second request).
+ */
+static int
+stop_check(ssh_tr *s, stopper *st, const sbuf *out)
+{
+    int stops = prop_transport_stops(&s->base);
+    long long now;
+    long pid;
+
+    if (!st || !stops)
+        return 0;
+    if (!st->command)
+        return stops >= 2 ? -1 : 0;
+    now = now_ms();
+    if (!st->seen_at)
+        st->seen_at = now;
+    pid = st->pid = wrapper_pid(s, out, NULL, NULL);
+    if (pid > 0 && !st->sent) {
+        remote_kill(s, prop_transport_stop_signal(&s->base), pid, 0);
+        st->sent = 1;
+    }
+    if (!st->killed && (stops >= 2 || now - st->seen_at >= PROP_INTERRUPT_GRACE_MS)) {
+        if (pid > 0)
+            remote_kill(s, SIGKILL, pid, 0);
+        st->sent = st->killed = 1;
+        st->killed_at = now_ms();
+    }
+    if (st->killed && now_ms() - st->killed_at >= (stops >= 2 ? 2000 : STOPPED_WAIT_MS))
+        return -1;
+    return 0;
+}
+
+/*
+ * The command was stopped and has ended: what is left of its process
+ * group (a child that ignores the signal) goes too.
+ */
+static void
+stop_rest(ssh_tr *s, const stopper *st)
+{
+    if (st->sent && !st->killed && st->pid > 0 && !s->dead)
+        remote_kill(s, SIGKILL, st->pid, 1);
 }
 
 /*
@@ -476,11 +640,11 @@ wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *wha
  * its output until it ends, or until its stdout holds `until`.  Data on
  * stdout and stderr are taken as they come (callbacks), and stdin is only
  * written as far as the remote window allows, so neither side can block
- * the other.
+ * the other.  stp, when not NULL, makes the wait interruptible.
  */
 static int
 chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
-          long long timeout_ms, const char *what)
+          long long timeout_ms, const char *what, stopper *stp)
 {
     long long deadline = now_ms() + timeout_ms;
     size_t off = 0;
@@ -499,6 +663,9 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
             mark_dead(s, ssh_get_error(s->session));
             return fail_lost(s, what);
         }
+        if (stop_check(s, stp, &c->out) != 0)
+            return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
+                                       stp->command ? "the command did not end" : "abandoned");
         if (!eof_sent) {
             if (off < inlen) {
                 rc = chan_write_some(c, in, inlen, &off);
@@ -536,21 +703,74 @@ oom:
     return NULL;
 }
 
-/* Run argv on the target; 0 when it ran (r filled), else the failure. */
+/* Take the run wrapper's line out of a command's output. */
+static void
+drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
+{
+    sbuf b;
+    size_t start, end;
+
+    b.p = r->out;
+    b.len = r->out_len;
+    b.cap = r->out_len + 1;
+    if (wrapper_pid(s, &b, &start, &end) <= 0)
+        return;
+    memmove(r->out + start, r->out + end, r->out_len + 1 - end);
+    r->out_len -= end - start;
+}
+
+/*
+ * Run argv on the target on a channel of its own; 0 when it ran (r
+ * filled), else the failure.  command: argv is a command of the caller's,
+ * started by the run wrapper and stopped when the run is interrupted
+ * (else an operation of prop's, abandoned only at a second request).
+ */
 static int
 exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
-          const char *what)
+          const char *what, int command)
 {
+    stopper st;
     chan c;
-    char *cmd = build_command(s, argv);
+    char *cmd;
     int rc;
 
+    memset(&st, 0, sizeof st);
+    st.command = command;
+    if (command) {
+        const char **w;
+        size_t n = 0, i;
+
+        while (argv[n])
+            n++;
+        if (!(w = calloc(n + 6, sizeof *w)))
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        /* The wrapper in a child of the channel's shell: that shell leads
+         * the session's process group, and setsid(1) forks (and does not
+         * wait) when called by a group leader. */
+        w[0] = "sh";
+        w[1] = "-c";
+        w[2] = "sh -c \"$0\" sh \"$@\"; exit $?";
+        w[3] = RUN_WRAPPER;
+        w[4] = s->pidmark;
+        for (i = 0; i < n; i++)
+            w[5 + i] = argv[i];
+        w[5 + n] = NULL;
+        cmd = build_command(s, w);
+        free(w);
+    } else {
+        cmd = build_command(s, argv);
+    }
     if (!cmd)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     rc = chan_open(s, &c, cmd, what);
     free(cmd);
     if (rc == 0)
-        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what);
+        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what, &st);
+    stop_rest(s, &st);
+    if (rc == 0 && st.sent)
+        rc = prop_transport_fail(&s->base,
+                                 "%s: interrupted: the command was stopped (exit status %d)", what,
+                                 c.have_status ? c.status : -1);
     if (rc == 0 && !c.have_status) {
         if (session_lost(s)) {
             mark_dead(s, ssh_get_error(s->session));
@@ -567,6 +787,8 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
         if (!r->out || !r->err) {
             prop_cmd_result_clear(r);
             rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+        } else if (command) {
+            drop_pid_line(s, r);
         }
     }
     chan_free(s, &c);
@@ -737,7 +959,8 @@ pf_forget(ssh_tr *s, const char *path, int follows)
  */
 #define SH_MAX_INLINE (4u << 20)
 
-static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what);
+static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
+                   int command);
 
 /* Data as a single-quoted printf(1) format that prints exactly data. */
 static int
@@ -812,13 +1035,17 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     int rc;
 
     snprintf(what, sizeof what, "run %s", argv[0]);
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "%s: interrupted: not started", what);
     if (stdin_data && stdin_len > SH_MAX_INLINE)
-        return exec_argv(s, argv, stdin_data, stdin_len, r, what);
-    line = sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+        return exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
+    line = sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
     if (!line)
         return prop_transport_fail(t, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what);
+    rc = sh_call(s, line, len, r, what, 1);
     free(line);
+    if (rc == 0)
+        drop_pid_line(s, r);
     return rc;
 }
 
@@ -851,12 +1078,12 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
         for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
             argv[n++] = args[i];
         argv[n] = NULL;
-        return exec_argv(s, argv, in, inlen, r, what);
+        return exec_argv(s, argv, in, inlen, r, what, 0);
     }
     line = sh_line(name, args, NULL, 0, in, inlen, &len);
     if (!line)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what);
+    rc = sh_call(s, line, len, r, what, 0);
     free(line);
     return rc;
 }
@@ -899,6 +1126,30 @@ attr_args(const prop_file_attrs *attrs, char mode[16], const char **owner, const
     if (attrs->group)
         *group = attrs->group;
 }
+
+/*
+ * Remove what a write (type f: regular files) or a symlink (type l: links)
+ * of "$d/$b" left behind when it was cut short (prop killed): entries
+ * named "$d/.$b.prop-" and six letters or digits, owned by the user the
+ * shell runs as ($prop_uid) or, for files, by the owner of "$p".  Linux's
+ * stat(1) (-c) or the BSDs' (-f), after $gnu.
+ */
+#define SH_STALE(type)                                                                             \
+    "[ -n \"$prop_uid\" ] || prop_uid=$(id -u)\n"                                                  \
+    "for x in \"$d/.$b.prop-\"??????; do\n"                                                        \
+    "  sfx=${x#\"$d/.$b.prop-\"}\n"                                                                \
+    "  case $sfx in *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]*) "         \
+    "continue ;; esac\n"                                                                           \
+    "  [ ${#sfx} -eq 6 ] || continue\n"                                                            \
+    "  if [ " type " = f ]; then [ -f \"$x\" ] && [ ! -L \"$x\" ] || continue\n"                   \
+    "  else [ -L \"$x\" ] || continue; fi\n"                                                       \
+    "  if [ -n \"$gnu\" ]; then xu=$(stat -c %u -- \"$x\") pu=$(stat -L -c %u -- \"$p\" "          \
+    "2>/dev/null)\n"                                                                               \
+    "  else xu=$(stat -f %u -- \"$x\") pu=$(stat -L -f %u -- \"$p\" 2>/dev/null); fi\n"            \
+    "  if [ \"$xu\" = \"$prop_uid\" ] || { [ " type " = f ] && [ \"$xu\" = \"$pu\" ]; }; then\n"   \
+    "    rm -f -- \"$x\"\n"                                                                        \
+    "  fi\n"                                                                                       \
+    "done\n"
 
 /* Sets owner "$o" and group "$g" of "$x" when they are not empty. */
 #define SH_CHOWN                                                                                   \
@@ -1060,43 +1311,42 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     return rc;
 }
 
-static const char write_script[] =
-    SH_OS "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
-          "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
-          "case $p in /*) ;; *) p=./$p ;; esac\n"
-          "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
-          "d=${p%/*} b=${p##*/}\n"
-          "[ -n \"$d\" ] || d=/\n"
-          "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
-          "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
-          "[ ${#b} -le 200 ] || b=prop\n"
-          "umask 077\n"
-          "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-          "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
-          "trap 'exit 1' HUP INT TERM PIPE\n"
-          "if [ -e \"$p\" ]; then\n"
-          "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
-          "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
-          "  set -- $cur\n"
-          "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
-          "  [ -n \"$o\" ] || o=$2\n"
-          "  [ -n \"$g\" ] || g=$3\n"
-          "fi\n"
-          "[ -n \"$m\" ] || m=644\n"
-          "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
-          "else\n"
-          "  cat >\"$tmp\" || exit 1\n"
-          "  set -- $(wc -c <\"$tmp\")\n"
-          "  if [ \"$1\" != \"$n\" ]; then\n"
-          "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
-          "  fi\n"
-          "fi\n"
-          "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
-          "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
-          "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
-          "tmp=\n"
-          "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n"
-          "exit 0\n";
+static const char write_script[] = SH_OS
+    "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
+    "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
+    "case $p in /*) ;; *) p=./$p ;; esac\n"
+    "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
+    "d=${p%/*} b=${p##*/}\n"
+    "[ -n \"$d\" ] || d=/\n"
+    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
+    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
+    "[ ${#b} -le 200 ] || b=prop\n"
+    "umask 077\n"
+    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
+    "trap 'exit 1' HUP INT TERM PIPE\n"
+    "if [ -e \"$p\" ]; then\n"
+    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
+    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
+    "  set -- $cur\n"
+    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
+    "  [ -n \"$o\" ] || o=$2\n"
+    "  [ -n \"$g\" ] || g=$3\n"
+    "fi\n"
+    "[ -n \"$m\" ] || m=644\n"
+    "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
+    "else\n"
+    "  cat >\"$tmp\" || exit 1\n"
+    "  set -- $(wc -c <\"$tmp\")\n"
+    "  if [ \"$1\" != \"$n\" ]; then\n"
+    "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+    "  fi\n"
+    "fi\n"
+    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+    "tmp=\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n" SH_STALE("f") "exit 0\n";
 
 static int
 sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
@@ -1124,7 +1374,7 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
              * builtin printf writes it, no pipe, no cat, no count. */
             char *line = sh_line("prop_write", args, data, len, NULL, 0, &n);
 
-            rc = line ? sh_call(s, line, n, &r, what)
+            rc = line ? sh_call(s, line, n, &r, what, 0)
                       : prop_transport_fail(t, "%s: out of memory", what);
             free(line);
         }
@@ -1166,16 +1416,23 @@ sshtr_remove(prop_transport *t, const char *path)
     return rc;
 }
 
+/* A directory it made is removed again when its attributes cannot be set. */
 static const char mkdir_script[] =
-    "x=$1 m=$2 o=$3 g=$4\n"
+    "x=$1 m=$2 o=$3 g=$4 made=\n"
     "umask 077\n"
     "if [ -d \"$x\" ]; then :\n"
     "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
     "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
     "else\n"
     "  mkdir -- \"$x\" || exit 1\n"
+    "  made=1\n"
     "  [ -n \"$m\" ] || m=755\n"
-    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
+    "fi\n"
+    "if ! (\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n"
+    "); then\n"
+    "  [ -z \"$made\" ] || rmdir -- \"$x\"\n"
+    "  exit 1\n"
+    "fi\n";
 
 static const char chattr_script[] =
     "x=$1 m=$2 o=$3 g=$4\n"
@@ -1225,11 +1482,12 @@ static const char symlink_script[] =
           "case $l in /*) ;; *) l=./$l ;; esac\n"
           "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
           "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
-          "d=${l%/*}\n"
+          "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
           "[ -n \"$d\" ] || d=/\n"
-          "tmp=$(mktemp -u \"$d/.prop-link-XXXXXX\") || exit 1\n"
-          "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
-          "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
+          "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
+              "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+                   "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+                   "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
 
 static int
 sshtr_symlink(prop_transport *t, const char *target, const char *link)
@@ -1294,6 +1552,9 @@ static const char pfstat_script[] =
 static const char pfread_script[] = SH_OS "cat -- \"$@\" || exit 1\n"
                                           "echo prop-stat\n" SH_STATLINE;
 
+/* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
+static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
+
 /* Every script, as the functions of the remote shell. */
 static const struct {
     const char *name, *body;
@@ -1302,7 +1563,7 @@ static const struct {
     {"prop_write", write_script},     {"prop_remove", remove_script},
     {"prop_mkdir", mkdir_script},     {"prop_chattr", chattr_script},
     {"prop_symlink", symlink_script}, {"prop_pfstat", pfstat_script},
-    {"prop_pfread", pfread_script},
+    {"prop_pfread", pfread_script},   {"prop_run", prop_run_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -1372,16 +1633,25 @@ sh_down(ssh_tr *s)
     s->out_scan = s->err_scan = 0;
 }
 
-/* Send in[0..len) to the shell and wait for the answer. */
+/*
+ * Send in[0..len) to the shell and wait for the answer.  command: the line
+ * runs a command of the caller's through the run wrapper, which is stopped
+ * when the run is interrupted (other lines are only abandoned at a second
+ * request).
+ */
 static int
-sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what)
+sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what,
+            int command)
 {
     chan *c = &s->sh;
     long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
     size_t off = 0;
+    stopper st;
     int rc;
 
     memset(r, 0, sizeof *r);
+    memset(&st, 0, sizeof st);
+    st.command = command;
     r->code = -1;
     for (;;) {
         if (c->oom) {
@@ -1394,7 +1664,21 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
                 sh_down(s);
                 return prop_transport_fail(&s->base, "%s: out of memory", what);
             }
+            if (st.sent) {
+                stop_rest(s, &st);
+                rc = r->code;
+                prop_cmd_result_clear(r);
+                return prop_transport_fail(
+                    &s->base, "%s: interrupted: the command was stopped (exit status %d)", what,
+                    rc);
+            }
             return 0;
+        }
+        if (stop_check(s, &st, &c->out) != 0) {
+            /* The shell is busy with what did not end: drop it. */
+            sh_down(s);
+            return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
+                                       command ? "the command did not end" : "abandoned");
         }
         if (s->dead)
             return fail_lost(s, what);
@@ -1458,6 +1742,7 @@ sh_start(ssh_tr *s, const char *what)
     memcpy(s->mark, "prop-", 5);
     for (i = 0; i < sizeof rnd; i++)
         snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+    snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
     if (!(cmd = build_command(s, argv)))
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     rc = chan_open(s, &s->sh, cmd, what);
@@ -1467,7 +1752,8 @@ sh_start(ssh_tr *s, const char *what)
         return rc;
     }
     s->sh_up = 1;
-    if (sbuf_adds(&b, "prop_os=$(uname -s)\n") < 0)
+    if (sbuf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
+        sbuf_adds(&b, s->pidmark) < 0 || sbuf_adds(&b, "\n") < 0)
         goto oom;
     for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
         if (sbuf_adds(&b, sh_functions[i].name) < 0 || sbuf_adds(&b, "() {\n") < 0 ||
@@ -1475,7 +1761,7 @@ sh_start(ssh_tr *s, const char *what)
             goto oom;
     if (sbuf_add_call(&b, s, ":", 1) < 0)
         goto oom;
-    rc = sh_exchange(s, b.p, b.len, &r, what);
+    rc = sh_exchange(s, b.p, b.len, &r, what, 0);
     free(b.p);
     if (rc)
         return rc;
@@ -1489,7 +1775,7 @@ oom:
 }
 
 static int
-sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what)
+sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
 {
     sbuf b = {0};
     int rc;
@@ -1504,7 +1790,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         free(b.p);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
-    rc = sh_exchange(s, b.p, b.len, r, what);
+    rc = sh_exchange(s, b.p, b.len, r, what, command);
     free(b.p);
     return rc;
 }
@@ -1787,7 +2073,7 @@ sshtr_lock(prop_transport *t)
     free(cmd);
     if (rc == 0)
         rc = chan_pump(s, &s->lock, NULL, 0, 0, "prop-locked\n", (long long)s->op_timeout * 1000,
-                       "lock");
+                       "lock", NULL);
     if (rc == 0 && s->lock.out.p && strstr(s->lock.out.p, "prop-locked\n")) {
         s->locked = 1;
         return 0;
@@ -1824,170 +2110,41 @@ sshtr_lock(prop_transport *t)
  * Host keys.
  */
 
-/* SHA-1 (FIPS 180-4) and HMAC (RFC 2104), for hashed known_hosts names. */
-typedef struct sha1_ctx {
-    uint32_t h[5];
-    uint64_t len;
-    unsigned char buf[64];
-    size_t n;
-} sha1_ctx;
+/*
+ * Which lines of the known_hosts file name the host.  libssh answers
+ * whether the offered key is known, but not where the old key is, and it
+ * gives up on a host whose line it cannot read (a line cut short by an
+ * interrupted append, say): it then says "unknown" where the key changed.
+ * So prop reads the file itself, and never records a key while any line
+ * names the host: plain or hashed ("|1|salt|hash", HMAC-SHA1 through
+ * libcrypto), in a comma list, as a pattern ('*', '?', "!" to exclude), with
+ * a marker (@revoked, @cert-authority), with its key readable or not.
+ */
 
-static uint32_t
-rol32(uint32_t x, int k)
-{
-    return (x << k) | (x >> (32 - k));
-}
-
-static void
-sha1_block(uint32_t h[5], const unsigned char *p)
-{
-    uint32_t w[80], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f, k, tmp;
-    int i;
-
-    for (i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-               (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
-    for (i = 16; i < 80; i++)
-        w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-    for (i = 0; i < 80; i++) {
-        if (i < 20) {
-            f = (b & c) | (~b & d);
-            k = 0x5A827999u;
-        } else if (i < 40) {
-            f = b ^ c ^ d;
-            k = 0x6ED9EBA1u;
-        } else if (i < 60) {
-            f = (b & c) | (b & d) | (c & d);
-            k = 0x8F1BBCDCu;
-        } else {
-            f = b ^ c ^ d;
-            k = 0xCA62C1D6u;
-        }
-        tmp = rol32(a, 5) + f + e + k + w[i];
-        e = d;
-        d = c;
-        c = rol32(b, 30);
-        b = a;
-        a = tmp;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-}
-
-static void
-sha1_init(sha1_ctx *c)
-{
-    static const uint32_t h0[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u, 0xC3D2E1F0u};
-
-    memcpy(c->h, h0, sizeof h0);
-    c->len = 0;
-    c->n = 0;
-}
-
-static void
-sha1_update(sha1_ctx *c, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-
-    c->len += len;
-    while (len) {
-        size_t k = 64 - c->n < len ? 64 - c->n : len;
-
-        memcpy(c->buf + c->n, p, k);
-        c->n += k;
-        p += k;
-        len -= k;
-        if (c->n == 64) {
-            sha1_block(c->h, c->buf);
-            c->n = 0;
-        }
-    }
-}
-
-static void
-sha1_final(sha1_ctx *c, unsigned char out[20])
-{
-    uint64_t bits = c->len * 8;
-    unsigned char pad = 0x80, zero = 0, lenbuf[8];
-    int i;
-
-    sha1_update(c, &pad, 1);
-    while (c->n != 56)
-        sha1_update(c, &zero, 1);
-    for (i = 0; i < 8; i++)
-        lenbuf[i] = (unsigned char)(bits >> (56 - 8 * i));
-    sha1_update(c, lenbuf, 8);
-    for (i = 0; i < 20; i++)
-        out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
-}
-
-static void
-hmac_sha1(const unsigned char *key, size_t keylen, const void *msg, size_t len,
-          unsigned char out[20])
-{
-    unsigned char k[64], pad[64], inner[20];
-    sha1_ctx c;
-    size_t i;
-
-    memset(k, 0, sizeof k);
-    if (keylen > 64) {
-        sha1_init(&c);
-        sha1_update(&c, key, keylen);
-        sha1_final(&c, k);
-    } else {
-        memcpy(k, key, keylen);
-    }
-    for (i = 0; i < 64; i++)
-        pad[i] = k[i] ^ 0x36;
-    sha1_init(&c);
-    sha1_update(&c, pad, 64);
-    sha1_update(&c, msg, len);
-    sha1_final(&c, inner);
-    for (i = 0; i < 64; i++)
-        pad[i] = k[i] ^ 0x5c;
-    sha1_init(&c);
-    sha1_update(&c, pad, 64);
-    sha1_update(&c, inner, 20);
-    sha1_final(&c, out);
-}
-
-/* Decode base64 text [s, s+n) into out (at most max bytes); length or -1. */
+/* Decode base64 text [b64, b64+n) into out (max bytes): its length, or -1. */
 static long
-base64_decode(const char *s, size_t n, unsigned char *out, size_t max)
+base64_decode(const char *b64, size_t n, unsigned char *out, size_t max)
 {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t i, len = 0;
+    size_t pad = 0;
+    int len;
 
-    for (i = 0; i < n && s[i] != '='; i++) {
-        const char *q = strchr(alphabet, s[i]);
-
-        if (!q || !s[i])
-            return -1;
-        acc = acc << 6 | (uint32_t)(q - alphabet);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (len == max)
-                return -1;
-            out[len++] = (unsigned char)(acc >> bits);
-        }
-    }
-    return (long)len;
+    if (n == 0 || n % 4 != 0 || n > 4 * max / 3 || n > INT_MAX)
+        return -1;
+    while (pad < 2 && b64[n - 1 - pad] == '=')
+        pad++;
+    len = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)n);
+    return len < (int)pad ? -1 : (long)len - (long)pad;
 }
 
-/* Does a "|1|salt|hash" field name host? */
+/* Does a "|1|salt|hash" field name one of names? */
 static int
-hashed_match(const char *field, size_t n, const char *host)
+hashed_match(const char *field, size_t n, const char *const *names)
 {
-    unsigned char salt[64], hash[64], mac[20];
+    unsigned char salt[96], hash[96], mac[EVP_MAX_MD_SIZE];
+    unsigned int maclen = 0;
     const char *bar;
     long sl, hl;
+    size_t i;
 
     if (n < 4 || memcmp(field, "|1|", 3) != 0)
         return 0;
@@ -2000,47 +2157,54 @@ hashed_match(const char *field, size_t n, const char *host)
     hl = base64_decode(bar + 1, n - (size_t)(bar + 1 - field), hash, sizeof hash);
     if (sl <= 0 || hl != 20)
         return 0;
-    hmac_sha1(salt, (size_t)sl, host, strlen(host), mac);
-    return memcmp(mac, hash, 20) == 0;
+    for (i = 0; names[i]; i++)
+        if (HMAC(EVP_sha1(), salt, (int)sl, (const unsigned char *)names[i], strlen(names[i]), mac,
+                 &maclen) &&
+            maclen == 20 && memcmp(mac, hash, 20) == 0)
+            return 1;
+    return 0;
 }
 
 /* OpenSSH patterns: '*' and '?', case-insensitive. */
 static int
-glob_match(const char *p, size_t pn, const char *s)
+glob_match(const char *p, size_t pn, const char *str)
 {
     while (pn) {
         if (*p == '*') {
             for (;;) {
-                if (glob_match(p + 1, pn - 1, s))
+                if (glob_match(p + 1, pn - 1, str))
                     return 1;
-                if (!*s)
+                if (!*str)
                     return 0;
-                s++;
+                str++;
             }
         }
-        if (!*s || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*s)))
+        if (!*str || (*p != '?' && tolower((unsigned char)*p) != tolower((unsigned char)*str)))
             return 0;
         p++;
         pn--;
-        s++;
+        str++;
     }
-    return !*s;
+    return !*str;
 }
 
-/* Does the host field of a known_hosts line name host? */
+/* Does the host field of a known_hosts line name one of names? */
 static int
-hosts_match(const char *field, size_t n, const char *host)
+hosts_match(const char *field, size_t n, const char *const *names)
 {
     int matched = 0;
+    size_t i;
 
     if (n >= 3 && memcmp(field, "|1|", 3) == 0)
-        return hashed_match(field, n, host);
+        return hashed_match(field, n, names);
     while (n) {
         const char *comma = memchr(field, ',', n);
         size_t len = comma ? (size_t)(comma - field) : n;
         int neg = len && field[0] == '!';
 
-        if (glob_match(field + neg, len - (size_t)neg, host)) {
+        for (i = 0; names[i]; i++) {
+            if (!glob_match(field + neg, len - (size_t)neg, names[i]))
+                continue;
             if (neg)
                 return 0;
             matched = 1;
@@ -2053,42 +2217,71 @@ hosts_match(const char *field, size_t n, const char *host)
     return matched;
 }
 
+typedef struct kh_lines {
+    int any;      /* the first line naming the host, 0: none */
+    int same;     /* the first naming it with a key of the offered type */
+    int unusable; /* the first naming it whose key cannot be read */
+    int err;      /* errno when the file exists but cannot be read */
+} kh_lines;
+
 /*
- * The line numbers of the entries of file for host: *same for the first
- * with key type ktype, *any for the first of any type (0: none).
+ * The lines of file that name the host, known as names (NULL-terminated),
+ * offering a key of type ktype.
  */
 static void
-find_host_lines(const char *file, const char *host, const char *ktype, int *same, int *any)
+find_host_lines(const char *file, const char *const *names, const char *ktype, kh_lines *h)
 {
     FILE *f = fopen(file, "r");
-    char line[16384];
+    char *line = NULL;
+    size_t cap = 0;
     int lineno = 0;
 
-    *same = *any = 0;
-    if (!f)
+    memset(h, 0, sizeof *h);
+    if (!f) {
+        h->err = errno == ENOENT ? 0 : errno;
         return;
-    while (fgets(line, sizeof line, f)) {
-        char *p = line, *hosts, *type;
-        size_t hn, tn;
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        char *p = line, *hosts, *type, *b64;
+        size_t hn, tn, bn;
+        ssh_key k = NULL;
+        int readable;
 
         lineno++;
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p || *p == '#' || *p == '\n' || *p == '@')
+        p += strspn(p, " \t");
+        if (!*p || *p == '#' || *p == '\n' || *p == '\r')
             continue;
+        if (*p == '@') { /* a marker, then the line as usual */
+            p += strcspn(p, " \t\r\n");
+            p += strspn(p, " \t");
+        }
         hosts = p;
-        hn = strcspn(p, " \t\n");
+        hn = strcspn(p, " \t\r\n");
+        if (!hn || !hosts_match(hosts, hn, names))
+            continue;
         p += hn;
         p += strspn(p, " \t");
         type = p;
-        tn = strcspn(p, " \t\n");
-        if (!hn || !tn || !hosts_match(hosts, hn, host))
-            continue;
-        if (!*any)
-            *any = lineno;
-        if (!*same && strlen(ktype) == tn && memcmp(type, ktype, tn) == 0)
-            *same = lineno;
+        tn = strcspn(p, " \t\r\n");
+        p += tn;
+        p += strspn(p, " \t");
+        b64 = p;
+        bn = strcspn(p, " \t\r\n");
+        b64[bn] = '\0';
+        type[tn] = '\0';
+        readable = tn && bn && ssh_key_type_from_name(type) != SSH_KEYTYPE_UNKNOWN &&
+                   ssh_pki_import_pubkey_base64(b64, ssh_key_type_from_name(type), &k) == SSH_OK;
+        ssh_key_free(k);
+        if (!h->any)
+            h->any = lineno;
+        if (!readable && !h->unusable)
+            h->unusable = lineno;
+        if (!h->same && strcmp(type, ktype) == 0)
+            h->same = lineno;
     }
+    if (ferror(f))
+        h->err = errno ? errno : EIO;
+    free(line);
     fclose(f);
 }
 
@@ -2168,10 +2361,12 @@ check_host_key(ssh_tr *s, int accept_new)
     ssh_key key = NULL;
     unsigned char *hash = NULL;
     size_t hlen = 0;
-    char *fp = NULL, lookup[300], where[4200];
-    const char *ktype = "?";
+    char *fp = NULL, plain[300], bracket[300], lower[2][300], where[4200];
+    const char *ktype = "?", *names[5];
     enum ssh_known_hosts_e state;
-    int rc = PROP_EUNREACHABLE, same, any;
+    kh_lines h;
+    size_t i, n = 0;
+    int rc = PROP_EUNREACHABLE;
 
     if (ssh_get_server_publickey(s->session, &key) != SSH_OK) {
         prop_transport_fail(&s->base, "cannot get the host key of %s: %s", s->hostport,
@@ -2183,34 +2378,68 @@ check_host_key(ssh_tr *s, int accept_new)
         ktype = "?";
     if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
         fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
-    state = ssh_session_is_known_server(s->session);
+    /* The names a line may give the host: "addr" (port 22) and "[addr]:port". */
+    snprintf(plain, sizeof plain, "%s", s->address);
+    snprintf(bracket, sizeof bracket, "[%s]:%d", s->address, s->port);
+    if (s->port == SSH_DEFAULT_PORT)
+        names[n++] = plain;
+    names[n++] = bracket;
+    for (i = 0; i < 300 && bracket[i]; i++)
+        lower[1][i] = (char)tolower((unsigned char)bracket[i]);
+    lower[1][i] = '\0';
+    for (i = 0; i < 300 && plain[i]; i++)
+        lower[0][i] = (char)tolower((unsigned char)plain[i]);
+    lower[0][i] = '\0';
+    if (strcmp(lower[1], bracket) != 0) { /* hashed names are of the lower-case name */
+        if (s->port == SSH_DEFAULT_PORT)
+            names[n++] = lower[0];
+        names[n++] = lower[1];
+    }
+    names[n] = NULL;
+    /*
+     * A line of the host that cannot be read is refused first: libssh
+     * would answer "unknown" (and leaks what it parsed of the line).
+     */
+    find_host_lines(s->known_hosts, names, ktype, &h);
+    if (h.err || h.unusable)
+        state = SSH_KNOWN_HOSTS_UNKNOWN;
+    else
+        state = ssh_session_is_known_server(s->session);
     switch (state) {
     case SSH_KNOWN_HOSTS_OK:
         rc = 0;
         break;
     case SSH_KNOWN_HOSTS_UNKNOWN:
     case SSH_KNOWN_HOSTS_NOT_FOUND:
-        if (!accept_new) {
+        if (h.err) {
+            prop_transport_fail(&s->base, "cannot check the host key of %s: cannot read %s: %s",
+                                s->hostport, s->known_hosts, strerror(h.err));
+        } else if (h.any) {
+            /* No key libssh could check, but a line is there. */
+            prop_transport_fail(&s->base,
+                                "host key for %s refused: the server offers %s %s, and %s:%d "
+                                "names this host but %s; no new key is recorded while it is "
+                                "there (possible man-in-the-middle): repair or remove that line",
+                                s->hostport, ktype, fp ? fp : "?", s->known_hosts,
+                                h.unusable ? h.unusable : h.any,
+                                h.unusable ? "its key cannot be read (a line cut short?)"
+                                           : "its key could not be checked");
+        } else if (!accept_new) {
             prop_transport_fail(&s->base,
                                 "host key for %s is not known (%s %s); run with "
                                 "--accept-new-host-keys to record it in %s",
                                 s->hostport, ktype, fp ? fp : "?", s->known_hosts);
-            break;
+        } else {
+            rc = record_host_key(s) == 0 ? 0 : PROP_EUNREACHABLE;
         }
-        rc = record_host_key(s) == 0 ? 0 : PROP_EUNREACHABLE;
         break;
     case SSH_KNOWN_HOSTS_CHANGED:
     case SSH_KNOWN_HOSTS_OTHER:
-        if (s->port == SSH_DEFAULT_PORT)
-            snprintf(lookup, sizeof lookup, "%s", s->address);
-        else
-            snprintf(lookup, sizeof lookup, "[%s]:%d", s->address, s->port);
-        find_host_lines(s->known_hosts, lookup, ktype, &same, &any);
-        if (same || any)
+        if (h.same || h.any)
             snprintf(where, sizeof where, "the old key at %s:%d", s->known_hosts,
-                     same ? same : any);
+                     h.same ? h.same : h.any);
         else
-            snprintf(where, sizeof where, "the old key of %s from %s", lookup, s->known_hosts);
+            snprintf(where, sizeof where, "the old key of %s from %s", bracket, s->known_hosts);
         prop_transport_fail(&s->base,
                             "host key for %s CHANGED: the server offers %s %s, %s "
                             "(possible man-in-the-middle); if the change is expected, "
@@ -2389,7 +2618,7 @@ sshtr_close_tr(prop_transport *t)
         /* The holder ends when its stdin does; wait for it so that the next
          * run finds the lock free. */
         if (!s->dead)
-            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock");
+            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock", NULL);
         chan_free(s, &s->lock);
         s->locked = 0;
     }
@@ -2536,6 +2765,21 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     if (authenticate(s, opts) != 0)
         return PROP_EUNREACHABLE;
 
+    /* The run wrapper's mark for commands on channels of their own (the
+     * remote shell makes a new one each time it starts). */
+    {
+        unsigned char rnd[16];
+        size_t i;
+
+        if (getentropy(rnd, sizeof rnd) != 0) {
+            prop_transport_fail(&s->base, "ssh: no random bytes: %s", strerror(errno));
+            return PROP_ERROR;
+        }
+        memcpy(s->mark, "prop-", 5);
+        for (i = 0; i < sizeof rnd; i++)
+            snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+        snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
+    }
     /* From now on libssh's own waits are bounded by the operation timeout. */
     timeout = s->op_timeout;
     if (set_opt(s, SSH_OPTIONS_TIMEOUT, &timeout, "timeout"))

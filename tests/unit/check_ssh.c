@@ -623,6 +623,152 @@ START_TEST(test_other_key_type)
 }
 END_TEST
 
+/*
+ * A line libssh cannot read (cut short, as an interrupted append leaves
+ * it) beside the old key makes libssh answer "unknown" where the key
+ * changed: the key must still be refused, with or without accept_new,
+ * naming the line, and known_hosts left alone.  kh_text's "%s" is where
+ * sshd's name goes, "@K" the old key (another one than the server's).
+ */
+static void
+expect_refused(const char *name, const char *text, int want_line)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    char kh[512], want[700], *before, *after;
+    int accept, rc;
+
+    path(kh, sizeof kh, name);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    before = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(before);
+    for (accept = 0; accept < 2; accept++) {
+        default_opts(&o);
+        o.known_hosts = kh;
+        o.accept_new = accept;
+        t = NULL;
+        rc = prop_transport_ssh(&t, &o);
+        ck_assert_msg(rc == PROP_EUNREACHABLE, "%s, accept_new %d: %d %s", name, accept, rc,
+                      prop_transport_error(t));
+        FMT(want, "%s:%d", kh, want_line);
+        ck_assert_msg(strstr(prop_transport_error(t), want), "%s: no %s in: %s", name, want,
+                      prop_transport_error(t));
+        prop_transport_close(t);
+        after = slurp(kh, NULL);
+        ck_assert_ptr_nonnull(after);
+        ck_assert_msg(strcmp(before, after) == 0, "%s: known_hosts changed:\n%s", name, after);
+        free(after);
+    }
+    free(before);
+}
+
+/* The old key's "type base64" (another key than the server's), without its comment. */
+static char *
+old_key(void)
+{
+    char file[512], *pub, *sp;
+
+    path(file, sizeof file, "otherkey.pub");
+    pub = slurp(file, NULL);
+    ck_assert_ptr_nonnull(pub);
+    sp = strchr(pub, ' ');
+    ck_assert_ptr_nonnull(sp);
+    sp = strchr(sp + 1, ' ');
+    if (sp)
+        *sp = '\0';
+    return pub;
+}
+
+START_TEST(test_cut_line_changed_key)
+{
+    char text[4096], host[64], *old = old_key();
+
+    FMT(host, "[127.0.0.1]:%d", PORT);
+    /* The cut line first, then the old key. */
+    FMT(text, "# test\n%s ssh-ed25519 AAAAC3NzaC1lZDI1\n%s %s\n", host, host, old);
+    expect_refused("kh-cut1", text, 2);
+    /* The old key, then a cut line at the end (no newline). */
+    FMT(text, "%s %s\nelsewhere.example %s\n%s ssh-ed25519 AAAAC3Nz", host, old, old, host);
+    expect_refused("kh-cut2", text, 3);
+    /* Cut in the middle of the key type. */
+    FMT(text, "%s ssh-ed2\n%s %s\n", host, host, old);
+    expect_refused("kh-cut3", text, 1);
+    /* Names in a comma list and a pattern. */
+    FMT(text, "a.example,%s,b.example ssh-ed25519 AAAAC3\n", host);
+    expect_refused("kh-cut4", text, 1);
+    FMT(text, "# x\n[127.0.0.?]:%d ssh-ed25519 AAAAC3\n", PORT);
+    expect_refused("kh-cut5", text, 2);
+    /* A cut line alone names the host too. */
+    FMT(text, "%s\n", host);
+    expect_refused("kh-cut6", text, 1);
+    free(old);
+}
+END_TEST
+
+START_TEST(test_cut_line_hashed)
+{
+    char kh[512], text[4096], *hashed, *cut, *old = old_key();
+
+    /* ssh-keygen -H hashes the name; then the line is cut short. */
+    path(kh, sizeof kh, "kh-hashcut");
+    FMT(text, "[127.0.0.1]:%d %s\n", PORT, old);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    ck_assert_int_eq(sh("ssh-keygen -q -H -f '%s' >/dev/null 2>&1", kh), 0);
+    hashed = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(hashed);
+    ck_assert_msg(strncmp(hashed, "|1|", 3) == 0, "%s", hashed);
+    cut = strstr(hashed, "AAAA");
+    ck_assert_ptr_nonnull(cut);
+    cut[8] = '\0';
+    FMT(text, "# hashed\n%s\n", hashed);
+    expect_refused("kh-hashcut", text, 2);
+    free(hashed);
+    free(old);
+}
+END_TEST
+
+/* A revoked key for the host: libssh does not read the marker. */
+START_TEST(test_revoked_marker)
+{
+    char text[4096], file[512], *pub;
+
+    path(file, sizeof file, "hostkey.pub");
+    pub = slurp(file, NULL);
+    ck_assert_ptr_nonnull(pub);
+    FMT(text, "@revoked [127.0.0.1]:%d %s", PORT, pub);
+    expect_refused("kh-revoked", text, 1);
+    free(pub);
+}
+END_TEST
+
+/* A cut line of another host does not stop a new key from being recorded. */
+START_TEST(test_cut_line_other_host)
+{
+    prop_ssh_opts o;
+    prop_transport *t;
+    char kh[512], text[1024], head[64], *after;
+
+    path(kh, sizeof kh, "kh-cut-other");
+    FMT(text, "other.example ssh-ed25519 AAAAC3NzaC1l\n[127.0.0.1]:%d ssh-ed25519 AAAA\n",
+        PORT + 1);
+    ck_assert_int_eq(spit(kh, text, strlen(text)), 0);
+    default_opts(&o);
+    o.known_hosts = kh;
+    o.accept_new = 1;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+    after = slurp(kh, NULL);
+    ck_assert_ptr_nonnull(after);
+    FMT(head, "\n[127.0.0.1]:%d ssh-ed25519 AAAAC3", PORT);
+    ck_assert_msg(strncmp(after, text, strlen(text)) == 0 && strstr(after, head), "%s", after);
+    free(after);
+    /* And the recorded key is accepted afterwards. */
+    o.accept_new = 0;
+    t = connect_ok(&o);
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_auth_wrong_identity)
 {
     prop_ssh_opts o;
@@ -1475,6 +1621,115 @@ START_TEST(test_symlink)
 }
 END_TEST
 
+/* A directory whose attributes cannot be set is not left behind. */
+START_TEST(test_mkdir_failure_removes_it)
+{
+    prop_transport *t = connect_default();
+    char dir[512], sub[600];
+    prop_file_attrs bad_owner = {0750, "no-such-user-prop", NULL};
+    prop_file_attrs bad_mode = {-1, NULL, "no-such-group-prop"};
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "mkdir-fail");
+    FMT(sub, "%s/new", dir);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_owner), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no-such-user-prop"), "%s",
+                  prop_transport_error(t));
+    ck_assert_msg(stat(sub, &sb) != 0 && errno == ENOENT, "%s was left behind", sub);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_mode), PROP_ERROR);
+    ck_assert_int_ne(stat(sub, &sb), 0);
+    /* One that was there before stays. */
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(prop_transport_mkdir(t, sub, &bad_owner), PROP_ERROR);
+    ck_assert_int_eq(stat(sub, &sb), 0);
+    ck_assert(S_ISDIR(sb.st_mode));
+    prop_transport_close(t);
+}
+END_TEST
+
+/*
+ * Stale temporary files of a path (a write cut short) are removed by the
+ * next write of that path over SSH, and only those; a symlink does the
+ * same for stale links of its naming.
+ */
+START_TEST(test_write_removes_stale)
+{
+    static const char *const stale[] = {".f.prop-abc123", ".f.prop-XYZ789"};
+    static const char *const kept[] = {".f.prop-abc12",  ".f.prop-abc1234", ".f.prop-ab_123",
+                                       ".g.prop-abc123", "f.prop-abc123",   ".f.prop-ab$123"};
+    prop_transport *t = connect_default();
+    char dir[512], p[700], *big;
+    struct stat sb;
+    size_t i, k, n = (5u << 20) + 3;
+
+    test_dir(dir, sizeof dir, "stale");
+    for (k = 0; k < 2; k++) { /* through the shell, then through a channel of its own */
+        for (i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+            FMT(p, "%s/%s", dir, stale[i]);
+            ck_assert_int_eq(spit(p, "stale", 5), 0);
+        }
+        for (i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+            FMT(p, "%s/%s", dir, kept[i]);
+            ck_assert_int_eq(spit(p, "kept", 4), 0);
+        }
+        FMT(p, "%s/.f.prop-dir000", dir);
+        ck_assert_int_eq(mkdir(p, 0755) == 0 || errno == EEXIST, 1);
+        FMT(p, "%s/.f.prop-lnk000", dir);
+        ck_assert_int_eq(symlink("f", p) == 0 || errno == EEXIST, 1);
+        FMT(p, "%s/.f.prop-other0", dir);
+        ck_assert_int_eq(spit(p, "another user's", 14), 0);
+        ck_assert_int_eq(chown(p, 1, 1), 0);
+        FMT(p, "%s/f", dir);
+        if (k == 0) {
+            OK(t, prop_transport_write(t, p, "new\n", 4, NULL));
+        } else {
+            big = calloc(1, n);
+            ck_assert_ptr_nonnull(big);
+            OK(t, prop_transport_write(t, p, big, n, NULL));
+            free(big);
+        }
+        for (i = 0; i < sizeof stale / sizeof stale[0]; i++) {
+            FMT(p, "%s/%s", dir, stale[i]);
+            ck_assert_msg(lstat(p, &sb) != 0, "%s is still there", p);
+        }
+        for (i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+            FMT(p, "%s/%s", dir, kept[i]);
+            ck_assert_msg(lstat(p, &sb) == 0, "%s was removed", p);
+        }
+        FMT(p, "%s/.f.prop-dir000", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+        FMT(p, "%s/.f.prop-lnk000", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+        FMT(p, "%s/.f.prop-other0", dir);
+        ck_assert_int_eq(lstat(p, &sb), 0);
+    }
+    /* Files the new file's owner owns are its stale copies too. */
+    {
+        prop_file_attrs a = {-1, "daemon", NULL};
+
+        FMT(p, "%s/.f.prop-daemon", dir);
+        ck_assert_int_eq(spit(p, "stale", 5), 0);
+        ck_assert_int_eq(chown(p, 1, 1), 0);
+        FMT(p, "%s/f", dir);
+        OK(t, prop_transport_write(t, p, "x", 1, &a));
+        FMT(p, "%s/.f.prop-daemon", dir);
+        ck_assert_int_ne(lstat(p, &sb), 0);
+    }
+    /* Links. */
+    FMT(p, "%s/.l.prop-old000", dir);
+    ck_assert_int_eq(symlink("x", p), 0);
+    FMT(p, "%s/.l.prop-file00", dir);
+    ck_assert_int_eq(spit(p, "a file", 6), 0);
+    FMT(p, "%s/l", dir);
+    OK(t, prop_transport_symlink(t, "f", p));
+    FMT(p, "%s/.l.prop-old000", dir);
+    ck_assert_int_ne(lstat(p, &sb), 0);
+    FMT(p, "%s/.l.prop-file00", dir);
+    ck_assert_int_eq(lstat(p, &sb), 0);
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_chattr)
 {
     prop_transport *t = connect_default();
@@ -1506,6 +1761,174 @@ START_TEST(test_chattr)
     FMT(file, "%s/missing", dir);
     ck_assert_int_eq(prop_transport_chattr(t, file, &mode), PROP_ERROR);
     ck_assert_msg(strstr(prop_transport_error(t), "no such file"), "%s", prop_transport_error(t));
+    prop_transport_close(t);
+}
+END_TEST
+
+/* ---------------------------------------------------------------------
+ * Interruption (prop_transport_set_interrupt): the remote command's
+ * process group is signalled through a second channel.
+ */
+static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
+static volatile sig_atomic_t STOPS_WANTED;
+
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    STOPS++;
+    if (STOPS < STOPS_WANTED)
+        alarm(1);
+}
+
+/* Raise the flag a second from now, n times a second apart. */
+static void
+stop_in_a_second(int n)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    STOPS = 0;
+    STOPS_WANTED = n;
+    alarm(1);
+}
+
+/* The pid in a file the command wrote (the target is this machine). */
+static pid_t
+pid_in(const char *file)
+{
+    int i;
+
+    for (i = 0; i < 1000; i++) {
+        char *text = slurp(file, NULL);
+        long pid = text ? atol(text) : 0;
+
+        free(text);
+        if (pid > 0)
+            return (pid_t)pid;
+        msleep(10);
+    }
+    ck_abort_msg("no pid in %s", file);
+    return 0;
+}
+
+/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
+static int
+ended(pid_t pid)
+{
+    char file[64], buf[512], *p;
+    int i;
+
+    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+
+        if (!f)
+            return 1;
+        p = fgets(buf, sizeof buf, f);
+        fclose(f);
+        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
+            return 1;
+        msleep(10);
+    }
+    return 0;
+}
+
+/* Run cmd (sh -c, $1 and $2 files for pids) interrupted; checks both pids ended. */
+static void
+interrupted_run(prop_transport *t, const char *dir, const char *cmd, size_t stdin_len)
+{
+    char p1[600], p2[600];
+    const char *argv[] = {"sh", "-c", cmd, "sh", p1, p2, NULL};
+    char *in = stdin_len ? calloc(1, stdin_len) : NULL;
+    prop_cmd_result r;
+    pid_t a, b;
+
+    FMT(p1, "%s/sh.pid", dir);
+    FMT(p2, "%s/sleep.pid", dir);
+    unlink(p1);
+    unlink(p2);
+    ck_assert_int_eq(prop_transport_run(t, argv, in, stdin_len, &r), PROP_ERROR);
+    free(in);
+    ck_assert_msg(strstr(prop_transport_error(t), "interrupted"), "%s", prop_transport_error(t));
+    prop_cmd_result_clear(&r);
+    a = pid_in(p1);
+    b = pid_in(p2);
+    ck_assert_msg(ended(a), "the command %ld still runs", (long)a);
+    ck_assert_msg(ended(b), "its child %ld still runs", (long)b);
+}
+
+#define SLEEPER "echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait"
+#define STUBBORN "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait"
+
+START_TEST(test_run_interrupted)
+{
+    prop_transport *t = connect_default();
+    const char *echo[] = {"sh", "-c", "echo ran >\"$1\"", "sh", NULL, NULL};
+    char dir[512], ran[600];
+    prop_cmd_result r;
+    struct stat sb;
+
+    test_dir(dir, sizeof dir, "interrupted");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, SLEEPER, 0);
+    /* Once interrupted, no command starts; files are still written. */
+    FMT(ran, "%s/ran", dir);
+    echo[4] = ran;
+    ck_assert_int_eq(prop_transport_run(t, echo, NULL, 0, &r), PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ne(stat(ran, &sb), 0);
+    OK(t, prop_transport_write(t, ran, "x", 1, NULL));
+    prop_transport_close(t);
+
+    /* Through a channel of its own (stdin too large for the shell). */
+    t = connect_default();
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, SLEEPER, (5u << 20) + 1);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_interrupted_grace)
+{
+    prop_transport *t = connect_default();
+    char dir[512];
+    double t0 = now_s();
+
+    test_dir(dir, sizeof dir, "interrupted-grace");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(1);
+    interrupted_run(t, dir, STUBBORN, 0);
+    ck_assert_double_ge(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    prop_transport_close(t);
+}
+END_TEST
+
+START_TEST(test_run_interrupted_twice)
+{
+    prop_transport *t = connect_default();
+    const char *echo[] = {"echo", "the shell", NULL};
+    char dir[512];
+    double t0 = now_s();
+    prop_cmd_result r;
+
+    test_dir(dir, sizeof dir, "interrupted-twice");
+    prop_transport_set_interrupt(t, &STOPS, NULL);
+    stop_in_a_second(2);
+    interrupted_run(t, dir, STUBBORN, 0);
+    ck_assert_int_ge(STOPS, 2);
+    /* Both requests came within 2 s; the grace period would end at 1 s + grace. */
+    ck_assert_double_lt(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    /* The connection is still usable without the flag. */
+    prop_transport_set_interrupt(t, NULL, NULL);
+    OK(t, prop_transport_run(t, echo, NULL, 0, &r));
+    ck_assert_str_eq(r.out, "the shell\n");
+    prop_cmd_result_clear(&r);
     prop_transport_close(t);
 }
 END_TEST
@@ -1685,6 +2108,10 @@ ssh_suite(void)
     tcase_add_test(tc, test_changed_host_key);
     tcase_add_test(tc, test_changed_host_key_hashed);
     tcase_add_test(tc, test_other_key_type);
+    tcase_add_test(tc, test_cut_line_changed_key);
+    tcase_add_test(tc, test_cut_line_hashed);
+    tcase_add_test(tc, test_revoked_marker);
+    tcase_add_test(tc, test_cut_line_other_host);
     tcase_add_test(tc, test_auth_wrong_identity);
     tcase_add_test(tc, test_auth_missing_identity);
     tcase_add_test(tc, test_auth_encrypted_identity);
@@ -1717,6 +2144,15 @@ ssh_suite(void)
     tcase_add_test(tc, test_mkdir);
     tcase_add_test(tc, test_symlink);
     tcase_add_test(tc, test_chattr);
+    tcase_add_test(tc, test_mkdir_failure_removes_it);
+    tcase_add_test(tc, test_write_removes_stale);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("interrupt");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_run_interrupted);
+    tcase_add_test(tc, test_run_interrupted_grace);
+    tcase_add_test(tc, test_run_interrupted_twice);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("failures");

@@ -249,6 +249,99 @@ run(prop_transport *t, prop_cmd_result *r, const char *stdin_data, size_t len, .
 
 #define RUN(t, r, ...) run(t, r, NULL, 0, __VA_ARGS__, (const char *)NULL)
 
+/* ---- interruption (prop_transport_set_interrupt) ---- */
+
+static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
+static volatile sig_atomic_t STOPS_WANTED;
+
+/* SIGALRM: one more request to stop, and another a second later while more are wanted. */
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    STOPS++;
+    if (STOPS < STOPS_WANTED)
+        alarm(1);
+}
+
+/* Raise the flag a second from now, n times a second apart. */
+static void
+stop_in_a_second(int n)
+{
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    STOPS = 0;
+    STOPS_WANTED = n;
+    alarm(1);
+}
+
+static void
+pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double
+seconds(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The pid in a file the command wrote, waiting for it (10 s at most). */
+static pid_t
+pid_in(const char *file)
+{
+    int i;
+
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+        long pid = 0;
+
+        if (f) {
+            int ok = fscanf(f, "%ld", &pid) == 1;
+
+            fclose(f);
+            if (ok && pid > 0)
+                return (pid_t)pid;
+        }
+        pause_ms(10);
+    }
+    ck_abort_msg("no pid in %s", file);
+    return 0;
+}
+
+/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
+static int
+ended(pid_t pid)
+{
+    char file[64], buf[512], *p;
+    int i;
+
+    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
+    for (i = 0; i < 1000; i++) {
+        FILE *f = fopen(file, "r");
+
+        if (!f)
+            return 1;
+        p = fgets(buf, sizeof buf, f);
+        fclose(f);
+        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
+            return 1;
+        pause_ms(10);
+    }
+    return 0;
+}
+
 /* ---- commands ---- */
 
 START_TEST(test_names)
@@ -472,6 +565,133 @@ START_TEST(test_run_closes_fds)
 }
 END_TEST
 
+/*
+ * A run interrupted (the flag raised a second after the command started):
+ * the command's whole process group gets SIGTERM, the call fails with
+ * "interrupted", and nothing of it is left running.
+ */
+START_TEST(test_run_interrupted)
+{
+    prop_cmd_result r;
+    pid_t sh, sl;
+    int rc;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    rc = RUN(T, &r, "sh", "-c", "echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+             P("sh.pid"), P("sleep.pid"));
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    ck_assert_int_eq(r.code, -1);
+    prop_cmd_result_clear(&r);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert_msg(ended(sh), "the command %ld still runs", (long)sh);
+    ck_assert_msg(ended(sl), "its child %ld still runs", (long)sl);
+    /* Once interrupted, no command starts. */
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c", "echo ran >\"$1\"", "sh", P("ran")), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ne(access(P("ran"), F_OK), 0);
+    /* Files are still written. */
+    ck_assert_int_eq(prop_transport_write(T, P("f"), "x", 1, NULL), PROP_OK);
+}
+END_TEST
+
+/* A command that ignores SIGTERM gets SIGKILL after the grace period. */
+START_TEST(test_run_interrupted_grace)
+{
+    prop_cmd_result r;
+    double t0 = seconds();
+    pid_t sh, sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+                         P("sh.pid"), P("sleep.pid")),
+                     PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(T), "interrupted"), "%s", prop_transport_error(T));
+    prop_cmd_result_clear(&r);
+    ck_assert_double_ge(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert(ended(sh));
+    ck_assert(ended(sl));
+}
+END_TEST
+
+/* A second request does not wait for the grace period: SIGKILL at once. */
+START_TEST(test_run_interrupted_twice)
+{
+    prop_cmd_result r;
+    double t0 = seconds();
+    pid_t sh, sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(2);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap '' TERM; echo $$ >\"$1\"; sleep 600 & echo $! >\"$2\"; wait", "sh",
+                         P("sh.pid"), P("sleep.pid")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_ge(STOPS, 2);
+    /* Both requests came within 2 s; the grace period would end at 1 s + grace. */
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    sh = pid_in(P("sh.pid"));
+    sl = pid_in(P("sleep.pid"));
+    ck_assert(ended(sh));
+    ck_assert(ended(sl));
+}
+END_TEST
+
+/*
+ * What is left of the command's process group when the command ends (here
+ * a child that ignores SIGTERM and holds none of its pipes) is killed too.
+ */
+START_TEST(test_run_interrupted_group_left)
+{
+    prop_cmd_result r;
+    pid_t sl;
+
+    prop_transport_set_interrupt(T, &STOPS, NULL);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "(trap '' TERM; exec sleep 600) >/dev/null 2>&1 & echo $! >\"$1\"; wait",
+                         "sh", P("sleep.pid")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    sl = pid_in(P("sleep.pid"));
+    ck_assert_msg(ended(sl), "%ld still runs", (long)sl);
+}
+END_TEST
+
+/*
+ * The signal prop got is the one passed on.  The command ends on it, but
+ * its background child ignores SIGINT (as sh makes it) and holds the
+ * output pipes: it goes at once too, not at the end of the grace period.
+ */
+START_TEST(test_run_interrupted_signal)
+{
+    static volatile sig_atomic_t sig = SIGINT;
+    double t0 = seconds();
+    prop_cmd_result r;
+    char *got;
+
+    prop_transport_set_interrupt(T, &STOPS, &sig);
+    stop_in_a_second(1);
+    ck_assert_int_eq(RUN(T, &r, "sh", "-c",
+                         "trap 'echo INT >\"$1\"; exit 3' INT; sleep 600 & wait; wait", "sh",
+                         P("got")),
+                     PROP_ERROR);
+    prop_cmd_result_clear(&r);
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    got = get(P("got"), NULL);
+    ck_assert_str_eq(got, "INT\n");
+    free(got);
+}
+END_TEST
+
 START_TEST(test_run_bad_args)
 {
     prop_cmd_result r;
@@ -668,6 +888,23 @@ END_TEST
  * A child writes two large contents in turn while we read the file and
  * then kill -9 it: every read sees one content or the other, whole.
  */
+/* Entries of D named as a write's temporary files for "name". */
+static int
+temp_files(const char *name)
+{
+    char prefix[300];
+    struct dirent *e;
+    DIR *d = opendir(D);
+    int n = 0;
+
+    ck_assert_ptr_nonnull(d);
+    snprintf(prefix, sizeof prefix, ".%s.prop-", name);
+    while ((e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return n;
+}
+
 START_TEST(test_write_atomic_under_kill)
 {
     size_t n = 1u << 20, len;
@@ -713,11 +950,75 @@ START_TEST(test_write_atomic_under_kill)
         ck_assert_uint_eq(len, n);
         ck_assert(memcmp(data, a, n) == 0 || memcmp(data, b, n) == 0);
         free(data);
+        /* The temporary file has no name while it is written, and a name
+         * left by a kill between its link and its rename is removed by the
+         * next write: at most the last one is there. */
+        ck_assert_int_le(temp_files("atomic"), 1);
     }
+    ck_assert_int_eq(prop_transport_write(T, P("atomic"), a, n, NULL), PROP_OK);
+    ck_assert_int_eq(temp_files("atomic"), 0);
     ck_assert_int_gt(reads, 6);
     ck_assert_int_gt(sawb, 0); /* the writer did replace the file */
     free(a);
     free(b);
+}
+END_TEST
+
+/*
+ * Stale temporary files of a path (left by a process killed outright) are
+ * removed by the next write of that path, and nothing else is: not other
+ * names, not a directory or a link of that name, not another user's file.
+ */
+START_TEST(test_write_removes_stale)
+{
+    static const char *const stale[] = {".f.prop-abc123", ".f.prop-XYZ789", ".f.prop-000000"};
+    static const char *const kept[] = {".f.prop-abc12",   ".f.prop-abc1234", ".f.prop-ab_123",
+                                       ".g.prop-abc123",  "f.prop-abc123",   ".f.prop-",
+                                       ".f.prop-abc12\n", ".ff.prop-abc123"};
+    struct stat sb;
+    size_t i;
+
+    for (i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        puts_file(P(stale[i]), "a stale copy");
+    for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        puts_file(P(kept[i]), "not prop's");
+    ck_assert_int_eq(mkdir(P(".f.prop-dir000"), 0755), 0);
+    ck_assert_int_eq(symlink("f", P(".f.prop-lnk000")), 0);
+    if (is_root()) {
+        puts_file(P(".f.prop-other0"), "another user's");
+        ck_assert_int_eq(chown(P(".f.prop-other0"), 1, 1), 0);
+    }
+    ck_assert_int_eq(prop_transport_write(T, P("f"), "new", 3, NULL), PROP_OK);
+    for (i = 0; i < sizeof stale / sizeof stale[0]; i++)
+        ck_assert_msg(lstat(P(stale[i]), &sb) != 0 && errno == ENOENT, "%s is still there",
+                      stale[i]);
+    for (i = 0; i < sizeof kept / sizeof kept[0]; i++)
+        ck_assert_msg(lstat(P(kept[i]), &sb) == 0, "%s was removed", kept[i]);
+    ck_assert_int_eq(lstat(P(".f.prop-dir000"), &sb), 0);
+    ck_assert_int_eq(lstat(P(".f.prop-lnk000"), &sb), 0);
+    if (is_root()) {
+        ck_assert_int_eq(lstat(P(".f.prop-other0"), &sb), 0);
+        /* The owner the file is given may own its stale copies (left
+         * before the run: a new transport, which reads the directory anew). */
+        puts_file(P(".f.prop-daemon"), "stale, the owner's");
+        ck_assert_int_eq(chown(P(".f.prop-daemon"), 1, 1), 0);
+        prop_transport_close(T);
+        ck_assert_int_eq(prop_transport_local(&T), PROP_OK);
+        {
+            prop_file_attrs a = {-1, "1", NULL};
+
+            ck_assert_int_eq(prop_transport_write(T, P("f"), "newer", 5, &a), PROP_OK);
+        }
+        ck_assert_int_ne(lstat(P(".f.prop-daemon"), &sb), 0);
+    }
+    /* A symlink removes stale links of its own naming, and only those. */
+    ck_assert_int_eq(symlink("x", P(".l.prop-old000")), 0);
+    puts_file(P(".l.prop-file00"), "a file");
+    prop_transport_close(T);
+    ck_assert_int_eq(prop_transport_local(&T), PROP_OK);
+    ck_assert_int_eq(prop_transport_symlink(T, "g", P("l")), PROP_OK);
+    ck_assert_int_ne(lstat(P(".l.prop-old000"), &sb), 0);
+    ck_assert_int_eq(lstat(P(".l.prop-file00"), &sb), 0);
 }
 END_TEST
 
@@ -1247,6 +1548,11 @@ transport_suite(void)
     tcase_add_test(tc, test_run_environment);
     tcase_add_test(tc, test_run_closes_fds);
     tcase_add_test(tc, test_run_bad_args);
+    tcase_add_test(tc, test_run_interrupted);
+    tcase_add_test(tc, test_run_interrupted_grace);
+    tcase_add_test(tc, test_run_interrupted_twice);
+    tcase_add_test(tc, test_run_interrupted_signal);
+    tcase_add_test(tc, test_run_interrupted_group_left);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("files");
@@ -1260,6 +1566,7 @@ transport_suite(void)
     tcase_add_test(tc, test_write_failures_keep_old);
     tcase_add_test(tc, test_write_replaces_link);
     tcase_add_test(tc, test_write_atomic_under_kill);
+    tcase_add_test(tc, test_write_removes_stale);
     tcase_add_test(tc, test_stat);
     tcase_add_test(tc, test_remove);
     tcase_add_test(tc, test_mkdir);

@@ -13,15 +13,21 @@
 extern "C" {
 #endif
 
-/* Ordered so that combining is max(): failed beats changed beats ok. */
+/*
+ * Ordered so that combining is max(): interrupted beats failed beats
+ * changed beats ok.  Interrupted: the run was stopped (a signal) while
+ * this ran, so it is not done; the caller's ensure() says so.
+ */
 typedef enum prop_result {
     PROP_RESULT_OK = 0,
     PROP_RESULT_CHANGED = 1,
-    PROP_RESULT_FAILED = 2
+    PROP_RESULT_FAILED = 2,
+    PROP_RESULT_INTERRUPTED = 3
 } prop_result;
 
 prop_result prop_result_combine(prop_result a, prop_result b);
-const char *prop_result_name(prop_result r); /* "ok", "changed", "failed" */
+/* "ok", "changed", "failed", "interrupted" */
+const char *prop_result_name(prop_result r);
 
 typedef struct prop_exec_ops {
     /*
@@ -57,7 +63,8 @@ typedef struct prop_exec_ops {
  * result is b's); pick_os runs the first alternative whose targets hold
  * os; props runs each, failures do not stop the rest; revert runs the
  * reverted form; only_if runs p when its test holds (ok when it does not,
- * failed when the test fails); info properties are ok.
+ * failed when the test fails); info properties are ok.  Once a part is
+ * interrupted, nothing more of n runs, and n is interrupted.
  */
 prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
                            const prop_exec_ops *ops, void *ud);
@@ -65,10 +72,13 @@ prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
 typedef struct prop_exec_summary {
     unsigned ok, changed, failed, skipped; /* top-level properties */
     double ms;
-    int stopped; /* stop() asked to stop */
+    int stopped; /* stop() asked to stop, or a property was interrupted */
 } prop_exec_summary;
 
-/* Ensure every top-level property of h in order; a failure does not stop the next. */
+/*
+ * Ensure every top-level property of h in order; a failure does not stop
+ * the next, an interruption does (the interrupted one counts as skipped).
+ */
 prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud,
                            prop_exec_summary *sum);
 

@@ -15,6 +15,7 @@
 #ifndef PROP_TRANSPORT_H
 #define PROP_TRANSPORT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -106,6 +107,32 @@ typedef struct prop_ssh_opts {
 int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
 
 void prop_transport_close(prop_transport *t); /* accepts NULL */
+
+/*
+ * Interruption (prop run's SIGINT and SIGTERM).  flag, when not NULL,
+ * counts the requests to stop (a signal handler adds one to it); signo,
+ * when not NULL, holds the signal to pass on (SIGTERM when it is NULL or
+ * 0).  The transport only reads them; they must outlive it.
+ *
+ * While *flag is 0 nothing changes.  Once it is not:
+ *   - no command starts: run and query fail at once;
+ *   - a command that is running is sent the signal (the local transport
+ *     starts every command in a session, so a process group, of its own,
+ *     and signals the group; over SSH the remote command is started the
+ *     same way with setsid(1) where the target has it, and a second
+ *     channel signals its group, or the process alone without setsid);
+ *     if it still runs PROP_INTERRUPT_GRACE_MS later, or as soon as
+ *     *flag reaches 2 (a second signal), it is sent SIGKILL;
+ *   - the call then fails (PROP_ERROR) with "interrupted" in the error,
+ *     whatever the command's exit status: the caller must not take what
+ *     it did for done.
+ * File operations are short and run to their end, so that a file is never
+ * left half changed; once *flag reaches 2 an SSH operation still waiting
+ * for its answer is abandoned (the remote shell is dropped).
+ */
+#define PROP_INTERRUPT_GRACE_MS 5000
+void prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *flag,
+                                  const volatile sig_atomic_t *signo);
 const char *prop_transport_error(const prop_transport *t);
 /* "local", "dir:/srv/root". */
 const char *prop_transport_name(const prop_transport *t);
@@ -156,6 +183,17 @@ int prop_transport_read(prop_transport *t, const char *path, char **data, size_t
  * and owner unless attrs say otherwise; a symbolic link at path is
  * replaced by the file (its target is not written); a directory is an
  * error.
+ *
+ * The temporary file has no name while it is written where the system
+ * allows it (Linux: O_TMPFILE, then linked as .NAME.prop-XXXXXX just
+ * before the rename); elsewhere it is made under that name.  A process
+ * killed outright can still leave one behind, so every write of path
+ * first removes the stale ones beside it: regular files (not links) named
+ * exactly ".NAME.prop-" and six letters or digits, NAME being path's last
+ * component (its first 200 bytes), owned by the user prop runs as or by
+ * the owner the file is given.  A symlink removes stale links of that
+ * naming the same way.  (The local transport reads a directory once for
+ * all its writes there until a command runs; SSH looks each time.)
  */
 int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                          const prop_file_attrs *attrs);
