@@ -610,7 +610,13 @@ sys_write(lua_State *L)
     check_attrs(L, 4, &a, &secret);
     secret = secret || from_store;
     changing(L, s, "write");
-    check_claimed(s, path, "wrote", 0);
+    /* via: the claimed path this one was reached from (a symbolic link a
+     * line edit follows). */
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "via") == LUA_TSTRING)
+        check_claimed(s, lua_tostring(L, -1), "wrote", 0);
+    else
+        check_claimed(s, path, "wrote", 0);
+    lua_settop(L, 4);
     if (s->dry) {
         if (s->diff)
             note_diff(s, path, content, len, secret);

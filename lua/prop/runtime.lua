@@ -216,7 +216,7 @@ end
 -- the other lines are kept.  A missing file is created with the lines.
 -- A symlink is followed: the file it points to is edited.
 function R.ensure_lines(sys, what, path, want)
-   local st
+   local st, claimed = nil, path
    path, st = R.follow(sys, path)
    if st and st.type ~= "file" then
       R.fail("%s: %s is a %s, not a file", what, path,
@@ -237,13 +237,15 @@ function R.ensure_lines(sys, what, path, want)
    local new = content or ""
    if new ~= "" and new:sub(-1) ~= "\n" then new = new .. "\n" end
    new = new .. concat(add, "\n") .. "\n"
-   sys:write(path, new)
+   -- Written through the link the property claims (W104 knows it).
+   sys:write(path, new, { via = claimed })
    return true
 end
 
 -- No line of path is one of lines; a missing file holds none.  A symlink
 -- is followed.
 function R.ensure_no_lines(sys, what, path, unwanted)
+   local claimed = path
    path = R.follow(sys, path)
    local content = sys:read(path)
    if content == nil then return false end
@@ -257,7 +259,7 @@ function R.ensure_no_lines(sys, what, path, unwanted)
    if removed == 0 then return false end
    local new = concat(keep, "\n")
    if #keep > 0 and nl then new = new .. "\n" end
-   sys:write(path, new)
+   sys:write(path, new, { via = claimed })
    return true
 end
 
