@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "lprop.h"
+#include "prop/secrets.h"
 
 /* Exit codes (SPEC: 0 well, 1 failed, 2 rejected, 64 usage, 69 unreachable). */
 enum { EXIT_WELL = 0, EXIT_FAILED = 1, EXIT_REJECTED = 2, EXIT_USAGE = 64, EXIT_UNREACHABLE = 69 };
@@ -19,7 +20,8 @@ typedef struct cli_command {
     const char *usage;
 } cli_command;
 
-extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain, cmd_claims;
+extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain, cmd_claims,
+    cmd_secret;
 
 /* Options shared by the commands that read a site. */
 typedef struct cli_site_opts {
@@ -92,5 +94,14 @@ int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, s
  * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
  */
 int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
+
+/*
+ * prop secret list, after the table of the store: where the site uses
+ * each secret, and a warning for a value set for a host the site does
+ * not have.  That needs the site evaluated; bindings/secret_uses.c
+ * holds it.  Prints on out; returns 0, or the exit code of prop secret
+ * list (EXIT_REJECTED when the site cannot be evaluated).
+ */
+int cli_secret_uses(const char *site, prop_secrets *store, FILE *out);
 
 #endif

@@ -31,7 +31,7 @@ expect_words() {
   fi
 }
 
-expect_words "subcommands" "claims explain graph help lint repl run show version" ""
+expect_words "subcommands" "claims explain graph help lint repl run secret show version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-instructions --max-memory --stats --werror" lint --
@@ -44,5 +44,11 @@ expect_words "host names after options" "www.example.com" graph --max-instructio
 expect_words "repl options" "--max-instructions --max-memory" repl --max
 expect_words "claims: kinds of thing" "package: port:" claims examples/site.lua p
 expect_words "claims options" "--json" claims --js
+expect_words "secret: subcommands" "list recipients rm set" secret ""
+expect_words "secret: options" "--help --host --json" secret set --
+expect_words "secret: site files" "examples/site.lua" secret list examples/si
+expect_words "secret: hosts after --host" "files.example.com foo.example.com" secret set examples/site.lua db --host f
+expect_words "secret: recipients add|rm" "add rm" secret recipients examples/site.lua ""
+expect_words "secret: no store, no names" "" secret rm examples/site.lua ""
 
 finish
