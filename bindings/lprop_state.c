@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, madvise; mremap (Linux) */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -527,78 +529,128 @@ lprop_engine_error(lua_State *L, int rc)
     return lprop_error(L, "%s", prop_site_error(ctx->site));
 }
 
+/* What kind of file a mode is, for the refusal of anything but a regular file. */
+static const char *
+file_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory, not a regular file";
+    if (S_ISFIFO(m))
+        return "a FIFO, not a regular file";
+    if (S_ISCHR(m))
+        return "a character device, not a regular file";
+    if (S_ISBLK(m))
+        return "a block device, not a regular file";
+    if (S_ISSOCK(m))
+        return "a socket, not a regular file";
+    return "not a regular file";
+}
+
 /*
- * Read a whole file into a block from the state's allocator (so that the
- * memory limit covers it), NUL-terminated: *len bytes of text in a block
- * of *size bytes.  NULL with errno set on failure.
+ * Read a whole regular file into a block from the state's allocator (so
+ * that the memory limit covers it), NUL-terminated: *len bytes of text in
+ * a block of *size bytes.  NULL on failure, with *why saying what went
+ * wrong (a static string).
+ *
+ * The file is opened without blocking and then looked at through the open
+ * descriptor: opening a FIFO would otherwise wait for a writer for ever,
+ * and a check by name before the open could be fooled by a swap in
+ * between.  Only a regular file is read.
  */
 static char *
-read_file(lua_State *L, const char *path, size_t *len, size_t *size)
+read_file(lua_State *L, const char *path, size_t *len, size_t *size, const char **why)
 {
     void *ud;
     lua_Alloc alloc = lua_getallocf(L, &ud);
-    FILE *f = fopen(path, "rb");
     struct stat st;
     char *buf = NULL, *nbuf;
-    size_t cap = 0, n = 0, got;
-    int saved;
+    size_t cap = 0, n = 0;
+    ssize_t got;
+    int fd;
 
-    if (f == NULL)
+    *why = NULL;
+    do
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        *why = strerror(errno);
         return NULL;
+    }
+    if (fstat(fd, &st) != 0) {
+        *why = strerror(errno);
+        goto fail;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        *why = file_kind(st.st_mode);
+        goto fail;
+    }
     /* The size the file has now, and one more byte to see its end. */
-    if (fstat(fileno(f), &st) == 0 && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX / 2)
+    if (st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX / 2)
         cap = (size_t)st.st_size + 2;
     for (;;) {
         if (cap - n < 2) {
             size_t ncap = cap ? cap * 2 : 8192;
 
             if (ncap < cap || !(nbuf = alloc(ud, buf, cap, ncap))) {
-                errno = ENOMEM;
+                *why = "not enough memory (see --max-memory)";
                 goto fail;
             }
             buf = nbuf;
             cap = ncap;
         } else if (buf == NULL) {
             if (!(buf = alloc(ud, NULL, 0, cap))) {
-                errno = ENOMEM;
+                *why = "not enough memory (see --max-memory)";
                 goto fail;
             }
         }
-        got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
+        got = read(fd, buf + n, cap - n - 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            *why = strerror(errno);
+            goto fail;
+        }
         if (got == 0)
             break;
+        n += (size_t)got;
     }
-    if (ferror(f))
-        goto fail;
-    fclose(f);
+    (void)close(fd);
     buf[n] = '\0';
     *len = n;
     *size = cap;
     return buf;
 fail:
-    saved = errno;
     if (buf)
         alloc(ud, buf, cap, 0);
-    fclose(f);
-    errno = saved ? saved : EIO;
+    (void)close(fd);
     return NULL;
 }
 
 /*
  * Load and run a user source file (the site or a module next to it) in the
  * config environment; pushes its results (1 value).  Raises on error.
+ *
+ * As lua(1) does for a file: a UTF-8 byte order mark is dropped, and a
+ * first line starting with "#" (#!/usr/bin/env prop) is skipped, its
+ * newline kept so that line numbers stay those of the file.
  */
 static void
 run_user_file(lua_State *L, const char *path, const char *shown)
 {
     lprop_ctx *ctx = lprop_getctx(L);
-    size_t len = 0, size = 0;
-    char *text = read_file(L, path, &len, &size);
+    size_t len = 0, size = 0, skip = 0;
+    const char *why;
+    char *text = read_file(L, path, &len, &size, &why);
     int rc;
 
     if (text == NULL)
-        lprop_error(L, "cannot read %s: %s", shown, strerror(errno));
+        lprop_error(L, "cannot read %s: %s", shown, why);
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(text, text + 3, len - 3 + 1);
+        len -= 3;
+    }
+    if (text[0] == '#')
+        skip = strcspn(text, "\n");
     /* The site keeps the text, to quote its lines in diagnostics. */
     rc = prop_site_adopt_source(ctx->site, shown, text, len, size);
     if (rc != PROP_OK) {
@@ -611,7 +663,7 @@ run_user_file(lua_State *L, const char *path, const char *shown)
     /* Parsing makes little garbage, but a large site makes a large
      * function: collections while it grows only walk it again and again. */
     lua_gc(L, LUA_GCSTOP);
-    rc = luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t");
+    rc = luaL_loadbufferx(L, text + skip, len - skip, lua_tostring(L, -1), "t");
     lua_gc(L, LUA_GCRESTART);
     lua_remove(L, -2);
     if (rc != LUA_OK)
