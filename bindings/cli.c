@@ -31,6 +31,7 @@ cli_site_opts_init(cli_site_opts *o)
 {
     o->limits.max_instructions = LPROP_DEFAULT_MAX_INSTRUCTIONS;
     o->limits.max_memory = (size_t)LPROP_DEFAULT_MAX_MEMORY_MIB << 20;
+    o->limits.max_cpu = LPROP_DEFAULT_MAX_CPU;
     o->limits.check_only = 0;
     /* PROP_NO_MEMO: run every recipe call (the findings must not change;
      * only the time does). */
@@ -57,12 +58,12 @@ parse_count(const char *s, long long *out)
 int
 cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--max-instructions", "--max-memory"};
+    static const char *const names[] = {"--max-instructions", "--max-memory", "--max-cpu"};
     const char *arg = argv[*i], *val = NULL;
     size_t k, len;
     long long v;
 
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
         len = strlen(names[k]);
         if (strncmp(arg, names[k], len) != 0)
             continue;
@@ -83,6 +84,12 @@ cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
         }
         if (k == 0) {
             o->limits.max_instructions = v;
+        } else if (k == 2) {
+            if (v > 1000000000) {
+                fprintf(stderr, "prop: --max-cpu takes at most 1000000000 seconds\n");
+                return -1;
+            }
+            o->limits.max_cpu = (int)v;
         } else {
             if (v > (long long)(SIZE_MAX >> 21)) {
                 fprintf(stderr,

@@ -31,7 +31,8 @@ typedef struct cli_site_opts {
 void cli_site_opts_init(cli_site_opts *o);
 /*
  * If argv[*i] is one of the shared options (--max-instructions N,
- * --max-memory MIB, with "=" or a separate word), consume it and return 1;
+ * --max-memory MIB, --max-cpu S, with "=" or a separate word), consume it
+ * and return 1;
  * 0 if it is not one; -1 (after printing why) if it is malformed.
  */
 int cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i);

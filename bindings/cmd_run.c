@@ -981,4 +981,5 @@ const cli_command cmd_run = {
     "run", run_run, "make hosts the way the site says (every host when none is named)",
     "prop run SITE [HOST...] [--dry-run] [--diff] [--json] [-j N] [--accept-new-host-keys]\n"
     "                [--connect-timeout S] [--timeout S] [--max-instructions N] [--max-memory "
-    "MIB]"};
+    "MIB]\n"
+    "                [--max-cpu S]"};

@@ -64,4 +64,5 @@ run_show(int argc, char **argv)
 
 const cli_command cmd_show = {"show", run_show,
                               "print a host's property tree with each node's type and origin",
-                              "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};
+                              "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]\n"
+                              "                [--max-cpu S]"};

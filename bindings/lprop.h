@@ -23,10 +23,13 @@
 /* Defaults of the evaluation limits (overridable on the command line). */
 #define LPROP_DEFAULT_MAX_INSTRUCTIONS 2000000000LL
 #define LPROP_DEFAULT_MAX_MEMORY_MIB 2048
+/* Seconds of CPU: a site of 100,000 hosts evaluates in about 25 s. */
+#define LPROP_DEFAULT_MAX_CPU 300
 
 typedef struct lprop_limits {
     long long max_instructions; /* VM instructions for one evaluation */
     size_t max_memory;          /* bytes: Lua heap and property graph together */
+    int max_cpu;                /* seconds of CPU for one evaluation; 0: none */
     /* The site is only checked, never run (lint, show, graph): leaves keep
      * no impl or args, so that nothing of a property stays in the Lua heap. */
     int check_only;
@@ -63,30 +66,6 @@ int lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, siz
 /* Remember them (silently not, when memory is short). */
 void lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count);
 
-/*
- * What work done in C on behalf of Lua code is counted against: charge()
- * is given a number of steps, and raises a Lua error when they are more
- * than may still be spent.
- */
-/* Bytes a linear scan or copy in C does for the cost of one instruction. */
-#define LPROP_BYTES_AN_INSTRUCTION 16
-typedef struct lprop_meter {
-    void (*charge)(lua_State *L, long long steps);
-} lprop_meter;
-/*
- * Set find, match, gmatch and gsub in the table on top of the stack:
- * Lua 5.4's pattern functions, with every step of the matcher given to
- * meter (which is not copied; NULL counts nothing).
- */
-void lprop_pattern_register(lua_State *L, const lprop_meter *meter);
-/*
- * Charge to meter the work Lua's library does in C that neither the count
- * hook nor the memory limit sees: the pattern functions above, in the
- * global string table, and the string, table and utf8 functions that walk
- * a range their arguments choose (lprop_stdlib.c says which and how).
- */
-void lprop_stdlib_count(lua_State *L, const lprop_meter *meter);
-
 typedef struct lprop_ctx {
     lua_State *L;
     prop_site *site;
@@ -113,13 +92,22 @@ typedef struct lprop_ctx {
      * how many of those were made again from an earlier equal call. */
     lprop_memo *memo;
     size_t recipe_calls, recipe_remade;
-    /* Set when the running code was stopped from outside (Ctrl-C in the
-     * REPL): like a spent budget, pcall and xpcall raise it again.  Cleared
-     * by lprop_budget_reset. */
+    /* Why the running code was stopped (budget spent, CPU time used up,
+     * interrupted): pcall and xpcall raise it again, and the count hook at
+     * every instruction.  Cleared by lprop_budget_reset.  stop_msg holds
+     * the text when it is made up. */
     const char *stop;
-    /* When set and non-zero (the REPL's SIGINT flag): work counted in C
-     * (pattern matching) stops as "interrupted", as the hook would. */
+    char stop_msg[160];
+    /* When set and non-zero (the REPL's SIGINT flag): the running Lua code
+     * stops as "interrupted" at the count hook's next tick, as it does when
+     * out of budget.  To stop it at once, a signal handler that sets the
+     * flag also calls lprop_interrupt_now. */
     volatile sig_atomic_t *interrupt;
+    /* The CPU clock (lprop_state.c): set by its signal handler once the
+     * evaluation has used limits.max_cpu seconds, which end at
+     * cpu_deadline (nanoseconds of the process's CPU clock). */
+    volatile sig_atomic_t cpu_expired;
+    long long cpu_deadline;
 } lprop_ctx;
 
 /*
@@ -128,10 +116,29 @@ typedef struct lprop_ctx {
  */
 lprop_ctx *lprop_open(const lprop_limits *limits);
 /*
- * Give the next piece of Lua (a property's check or apply at run time) a
- * fresh instruction budget, so that an endless loop there stops cleanly.
+ * Give the next piece of Lua (a property's check or apply at run time, a
+ * REPL input) a fresh budget: instructions, and max_cpu seconds of CPU
+ * from now, so that an endless loop there stops cleanly.  lprop_eval_file
+ * does it for the evaluation of the site.
  */
 void lprop_budget_reset(lprop_ctx *ctx);
+/* Stop the CPU clock lprop_budget_reset started: the evaluation is over. */
+void lprop_budget_stop(lprop_ctx *ctx);
+/*
+ * Make the running Lua code of ctx stop at its next instruction or
+ * function call, when a stop has a reason (ctx->interrupt set, CPU time
+ * used up).  Async-signal-safe: for signal handlers.
+ */
+void lprop_interrupt_now(lprop_ctx *ctx);
+/*
+ * For a signal handler, when the code is stuck inside C and cannot be
+ * stopped: write "FILE:LINE: error[P000]: WHAT inside a function of Lua's
+ * library, ... (HINT)" with the innermost line of the site on the call
+ * stack (hint may be NULL), and end the process with status.
+ * Async-signal-safe; does not return.
+ */
+void lprop_abandon(lprop_ctx *ctx, const char *what, const char *hint, int status)
+    __attribute__((noreturn));
 /*
  * A call of one of prop's recipes counts as this many instructions of the
  * budget, whatever the recipe does inside: prop's own code is not counted

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -285,11 +287,12 @@ charge_instructions(lprop_ctx *ctx, long long n)
 /*
  * The Lua heap's allocator: counting_alloc, and the bytes a block grows by
  * count against the instruction budget as the work of filling them, one
- * instruction every LPROP_BYTES_AN_INSTRUCTION.  A loop that copies a long
- * string (s:upper(), s .. "x") runs a handful of instructions a round;
- * uncounted, it could run for days within its budget.  The count hook
- * raises the error at its next tick.
+ * instruction every BYTES_AN_INSTRUCTION.  A loop that copies a long
+ * string (s:upper(), s .. "x") runs a handful of instructions a round: so
+ * the budget, and not only the CPU clock, ends it.  The count hook raises
+ * the error at its next tick.
  */
+#define BYTES_AN_INSTRUCTION 16
 static void *
 lua_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -298,7 +301,7 @@ lua_heap_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     void *p = counting_alloc(ud, ptr, osize, nsize);
 
     if (p != NULL && nsize > old)
-        charge_instructions(ctx, (long long)((nsize - old) / LPROP_BYTES_AN_INSTRUCTION));
+        charge_instructions(ctx, (long long)((nsize - old) / BYTES_AN_INSTRUCTION));
     return p;
 }
 
@@ -320,68 +323,310 @@ note_place(lprop_ctx *ctx, lua_State *L, lua_Debug *ar)
     }
 }
 
-/* The count hook: the instruction budget, and the last user place. */
+/*
+ * Why the running code must stop, or NULL: stopped from outside (Ctrl-C),
+ * out of CPU time, or out of instructions.  Once there is a reason it stays
+ * (in ctx->stop) until lprop_budget_reset.
+ */
+static const char *
+stop_reason(lprop_ctx *ctx)
+{
+    if (ctx->stop != NULL)
+        return ctx->stop;
+    if (ctx->cpu_expired) {
+        snprintf(ctx->stop_msg, sizeof ctx->stop_msg,
+                 "evaluation used more than %d s of CPU; raise the limit with --max-cpu",
+                 ctx->limits.max_cpu);
+        ctx->stop = ctx->stop_msg;
+    } else if (ctx->interrupt != NULL && *ctx->interrupt) {
+        ctx->stop = "interrupted";
+    } else if (ctx->instructions > ctx->limits.max_instructions) {
+        snprintf(ctx->stop_msg, sizeof ctx->stop_msg,
+                 "instruction budget of %lld exceeded (an endless loop?); "
+                 "raise it with --max-instructions",
+                 ctx->limits.max_instructions);
+        ctx->stop = ctx->stop_msg;
+    }
+    return ctx->stop;
+}
+
+/*
+ * The count hook: the instruction budget, the last user place, and the
+ * stop asked for from outside (the CPU clock, Ctrl-C).  Normally it runs
+ * every HOOK_PERIOD instructions; to stop the code at once, the CPU
+ * clock's signal handler (or the REPL's, for Ctrl-C) sets it to run at
+ * the next instruction and the next function call, C functions included
+ * (lprop_interrupt_now), as lua(1) does for Ctrl-C.
+ */
 static void
 count_hook(lua_State *L, lua_Debug *ar)
 {
     lprop_ctx *ctx = lprop_getctx(L);
+    const char *why;
 
-    charge_instructions(ctx, HOOK_PERIOD);
-    note_place(ctx, L, ar);
-    if (ctx->instructions > ctx->limits.max_instructions) {
-        /* The hook is not a frame of its own: build the place by hand.
-         * It stays set: a site that catches the error with pcall is
-         * stopped again HOOK_PERIOD instructions later. */
-        if (ctx->where_line > 0)
-            lua_pushfstring(L, "%s:%d: ", ctx->where_file, ctx->where_line);
-        else
-            lua_pushliteral(L, "");
-        lua_pushfstring(L,
-                        "instruction budget of %I exceeded (an endless loop?); "
-                        "raise it with --max-instructions",
-                        (lua_Integer)ctx->limits.max_instructions);
-        lua_concat(L, 2);
-        lua_error(L);
+    if (ar->event == LUA_HOOKCOUNT) {
+        charge_instructions(ctx, HOOK_PERIOD);
+        note_place(ctx, L, ar);
     }
+    why = stop_reason(ctx);
+    if (why == NULL)
+        return;
+    /* From now on at every instruction, but no longer at calls: the
+     * message handler is a call, and an error raised in it would become
+     * "error in error handling".  A site that catches the error with pcall
+     * is stopped again at its next instruction. */
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    /* The hook is not a frame of its own: build the place by hand. */
+    note_place_now(ctx);
+    if (ctx->where_line > 0)
+        lua_pushfstring(L, "%s:%d: %s", ctx->where_file, ctx->where_line, why);
+    else
+        lua_pushstring(L, why);
+    lua_error(L);
 }
 
-/*
- * pcall and xpcall: Lua's, but a spent instruction budget stays an error.
- * The count hook raises it again every HOOK_PERIOD instructions, but a
- * site that calls pcall in a loop would catch each one and go on for
- * ever; so the budget is checked again when the protected call returns.
- * (No coroutines in the state: the calls need no continuation.)
- */
-static int
-stopped(const lprop_ctx *ctx)
+/* The hook for code that runs under the budget, as things stand now. */
+static void
+set_budget_hook(lprop_ctx *ctx)
 {
-    return ctx->stop != NULL || ctx->instructions > ctx->limits.max_instructions;
+    if (ctx->stop != NULL || ctx->cpu_expired || (ctx->interrupt != NULL && *ctx->interrupt))
+        lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+    else
+        lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+}
+
+void
+lprop_interrupt_now(lprop_ctx *ctx)
+{
+    /* lua_sethook may be called from a signal handler (lua.c does). */
+    if (ctx != NULL && ctx->L != NULL)
+        lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
+}
+
+/* ---- the CPU clock ------------------------------------------------------
+ *
+ * Lua's library does much of its work in C, where no count hook runs:
+ * comparing two long strings is one instruction, a pattern may backtrack
+ * for days, load() parses any amount of text.  What bounds all of it is
+ * the CPU time of the process.  One timer on the process's CPU clock
+ * (each process makes its own: prop run's children do not inherit the
+ * parent's) is armed for the evaluation running now, `watched`:
+ *
+ *   - at max_cpu seconds, the handler marks the state out of CPU time and
+ *     sets the count hook to run at the next instruction or call, which
+ *     raises the error with the site's line like any other;
+ *   - a second of CPU later, if Lua code is still running, it is inside a
+ *     C function that calls nothing (a pattern match, string.rep, a long
+ *     memcmp) and that no hook can stop; a state stopped inside C cannot
+ *     be unwound, so the handler writes the error, with the innermost
+ *     line of the site on the call stack, and ends the process (exit 2).
+ *
+ * The handler uses only async-signal-safe calls: lua_sethook (as lua.c
+ * does for Ctrl-C), clock_gettime, write, _exit, and reads of the call
+ * stack, which the running C function does not change.
+ */
+#define CPU_SIGNAL SIGXCPU
+#define NSEC 1000000000LL
+
+static lprop_ctx *volatile watched;
+static timer_t cpu_timer;
+static pid_t cpu_timer_pid; /* the process that made cpu_timer; 0: none yet */
+
+static long long
+cpu_now(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (long long)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+/* Async-signal-safe formatting into a fixed buffer. */
+typedef struct sbuf {
+    char b[512];
+    size_t n;
+} sbuf;
+
+static void
+sb_str(sbuf *s, const char *t)
+{
+    while (*t && s->n < sizeof s->b - 1)
+        s->b[s->n++] = *t++;
 }
 
 static void
+sb_int(sbuf *s, long long v)
+{
+    char d[24];
+    int k = 0;
+
+    if (v < 0) {
+        sb_str(s, "-");
+        v = -v;
+    }
+    do
+        d[k++] = (char)('0' + v % 10);
+    while ((v /= 10) > 0 && k < (int)sizeof d);
+    while (k > 0 && s->n < sizeof s->b - 1)
+        s->b[s->n++] = d[--k];
+}
+
+void
+lprop_abandon(lprop_ctx *ctx, const char *what, const char *hint, int status)
+{
+    lua_Debug ar;
+    const char *file = NULL;
+    int level, line = 0;
+    sbuf s = {{0}, 0};
+
+    /* The innermost line of the site on the call stack: reading it only
+     * follows pointers the running C function does not change. */
+    for (level = 0; ctx->L && lua_getstack(ctx->L, level, &ar); level++) {
+        if (lua_getinfo(ctx->L, "Sl", &ar) && ar.source[0] == '@' && ar.currentline > 0) {
+            file = ar.source + 1;
+            line = ar.currentline;
+            break;
+        }
+    }
+    if (file == NULL && ctx->where_line > 0) {
+        file = ctx->where_file;
+        line = ctx->where_line;
+    }
+    if (file) {
+        sb_str(&s, file);
+        sb_str(&s, ":");
+        sb_int(&s, line);
+        sb_str(&s, ": error[P000]: ");
+    } else {
+        sb_str(&s, "prop: error: ");
+    }
+    sb_str(&s, what);
+    sb_str(&s, " inside a function of Lua's library, which cannot be stopped midway: "
+               "prop stops here");
+    if (hint) {
+        sb_str(&s, " (");
+        sb_str(&s, hint);
+        sb_str(&s, ")");
+    }
+    sb_str(&s, "\n");
+    (void)!write(2, s.b, s.n);
+    _exit(status);
+}
+
+static void
+cpu_alarm(int sig, siginfo_t *si, void *uc)
+{
+    lprop_ctx *ctx = watched;
+    int saved = errno;
+    long long now;
+    lua_Debug ar;
+
+    (void)uc;
+    if (si->si_code != SI_TIMER) {
+        /* Not ours (RLIMIT_CPU): what the signal would have done. */
+        (void)signal(sig, SIG_DFL);
+        (void)raise(sig);
+        errno = saved;
+        return;
+    }
+    now = cpu_now();
+    /* A late signal of an earlier evaluation finds the deadline ahead. */
+    if (ctx != NULL && now >= ctx->cpu_deadline - NSEC / 20) {
+        if (!ctx->cpu_expired) {
+            ctx->cpu_expired = 1;
+            lprop_interrupt_now(ctx);
+        } else if (now >= ctx->cpu_deadline + NSEC / 2 && lua_getstack(ctx->L, 0, &ar)) {
+            sbuf m = {{0}, 0};
+
+            sb_str(&m, "evaluation used more than ");
+            sb_int(&m, ctx->limits.max_cpu);
+            sb_str(&m, " s of CPU");
+            lprop_abandon(ctx, m.b, "raise the limit with --max-cpu", 2);
+        }
+    }
+    errno = saved;
+}
+
+/* Start the CPU clock of ctx's evaluation: max_cpu seconds from now. */
+static void
+cpu_arm(lprop_ctx *ctx)
+{
+    static int warned;
+    struct itimerspec its;
+    pid_t pid = getpid();
+
+    ctx->cpu_expired = 0;
+    if (ctx->limits.max_cpu <= 0)
+        return;
+    if (cpu_timer_pid != pid) {
+        struct sigaction sa;
+        struct sigevent sev;
+
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = cpu_alarm;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_SIGNAL;
+        sev.sigev_signo = CPU_SIGNAL;
+        if (sigaction(CPU_SIGNAL, &sa, NULL) != 0 ||
+            timer_create(CLOCK_PROCESS_CPUTIME_ID, &sev, &cpu_timer) != 0) {
+            if (!warned++)
+                fprintf(stderr, "prop: warning: no CPU time limit: %s\n", strerror(errno));
+            return;
+        }
+        cpu_timer_pid = pid;
+    }
+    watched = NULL;
+    ctx->cpu_deadline = cpu_now() + (long long)ctx->limits.max_cpu * NSEC;
+    watched = ctx;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = ctx->limits.max_cpu;
+    its.it_interval.tv_sec = 1;
+    if (timer_settime(cpu_timer, 0, &its, NULL) != 0)
+        watched = NULL;
+}
+
+void
+lprop_budget_stop(lprop_ctx *ctx)
+{
+    struct itimerspec its;
+
+    if (ctx == NULL || watched != ctx)
+        return;
+    memset(&its, 0, sizeof its);
+    (void)timer_settime(cpu_timer, 0, &its, NULL);
+    watched = NULL;
+}
+
+/*
+ * pcall and xpcall: Lua's, but a stopped evaluation (budget spent, CPU
+ * time used up, interrupted) stays stopped.  The count hook raises the
+ * error again at the next instruction, but a site that calls pcall in a
+ * loop would catch each one and go on for ever; so the reason is checked
+ * again when the protected call returns.  (No coroutines in the state: the
+ * calls need no continuation.)
+ */
+static void
 budget_recheck(lua_State *L)
 {
-    lprop_ctx *ctx = lprop_getctx(L);
+    const char *why = stop_reason(lprop_getctx(L));
 
-    if (ctx->stop)
-        lprop_error(L, "%s", ctx->stop);
-    if (ctx->instructions > ctx->limits.max_instructions)
-        lprop_error(L,
-                    "instruction budget of %I exceeded (an endless loop?); "
-                    "raise it with --max-instructions",
-                    (lua_Integer)ctx->limits.max_instructions);
+    if (why != NULL)
+        lprop_error(L, "%s", why);
 }
 
 /*
  * The message handler l_xpcall installs around the site's: Lua calls it
- * where the error is raised, and a spent budget is raised inside the count
- * hook, where hooks are off: the site's handler would run uncounted.  So
- * once the budget is spent (or the code stopped) the error goes on as it is.
+ * where the error is raised, and a stop is raised inside the count hook,
+ * where hooks are off: the site's handler would run uncounted.  So once
+ * the code is stopped the error goes on as it is.
  */
 static int
 xpcall_handler(lua_State *L)
 {
-    if (stopped(lprop_getctx(L)))
+    if (stop_reason(lprop_getctx(L)) != NULL)
         return 1;
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -421,53 +666,18 @@ l_xpcall(lua_State *L)
     return lua_gettop(L);
 }
 
-/*
- * Work done in C for the site, where the count hook does not fire, is
- * charged here: one instruction a step of the pattern matcher, one an
- * element of the ranges the table functions below walk, one for every
- * LPROP_BYTES_AN_INSTRUCTION bytes of a linear scan.
- */
-static void
-meter_charge(lua_State *L, long long steps)
-{
-    lprop_ctx *ctx = lprop_getctx(L);
-
-    charge_instructions(ctx, steps);
-    if (ctx->interrupt != NULL && *ctx->interrupt) {
-        ctx->stop = "interrupted"; /* as the REPL's hook says it */
-        lua_pushstring(L, ctx->stop);
-        lua_error(L);
-    }
-    budget_recheck(L);
-}
-
-static const lprop_meter state_meter = {meter_charge};
-
-/* The string, table and utf8 functions, counted where their work is not. */
-static void
-open_counted_libs(lua_State *L)
-{
-    lua_getglobal(L, LUA_STRLIBNAME);
-    /* No bytecode ever: string.dump is the only way to make it. */
-    lua_pushnil(L);
-    lua_setfield(L, -2, "dump");
-    lua_pop(L, 1);
-    lprop_stdlib_count(L, &state_meter);
-}
-
 int
 lprop_budget_suspend(lua_State *L)
 {
     lprop_ctx *ctx = lprop_getctx(L);
+    const char *why;
 
     if (lua_gethook(L) != count_hook)
         return 0;
     charge_instructions(ctx, LPROP_RECIPE_CHARGE);
-    if (ctx->instructions > ctx->limits.max_instructions)
-        return lprop_error(L,
-                           "instruction budget of %I exceeded (an endless loop?); "
-                           "raise it with --max-instructions",
-                           (lua_Integer)ctx->limits.max_instructions);
+    why = stop_reason(ctx);
+    if (why != NULL)
+        return lprop_error(L, "%s", why);
     lua_sethook(L, NULL, 0, 0);
     return 1;
 }
@@ -475,7 +685,7 @@ lprop_budget_suspend(lua_State *L)
 void
 lprop_budget_resume(lua_State *L)
 {
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    set_budget_hook(lprop_getctx(L));
 }
 
 void
@@ -927,7 +1137,11 @@ setup_state(lua_State *L)
         luaL_requiref(L, lib->name, lib->func, 1);
         lua_pop(L, 1);
     }
-    open_counted_libs(L);
+    /* No bytecode ever: string.dump is the only way to make it. */
+    lua_getglobal(L, LUA_STRLIBNAME);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "dump");
+    lua_pop(L, 1);
     /* Base functions that reach outside, or that would let a site undo
      * the limits, are removed from the state altogether. */
     lua_pushnil(L);
@@ -980,7 +1194,7 @@ lprop_open(const lprop_limits *limits)
         goto fail;
     ctx->L = L;
     *(lprop_ctx **)lua_getextraspace(L) = ctx;
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    set_budget_hook(ctx);
     lua_gc(L, LUA_GCGEN, 0, 0);
     /* Without its memo a check is only slower: no memory for it is no error. */
     if (limits->check_only && limits->recipe_memo)
@@ -1001,7 +1215,8 @@ lprop_budget_reset(lprop_ctx *ctx)
 {
     ctx->instructions = 0;
     ctx->stop = NULL;
-    lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
+    cpu_arm(ctx);
+    set_budget_hook(ctx);
 }
 
 void
@@ -1009,6 +1224,7 @@ lprop_close(lprop_ctx *ctx)
 {
     if (ctx == NULL)
         return;
+    lprop_budget_stop(ctx);
     if (ctx->L)
         lua_close(ctx->L);
     lprop_memo_free(ctx->memo);
@@ -1082,14 +1298,15 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
         lua_pushfstring(L, "prop: cannot read %s: %s", path, strerror(errno));
         return 1;
     }
-    ctx->instructions = 0;
     ctx->where_line = 0;
     lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, eval_main);
     lua_pushstring(L, path);
+    lprop_budget_reset(ctx);
     ctx->evaluating = 1;
     rc = lua_pcall(L, 1, 0, -3);
     ctx->evaluating = 0;
+    lprop_budget_stop(ctx);
     if (rc == LUA_OK) {
         lua_pop(L, 1);
         return 0;

@@ -43,7 +43,7 @@ run_prop() {
   local out="$1"
   shift
   rc=0
-  timeout 60 "$PROP" "$@" >"$out" 2>&1 || rc=$?
+  timeout 120 "$PROP" "$@" >"$out" 2>&1 || rc=$?
 }
 
 # expect FILE KEY : prints the expectation lines "--! KEY ..." of a site
@@ -68,7 +68,7 @@ check_fatal() {
   (cd "$dir" && run_prop "$out" lint $extra "$name"; echo "$rc" >"$TMP/rc")
   rc="$(cat "$TMP/rc")"
   if [[ "$rc" == 124 ]]; then
-    fail "$name" "prop did not finish within 60 s" "$out"
+    fail "$name" "prop did not finish within 120 s" "$out"
     return
   fi
   if [[ "$rc" != 2 ]]; then
