@@ -128,18 +128,6 @@ l_print(lua_State *L)
     return 0;
 }
 
-/* Keep the error object's text; a non-string object is described. */
-static int
-msgh(lua_State *L)
-{
-    if (lua_type(L, 1) == LUA_TSTRING)
-        return 1;
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-        return 1;
-    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    return 1;
-}
-
 static void
 push_module(lua_State *L, repl *r, const char *field)
 {
@@ -184,7 +172,7 @@ protect(repl *r, lua_CFunction fn, const char *a, const char *b)
     int base = lua_gettop(L), status;
     const char *msg;
 
-    lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, lprop_msgh);
     lua_pushcfunction(L, fn);
     lua_pushlightuserdata(L, r);
     lua_pushlightuserdata(L, (void *)a);

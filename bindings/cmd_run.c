@@ -124,13 +124,11 @@ result_color(prop_result r)
 
 /* ---- the executor's callbacks ------------------------------------------ */
 
-/* Message handler: keep the error's text (errors may be any value). */
+/* Message handler: the error's text, bounded (errors may be any value). */
 static int
 leaf_msgh(lua_State *L)
 {
-    if (lua_type(L, 1) != LUA_TSTRING)
-        luaL_tolstring(L, 1, NULL);
-    return 1;
+    return lprop_msgh(L);
 }
 
 /*

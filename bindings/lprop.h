@@ -171,6 +171,15 @@ lprop_ctx *lprop_getctx(lua_State *L);
  * lifted so that the error can be reported (the caller puts it back).
  */
 int lprop_eval_file(lprop_ctx *ctx, const char *path);
+/*
+ * A message handler for protected calls into code of the site: the error
+ * object as text (its __tostring when it has one) of at most
+ * LPROP_MAX_MESSAGE bytes, with the site's innermost line in front when
+ * it has no place of its own (an error object that is not a string) or
+ * names a line inside prop's own modules (then kept at the end).
+ */
+#define LPROP_MAX_MESSAGE 8192
+int lprop_msgh(lua_State *L);
 /* Print an evaluation error (from the stack top) GCC-style on f. */
 void lprop_report_error(lprop_ctx *ctx, FILE *f, int color);
 

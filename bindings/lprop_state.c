@@ -1235,23 +1235,96 @@ lprop_close(lprop_ctx *ctx)
     free(ctx);
 }
 
-/* Message handler: keep the message; add the user-code places it passed. */
+/*
+ * The length of "CHUNK:LINE: " at the start of msg when CHUNK is one of
+ * prop's own modules (an error raised inside one: a stack overflow in the
+ * prelude's setmetatable, say), else 0.
+ */
+static size_t
+internal_place(const char *msg)
+{
+    const struct lprop_embedded *m;
+    const char *q;
+    size_t n;
+
+    if (strncmp(msg, "prop/", 5) != 0)
+        return 0;
+    for (m = lprop_embedded_modules; m->module; m++) {
+        n = strlen(m->chunkname + 1);
+        if (strncmp(msg, m->chunkname + 1, n) != 0 || msg[n] != ':')
+            continue;
+        for (q = msg + n + 1; *q >= '0' && *q <= '9'; q++)
+            ;
+        if (q > msg + n + 1 && q[0] == ':' && q[1] == ' ')
+            return (size_t)(q + 2 - msg);
+    }
+    return 0;
+}
+
+int
+lprop_msgh(lua_State *L)
+{
+    prop_frame fr[1];
+    prop_origin o;
+    luaL_Buffer b;
+    const char *text;
+    size_t len, skip = 0, cut;
+    int is_string = lua_type(L, 1) == LUA_TSTRING;
+
+    if (is_string) {
+        text = lua_tolstring(L, 1, &len);
+        skip = internal_place(text);
+    } else if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+        text = lua_tolstring(L, -1, &len);
+    } else {
+        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+        text = lua_tolstring(L, -1, &len);
+    }
+    lprop_origin(L, &o, fr, 1);
+    if (skip && o.nframes == 0)
+        skip = 0; /* no line of the site to name instead */
+    cut = len - skip;
+    if (cut > LPROP_MAX_MESSAGE) {
+        cut = LPROP_MAX_MESSAGE;
+        while (cut > 0 && ((unsigned char)text[skip + cut] & 0xC0) == 0x80)
+            cut--; /* not inside a UTF-8 character */
+    }
+    luaL_buffinit(L, &b);
+    if ((!is_string || skip) && o.nframes > 0) {
+        lua_pushfstring(L, "%s:%d: ", fr[0].file, fr[0].line);
+        luaL_addvalue(&b);
+    }
+    luaL_addlstring(&b, text + skip, cut);
+    if (cut < len - skip) {
+        lua_pushfstring(L, " [... %I more bytes]", (lua_Integer)(len - skip - cut));
+        luaL_addvalue(&b);
+    }
+    if (skip) {
+        luaL_addstring(&b, " (in ");
+        luaL_addlstring(&b, text, skip - 2);
+        luaL_addstring(&b, ")");
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* Message handler: lprop_msgh, and a note for each user-code place the
+ * error passed through. */
 static int
 msgh(lua_State *L)
 {
     lua_Debug ar;
     int level, added = 0;
-    const char *msg = lua_tostring(L, 1);
-
-    if (msg == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-        return 1;
-    }
     luaL_Buffer b;
+
+    /* Where the error was raised, in case handling it fails (a stack
+     * overflow inside __close handlers, say): Lua then reports only
+     * "error in error handling". */
+    note_place_now(lprop_getctx(L));
+    lprop_msgh(L);
     luaL_buffinit(L, &b);
-    luaL_addstring(&b, msg);
+    lua_pushvalue(L, -2);
+    luaL_addvalue(&b);
     /* Skip the innermost user frame: the message names it already. */
     for (level = 1; lua_getstack(L, level, &ar); level++) {
         if (!lua_getinfo(L, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0)
@@ -1318,6 +1391,10 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
         int mib = (int)(ctx->limits.max_memory >> 20);
 
         ctx->limits.max_memory = SIZE_MAX;
+        if (rc == LUA_ERRERR && ctx->where_line > 0 && lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushfstring(L, "%s:%d: %s", ctx->where_file, ctx->where_line, lua_tostring(L, -1));
+            lua_remove(L, -2);
+        }
         if (rc != LUA_ERRMEM)
             return 1;
         /* Lua calls no handler for memory errors: name the last place. */
