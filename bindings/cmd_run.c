@@ -575,7 +575,11 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.sys.arch = arch[0] ? arch : NULL;
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
-    lsys_push(L, &hr.sys);
+    if (lsys_push(L, &hr.sys) != 0) {
+        printf("%s    failed: %s\n", hr.name, lua_tostring(L, -1));
+        oc->failed = 1;
+        goto out;
+    }
     hr.sys_idx = lua_gettop(L);
     for (i = 0; i < n; i++) {
         prop_result r;

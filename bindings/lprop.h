@@ -6,6 +6,17 @@
  * lprop_close() after lua_close().  The ctx owns the prop_site; every
  * userdata is a thin handle on a node or host of that site, and the site
  * outlives them all because it is freed only after the state is closed.
+ *
+ * The rule for C code here: no malloc'd pointer is live across a call
+ * that can raise a Lua error.  Nearly every Lua API call that makes a
+ * value can raise (a memory error at the limit, or the stop of the CPU
+ * clock in a hook), and a raise is a longjmp past every free().  So
+ * memory from malloc (a transport's result, a walk's stack) is turned into
+ * Lua values inside a protected call (lprop_cpcall, lprop_push_and_free)
+ * and freed before the error, if any, goes on; a walk of the graph that
+ * pushes values collects its leaves first (lprop_each_leaf).  Outside any
+ * protected call (the commands' own code) a raise ends in Lua's panic:
+ * push there only inside lua_pcall.
  */
 #ifndef LPROP_H
 #define LPROP_H
@@ -108,6 +119,15 @@ typedef struct lprop_ctx {
      * cpu_deadline (nanoseconds of the process's CPU clock). */
     volatile sig_atomic_t cpu_expired;
     long long cpu_deadline;
+    /* The PROP_FAIL_ALLOC test hook (lprop_state.c): requests for more
+     * memory so far, the one to refuse (0: none), and that request, whose
+     * retry after Lua's emergency collection is refused too. */
+    struct {
+        unsigned long long count, at;
+        const void *ptr;
+        size_t osize, nsize;
+        int again;
+    } faults;
 } lprop_ctx;
 
 /*
@@ -213,6 +233,32 @@ int lprop_site_may_require(const char *name);
  * cannot make such a name).  0 when no Lua function is on the stack.
  */
 int lprop_user_caller(lua_State *L);
+
+/*
+ * Call fn protected, with ud as its only argument (a light userdata), and
+ * leave its one result, or its error, on the stack; returns the status of
+ * lua_pcall.  For C code that holds malloc'd memory while it makes Lua
+ * values: free the memory, then lua_error() when the status is not LUA_OK
+ * (a memory error stays one).  Needs 2 free stack slots.
+ */
+int lprop_cpcall(lua_State *L, lua_CFunction fn, void *ud);
+/*
+ * Push a Lua string of the len bytes at p, a block from malloc, and free
+ * the block whatever happens: when the string cannot be made, the error is
+ * raised after the free.  p may be NULL when len is 0.  Returns 1.
+ */
+int lprop_push_and_free(lua_State *L, char *p, size_t len);
+/*
+ * prop_node_each_leaf for a visitor that may raise (it makes Lua values):
+ * the leaves are first gathered into a userdata by a walk that cannot
+ * raise, then visited from there, so that no malloc'd walk stack is live
+ * when visit raises.  While the visitor runs that userdata sits just below
+ * the stack top the caller left (a visitor working on the table at -1
+ * sees no difference); it is removed at the end.  Raises for a graph that
+ * shares subtrees so often that its leaves cannot be counted.
+ */
+void lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf_visit visit,
+                     void *ud);
 
 /* Call require(name) in the state and leave the module on the stack. */
 int lprop_require(lua_State *L, const char *name);

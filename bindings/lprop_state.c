@@ -245,6 +245,12 @@ pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
  * lua_Alloc that counts every byte and refuses past the limit.  The
  * engine's arena uses the same function, so the limit covers the Lua heap
  * and the property graph together.
+ *
+ * For tests, PROP_FAIL_ALLOC=N in the environment makes it refuse the Nth
+ * request for more memory (a new block or a block growing) of a state, as
+ * if the limit were reached there, and the same request again when Lua
+ * retries it after an emergency collection: tests/cli/test_alloc_faults.sh
+ * walks N over the requests of a run, to see each one fail cleanly.
  */
 static void *
 counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -257,6 +263,21 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         pool_realloc(&ctx->pool, ptr, old, 0);
         ctx->used -= old;
         return NULL;
+    }
+    if (nsize > old && ctx->faults.at) {
+        if (ctx->faults.again && ptr == ctx->faults.ptr && osize == ctx->faults.osize &&
+            nsize == ctx->faults.nsize) {
+            ctx->faults.again = 0;
+            return NULL;
+        }
+        ctx->faults.again = 0;
+        if (++ctx->faults.count == ctx->faults.at) {
+            ctx->faults.again = 1;
+            ctx->faults.ptr = ptr;
+            ctx->faults.osize = osize;
+            ctx->faults.nsize = nsize;
+            return NULL;
+        }
     }
     if (nsize > old && ctx->used - old + nsize > ctx->limits.max_memory) {
         if (ctx->evaluating && ctx->L)
@@ -1064,6 +1085,81 @@ l_require(lua_State *L)
 }
 
 int
+lprop_cpcall(lua_State *L, lua_CFunction fn, void *ud)
+{
+    lua_pushcfunction(L, fn);
+    lua_pushlightuserdata(L, ud);
+    return lua_pcall(L, 1, 1, 0);
+}
+
+typedef struct bytes {
+    const char *p;
+    size_t len;
+} bytes;
+
+static int
+push_bytes(lua_State *L)
+{
+    const bytes *b = lua_touserdata(L, 1);
+
+    lua_pushlstring(L, b->len ? b->p : "", b->len);
+    return 1;
+}
+
+int
+lprop_push_and_free(lua_State *L, char *p, size_t len)
+{
+    bytes b = {p, len};
+    int status = lprop_cpcall(L, push_bytes, &b);
+
+    free(p);
+    if (status != LUA_OK)
+        return lua_error(L);
+    return 1;
+}
+
+typedef struct leaf_list {
+    const prop_node **v;
+    size_t n, cap;
+} leaf_list;
+
+static int
+gather_leaf(void *ud, const prop_node *leaf)
+{
+    leaf_list *l = ud;
+
+    if (l->n == l->cap)
+        return 1; /* more visits than the weight said: cannot happen */
+    l->v[l->n++] = leaf;
+    return 0;
+}
+
+void
+lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf_visit visit, void *ud)
+{
+    size_t w = prop_node_weight(n), i;
+    leaf_list l;
+    int rc;
+
+    if (w >= UINT_MAX || w >= SIZE_MAX / sizeof *l.v)
+        lprop_error(L,
+                    "\"%s\" has too many leaves to list (the same properties nested in it "
+                    "again and again)",
+                    prop_node_desc(n));
+    l.v = lua_newuserdatauv(L, (w ? w : 1) * sizeof *l.v, 0);
+    l.n = 0;
+    l.cap = w;
+    lua_insert(L, -2);
+    rc = prop_node_each_leaf(n, os, gather_leaf, &l);
+    if (rc == PROP_ENOMEM)
+        lprop_error(L, "out of memory walking %s", prop_node_desc(n));
+    for (i = 0; i < l.n; i++)
+        if (visit(ud, l.v[i]) != 0)
+            break;
+    lua_remove(L, -2);
+}
+
+int
 lprop_require(lua_State *L, const char *name)
 {
     lua_pushcfunction(L, l_require);
@@ -1187,6 +1283,8 @@ lprop_open(const lprop_limits *limits)
         return NULL;
     ctx->limits = *limits;
     ctx->env_ref = LUA_NOREF;
+    if (getenv("PROP_FAIL_ALLOC") != NULL)
+        ctx->faults.at = strtoull(getenv("PROP_FAIL_ALLOC"), NULL, 10);
     if (prop_site_new(&ctx->site, counting_alloc, ctx) != PROP_OK)
         goto fail;
     L = lua_newstate(lua_heap_alloc, ctx);
@@ -1225,6 +1323,11 @@ lprop_close(lprop_ctx *ctx)
     if (ctx == NULL)
         return;
     lprop_budget_stop(ctx);
+    /* Finalizers of prop's own userdata run now and must not fail. */
+    ctx->limits.max_memory = SIZE_MAX;
+    if (ctx->faults.at > ctx->faults.count)
+        fprintf(stderr, "prop: PROP_FAIL_ALLOC=%llu: this state made %llu requests\n",
+                ctx->faults.at, ctx->faults.count);
     if (ctx->L)
         lua_close(ctx->L);
     lprop_memo_free(ctx->memo);
@@ -1340,10 +1443,13 @@ msgh(lua_State *L)
     return 1;
 }
 
+/* Protected: the site file, whose path is a light userdata (pushing a
+ * string before the call could raise outside it). */
 static int
 eval_main(lua_State *L)
 {
-    run_user_file(L, lua_tostring(L, 1), lua_tostring(L, 1));
+    lua_pushstring(L, lua_touserdata(L, 1));
+    run_user_file(L, lua_tostring(L, -1), lua_tostring(L, -1));
     return 0;
 }
 
@@ -1374,7 +1480,7 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
     ctx->where_line = 0;
     lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, eval_main);
-    lua_pushstring(L, path);
+    lua_pushlightuserdata(L, (void *)path);
     lprop_budget_reset(ctx);
     ctx->evaluating = 1;
     rc = lua_pcall(L, 1, 0, -3);

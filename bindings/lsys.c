@@ -12,6 +12,7 @@
 
 #include <lauxlib.h>
 
+#include "lprop.h"
 #include "lsys.h"
 #include "prop/diff.h"
 
@@ -262,9 +263,12 @@ note_argv(lsys *s, const char *prefix, const char *const *argv)
     lsys_note(s, buf, n);
 }
 
+/* Protected (lprop_cpcall): the table of the result at ud. */
 static int
-push_cmd_result(lua_State *L, prop_cmd_result *r)
+push_cmd_result(lua_State *L)
 {
+    prop_cmd_result *r = lua_touserdata(L, 1);
+
     lua_createtable(L, 0, 3);
     lua_pushinteger(L, r->code);
     lua_setfield(L, -2, "code");
@@ -316,9 +320,9 @@ do_run(lua_State *L, int change)
         prop_cmd_result_clear(&r);
         return sys_error(L, "cannot run %s: %s", argv[0], prop_transport_error(s->t));
     }
-    push_cmd_result(L, &r);
-    prop_cmd_result_clear(&r);
-    return 1;
+    rc = lprop_cpcall(L, push_cmd_result, &r);
+    prop_cmd_result_clear(&r); /* before an error, if any, goes on */
+    return rc == LUA_OK ? 1 : lua_error(L);
 }
 
 static int
@@ -348,9 +352,7 @@ sys_read(lua_State *L)
     }
     if (rc != PROP_OK)
         return transport_error(L, s, "read", path, rc);
-    lua_pushlstring(L, data, len);
-    free(data);
-    return 1;
+    return lprop_push_and_free(L, data, len);
 }
 
 /* Diff of what path holds now against content, as a note. */
@@ -604,9 +606,11 @@ static const luaL_Reg sys_methods[] = {
     {"symlink", sys_symlink}, {"chattr", sys_chattr}, {"note", sys_note},     {NULL, NULL},
 };
 
-void
-lsys_push(lua_State *L, lsys *s)
+/* Protected (lprop_cpcall): the `sys` userdata for the lsys at ud. */
+static int
+push_sys(lua_State *L)
 {
+    lsys *s = lua_touserdata(L, 1);
     sys_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
 
     u->s = s;
@@ -645,6 +649,13 @@ lsys_push(lua_State *L, lsys *s)
     lua_newtable(L);
     lua_setfield(L, -2, "cache");
     lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+int
+lsys_push(lua_State *L, lsys *s)
+{
+    return lprop_cpcall(L, push_sys, s) == LUA_OK ? 0 : -1;
 }
 
 void
