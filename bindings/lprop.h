@@ -50,13 +50,14 @@ typedef struct lprop_limits {
 } lprop_limits;
 
 /*
- * Small blocks (up to LPROP_POOL_MAX bytes) come from size-class free
- * lists carved out of large slabs: a site makes millions of small Lua
- * objects, and malloc's bookkeeping for each was most of the cost of
- * evaluating a large site.  Slabs are freed when the state is closed.
+ * Blocks of up to LPROP_POOL_MAX bytes come from size-class free lists
+ * carved out of large slabs (lprop_state.c says why and how the memory
+ * limit counts them); the slabs are freed when the state is closed.
+ * Classes: 16, 32, ... 256 bytes, then four in each doubling up to
+ * LPROP_POOL_MAX.
  */
-#define LPROP_POOL_MAX 256
-#define LPROP_POOL_CLASSES (LPROP_POOL_MAX / 16)
+#define LPROP_POOL_MAX 65536
+#define LPROP_POOL_CLASSES (16 + 8 * 4)
 typedef struct lprop_pool {
     void *free[LPROP_POOL_CLASSES]; /* free blocks, linked through their first word */
     char *cur, *end;                /* unused space in the newest slab */

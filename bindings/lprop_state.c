@@ -71,38 +71,58 @@ note_place_now(lprop_ctx *ctx)
 #endif
 
 /*
- * Blocks of HUGE_MIN bytes or more (pool slabs, the graph arena's large
- * chunks, big Lua arrays) are mapped on their own, 2 MiB-aligned, with
- * transparent huge pages asked for: a big site touches hundreds of MB for
- * the first time, and one fault per 2 MiB instead of one per 4 KiB saves
- * a tenth of its evaluation.  Whether a block is mapped follows from its
- * size alone, which every caller gives back on free (the lua_Alloc
- * contract).  Without pooling (AddressSanitizer), malloc does it all.
+ * Where a block lives follows from its size alone, which every caller
+ * gives back on free (the lua_Alloc contract):
+ *   - up to LPROP_POOL_MAX bytes, a size class of the pool, carved out of
+ *     2 MiB slabs: a site makes millions of small Lua objects, and
+ *     malloc's bookkeeping for each was most of the cost of evaluating a
+ *     large site;
+ *   - above that, a mapping of its own, in whole pages; from HUGE_MIN on,
+ *     in whole 2 MiB, aligned, with transparent huge pages asked for: a
+ *     big site touches hundreds of MB for the first time, and one fault
+ *     per 2 MiB instead of one per 4 KiB saves a tenth of its evaluation.
+ * So all the memory the process holds for the state is slabs and
+ * mappings, and the memory limit counts exactly those: a slab from when
+ * it is mapped until the state is closed (its freed blocks wait in free
+ * lists and stay resident), a mapping for as long as it exists.  A site
+ * that frees many small blocks and then asks for large ones cannot take
+ * the process past the limit.  Without pooling (AddressSanitizer), malloc
+ * does it all, and the limit counts the bytes asked for.
  */
 #define HUGE_MIN ((size_t)2 << 20)
 #define SLAB_SIZE HUGE_MIN
+#define PAGE_SIZE_ ((size_t)4096)
 
+/* Whether a block of n bytes (n > 0) has a mapping of its own. */
 static int
-is_huge(size_t n)
+is_mapped(size_t n)
 {
-    return POOLING && n >= HUGE_MIN;
+    return POOLING && n > LPROP_POOL_MAX;
 }
 
+/* The length of the mapping of a block of n bytes; 0 when too large. */
 static size_t
-huge_round(size_t n)
+map_round(size_t n)
 {
-    return (n + HUGE_MIN - 1) & ~(HUGE_MIN - 1);
+    size_t unit = n >= HUGE_MIN ? HUGE_MIN : PAGE_SIZE_;
+    size_t len = (n + unit - 1) & ~(unit - 1);
+
+    return len < n || len + HUGE_MIN < len ? 0 : len;
 }
 
-/* n bytes (n >= HUGE_MIN), 2 MiB-aligned; NULL when refused. */
+/* n bytes (n > LPROP_POOL_MAX) mapped on their own; NULL when refused. */
 static void *
-huge_get(size_t n)
+map_get(size_t n)
 {
-    size_t len = huge_round(n), head;
+    size_t len = map_round(n), head;
     char *p;
 
-    if (len < n || len + HUGE_MIN < len)
+    if (len == 0)
         return NULL;
+    if (len < HUGE_MIN) {
+        p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
     p = mmap(NULL, len + HUGE_MIN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -119,22 +139,52 @@ huge_get(size_t n)
 }
 
 static void
-huge_put(void *p, size_t n)
+map_put(void *p, size_t n)
 {
-    (void)munmap(p, huge_round(n));
+    (void)munmap(p, map_round(n));
 }
 
+/*
+ * The size classes: 16, 32, ... 256 bytes, then four in each doubling
+ * (320, 384, 448, 512, 640, ...) up to LPROP_POOL_MAX.  n is 1 to
+ * LPROP_POOL_MAX.
+ */
 static size_t
 size_class(size_t n)
 {
-    return (n + 15) / 16 - 1;
+    size_t k = 8, quarter;
+
+    if (n <= 256)
+        return (n + 15) / 16 - 1;
+    while (((size_t)2 << k) < n)
+        k++;
+    quarter = ((size_t)1 << k) / 4; /* 2^k < n <= 2^(k+1) */
+    return 16 + (k - 8) * 4 + (n - ((size_t)1 << k) + quarter - 1) / quarter - 1;
 }
 
-/* A block of class c from the pool; NULL when malloc refuses a slab. */
+static size_t
+class_size(size_t c)
+{
+    size_t k;
+
+    if (c < 16)
+        return (c + 1) * 16;
+    k = 8 + (c - 16) / 4;
+    return ((size_t)1 << k) + ((c - 16) % 4 + 1) * (((size_t)1 << k) / 4);
+}
+
+/* Whether a block of class c needs a new slab. */
+static int
+pool_needs_slab(const lprop_pool *pool, size_t c)
+{
+    return pool->free[c] == NULL && (size_t)(pool->end - pool->cur) < class_size(c);
+}
+
+/* A block of class c from the pool; NULL when no slab can be mapped. */
 static void *
 pool_get(lprop_pool *pool, size_t c)
 {
-    size_t size = (c + 1) * 16;
+    size_t size = class_size(c);
     void *p = pool->free[c];
     char *slab;
 
@@ -143,7 +193,7 @@ pool_get(lprop_pool *pool, size_t c)
         return p;
     }
     if ((size_t)(pool->end - pool->cur) < size) {
-        slab = huge_get(SLAB_SIZE);
+        slab = map_get(SLAB_SIZE);
         if (slab == NULL)
             return NULL;
         *(void **)slab = pool->slabs;
@@ -170,7 +220,7 @@ pool_release(lprop_pool *pool)
 
     while (slab) {
         next = *(void **)slab;
-        huge_put(slab, SLAB_SIZE);
+        map_put(slab, SLAB_SIZE);
         slab = next;
     }
     memset(pool, 0, sizeof *pool);
@@ -180,24 +230,46 @@ pool_release(lprop_pool *pool)
 static void
 block_put(lprop_pool *pool, void *ptr, size_t old)
 {
-    if (POOLING && old <= LPROP_POOL_MAX)
-        pool_put(pool, ptr, size_class(old));
-    else if (is_huge(old))
-        huge_put(ptr, old);
-    else
+    if (!POOLING)
         free(ptr);
+    else if (is_mapped(old))
+        map_put(ptr, old);
+    else
+        pool_put(pool, ptr, size_class(old));
 }
 
 /*
- * realloc over the pool for small blocks, malloc for middle-sized ones and
- * mappings of their own for huge ones.
+ * The bytes the process comes to hold, and those it lets go, when the
+ * block ptr of old bytes becomes one of nsize bytes (see above).
  */
+static void
+held_change(const lprop_pool *pool, const void *ptr, size_t old, size_t nsize, size_t *add,
+            size_t *sub)
+{
+    *add = *sub = 0;
+    if (!POOLING) {
+        if (nsize > old)
+            *add = nsize - old;
+        else
+            *sub = old - nsize;
+        return;
+    }
+    if (ptr && is_mapped(old))
+        *sub = map_round(old);
+    if (nsize == 0)
+        return;
+    if (is_mapped(nsize))
+        *add = map_round(nsize) ? map_round(nsize) : SIZE_MAX;
+    else if (!(ptr && !is_mapped(old) && size_class(old) == size_class(nsize)) &&
+             pool_needs_slab(pool, size_class(nsize)))
+        *add = SLAB_SIZE;
+}
+
+/* realloc over the pool and the mappings (malloc without pooling). */
 static void *
 pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
 {
-    int old_small = POOLING && ptr && old <= LPROP_POOL_MAX;
-    int new_small = POOLING && nsize > 0 && nsize <= LPROP_POOL_MAX;
-    int old_huge = ptr && is_huge(old), new_huge = is_huge(nsize);
+    int old_mapped = ptr && is_mapped(old), new_mapped = is_mapped(nsize);
     void *p;
 
     if (nsize == 0) {
@@ -205,33 +277,29 @@ pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
             block_put(pool, ptr, old);
         return NULL;
     }
-    if (old_small && new_small && size_class(old) == size_class(nsize))
+    if (!POOLING)
+        return realloc(ptr, nsize);
+    if (ptr && !old_mapped && !new_mapped && size_class(old) == size_class(nsize))
         return ptr;
-    if (old_huge && new_huge && huge_round(old) == huge_round(nsize))
+    if (old_mapped && new_mapped && map_round(old) == map_round(nsize))
         return ptr;
 #ifdef MREMAP_MAYMOVE
     /* A big array growing (the parser's code and constants, the list of
      * every node): the kernel moves the pages, nothing is copied or
      * cleared again.  The new place may lose the 2 MiB alignment; only
      * the huge-page hint depends on it. */
-    if (old_huge && new_huge) {
-        p = mremap(ptr, huge_round(old), huge_round(nsize), MREMAP_MAYMOVE);
+    if (old_mapped && new_mapped && map_round(nsize) != 0) {
+        p = mremap(ptr, map_round(old), map_round(nsize), MREMAP_MAYMOVE);
         if (p == MAP_FAILED)
             return NULL;
 #ifdef MADV_HUGEPAGE
-        (void)madvise(p, huge_round(nsize), MADV_HUGEPAGE);
+        if (nsize >= HUGE_MIN)
+            (void)madvise(p, map_round(nsize), MADV_HUGEPAGE);
 #endif
         return p;
     }
 #endif
-    if (!old_small && !new_small && !old_huge && !new_huge)
-        return realloc(ptr, nsize);
-    if (new_small)
-        p = pool_get(pool, size_class(nsize));
-    else if (new_huge)
-        p = huge_get(nsize);
-    else
-        p = malloc(nsize);
+    p = new_mapped ? map_get(nsize) : pool_get(pool, size_class(nsize));
     if (p == NULL)
         return NULL;
     if (ptr) {
@@ -242,9 +310,9 @@ pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
 }
 
 /*
- * lua_Alloc that counts every byte and refuses past the limit.  The
- * engine's arena uses the same function, so the limit covers the Lua heap
- * and the property graph together.
+ * lua_Alloc that counts the memory held for the state (see above) and
+ * refuses past the limit.  The engine's arena uses the same function, so
+ * the limit covers the Lua heap and the property graph together.
  *
  * For tests, PROP_FAIL_ALLOC=N in the environment makes it refuse the Nth
  * request for more memory (a new block or a block growing) of a state, as
@@ -256,12 +324,13 @@ static void *
 counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     lprop_ctx *ctx = ud;
-    size_t old = ptr ? osize : 0;
+    size_t old = ptr ? osize : 0, add, sub;
     void *p;
 
+    held_change(&ctx->pool, ptr, old, nsize, &add, &sub);
     if (nsize == 0) {
         pool_realloc(&ctx->pool, ptr, old, 0);
-        ctx->used -= old;
+        ctx->used -= sub;
         return NULL;
     }
     if (nsize > old && ctx->faults.at) {
@@ -279,7 +348,8 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
             return NULL;
         }
     }
-    if (nsize > old && ctx->used - old + nsize > ctx->limits.max_memory) {
+    /* A block never fails to shrink: Lua relies on it. */
+    if (nsize > old && add > sub && add - sub > ctx->limits.max_memory - ctx->used) {
         if (ctx->evaluating && ctx->L)
             note_place_now(ctx);
         return NULL;
@@ -287,7 +357,7 @@ counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     p = pool_realloc(&ctx->pool, ptr, old, nsize);
     if (p == NULL)
         return NULL;
-    ctx->used = ctx->used - old + nsize;
+    ctx->used = ctx->used + add - sub;
     if (ctx->used > ctx->peak)
         ctx->peak = ctx->used;
     return p;
@@ -781,7 +851,7 @@ file_kind(mode_t m)
  * Read a whole regular file into a block from the state's allocator (so
  * that the memory limit covers it), NUL-terminated: *len bytes of text in
  * a block of *size bytes.  NULL on failure, with *why saying what went
- * wrong (a static string).
+ * wrong (a static string; NULL when the memory limit refused the block).
  *
  * The file is opened without blocking and then looked at through the open
  * descriptor: opening a FIFO would otherwise wait for a writer for ever,
@@ -823,14 +893,14 @@ read_file(lua_State *L, const char *path, size_t *len, size_t *size, const char 
             size_t ncap = cap ? cap * 2 : 8192;
 
             if (ncap < cap || !(nbuf = alloc(ud, buf, cap, ncap))) {
-                *why = "not enough memory (see --max-memory)";
+                *why = NULL;
                 goto fail;
             }
             buf = nbuf;
             cap = ncap;
         } else if (buf == NULL) {
             if (!(buf = alloc(ud, NULL, 0, cap))) {
-                *why = "not enough memory (see --max-memory)";
+                *why = NULL;
                 goto fail;
             }
         }
@@ -874,6 +944,9 @@ run_user_file(lua_State *L, const char *path, const char *shown)
     char *text = read_file(L, path, &len, &size, &why);
     int rc;
 
+    if (text == NULL && why == NULL)
+        lprop_error(L, "memory limit of %d MiB exceeded reading %s; raise it with --max-memory",
+                    (int)(ctx->limits.max_memory >> 20), shown);
     if (text == NULL)
         lprop_error(L, "cannot read %s: %s", shown, why);
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
@@ -897,6 +970,9 @@ run_user_file(lua_State *L, const char *path, const char *shown)
     rc = luaL_loadbufferx(L, text + skip, len - skip, lua_tostring(L, -1), "t");
     lua_gc(L, LUA_GCRESTART);
     lua_remove(L, -2);
+    if (rc == LUA_ERRMEM) /* the parser's memory is counted too */
+        lprop_error(L, "memory limit of %d MiB exceeded parsing %s; raise it with --max-memory",
+                    (int)(ctx->limits.max_memory >> 20), shown);
     if (rc != LUA_OK)
         lua_error(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->env_ref);
