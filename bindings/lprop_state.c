@@ -64,9 +64,16 @@ note_place_now(lprop_ctx *ctx)
     }
 }
 
+/* Under AddressSanitizer (GCC says so one way, clang another), malloc
+ * does it all: let it see every block. */
 #if defined(__SANITIZE_ADDRESS__)
-#define POOLING 0 /* let AddressSanitizer see every block */
-#else
+#define POOLING 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOLING 0
+#endif
+#endif
+#ifndef POOLING
 #define POOLING 1
 #endif
 
