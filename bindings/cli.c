@@ -193,32 +193,42 @@ now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int
+cli_eval_site(lprop_ctx *ctx, const char *path, cli_load_times *t)
+{
+    double t0 = now(), t1;
+    size_t limit = ctx->limits.max_memory;
+    int evaluated = 1;
+
+    t->eval = t->check = 0;
+    if (lprop_eval_file(ctx, path) != 0) {
+        record_eval_error(ctx);
+        lua_pop(ctx->L, 1);
+        /* Reported: the limit, lifted for the report, holds again. */
+        ctx->limits.max_memory = limit;
+        t->eval = now() - t0;
+        return 0;
+    }
+    t1 = now();
+    t->eval = t1 - t0;
+    if (prop_site_check(ctx->site) < 0) {
+        fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
+        evaluated = 0;
+    }
+    t->check = now() - t1;
+    return evaluated;
+}
+
 lprop_ctx *
 cli_load_site_timed(const char *path, const cli_site_opts *o, int *evaluated, cli_load_times *t)
 {
     lprop_ctx *ctx = lprop_open(&o->limits);
-    double t0 = now(), t1;
 
     *evaluated = 0;
     t->eval = t->check = 0;
     if (ctx == NULL)
         return NULL;
-    if (lprop_eval_file(ctx, path) != 0) {
-        record_eval_error(ctx);
-        lua_pop(ctx->L, 1);
-        /* Reported: the limit, lifted for the report, holds again. */
-        ctx->limits.max_memory = o->limits.max_memory;
-        t->eval = now() - t0;
-        return ctx;
-    }
-    *evaluated = 1;
-    t1 = now();
-    t->eval = t1 - t0;
-    if (prop_site_check(ctx->site) < 0) {
-        fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
-        *evaluated = 0;
-    }
-    t->check = now() - t1;
+    *evaluated = cli_eval_site(ctx, path, t);
     return ctx;
 }
 
