@@ -31,6 +31,7 @@ cli_site_opts_init(cli_site_opts *o)
 {
     o->limits.max_instructions = LPROP_DEFAULT_MAX_INSTRUCTIONS;
     o->limits.max_memory = (size_t)LPROP_DEFAULT_MAX_MEMORY_MIB << 20;
+    o->limits.max_cpu = LPROP_DEFAULT_MAX_CPU;
     o->limits.check_only = 0;
     /* PROP_NO_MEMO: run every recipe call (the findings must not change;
      * only the time does). */
@@ -57,12 +58,12 @@ parse_count(const char *s, long long *out)
 int
 cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
 {
-    static const char *const names[] = {"--max-instructions", "--max-memory"};
+    static const char *const names[] = {"--max-instructions", "--max-memory", "--max-cpu"};
     const char *arg = argv[*i], *val = NULL;
     size_t k, len;
     long long v;
 
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
         len = strlen(names[k]);
         if (strncmp(arg, names[k], len) != 0)
             continue;
@@ -83,6 +84,12 @@ cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i)
         }
         if (k == 0) {
             o->limits.max_instructions = v;
+        } else if (k == 2) {
+            if (v > 1000000000) {
+                fprintf(stderr, "prop: --max-cpu takes at most 1000000000 seconds\n");
+                return -1;
+            }
+            o->limits.max_cpu = (int)v;
         } else {
             if (v > (long long)(SIZE_MAX >> 21)) {
                 fprintf(stderr,
@@ -186,32 +193,42 @@ now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int
+cli_eval_site(lprop_ctx *ctx, const char *path, cli_load_times *t)
+{
+    double t0 = now(), t1;
+    size_t limit = ctx->limits.max_memory;
+    int evaluated = 1;
+
+    t->eval = t->check = 0;
+    if (lprop_eval_file(ctx, path) != 0) {
+        record_eval_error(ctx);
+        lua_pop(ctx->L, 1);
+        /* Reported: the limit, lifted for the report, holds again. */
+        ctx->limits.max_memory = limit;
+        t->eval = now() - t0;
+        return 0;
+    }
+    t1 = now();
+    t->eval = t1 - t0;
+    if (prop_site_check(ctx->site) < 0) {
+        fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
+        evaluated = 0;
+    }
+    t->check = now() - t1;
+    return evaluated;
+}
+
 lprop_ctx *
 cli_load_site_timed(const char *path, const cli_site_opts *o, int *evaluated, cli_load_times *t)
 {
     lprop_ctx *ctx = lprop_open(&o->limits);
-    double t0 = now(), t1;
 
     *evaluated = 0;
     t->eval = t->check = 0;
     if (ctx == NULL)
         return NULL;
-    if (lprop_eval_file(ctx, path) != 0) {
-        record_eval_error(ctx);
-        lua_pop(ctx->L, 1);
-        /* Reported: the limit, lifted for the report, holds again. */
-        ctx->limits.max_memory = o->limits.max_memory;
-        t->eval = now() - t0;
-        return ctx;
-    }
-    *evaluated = 1;
-    t1 = now();
-    t->eval = t1 - t0;
-    if (prop_site_check(ctx->site) < 0) {
-        fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
-        *evaluated = 0;
-    }
-    t->check = now() - t1;
+    *evaluated = cli_eval_site(ctx, path, t);
     return ctx;
 }
 

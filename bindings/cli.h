@@ -33,12 +33,14 @@ typedef struct cli_site_opts {
 void cli_site_opts_init(cli_site_opts *o);
 /*
  * If argv[*i] is one of the shared options (--max-instructions N,
- * --max-memory MIB, with "=" or a separate word), consume it and return 1;
+ * --max-memory MIB, --max-cpu S, with "=" or a separate word), consume it
+ * and return 1;
  * 0 if it is not one; -1 (after printing why) if it is malformed.
  */
 int cli_site_opt(cli_site_opts *o, int argc, char **argv, int *i);
 /* Print "prop CMD: message" and the usage line; returns EXIT_USAGE. */
-int cli_usage_error(const cli_command *cmd, const char *fmt, ...);
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* 1 when the command line asks for help (-h / --help) at argv[i]. */
 int cli_is_help(const char *arg);
 int cli_print_help(const cli_command *cmd);
@@ -57,6 +59,12 @@ typedef struct cli_load_times {
 /* cli_load_site, timing its two steps into *t. */
 lprop_ctx *cli_load_site_timed(const char *path, const cli_site_opts *o, int *evaluated,
                                cli_load_times *t);
+/*
+ * The same on a state made by lprop_open (which the caller may have
+ * changed first): evaluate, record an evaluation error as P000, run the
+ * pre-pass.  1 when the site was evaluated and checked, else 0.
+ */
+int cli_eval_site(lprop_ctx *ctx, const char *path, cli_load_times *t);
 /* "2 errors, 1 warning" summary on f, or nothing when there is no finding. */
 void cli_print_summary(lprop_ctx *ctx, const char *path, FILE *f, int werror);
 

@@ -380,4 +380,4 @@ run_graph(int argc, char **argv)
 
 const cli_command cmd_graph = {
     "graph", run_graph, "print a host's combinator graph as Graphviz dot",
-    "prop graph SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};
+    "prop graph SITE [HOST...] [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

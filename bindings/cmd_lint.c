@@ -96,4 +96,4 @@ run_lint(int argc, char **argv)
 const cli_command cmd_lint = {
     "lint", run_lint, "check a site: evaluate it and run the pre-pass, report every finding",
     "prop lint SITE [--format=text|json] [--werror] [--stats] [--max-instructions N]\n"
-    "                [--max-memory MIB]"};
+    "                [--max-memory MIB] [--max-cpu S]"};

@@ -63,44 +63,34 @@ typedef struct repl {
 
 /* Set by SIGINT (on a terminal only): stop the running input. */
 static volatile sig_atomic_t interrupted;
-/* The state's count hook (the instruction budget), which repl_hook wraps. */
-static lua_Hook budget_hook;
+/* The state while an input runs in it, for on_sigint; NULL between inputs. */
+static lprop_ctx *volatile running;
 
+/*
+ * Ctrl-C: the running input stops at its next instruction or call (the
+ * count hook sees ctx->interrupt, which points at `interrupted`).  A
+ * second Ctrl-C while it still runs finds it inside a C function of Lua's
+ * library, which nothing can stop midway: prop repl ends, as lua(1) does.
+ */
 static void
 on_sigint(int sig)
 {
+    lprop_ctx *ctx = running;
+
     (void)sig;
+    if (ctx != NULL && interrupted)
+        lprop_abandon(ctx, "interrupted twice", NULL, 130);
     interrupted = 1;
+    if (ctx != NULL)
+        lprop_interrupt_now(ctx);
 }
 
-/* Ctrl-C stops the running input; otherwise it is the budget's hook. */
-static void
-repl_hook(lua_State *L, lua_Debug *ar)
-{
-    if (interrupted) {
-        interrupted = 0;
-        fputc('\n', stderr);                   /* past the ^C the terminal echoed */
-        lprop_getctx(L)->stop = "interrupted"; /* pcall cannot keep it going */
-        luaL_error(L, "interrupted");
-        return;
-    }
-    if (budget_hook)
-        budget_hook(L, ar);
-}
-
-/* Before each input: a fresh instruction budget and the interrupt check. */
+/* Before each input: a fresh budget (instructions and CPU time). */
 static void
 arm(repl *r)
 {
-    lua_State *L = r->ctx->L;
-    int count;
-
-    lprop_budget_reset(r->ctx);
-    if (lua_gethook(L) != repl_hook)
-        budget_hook = lua_gethook(L);
-    count = lua_gethookcount(L);
-    lua_sethook(L, repl_hook, LUA_MASKCOUNT, count > 0 ? count : 1000);
     interrupted = 0;
+    lprop_budget_reset(r->ctx);
 }
 
 /* ---- functions the REPL adds to the state ---- */
@@ -136,18 +126,6 @@ l_print(lua_State *L)
     fputc('\n', stdout);
     fflush(stdout);
     return 0;
-}
-
-/* Keep the error object's text; a non-string object is described. */
-static int
-msgh(lua_State *L)
-{
-    if (lua_type(L, 1) == LUA_TSTRING)
-        return 1;
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-        return 1;
-    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    return 1;
 }
 
 static void
@@ -194,17 +172,20 @@ protect(repl *r, lua_CFunction fn, const char *a, const char *b)
     int base = lua_gettop(L), status;
     const char *msg;
 
-    lua_pushcfunction(L, msgh);
+    lua_pushcfunction(L, lprop_msgh);
     lua_pushcfunction(L, fn);
     lua_pushlightuserdata(L, r);
     lua_pushlightuserdata(L, (void *)a);
     lua_pushlightuserdata(L, (void *)b);
     r->ctx->evaluating = 1;
+    running = r->ctx;
     status = lua_pcall(L, 3, 0, base + 1);
+    running = NULL;
     r->ctx->evaluating = 0;
+    lprop_budget_stop(r->ctx);
     if (status != LUA_OK) {
         r->failed = 1;
-        if (interrupted) { /* stopped in C, not by repl_hook: past the ^C */
+        if (interrupted) { /* past the ^C the terminal echoed */
             interrupted = 0;
             fputc('\n', stderr);
         }
@@ -277,7 +258,7 @@ repl_load(repl *r)
         return -1;
     }
     r->ctx = ctx;
-    ctx->interrupt = &interrupted; /* pattern matching, too, stops on Ctrl-C */
+    ctx->interrupt = &interrupted; /* Ctrl-C stops the running input */
     r->rejected = !evaluated || prop_site_nerrors(ctx->site, 0) > 0;
     if (r->site && prop_site_ndiags(ctx->site) > 0) {
         prop_diags_print_text(ctx->site, stderr, r->opts.color_err, 0);
@@ -1041,5 +1022,6 @@ done:
     return rc;
 }
 
-const cli_command cmd_repl = {"repl", run_repl, "interactive Lua with the site loaded",
-                              "prop repl [SITE] [--max-instructions N] [--max-memory MIB]"};
+const cli_command cmd_repl = {
+    "repl", run_repl, "interactive Lua with the site loaded",
+    "prop repl [SITE] [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

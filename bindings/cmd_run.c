@@ -81,6 +81,7 @@ typedef struct host_run {
  */
 static volatile sig_atomic_t stop_requested, stop_signal;
 static volatile sig_atomic_t in_job, from_parent, from_others;
+static lprop_ctx *signal_ctx; /* its Lua code is stopped at once */
 
 static void
 on_signal(int sig, siginfo_t *si, void *uc)
@@ -109,6 +110,7 @@ on_signal(int sig, siginfo_t *si, void *uc)
     else
         from_others++;
     stop_requested = from_parent > from_others ? from_parent : from_others;
+    lprop_interrupt_now(signal_ctx); /* async-signal-safe, as lua.c does */
 }
 
 static int
@@ -170,13 +172,11 @@ result_color(prop_result r)
 
 /* ---- the executor's callbacks ------------------------------------------ */
 
-/* Message handler: keep the error's text (errors may be any value). */
+/* Message handler: the error's text, bounded (errors may be any value). */
 static int
 leaf_msgh(lua_State *L)
 {
-    if (lua_type(L, 1) != LUA_TSTRING)
-        luaL_tolstring(L, 1, NULL);
-    return 1;
+    return lprop_msgh(L);
 }
 
 /*
@@ -878,7 +878,11 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.sys.arch = arch[0] ? arch : NULL;
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
-    lsys_push(L, &hr.sys);
+    if (lsys_push(L, &hr.sys) != 0) {
+        printf("%s    failed: %s\n", hr.name, lua_tostring(L, -1));
+        oc->failed = 1;
+        goto out;
+    }
     hr.sys_idx = lua_gettop(L);
     for (i = 0; i < it.n; i++) {
         const prop_node *p = it.v[i];
@@ -1231,6 +1235,7 @@ run_run(int argc, char **argv)
         for (k = 0; k < nsite; k++)
             hosts[nhosts++] = prop_site_host(ctx->site, k);
 
+    signal_ctx = ctx;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO;
@@ -1295,4 +1300,5 @@ const cli_command cmd_run = {
     "run", run_run, "make hosts the way the site says (every host when none is named)",
     "prop run SITE [HOST...] [--dry-run] [--diff] [--json] [-j N] [--accept-new-host-keys]\n"
     "                [--connect-timeout S] [--timeout S] [--max-instructions N] [--max-memory "
-    "MIB]"};
+    "MIB]\n"
+    "                [--max-cpu S]"};

@@ -10,15 +10,27 @@
 
 #include "cli.h"
 
+/* Protected: show.host(h) for the show module and the host below it. */
+static int
+p_show_host(lua_State *L)
+{
+    lua_getfield(L, 1, "host");
+    lprop_push_host(L, lua_touserdata(L, 2));
+    lua_call(L, 1, 1);
+    return 1;
+}
+
 /* Call show.host(h) in the state and print the result. 0 or -1. */
 static int
 show_host(lprop_ctx *ctx, prop_host *h)
 {
     lua_State *L = ctx->L;
 
-    lua_getfield(L, -1, "host");
-    lprop_push_host(L, h);
-    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    /* Making the host's userdata may raise: inside the protected call. */
+    lua_pushcfunction(L, p_show_host);
+    lua_pushvalue(L, -2);
+    lua_pushlightuserdata(L, h);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
         fprintf(stderr, "prop show: %s\n", lua_tostring(L, -1));
         lua_pop(L, 1);
         return -1;
@@ -64,4 +76,5 @@ run_show(int argc, char **argv)
 
 const cli_command cmd_show = {"show", run_show,
                               "print a host's property tree with each node's type and origin",
-                              "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]"};
+                              "prop show SITE [HOST...] [--max-instructions N] [--max-memory MIB]\n"
+                              "                [--max-cpu S]"};

@@ -6,6 +6,17 @@
  * lprop_close() after lua_close().  The ctx owns the prop_site; every
  * userdata is a thin handle on a node or host of that site, and the site
  * outlives them all because it is freed only after the state is closed.
+ *
+ * The rule for C code here: no malloc'd pointer is live across a call
+ * that can raise a Lua error.  Nearly every Lua API call that makes a
+ * value can raise (a memory error at the limit, or the stop of the CPU
+ * clock in a hook), and a raise is a longjmp past every free().  So
+ * memory from malloc (a transport's result, a walk's stack) is turned into
+ * Lua values inside a protected call (lprop_cpcall, lprop_push_and_free)
+ * and freed before the error, if any, goes on; a walk of the graph that
+ * pushes values collects its leaves first (lprop_each_leaf).  Outside any
+ * protected call (the commands' own code) a raise ends in Lua's panic:
+ * push there only inside lua_pcall.
  */
 #ifndef LPROP_H
 #define LPROP_H
@@ -24,10 +35,13 @@
 /* Defaults of the evaluation limits (overridable on the command line). */
 #define LPROP_DEFAULT_MAX_INSTRUCTIONS 2000000000LL
 #define LPROP_DEFAULT_MAX_MEMORY_MIB 2048
+/* Seconds of CPU: a site of 100,000 hosts evaluates in about 25 s. */
+#define LPROP_DEFAULT_MAX_CPU 300
 
 typedef struct lprop_limits {
     long long max_instructions; /* VM instructions for one evaluation */
     size_t max_memory;          /* bytes: Lua heap and property graph together */
+    int max_cpu;                /* seconds of CPU for one evaluation; 0: none */
     /* The site is only checked, never run (lint, show, graph): leaves keep
      * no impl or args, so that nothing of a property stays in the Lua heap. */
     int check_only;
@@ -37,13 +51,14 @@ typedef struct lprop_limits {
 } lprop_limits;
 
 /*
- * Small blocks (up to LPROP_POOL_MAX bytes) come from size-class free
- * lists carved out of large slabs: a site makes millions of small Lua
- * objects, and malloc's bookkeeping for each was most of the cost of
- * evaluating a large site.  Slabs are freed when the state is closed.
+ * Blocks of up to LPROP_POOL_MAX bytes come from size-class free lists
+ * carved out of large slabs (lprop_state.c says why and how the memory
+ * limit counts them); the slabs are freed when the state is closed.
+ * Classes: 16, 32, ... 256 bytes, then four in each doubling up to
+ * LPROP_POOL_MAX.
  */
-#define LPROP_POOL_MAX 256
-#define LPROP_POOL_CLASSES (LPROP_POOL_MAX / 16)
+#define LPROP_POOL_MAX 65536
+#define LPROP_POOL_CLASSES (16 + 8 * 4)
 typedef struct lprop_pool {
     void *free[LPROP_POOL_CLASSES]; /* free blocks, linked through their first word */
     char *cur, *end;                /* unused space in the newest slab */
@@ -63,30 +78,6 @@ void lprop_memo_free(lprop_memo *m); /* accepts NULL */
 int lprop_memo_get(lprop_memo *m, const void *key, size_t len, size_t *mark, size_t *count);
 /* Remember them (silently not, when memory is short). */
 void lprop_memo_put(lprop_memo *m, const void *key, size_t len, size_t mark, size_t count);
-
-/*
- * What work done in C on behalf of Lua code is counted against: charge()
- * is given a number of steps, and raises a Lua error when they are more
- * than may still be spent.
- */
-/* Bytes a linear scan or copy in C does for the cost of one instruction. */
-#define LPROP_BYTES_AN_INSTRUCTION 16
-typedef struct lprop_meter {
-    void (*charge)(lua_State *L, long long steps);
-} lprop_meter;
-/*
- * Set find, match, gmatch and gsub in the table on top of the stack:
- * Lua 5.4's pattern functions, with every step of the matcher given to
- * meter (which is not copied; NULL counts nothing).
- */
-void lprop_pattern_register(lua_State *L, const lprop_meter *meter);
-/*
- * Charge to meter the work Lua's library does in C that neither the count
- * hook nor the memory limit sees: the pattern functions above, in the
- * global string table, and the string, table and utf8 functions that walk
- * a range their arguments choose (lprop_stdlib.c says which and how).
- */
-void lprop_stdlib_count(lua_State *L, const lprop_meter *meter);
 
 typedef struct lprop_ctx {
     lua_State *L;
@@ -116,14 +107,32 @@ typedef struct lprop_ctx {
      * how many of those were made again from an earlier equal call. */
     lprop_memo *memo;
     size_t recipe_calls, recipe_remade;
-    /* Set when the running code was stopped from outside (Ctrl-C in the
-     * REPL): like a spent budget, pcall and xpcall raise it again.  Cleared
-     * by lprop_budget_reset. */
+    /* Why the running code was stopped (budget spent, CPU time used up,
+     * interrupted): pcall and xpcall raise it again, and the count hook at
+     * every instruction.  Cleared by lprop_budget_reset.  stop_msg holds
+     * the text when it is made up. */
     const char *stop;
+    char stop_msg[160];
     /* When set and non-zero (the REPL's SIGINT flag, prop run's count of
-     * SIGINT and SIGTERM): Lua code stops at the count hook, and work
-     * counted in C (pattern matching) too, as "interrupted". */
+     * SIGINT and SIGTERM): the running Lua code
+     * stops as "interrupted" at the count hook's next tick, as it does when
+     * out of budget.  To stop it at once, a signal handler that sets the
+     * flag also calls lprop_interrupt_now. */
     volatile sig_atomic_t *interrupt;
+    /* The CPU clock (lprop_state.c): set by its signal handler once the
+     * evaluation has used limits.max_cpu seconds, which end at
+     * cpu_deadline (nanoseconds of the process's CPU clock). */
+    volatile sig_atomic_t cpu_expired;
+    long long cpu_deadline;
+    /* The PROP_FAIL_ALLOC test hook (lprop_state.c): requests for more
+     * memory so far, the one to refuse (0: none), and that request, whose
+     * retry after Lua's emergency collection is refused too. */
+    struct {
+        unsigned long long count, at;
+        const void *ptr;
+        size_t osize, nsize;
+        int again;
+    } faults;
 } lprop_ctx;
 
 /*
@@ -132,10 +141,29 @@ typedef struct lprop_ctx {
  */
 lprop_ctx *lprop_open(const lprop_limits *limits);
 /*
- * Give the next piece of Lua (a property's check or apply at run time) a
- * fresh instruction budget, so that an endless loop there stops cleanly.
+ * Give the next piece of Lua (a property's check or apply at run time, a
+ * REPL input) a fresh budget: instructions, and max_cpu seconds of CPU
+ * from now, so that an endless loop there stops cleanly.  lprop_eval_file
+ * does it for the evaluation of the site.
  */
 void lprop_budget_reset(lprop_ctx *ctx);
+/* Stop the CPU clock lprop_budget_reset started: the evaluation is over. */
+void lprop_budget_stop(lprop_ctx *ctx);
+/*
+ * Make the running Lua code of ctx stop at its next instruction or
+ * function call, when a stop has a reason (ctx->interrupt set, CPU time
+ * used up).  Async-signal-safe: for signal handlers.
+ */
+void lprop_interrupt_now(lprop_ctx *ctx);
+/*
+ * For a signal handler, when the code is stuck inside C and cannot be
+ * stopped: write "FILE:LINE: error[P000]: WHAT inside a function of Lua's
+ * library, ... (HINT)" with the innermost line of the site on the call
+ * stack (hint may be NULL), and end the process with status.
+ * Async-signal-safe; does not return.
+ */
+void lprop_abandon(lprop_ctx *ctx, const char *what, const char *hint, int status)
+    __attribute__((noreturn));
 /*
  * A call of one of prop's recipes counts as this many instructions of the
  * budget, whatever the recipe does inside: prop's own code is not counted
@@ -168,6 +196,15 @@ lprop_ctx *lprop_getctx(lua_State *L);
  * lifted so that the error can be reported (the caller puts it back).
  */
 int lprop_eval_file(lprop_ctx *ctx, const char *path);
+/*
+ * A message handler for protected calls into code of the site: the error
+ * object as text (its __tostring when it has one) of at most
+ * LPROP_MAX_MESSAGE bytes, with the site's innermost line in front when
+ * it has no place of its own (an error object that is not a string) or
+ * names a line inside prop's own modules (then kept at the end).
+ */
+#define LPROP_MAX_MESSAGE 8192
+int lprop_msgh(lua_State *L);
 /* Print an evaluation error (from the stack top) GCC-style on f. */
 void lprop_report_error(lprop_ctx *ctx, FILE *f, int color);
 
@@ -226,6 +263,32 @@ int lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud
                          unsigned char **out, size_t *outlen, char *why, size_t whysize);
 /* Zero n bytes at p in a way the compiler keeps. */
 void lprop_wipe(void *p, size_t n);
+
+/*
+ * Call fn protected, with ud as its only argument (a light userdata), and
+ * leave its one result, or its error, on the stack; returns the status of
+ * lua_pcall.  For C code that holds malloc'd memory while it makes Lua
+ * values: free the memory, then lua_error() when the status is not LUA_OK
+ * (a memory error stays one).  Needs 2 free stack slots.
+ */
+int lprop_cpcall(lua_State *L, lua_CFunction fn, void *ud);
+/*
+ * Push a Lua string of the len bytes at p, a block from malloc, and free
+ * the block whatever happens: when the string cannot be made, the error is
+ * raised after the free.  p may be NULL when len is 0.  Returns 1.
+ */
+int lprop_push_and_free(lua_State *L, char *p, size_t len);
+/*
+ * prop_node_each_leaf for a visitor that may raise (it makes Lua values):
+ * the leaves are first gathered into a userdata by a walk that cannot
+ * raise, then visited from there, so that no malloc'd walk stack is live
+ * when visit raises.  While the visitor runs that userdata sits just below
+ * the stack top the caller left (a visitor working on the table at -1
+ * sees no difference); it is removed at the end.  Raises for a graph that
+ * shares subtrees so often that its leaves cannot be counted.
+ */
+void lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf_visit visit,
+                     void *ud);
 
 /* Call require(name) in the state and leave the module on the stack. */
 int lprop_require(lua_State *L, const char *name);

@@ -1234,10 +1234,10 @@ node_index(lua_State *L)
         }
     } else if (strcmp(k, "info") == 0) {
         lua_newtable(L);
-        prop_node_each_leaf(n, PROP_OS_NONE, info_visit, L);
+        lprop_each_leaf(L, n, PROP_OS_NONE, info_visit, L);
     } else if (strcmp(k, "claims") == 0) {
         lua_newtable(L);
-        prop_node_each_leaf(n, PROP_OS_NONE, claims_visit, L);
+        lprop_each_leaf(L, n, PROP_OS_NONE, claims_visit, L);
     } else if (strcmp(k, "origin") == 0) {
         push_origin(L, prop_node_origin(n));
     } else if (strcmp(k, "kind") == 0) {

@@ -366,9 +366,12 @@ note_argv(lsys *s, const char *prefix, const char *const *argv)
     lsys_note(s, buf, argv_text(argv, buf, sizeof buf));
 }
 
+/* Protected (lprop_cpcall): the table of the result at ud. */
 static int
-push_cmd_result(lua_State *L, prop_cmd_result *r)
+push_cmd_result(lua_State *L)
 {
+    prop_cmd_result *r = lua_touserdata(L, 1);
+
     lua_createtable(L, 0, 3);
     lua_pushinteger(L, r->code);
     lua_setfield(L, -2, "code");
@@ -527,9 +530,9 @@ do_run(lua_State *L, int change)
         prop_cmd_result_clear(&r);
         return sys_error(L, "%s exited with %d%s%s", shown, code, tail[0] ? ":\n" : "", tail);
     }
-    push_cmd_result(L, &r);
-    prop_cmd_result_clear(&r);
-    return 1;
+    rc = lprop_cpcall(L, push_cmd_result, &r);
+    prop_cmd_result_clear(&r); /* before an error, if any, goes on */
+    return rc == LUA_OK ? 1 : lua_error(L);
 }
 
 static int
@@ -559,9 +562,7 @@ sys_read(lua_State *L)
     }
     if (rc != PROP_OK)
         return transport_error(L, s, "read", path, rc);
-    lua_pushlstring(L, data, len);
-    free(data);
-    return 1;
+    return lprop_push_and_free(L, data, len);
 }
 
 /* Diff of what path holds now against content, as a note. */
@@ -906,9 +907,11 @@ static const luaL_Reg sys_methods[] = {
     {NULL, NULL},
 };
 
-void
-lsys_push(lua_State *L, lsys *s)
+/* Protected (lprop_cpcall): the `sys` userdata for the lsys at ud. */
+static int
+push_sys(lua_State *L)
 {
+    lsys *s = lua_touserdata(L, 1);
     sys_ud *u = lua_newuserdatauv(L, sizeof *u, 1);
 
     u->s = s;
@@ -947,6 +950,13 @@ lsys_push(lua_State *L, lsys *s)
     lua_newtable(L);
     lua_setfield(L, -2, "cache");
     lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+int
+lsys_push(lua_State *L, lsys *s)
+{
+    return lprop_cpcall(L, push_sys, s) == LUA_OK ? 0 : -1;
 }
 
 void

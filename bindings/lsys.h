@@ -59,8 +59,12 @@ typedef struct lsys {
     int notes_oom; /* a note was lost for want of memory */
 } lsys;
 
-/* Push a new `sys` userdata for s, with a fresh `cache` table. */
-void lsys_push(lua_State *L, lsys *s);
+/*
+ * Push a new `sys` userdata for s, with a fresh `cache` table, and return
+ * 0; when that fails (out of memory), push the error and return -1.  It
+ * never raises, so it may be called outside a protected call.
+ */
+int lsys_push(lua_State *L, lsys *s);
 /* Detach the userdata at idx from its lsys: later use raises. */
 void lsys_retire(lua_State *L, int idx);
 /* Start a leaf: no changes counted, mode LSYS_APPLY.  Notes are kept until taken. */

@@ -180,11 +180,20 @@ local function check_lines(v, what)
    return args.list(v, what, check_line, { nonempty = true })
 end
 
--- owner and group names as the account recipes accept them, or numbers.
+-- owner and group names as the account recipes accept them, or numeric
+-- ids, given as numbers or as strings of digits alike: both are checked
+-- as user.account checks a uid (0..4294967294), and both claim the id in
+-- decimal, so that 1000 and "1000" are the same owner.
 local function check_account(v, what)
-   if math.type(v) == "integer" then
-      if v < 0 then return fmt("%s %d must be >= 0", what, v) end
-      return nil, tostring(v)
+   if type(v) == "string" and v:find("^%d+$") then
+      local n = math.tointeger(tonumber(v))
+      if n == nil then return fmt("%s %s is outside 0..4294967294", what, v) end
+      v = n
+   end
+   if type(v) == "number" then
+      local err, n = args.id(v, what)
+      if err then return err end
+      return nil, tostring(n)
    end
    return args.matching(v, what, "[A-Za-z_][A-Za-z0-9_.-]*%$?",
                         "a user or group name such as \"www-data\", or a numeric id")
@@ -389,14 +398,14 @@ end
 ]]
 function file.owner(path, user, group)
    local desc = fmt("file %s owned by %s", type(path) == "string" and path or "?",
-                    type(user) == "string" and user or "?")
+                    (type(user) == "string" or math.type(user) == "integer") and user or "?")
    local err, v = args.check_all(args.abs_path, path, "path", check_account, user, "user")
-   local gerr = group ~= nil and check_account(group, "group") or nil
+   local gerr, g = nil, ""
+   if group ~= nil then gerr, g = check_account(group, "group") end
    local msg = args.join("file.owner", err, gerr)
    if msg then return core.invalid(desc, msg) end
-   local g = group ~= nil and tostring(group) or ""
    if g ~= "" then desc = desc .. ":" .. g end
-   return core.leaf(desc, nil, impl.owner, { path = v[1], owner = v[2], group = group },
+   return core.leaf(desc, nil, impl.owner, { path = v[1], owner = v[2], group = group and g },
                     { "file.owner", v[1], v[2] .. ":" .. g }, {
       norevert = "file.owner has no revert action: the old owner is not known",
    })

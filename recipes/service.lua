@@ -93,6 +93,10 @@ local function check_name(recipe, name, opts)
    local err = args.matching(name, "service name", "[%w_@.:+-]+",
                              'a service name such as "nginx" or "getty@tty1"')
    if not err and name:sub(1, 1) == "-" then err = "service name must not start with \"-\"" end
+   -- "." and ".." name directories (/etc/init.d/..), never a service.
+   if not err and (name == "." or name == "..") then
+      err = string.format('service name "%s" is not valid: it names a directory', name)
+   end
    return args.join(recipe, err, (args.options(opts, {}, recipe)))
 end
 

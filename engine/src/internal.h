@@ -38,7 +38,7 @@ void *arena_alloc_align(arena *a, size_t size, size_t align);
 void *arena_zalloc(arena *a, size_t size);
 char *arena_strndup(arena *a, const char *s, size_t len);
 char *arena_strdup(arena *a, const char *s);
-char *arena_vprintf(arena *a, const char *fmt, va_list ap);
+char *arena_vprintf(arena *a, const char *fmt, va_list ap) PROP_PRINTF(2, 0);
 char *arena_printf(arena *a, const char *fmt, ...) PROP_PRINTF(2, 3);
 
 /* A growable array of pointers inside an arena (growth abandons old copies). */

@@ -513,7 +513,8 @@ rev_form(prop_site *s, const prop_node *p, const prop_origin *o, prop_node **out
             continue;
         }
         w.nframes--;
-        if (!(r = rev_build(s, n, w.results + w.nresults - need, o)))
+        /* A leaf needs no results, and there may be no array yet. */
+        if (!(r = rev_build(s, n, need ? w.results + w.nresults - need : NULL, o)))
             goto done;
         w.nresults -= need;
         if (memo_put(&w, n, r) || push_result(&w, r))

@@ -39,7 +39,7 @@
 ---A file mode in octal, as a string: "0644", "755".
 ---@alias prop.Mode string
 
----A user or group: a name, or a numeric id.
+---A user or group: a name, or a numeric id (0..4294967294) as a number or a string of digits.
 ---@alias prop.Account string|integer
 
 ---One resource a leaf claims; the pre-pass compares the claims of a host.

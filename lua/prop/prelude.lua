@@ -20,7 +20,7 @@ for _, name in ipairs(safe_base) do env[name] = G[name] end
 env._VERSION = G._VERSION
 
 -- Lua runs finalizers with hooks off: a __gc of the site's would run
--- outside the instruction budget.  Lua marks an object for finalization
+-- outside the instruction budget and the CPU clock's stop.  Lua marks an object for finalization
 -- only when its metatable has __gc as it is set, so refusing it here is
 -- enough.
 local raw_setmetatable, rawget, error = G.setmetatable, G.rawget, G.error

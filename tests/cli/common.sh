@@ -43,7 +43,7 @@ run_prop() {
   local out="$1"
   shift
   rc=0
-  timeout 60 "$PROP" "$@" >"$out" 2>&1 || rc=$?
+  timeout 120 "$PROP" "$@" >"$out" 2>&1 || rc=$?
 }
 
 # expect FILE KEY : prints the expectation lines "--! KEY ..." of a site
@@ -56,7 +56,8 @@ expect() {
 # Its "--! fatal WHERE [TEXT]" line says where: a line number (the message
 # must name NAME:LINE:), "*" (NAME:some line:), or "?" (no place checked);
 # TEXT must appear in the message (case-insensitive).  "--! args ..."
-# adds options before the file name.  Exit 2, no crash, no hang.
+# adds options before the file name.  Exit 2, no crash, no hang, and a
+# report of at most 64 KiB.
 check_fatal() {
   local dir="$1" name="$2" spec where text extra out="$TMP/fatal.out"
   spec="$(expect "$dir/$name" fatal | head -1)"
@@ -68,7 +69,7 @@ check_fatal() {
   (cd "$dir" && run_prop "$out" lint $extra "$name"; echo "$rc" >"$TMP/rc")
   rc="$(cat "$TMP/rc")"
   if [[ "$rc" == 124 ]]; then
-    fail "$name" "prop did not finish within 60 s" "$out"
+    fail "$name" "prop did not finish within 120 s" "$out"
     return
   fi
   if [[ "$rc" != 2 ]]; then
@@ -77,6 +78,11 @@ check_fatal() {
   fi
   if grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
     fail "$name" "prop crashed" "$out"
+    return
+  fi
+  # Whatever the site raises, the report stays readable.
+  if (($(wc -c <"$out") > 65536)); then
+    fail "$name" "the report is $(wc -c <"$out") bytes long (want at most 64 KiB)" "$out"
     return
   fi
   case "$where" in

@@ -34,14 +34,16 @@ expect_words() {
 expect_words "subcommands" "claims explain graph help lint repl run secret show version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
-expect_words "lint options" "--format= --help --max-instructions --max-memory --stats --werror" lint --
+expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
 expect_words "format names" "json text" lint --format=
 expect_words "an option's value is not completed" "" show --max-memory ""
 expect_words "codes for explain" "P010 P011 P012 P013 P014 P015" explain P01
 expect_words "site files" "examples/site.lua" show examples/si
 expect_words "host names" "files.example.com foo.example.com" show examples/site.lua f
 expect_words "host names after options" "www.example.com" graph --max-instructions 100000000 examples/site.lua w
-expect_words "repl options" "--max-instructions --max-memory" repl --max
+expect_words "repl options" "--max-cpu --max-instructions --max-memory" repl --max
+expect_words "--max-cpu's value is not completed" "" run --max-cpu ""
+expect_words "host names after --max-cpu" "www.example.com" show --max-cpu 10 examples/site.lua w
 expect_words "claims: kinds of thing" "package: port:" claims examples/site.lua p
 expect_words "claims options" "--json" claims --js
 expect_words "secret: subcommands" "list recipients rm set" secret ""

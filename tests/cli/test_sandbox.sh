@@ -65,8 +65,8 @@ LUA
 (cd "$dir" && run_prop "$TMP/out" lint require_inside.lua; echo "$rc" >"$TMP/rc")
 if [[ "$(cat "$TMP/rc")" == 0 ]]; then pass; else fail "require_inside.lua" "exit $(cat "$TMP/rc"), expected 0" "$TMP/out"; fi
 
-# An argument error of a counted library function stays an error the site
-# can catch: nothing is charged for a range that is never walked.
+# An argument error of Lua's library stays an error the site can catch:
+# only a spent budget, the CPU clock and Ctrl-C cannot be caught.
 cat >"$dir/catchable.lua" <<'LUA'
 local ok1 = pcall(table.insert, {}, math.mininteger, 1)
 local ok2 = pcall(table.concat, {}, "", 1, 1e15)

@@ -70,6 +70,17 @@ else
   fail "piped commands: exit $rc or missing output" "$TMP/cmds.out"
 fi
 
+# The CPU clock stops an input; the REPL goes on with a fresh clock.
+rc=0
+printf 'while true do end\n40 + 2\nwhile true do end\n"after"\n' |
+  timeout 120 "$PROP" repl --max-cpu 1 site.lua >"$TMP/cpu.out" 2>"$TMP/cpu.err" || rc=$?
+if [[ $rc == 1 ]] && [[ "$(grep -c '^repl:1: evaluation used more than 1 s of CPU; raise the limit with --max-cpu$' "$TMP/cpu.err")" == 2 ]] &&
+   grep -Fxq '42' "$TMP/cpu.out" && grep -Fxq '"after"' "$TMP/cpu.out"; then
+  pass
+else
+  fail "piped --max-cpu: exit $rc (want 1), or the CPU limit did not stop each loop" "$TMP/cpu.err"
+fi
+
 piped err $'error("kaboom")\nundefined_thing\n40 + 2\n'
 if [[ $rc == 1 ]] && grep -Fxq 'repl:1: kaboom' "$TMP/err.err" &&
    grep -Fq 'undefined global "undefined_thing"' "$TMP/err.err" && grep -Fxq '42' "$TMP/err.out"; then
@@ -289,11 +300,12 @@ key C-c
 check "Ctrl-C interrupts" wait_line 'interrupted$'
 line '1 + 3000'
 check "the REPL goes on after Ctrl-C" wait_line '^3001$'
-# ... also while a pattern backtracks in C, where no hook runs.
-line 'string.rep("a", 100000):find(".-.-.-.-x")'
+# ... also inside a function of Lua's library that calls functions in C
+# (no instruction runs: the stop takes effect at the next call).
+line 'string.rep("a", 1e8):gsub(".", string.upper)'
 sleep 0.3
 key C-c
-check "Ctrl-C interrupts pattern matching" wait_count '^interrupted$' 2
+check "Ctrl-C interrupts gsub calling a C function" wait_count 'interrupted$' 2
 line '1 + 4000'
 check "the REPL goes on after that" wait_line '^4001$'
 
@@ -323,6 +335,20 @@ key Up
 check "Up recalls the last input of the previous REPL" wait_for 'prop> :hosts'
 key C-u C-d
 check "second REPL exits" wait_for '[repl exited 0]'
+
+# A pattern that backtracks in C, where nothing can stop it midway: the
+# first Ctrl-C cannot take effect, a second one ends the REPL (as lua(1)
+# does), naming the input's line.
+start
+check "third REPL starts" wait_for "prop> " 20
+line 'string.rep("a", 100000):find((".-"):rep(30) .. "x")'
+sleep 0.5
+key C-c
+sleep 0.5
+key C-c
+check "a second Ctrl-C inside C ends the REPL, naming the line" \
+  wait_for "repl:1: error[P000]: interrupted twice inside a function of Lua's library"
+check "... with status 130" wait_for '[repl exited 130]'
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -1,7 +1,7 @@
 -- Trimming trailing blanks from a long run of blanks followed by text:
--- quadratic backtracking, stopped by the budget, also inside pcall.
---! args --max-instructions 50000000
---! fatal 6 instruction
-local s = string.rep(" ", 200000) .. "x"
+-- quadratic backtracking in C, stopped by the CPU clock, also inside pcall.
+--! args --max-cpu 2
+--! fatal 6 used more than 2 s of CPU
+local s = string.rep(" ", 1000000) .. "x"
 local ok = pcall(string.gsub, s, "%s+$", "")
 host "x" { file.absent "/tmp/x" }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Out of memory anywhere: PROP_FAIL_ALLOC=N makes the Nth request for more
+# memory of prop's Lua state fail (and Lua's retry of it), as if the
+# memory limit were reached there.  For lint, show and a dry run of a
+# small site, N walks over the requests each makes: every run must end
+# with a clean error (or succeed, when prop gets by without that block),
+# never a crash, a hang or, under AddressSanitizer, a leak (LeakSanitizer
+# makes the exit status 23 and prints a report).
+#
+# The walk takes every request near the start and the end of each
+# command (setting up the state; the pre-pass, show's formatting, the
+# properties' check and apply) and every STRIDE-th in between, STRIDE
+# chosen for about 150 points there.  PROP_FAULT_STRIDE=1 walks them all
+# (slow: thousands of runs).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=1"
+cd "$TMP"
+
+# A target for the dry run: a directory tree, and when prop is root (it
+# runs commands there through chroot) enough of a system for /bin/sh.
+mkdir -p tree/etc
+printf 'hello\n' >tree/etc/motd
+if [[ "$(id -u)" == 0 ]]; then
+  mkdir -p tree/bin
+  cp "$(readlink -f /bin/sh)" tree/bin/sh
+  ldd /bin/sh | grep -oE '/[^ ]+' | while read -r lib; do
+    mkdir -p "tree$(dirname "$lib")"
+    cp "$lib" "tree$lib"
+  done
+fi
+
+cat >site.lua <<LUA
+local web = props {
+  apt.installed { "nginx" },
+  file.has_content("/etc/motd", "hello\n", { mode = "0644", owner = "root" }),
+}
+local probe = property {
+  desc = "probe",
+  check = function(sys)
+    local r = sys:query({ "/bin/sh", "-c", "echo out; echo err >&2" })
+    local m = sys:read("/etc/motd")
+    local st = sys:stat("/etc/motd")
+    return m == "hello\n" and r.code == 0 and st ~= nil and web.claims[1] ~= nil
+  end,
+  apply = function(sys) sys:write("/etc/motd", "hello\n") end,
+}
+host "tree" {
+  connect.dir "$TMP/tree", os.debian("bookworm", "amd64"),
+  probe, web, file.has_content("/etc/x", "y"), service.running "ssh",
+}
+LUA
+
+# requests ARGS...: how many requests for memory prop makes for ARGS.
+requests() {
+  { PROP_FAIL_ALLOC=999999999999 "$PROP" "$@" 2>&1 >/dev/null || true; } |
+    sed -n 's/^prop: PROP_FAIL_ALLOC=[0-9]*: this state made \([0-9]*\) requests$/\1/p' | tail -1
+}
+
+# walk NAME ARGS...: fail each chosen request of prop ARGS in turn.
+walk() {
+  local name="$1" total n rc points=0 bad=0 stride edge=150
+  shift
+  total="$(requests "$@")"
+  if [[ -z "$total" || "$total" -lt 100 ]]; then
+    fail "$name" "could not count its requests for memory (got \"$total\")"
+    return
+  fi
+  stride="${PROP_FAULT_STRIDE:-$(((total - 2 * edge) / 150 + 1))}"
+  ((stride >= 1)) || stride=1
+  for ((n = 1; n <= total; n++)); do
+    if ((n > edge && n <= total - edge && (n - edge) % stride != 0)); then
+      continue
+    fi
+    points=$((points + 1))
+    rc=0
+    PROP_FAIL_ALLOC=$n timeout 120 "$PROP" "$@" >"$TMP/fault.out" 2>&1 || rc=$?
+    if grep -Eq 'Sanitizer|runtime error:|panic|Segmentation|core dumped' "$TMP/fault.out" ||
+       ((rc != 0 && rc != 1 && rc != 2)) ||
+       { ((rc != 0)) && ! grep -Eqi 'memory|failed' "$TMP/fault.out"; }; then
+      bad=$((bad + 1))
+      if ((bad <= 3)); then
+        fail "$name" "request $n of $total failing: exit $rc" "$TMP/fault.out"
+      fi
+    fi
+  done
+  if ((bad == 0)); then
+    pass
+  else
+    fail "$name" "$bad of $points runs did not end cleanly"
+  fi
+}
+
+walk "lint" lint site.lua
+walk "show" show site.lua
+walk "dry run" run --dry-run site.lua
+
+finish
