@@ -115,7 +115,7 @@ struct prop_host {
     prop_host *parent;
     const prop_node *attached_by;
     const char *fullname;
-    int named; /* a leaf of some host names it (W105 is for the others) */
+    int named;         /* a leaf of some host names it (W105 is for the others) */
     ptrvec containers; /* prop_host * */
 };
 
