@@ -211,7 +211,7 @@ cli_eval_site(lprop_ctx *ctx, const char *path, cli_load_times *t)
     }
     t1 = now();
     t->eval = t1 - t0;
-    if (prop_site_check(ctx->site) < 0) {
+    if (prop_site_check(ctx->site) < 0 || cli_check_secrets(ctx, path) != PROP_OK) {
         fprintf(stderr, "prop: the pre-pass failed: %s\n", prop_site_error(ctx->site));
         evaluated = 0;
     }

@@ -98,6 +98,13 @@ void cli_site_hosts_free(cli_site_hosts *sh);
 int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, size_t *found);
 
 /*
+ * P015 for the site at path, already evaluated and checked in ctx: every
+ * use of a secret the store beside it (path with .secrets) lacks for the
+ * host that uses it (secret_uses.c).  Nothing is decrypted.
+ */
+int cli_check_secrets(lprop_ctx *ctx, const char *path);
+
+/*
  * A dry run of host h of a loaded, checked site, printed as `prop run
  * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
  */

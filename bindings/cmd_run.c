@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "lsys.h"
+#include "prop/secrets.h"
 #include "prop/exec.h"
 
 #define DEFAULT_JOBS 8
@@ -42,6 +43,7 @@ typedef struct run_opts {
     int dry, diff, json, jobs;
     int accept_new;
     int connect_timeout, op_timeout;
+    const char *site_path; /* the site file: its secret store is beside it */
 } run_opts;
 
 /* What became of one host. */
@@ -67,6 +69,8 @@ typedef struct host_run {
     int color;            /* colour on stdout */
     const prop_node *top; /* the top-level property running now */
     struct outcome *oc;   /* the host's counts */
+    prop_secrets *store;  /* opened when a secret is first needed; freed (and
+                             every value wiped) when the host is done */
 } host_run;
 
 /*
@@ -319,6 +323,50 @@ done:
         r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;
+}
+
+/*
+ * The bytes of a secret the host uses (lsys's reveal): the store beside
+ * the site is opened at the first one, and only what is asked for is
+ * decrypted, for this host (a value set for it wins over the site-wide
+ * one).
+ */
+static int
+reveal_secret(void *ud, const char *name, const unsigned char **data, size_t *len, char *why,
+              size_t whysize)
+{
+    host_run *hr = ud;
+    const char *host = prop_host_fullname(hr->h);
+    int rc;
+
+    if (hr->store == NULL) {
+        char *path = NULL;
+
+        if (hr->o->site_path == NULL ||
+            prop_secrets_store_path(&path, hr->o->site_path) != PROP_OK) {
+            snprintf(why, whysize, "secret \"%s\": no secret store for this site", name);
+            return -1;
+        }
+        rc = prop_secrets_open(&hr->store, path);
+        free(path);
+        if (rc != PROP_OK) {
+            snprintf(why, whysize, "secret \"%s\": %s", name, prop_secrets_error(hr->store));
+            prop_secrets_free(hr->store);
+            hr->store = NULL;
+            return -1;
+        }
+    }
+    rc = prop_secrets_reveal(hr->store, name, host, data, len);
+    if (rc == PROP_ENOTFOUND) {
+        snprintf(why, whysize, "secret \"%s\" has no value for host %s in %s", name, host,
+                 prop_secrets_path(hr->store));
+        return -1;
+    }
+    if (rc != PROP_OK) {
+        snprintf(why, whysize, "secret \"%s\": %s", name, prop_secrets_error(hr->store));
+        return -1;
+    }
+    return 0;
 }
 
 /* The test of an only_if: 1 holds, 0 not, -1 failed (*msg set). */
@@ -878,6 +926,8 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.sys.arch = arch[0] ? arch : NULL;
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
+    hr.sys.reveal = reveal_secret;
+    hr.sys.reveal_ud = &hr;
     if (lsys_push(L, &hr.sys) != 0) {
         printf("%s    failed: %s\n", hr.name, lua_tostring(L, -1));
         oc->failed = 1;
@@ -903,6 +953,7 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     }
     lsys_retire(L, hr.sys_idx);
 out:
+    prop_secrets_free(hr.store); /* every value it decrypted is wiped */
     free(it.v);
     lua_settop(L, top);
     lsys_clear(&hr.sys);
@@ -1198,6 +1249,7 @@ run_run(int argc, char **argv)
         free(names);
         return cli_usage_error(&cmd_run, "which site file?");
     }
+    o.site_path = site;
     ctx = cli_load_site(site, &o.site, &evaluated);
     if (ctx == NULL) {
         free(names);

@@ -682,6 +682,13 @@ sys_has_content(lua_State *L)
             0) {
             lprop_wipe(data, len);
             free(data);
+            if (s->dry) {
+                /* A dry run that cannot decrypt cannot compare: it says
+                 * so and counts the file as one that would change. */
+                notef(s, "%s: cannot compare with the secret (%s): counted as a change", path, why);
+                lua_pushboolean(L, 0);
+                return 1;
+            }
             return sys_error(L, "read %s: %s", path, why);
         }
         want = (const char *)bytes;

@@ -77,3 +77,25 @@ host "demo" {
   file.symlink("/etc/demo/current", "motd"),
   file.absent "/etc/demo/old.conf",
 }
+
+-- A name server whose zone comes from the hosts above (their ipv4 and
+-- alias), and a secret: the database password of the web server, kept
+-- encrypted in examples/site.secrets (see prop-secret(1)).  That store
+-- was encrypted to a key made for this example and thrown away: nobody
+-- can read its value; make your own with prop secret recipients and
+-- prop secret set.  prop lint checks it all the same: the names in the
+-- store are plain text.
+host "ns1.example.com" {
+  os.debian("bookworm", "amd64"),
+  ipv4 "192.0.2.53",
+  dns.primary("example.com", { ns = { "ns1.example.com" },
+                               records = { { "@", "MX", "10 www.example.com." } } }),
+}
+
+host "db.example.com" {
+  os.debian("bookworm", "amd64"),
+  ipv4 "192.0.2.60",
+  apt.installed { "postgresql" },
+  file.has_content("/etc/app/db-password", secret "db_password",
+                   { mode = "0640", owner = "root", group = "postgres" }),
+}

@@ -51,6 +51,6 @@ expect_words "secret: options" "--help --host --json" secret set --
 expect_words "secret: site files" "examples/site.lua" secret list examples/si
 expect_words "secret: hosts after --host" "files.example.com foo.example.com" secret set examples/site.lua db --host f
 expect_words "secret: recipients add|rm" "add rm" secret recipients examples/site.lua ""
-expect_words "secret: no store, no names" "" secret rm examples/site.lua ""
+expect_words "secret: names from the store" "db_password" secret rm examples/site.lua ""
 
 finish

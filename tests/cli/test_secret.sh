@@ -49,7 +49,8 @@ mkdir -m 700 "$TMP/gnupg-empty"
 mkdir "$TMP/site"
 cd "$TMP/site" || exit 1
 cat >site.lua <<'EOF'
-host "web1" { os.debian("bookworm", "amd64") }
+host "web1" { os.debian("bookworm", "amd64"),
+  file.has_content("/etc/db-password", secret "db_password", { mode = "0600" }) }
 host "web2" { os.debian("bookworm", "amd64") }
 EOF
 
@@ -172,6 +173,9 @@ secrets (* for every host):
   db_password  *
   db_password  web1
   empty        *
+
+where the site uses them:
+  db_password  used on web1 by "file /etc/db-password has content (secret)" (site.lua:2)
 EOF
 if diff -u "$TMP/want" "$TMP/out" >"$TMP/diff"; then pass; else fail "list output" "not as expected" "$TMP/diff"; fi
 

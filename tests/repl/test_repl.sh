@@ -41,6 +41,7 @@ fail() {
 
 # The demo host's tree goes under the scratch directory (same line numbers).
 sed "s|/tmp/prop-demo|$TMP/demo-tree|" "$PROP_SOURCE_DIR/examples/site.lua" >"$TMP/site.lua"
+cp "$PROP_SOURCE_DIR/examples/site.secrets" "$TMP/site.secrets"
 mkdir -p "$TMP/demo-tree"
 cd "$TMP"
 
@@ -206,7 +207,7 @@ check() {
 
 start
 check "banner and prompt" wait_for "prop> " 20
-check "banner names the site" wait_for "site.lua: 4 hosts"
+check "banner names the site" wait_for "site.lua: 6 hosts"
 
 # Tab: the only candidate is inserted.
 type_text 'apt.ins'
@@ -312,7 +313,7 @@ check "the REPL goes on after that" wait_line '^4001$'
 # :reload picks up an edit of the site.
 printf '\nhost "added.example.com" { file.absent "/tmp/prop-repl-added" }\n' >>"$TMP/site.lua"
 line ':reload'
-check ":reload reads the site again" wait_for 'reloaded site.lua: 5 hosts'
+check ":reload reads the site again" wait_for 'reloaded site.lua: 7 hosts'
 line ':hosts'
 check ":reload: the new host is there" wait_line '^added\.example\.com +no OS +1 property +site\.lua:'
 
