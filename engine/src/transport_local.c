@@ -1,7 +1,8 @@
 /*
  * transport_local.c - the local transport (this machine) and the
- * directory-tree transport (a tree used as a root, commands through
- * chroot(2)).
+ * directory-tree transport (a tree used as a root, files only: commands
+ * are refused, as a chroot would share this machine's kernel, network
+ * and processes).
  *
  * Both share every operation.  The tree form first maps each path below
  * its root, resolving symbolic links the way the kernel would inside a
@@ -13,12 +14,12 @@
  * defended against.
  *
  * Commands: fork and execve, never a shell; the program is looked up in
- * PATH by the child (inside the chroot for a tree).  A program that
+ * PATH by the child.  A program that
  * cannot be run (not found, not executable) gives code -1 and PROP_ERROR
  * with "NAME: command not found" (or the reason) both as the transport's
  * error and in the result's err.
  */
-#define _GNU_SOURCE /* flock, chroot, syscall, O_TMPFILE, AT_EMPTY_PATH */
+#define _GNU_SOURCE /* flock, syscall, O_TMPFILE, AT_EMPTY_PATH */
 
 #include <dirent.h>
 #include <errno.h>
@@ -1333,7 +1334,7 @@ obuf_add(obuf *b, const char *s, size_t n)
 }
 
 /* What the child sends back when it cannot exec. */
-enum { STAGE_FDS = 1, STAGE_CHROOT, STAGE_CHDIR, STAGE_EXEC, STAGE_INTERP };
+enum { STAGE_FDS = 1, STAGE_CHDIR, STAGE_EXEC, STAGE_INTERP };
 typedef struct child_report {
     int stage;
     int err;
@@ -1343,7 +1344,6 @@ typedef struct child_args {
     char *const *argv;
     char *const *envp;
     const char *path; /* PATH's value */
-    const char *root; /* chroot here, or NULL */
     int in, out, err, report;
     long maxfd;
 } child_args;
@@ -1379,10 +1379,6 @@ static void __attribute__((noreturn)) child_exec(const child_args *c)
 #endif
         for (fd = 4; fd < c->maxfd; fd++)
             (void)close((int)fd);
-    if (c->root && chroot(c->root) != 0) {
-        rep.stage = STAGE_CHROOT;
-        goto report;
-    }
     if (chdir("/") != 0) {
         rep.stage = STAGE_CHDIR;
         goto report;
@@ -1510,23 +1506,22 @@ wait_child(pid_t pid, int *status)
     return w == pid ? 0 : errno;
 }
 
-/* Can commands run in the tree?  PROP_OK or PROP_ERROR with the reason. */
+/*
+ * A tree is files only: a command run in it through chroot would share
+ * this machine's kernel, network and processes (a service restarted there
+ * is restarted here, a firewall loaded there is this machine's).  Commands
+ * inside a tree run through a container (chroot.debootstrapped,
+ * systemd.container), whose shell is made for it.
+ */
 static int
-tree_can_run(local_transport *lt)
+tree_refuses_commands(local_transport *lt, const char *prog)
 {
-    char sh[PATH_MAX];
-    struct stat st;
-
-    if (geteuid() != 0)
-        return prop_transport_fail(&lt->base,
-                                   "%s: cannot run commands: prop is not root (chroot needs it)",
-                                   lt->base.name);
-    if (tree_path(lt, "run", "/bin/sh", 1, sh) != PROP_OK || stat(sh, &st) != 0 ||
-        !S_ISREG(st.st_mode))
-        return prop_transport_fail(&lt->base,
-                                   "%s: cannot run commands: the tree is not a system (no /bin/sh)",
-                                   lt->base.name);
-    return PROP_OK;
+    return prop_transport_fail(&lt->base,
+                               "run %s: %s is files only: commands do not run in a directory "
+                               "tree (it would share this machine's kernel, network and "
+                               "processes); make it a container (chroot.debootstrapped, "
+                               "systemd.container) to run commands inside it",
+                               prog, lt->base.name);
 }
 
 static long long
@@ -1694,8 +1689,8 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
         return PROP_ERROR;
     if (prop_transport_stops(t))
         return prop_transport_fail(t, "run %s: interrupted: not started", argv[0]);
-    if (lt->root && tree_can_run(lt) != PROP_OK)
-        return PROP_ERROR;
+    if (lt->root)
+        return tree_refuses_commands(lt, argv[0]);
     if (!(envp = child_env(&path)))
         return prop_transport_fail(t, "run %s: out of memory", argv[0]);
     if ((e = make_pipe(inp)) != 0 || (e = make_pipe(outp)) != 0 || (e = make_pipe(errp)) != 0 ||
@@ -1706,7 +1701,6 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     ca.argv = (char *const *)argv; /* execve does not change them */
     ca.envp = envp;
     ca.path = path;
-    ca.root = lt->root;
     ca.in = inp[0];
     ca.out = outp[1];
     ca.err = errp[1];
@@ -1745,10 +1739,7 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
             prop_transport_fail(t, "%s: cannot run: its interpreter (#!) was not found", argv[0]);
         else
             prop_transport_fail(t, "%s: cannot run: %s: %s", argv[0],
-                                cr.stage == STAGE_CHROOT  ? "chroot"
-                                : cr.stage == STAGE_CHDIR ? "chdir"
-                                                          : "dup2",
-                                strerror(cr.err));
+                                cr.stage == STAGE_CHDIR ? "chdir" : "dup2", strerror(cr.err));
         rc = PROP_ERROR;
         r->err = malloc(strlen(t->err) + 2);
         if (r->err) {

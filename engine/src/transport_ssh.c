@@ -110,13 +110,13 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "transport_impl.h"
+#include "transport_sh.h"
 
 #define SSH_DEFAULT_PORT 22
 #define SSH_DEFAULT_CONNECT_TIMEOUT 10
 #define SSH_DEFAULT_OP_TIMEOUT 300
 #define SSH_CLOSE_WAIT_MS 5000
-#define EXIT_MISSING 3   /* the scripts' "no such path" */
+#define EXIT_MISSING PROP_SH_MISSING
 #define EXIT_LOCKED 4    /* the lock script's "held by another run" */
 #define AUTH_NO_KEY -100 /* the identity could not be loaded (reason in t->err) */
 
@@ -798,39 +798,6 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
 /* ---------------------------------------------------------------------
  * The prefetched stats and contents.
  */
-/*
- * The fields of a stat from their texts f[0..6): mode (octal), uid, gid,
- * user, group, size.  GNU stat says UNKNOWN (or nothing) for an id without
- * a name: the number stands in.  -1 when a field is not what it should be.
- */
-static int
-stat_fields(char *const f[6], unsigned *mode, uid_t *uid, gid_t *gid, char owner[64],
-            char group[64], long long *size)
-{
-    char *end;
-
-    errno = 0;
-    *mode = (unsigned)(strtoul(f[0], &end, 8) & 07777u);
-    if (end == f[0] || *end)
-        return -1;
-    *uid = (uid_t)strtoul(f[1], &end, 10);
-    if (end == f[1] || *end)
-        return -1;
-    *gid = (gid_t)strtoul(f[2], &end, 10);
-    if (end == f[2] || *end)
-        return -1;
-    if (*f[3] && strcmp(f[3], "UNKNOWN") != 0)
-        snprintf(owner, 64, "%s", f[3]);
-    else
-        snprintf(owner, 64, "%lu", (unsigned long)*uid);
-    if (*f[4] && strcmp(f[4], "UNKNOWN") != 0)
-        snprintf(group, 64, "%s", f[4]);
-    else
-        snprintf(group, 64, "%lu", (unsigned long)*gid);
-    *size = strtoll(f[5], &end, 10);
-    return end == f[5] || *end || errno || *size < 0 ? -1 : 0;
-}
-
 typedef struct pf_entry {
     char *path; /* malloc'd, as are data and line */
     prop_file_type type;
@@ -1054,7 +1021,6 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
  * arguments positional parameters.  Each starts with what it needs of
  * prop_os (uname -s), which the remote shell sets once.
  */
-#define SH_OS "[ -n \"$prop_os\" ] || prop_os=$(uname -s)\n"
 
 /* Run the script `name` (body `body`) with args; stdin from in. */
 static int
@@ -1088,77 +1054,6 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
     return rc;
 }
 
-/* A script's failure, with its stderr (on one line) as the reason. */
-static int
-fail_script(ssh_tr *s, const prop_cmd_result *r, const char *what)
-{
-    char msg[700];
-    size_t i, n = 0, len = r->err_len;
-
-    while (len && isspace((unsigned char)r->err[len - 1]))
-        len--;
-    for (i = 0; i < len && n + 3 < sizeof msg; i++) {
-        if (r->err[i] == '\n') {
-            msg[n++] = ';';
-            msg[n++] = ' ';
-        } else if (r->err[i] != '\r') {
-            msg[n++] = r->err[i];
-        }
-    }
-    msg[n] = '\0';
-    if (n)
-        return prop_transport_fail(&s->base, "%s: %s", what, msg);
-    return prop_transport_fail(&s->base, "%s: failed (exit status %d)", what, r->code);
-}
-
-/* Mode, owner, group as script arguments ("" for "leave as is"). */
-static void
-attr_args(const prop_file_attrs *attrs, char mode[16], const char **owner, const char **group)
-{
-    mode[0] = '\0';
-    *owner = *group = "";
-    if (!attrs)
-        return;
-    if (attrs->mode >= 0)
-        snprintf(mode, 16, "%o", (unsigned)attrs->mode & 07777u);
-    if (attrs->owner)
-        *owner = attrs->owner;
-    if (attrs->group)
-        *group = attrs->group;
-}
-
-/*
- * Remove what a write (type f: regular files) or a symlink (type l: links)
- * of "$d/$b" left behind when it was cut short (prop killed): entries
- * named "$d/.$b.prop-" and six letters or digits, owned by the user the
- * shell runs as ($prop_uid) or, for files, by the owner of "$p".  Linux's
- * stat(1) (-c) or the BSDs' (-f), after $gnu.
- */
-#define SH_STALE(type)                                                                             \
-    "[ -n \"$prop_uid\" ] || prop_uid=$(id -u)\n"                                                  \
-    "for x in \"$d/.$b.prop-\"??????; do\n"                                                        \
-    "  sfx=${x#\"$d/.$b.prop-\"}\n"                                                                \
-    "  case $sfx in *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]*) "         \
-    "continue ;; esac\n"                                                                           \
-    "  [ ${#sfx} -eq 6 ] || continue\n"                                                            \
-    "  if [ " type " = f ]; then [ -f \"$x\" ] && [ ! -L \"$x\" ] || continue\n"                   \
-    "  else [ -L \"$x\" ] || continue; fi\n"                                                       \
-    "  if [ -n \"$gnu\" ]; then xu=$(stat -c %u -- \"$x\") pu=$(stat -L -c %u -- \"$p\" "          \
-    "2>/dev/null)\n"                                                                               \
-    "  else xu=$(stat -f %u -- \"$x\") pu=$(stat -L -f %u -- \"$p\" 2>/dev/null); fi\n"            \
-    "  if [ \"$xu\" = \"$prop_uid\" ] || { [ " type " = f ] && [ \"$xu\" = \"$pu\" ]; }; then\n"   \
-    "    rm -f -- \"$x\"\n"                                                                        \
-    "  fi\n"                                                                                       \
-    "done\n"
-
-/* Sets owner "$o" and group "$g" of "$x" when they are not empty. */
-#define SH_CHOWN                                                                                   \
-    "if [ -n \"$o\" ]; then chown -- \"$o${g:+:$g}\" \"$x\" || exit 1;\n"                          \
-    "elif [ -n \"$g\" ]; then chgrp -- \"$g\" \"$x\" || exit 1; fi\n"
-
-static const char read_script[] = "if [ -e \"$1\" ]; then exec cat -- \"$1\"; fi\n"
-                                  "exit 3\n";
-
 static int
 sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
@@ -1181,7 +1076,7 @@ sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
         *len = e->len;
         return 0;
     }
-    rc = run_script(s, "prop_read", read_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_read", prop_sh_read, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -1190,7 +1085,7 @@ sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
         return PROP_ENOTFOUND;
     }
     if (r.code != 0) {
-        rc = fail_script(s, &r, what);
+        rc = prop_sh_fail(&s->base, &r, what);
         prop_cmd_result_clear(&r);
         return rc;
     }
@@ -1198,74 +1093,6 @@ sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
     *len = r.out_len;
     r.out = NULL;
     prop_cmd_result_clear(&r);
-    return 0;
-}
-
-static const char stat_script[] =
-    SH_OS "p=$1\n"
-          "if [ -L \"$p\" ]; then t=link\n"
-          "elif [ -d \"$p\" ]; then t=dir\n"
-          "elif [ -f \"$p\" ]; then t=file\n"
-          "elif [ -e \"$p\" ]; then t=other\n"
-          "else exit 3; fi\n"
-          "echo prop-stat\n"
-          "echo \"$t\"\n"
-          "if [ \"$prop_os\" = Linux ]; then\n"
-          "  stat -c '%a\n%u\n%g\n%U\n%G\n%s' -- \"$p\" || exit 1\n"
-          "else\n"
-          "  stat -f '%p%n%u%n%g%n%Su%n%Sg%n%z' -- \"$p\" || exit 1\n"
-          "fi\n"
-          "if [ \"$t\" = link ]; then readlink -- \"$p\" || exit 1; fi\n";
-
-/* The next line of *p (NUL-terminated in place), or NULL at the end. */
-static char *
-next_line(char **p)
-{
-    char *line = *p, *nl;
-
-    if (!line || !*line)
-        return NULL;
-    nl = strchr(line, '\n');
-    if (nl) {
-        *nl = '\0';
-        *p = nl + 1;
-    } else {
-        *p = line + strlen(line);
-    }
-    return line;
-}
-
-static int
-parse_stat(char *out, prop_file_stat *st)
-{
-    char *p = strstr(out, "prop-stat\n"), *f[7];
-    size_t i, n;
-
-    if (!p)
-        return -1;
-    p += strlen("prop-stat\n");
-    for (i = 0; i < 7; i++)
-        if (!(f[i] = next_line(&p)))
-            return -1;
-    if (strcmp(f[0], "file") == 0)
-        st->type = PROP_FT_FILE;
-    else if (strcmp(f[0], "dir") == 0)
-        st->type = PROP_FT_DIR;
-    else if (strcmp(f[0], "link") == 0)
-        st->type = PROP_FT_LINK;
-    else
-        st->type = PROP_FT_OTHER;
-    if (stat_fields(f + 1, &st->mode, &st->uid, &st->gid, st->owner, st->group, &st->size))
-        return -1;
-    if (st->type == PROP_FT_LINK) {
-        n = strlen(p);
-        if (n && p[n - 1] == '\n')
-            n--;
-        if (n >= sizeof st->target)
-            n = sizeof st->target - 1;
-        memcpy(st->target, p, n);
-        st->target[n] = '\0';
-    }
     return 0;
 }
 
@@ -1295,58 +1122,21 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
         memcpy(st->group, e->group, sizeof st->group);
         return 0;
     }
-    rc = run_script(s, "prop_stat", stat_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_stat", prop_sh_stat, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
         rc = PROP_ENOTFOUND;
         prop_transport_fail(t, "%s: no such file or directory", what);
     } else if (r.code != 0) {
-        rc = fail_script(s, &r, what);
-    } else if (parse_stat(r.out, st) < 0) {
+        rc = prop_sh_fail(&s->base, &r, what);
+    } else if (prop_sh_parse_stat(r.out, st) < 0) {
         memset(st, 0, sizeof *st);
         rc = prop_transport_fail(t, "%s: unexpected output from stat on the target", what);
     }
     prop_cmd_result_clear(&r);
     return rc;
 }
-
-static const char write_script[] = SH_OS
-    "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
-    "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
-    "case $p in /*) ;; *) p=./$p ;; esac\n"
-    "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
-    "d=${p%/*} b=${p##*/}\n"
-    "[ -n \"$d\" ] || d=/\n"
-    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
-    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
-    "[ ${#b} -le 200 ] || b=prop\n"
-    "umask 077\n"
-    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
-    "trap 'exit 1' HUP INT TERM PIPE\n"
-    "if [ -e \"$p\" ]; then\n"
-    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
-    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
-    "  set -- $cur\n"
-    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
-    "  [ -n \"$o\" ] || o=$2\n"
-    "  [ -n \"$g\" ] || g=$3\n"
-    "fi\n"
-    "[ -n \"$m\" ] || m=644\n"
-    "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
-    "else\n"
-    "  cat >\"$tmp\" || exit 1\n"
-    "  set -- $(wc -c <\"$tmp\")\n"
-    "  if [ \"$1\" != \"$n\" ]; then\n"
-    "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
-    "  fi\n"
-    "fi\n"
-    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
-    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
-    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
-    "tmp=\n"
-    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n" SH_STALE("f") "exit 0\n";
 
 static int
 sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
@@ -1361,14 +1151,14 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
 
     memset(&r, 0, sizeof r);
     pf_forget(s, path, 0);
-    attr_args(attrs, mode, &owner, &group);
+    prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     {
         const char *args[] = {path, mode, owner, group, size, NULL};
 
         snprintf(what, sizeof what, "write %s", path);
         if (len > SH_MAX_INLINE) {
-            rc = run_script(s, "prop_write", write_script, args, data, len, &r, what);
+            rc = run_script(s, "prop_write", prop_sh_write, args, data, len, &r, what);
         } else {
             /* The data as the sixth argument, a printf format: the shell's
              * builtin printf writes it, no pipe, no cat, no count. */
@@ -1382,15 +1172,10 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
     if (rc)
         return rc;
     if (r.code != 0)
-        rc = fail_script(s, &r, what);
+        rc = prop_sh_fail(&s->base, &r, what);
     prop_cmd_result_clear(&r);
     return rc;
 }
-
-static const char remove_script[] =
-    "if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then exec rmdir -- \"$1\"; fi\n"
-    "if [ -e \"$1\" ] || [ -L \"$1\" ]; then exec rm -f -- \"$1\"; fi\n"
-    "exit 3\n";
 
 static int
 sshtr_remove(prop_transport *t, const char *path)
@@ -1403,42 +1188,18 @@ sshtr_remove(prop_transport *t, const char *path)
 
     pf_forget(s, path, 0);
     snprintf(what, sizeof what, "remove %s", path);
-    rc = run_script(s, "prop_remove", remove_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_remove", prop_sh_remove, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
         rc = PROP_ENOTFOUND;
         prop_transport_fail(t, "%s: no such file or directory", what);
     } else if (r.code != 0) {
-        rc = fail_script(s, &r, what);
+        rc = prop_sh_fail(&s->base, &r, what);
     }
     prop_cmd_result_clear(&r);
     return rc;
 }
-
-/* A directory it made is removed again when its attributes cannot be set. */
-static const char mkdir_script[] =
-    "x=$1 m=$2 o=$3 g=$4 made=\n"
-    "umask 077\n"
-    "if [ -d \"$x\" ]; then :\n"
-    "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
-    "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
-    "else\n"
-    "  mkdir -- \"$x\" || exit 1\n"
-    "  made=1\n"
-    "  [ -n \"$m\" ] || m=755\n"
-    "fi\n"
-    "if ! (\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n"
-    "); then\n"
-    "  [ -z \"$made\" ] || rmdir -- \"$x\"\n"
-    "  exit 1\n"
-    "fi\n";
-
-static const char chattr_script[] =
-    "x=$1 m=$2 o=$3 g=$4\n"
-    "if [ ! -e \"$x\" ] && [ ! -L \"$x\" ]; then\n"
-    "  echo 'no such file or directory' >&2; exit 3\n"
-    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
 
 static int
 attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const char *path,
@@ -1450,7 +1211,7 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
     int rc;
 
     pf_forget(s, path, 1);
-    attr_args(attrs, mode, &owner, &group);
+    prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(what, sizeof what, "%s %s", op, path);
     {
         const char *args[] = {path, mode, owner, group, NULL};
@@ -1460,7 +1221,7 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
     if (rc)
         return rc;
     if (r.code != 0)
-        rc = fail_script(s, &r, what);
+        rc = prop_sh_fail(&s->base, &r, what);
     prop_cmd_result_clear(&r);
     return rc;
 }
@@ -1468,26 +1229,14 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
 static int
 sshtr_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
-    return attrs_op((ssh_tr *)t, "prop_mkdir", mkdir_script, "mkdir", path, attrs);
+    return attrs_op((ssh_tr *)t, "prop_mkdir", prop_sh_mkdir, "mkdir", path, attrs);
 }
 
 static int
 sshtr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
-    return attrs_op((ssh_tr *)t, "prop_chattr", chattr_script, "chattr", path, attrs);
+    return attrs_op((ssh_tr *)t, "prop_chattr", prop_sh_chattr, "chattr", path, attrs);
 }
-
-static const char symlink_script[] =
-    SH_OS "t=$1 l=$2\n"
-          "case $l in /*) ;; *) l=./$l ;; esac\n"
-          "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
-          "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
-          "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
-          "[ -n \"$d\" ] || d=/\n"
-          "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
-              "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-                   "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
-                   "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
 
 static int
 sshtr_symlink(prop_transport *t, const char *target, const char *link)
@@ -1500,11 +1249,11 @@ sshtr_symlink(prop_transport *t, const char *target, const char *link)
 
     pf_forget(s, link, 0);
     snprintf(what, sizeof what, "symlink %s", link);
-    rc = run_script(s, "prop_symlink", symlink_script, args, NULL, 0, &r, what);
+    rc = run_script(s, "prop_symlink", prop_sh_symlink, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code != 0)
-        rc = fail_script(s, &r, what);
+        rc = prop_sh_fail(&s->base, &r, what);
     prop_cmd_result_clear(&r);
     return rc;
 }
@@ -1559,11 +1308,11 @@ static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_p
 static const struct {
     const char *name, *body;
 } sh_functions[] = {
-    {"prop_read", read_script},       {"prop_stat", stat_script},
-    {"prop_write", write_script},     {"prop_remove", remove_script},
-    {"prop_mkdir", mkdir_script},     {"prop_chattr", chattr_script},
-    {"prop_symlink", symlink_script}, {"prop_pfstat", pfstat_script},
-    {"prop_pfread", pfread_script},   {"prop_run", prop_run_script},
+    {"prop_read", prop_sh_read},       {"prop_stat", prop_sh_stat},
+    {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
+    {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
+    {"prop_symlink", prop_sh_symlink}, {"prop_pfstat", pfstat_script},
+    {"prop_pfread", pfread_script},    {"prop_run", prop_run_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -1694,7 +1443,7 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
             f.err = c->err.p ? c->err.p : (char *)"";
             f.err_len = c->err.len;
             rc = f.err_len
-                     ? fail_script(s, &f, what)
+                     ? prop_sh_fail(&s->base, &f, what)
                      : prop_transport_fail(&s->base, "%s: the shell on the target ended", what);
             sh_down(s);
             return rc;
@@ -1815,7 +1564,7 @@ pf_parse_line(char *line, pf_entry *e)
     }
     if (*p)
         return -1;
-    return stat_fields(f, &e->mode, &e->uid, &e->gid, e->owner, e->group, &e->size);
+    return prop_sh_stat_fields(f, &e->mode, &e->uid, &e->gid, e->owner, e->group, &e->size);
 }
 
 /* Run a prefetch script on args; 1: ran with status 0, 0: it did not, <0: failure. */
@@ -1849,7 +1598,7 @@ pf_stat_batch(ssh_tr *s, pf_entry *e, size_t n, const char **args)
         return rc;
     p = r.out;
     for (i = 0; i < n; i++) {
-        if (!(line = next_line(&p)))
+        if (!(line = prop_sh_next_line(&p)))
             goto bad;
         if (strcmp(line, "file") == 0)
             e[i].type = PROP_FT_FILE;
@@ -1864,15 +1613,16 @@ pf_stat_batch(ssh_tr *s, pf_entry *e, size_t n, const char **args)
         else
             goto bad;
     }
-    if (!(line = next_line(&p)) || strcmp(line, "prop-stat") != 0)
+    if (!(line = prop_sh_next_line(&p)) || strcmp(line, "prop-stat") != 0)
         goto bad;
     for (i = 0; i < n; i++) {
         if (e[i].type == PROP_FT_NONE || e[i].type == PROP_FT_LINK)
             continue;
-        if (!(line = next_line(&p)) || !(e[i].line = strdup(line)) || pf_parse_line(line, &e[i]))
+        if (!(line = prop_sh_next_line(&p)) || !(e[i].line = strdup(line)) ||
+            pf_parse_line(line, &e[i]))
             goto bad;
     }
-    if (next_line(&p))
+    if (prop_sh_next_line(&p))
         goto bad;
     prop_cmd_result_clear(&r);
     return 1;
@@ -1901,9 +1651,9 @@ pf_read_batch(ssh_tr *s, pf_entry *e, const size_t *idx, size_t n, const char **
         goto out;
     p = r.out + total + 10;
     for (i = 0; i < n; i++)
-        if (!(line = next_line(&p)) || strcmp(line, e[idx[i]].line) != 0)
+        if (!(line = prop_sh_next_line(&p)) || strcmp(line, e[idx[i]].line) != 0)
             goto out;
-    if (next_line(&p))
+    if (prop_sh_next_line(&p))
         goto out;
     for (i = 0, off = 0; i < n; i++) {
         pf_entry *x = &e[idx[i]];
@@ -2080,8 +1830,8 @@ sshtr_lock(prop_transport *t)
     }
     if (rc == 0 && s->lock.have_status && s->lock.status == EXIT_LOCKED) {
         p = s->lock.out.p ? s->lock.out.p : (char *)"";
-        file = next_line(&p);
-        holder = next_line(&p);
+        file = prop_sh_next_line(&p);
+        holder = prop_sh_next_line(&p);
         if (holder) { /* padded with spaces by the holder */
             size_t n = strlen(holder);
 
@@ -2100,7 +1850,7 @@ sshtr_lock(prop_transport *t)
         r.code = s->lock.have_status ? s->lock.status : -1;
         r.err = s->lock.err.p ? s->lock.err.p : (char *)"";
         r.err_len = s->lock.err.len;
-        rc = fail_script(s, &r, "lock");
+        rc = prop_sh_fail(&s->base, &r, "lock");
     }
     chan_free(s, &s->lock);
     return rc;

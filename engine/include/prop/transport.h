@@ -66,9 +66,10 @@ typedef struct prop_file_attrs {
 /* This machine. */
 int prop_transport_local(prop_transport **out);
 /*
- * A directory tree used as a root: every path is taken below root.
- * Commands run through chroot(8) when the tree holds a system and the
- * process is root; otherwise running a command fails cleanly.
+ * A directory tree used as a root: every path is taken below root.  It
+ * is files only: running a command in it fails cleanly (a chroot shares
+ * this machine's kernel, network and processes; commands inside a tree
+ * run through a container's transport, prop_transport_container()).
  *
  * Paths must be absolute and hold no ".." component.  Symbolic links in
  * the tree are followed as inside a chroot (an absolute target starts at
@@ -105,6 +106,35 @@ typedef struct prop_ssh_opts {
  * ("connection lost").
  */
 int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
+
+/*
+ * A container reached through its parent's transport (which must outlive
+ * it): each operation is one command run through parent, the words of
+ * enter (what enters the container: "docker", "exec", "-i", "web") and
+ * then /bin/sh -c SCRIPT.  Inside, only a POSIX shell and the usual
+ * utilities are needed.  Writes are atomic there as over SSH; a command
+ * that is not there fails as on this machine ("NAME: command not found",
+ * code -1); when the shell cannot start inside (no such container) the
+ * operation fails with "could not enter" and what the parent's command
+ * said.  Its lock is the parent's.  name names it in messages.
+ */
+int prop_transport_container(prop_transport **out, prop_transport *parent,
+                             const char *const *enter, const char *name);
+/*
+ * The containers prop knows, as prop_transport_container():
+ *   chroot: the tree dir (absolute) on the parent, entered in a mount and
+ *     PID namespace of its own (unshare(1)), with /proc mounted and /dev
+ *     bound in for the command; every process the command starts ends
+ *     with it, so no daemon started inside survives it;
+ *   nspawn: the systemd-nspawn machine (tree dir): nsenter(1) into it
+ *     when it runs, else systemd-nspawn --pipe for the command alone;
+ *   docker: docker exec -i into the running container.
+ */
+int prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
+                          const char *name);
+int prop_transport_nspawn(prop_transport **out, prop_transport *parent, const char *machine,
+                          const char *dir);
+int prop_transport_docker(prop_transport **out, prop_transport *parent, const char *container);
 
 void prop_transport_close(prop_transport *t); /* accepts NULL */
 

@@ -1,0 +1,406 @@
+/*
+ * transport_container.c - a container reached through its parent's
+ * transport: a chroot, a systemd-nspawn machine, a Docker container.
+ *
+ * Every operation is one command run through the parent (this machine, an
+ * SSH host, another container): the container's "enter" words (chroot
+ * DIR, docker exec -i NAME, ...) then /bin/sh -c SCRIPT sh ARGS..., the
+ * scripts being those of transport_sh.c.  So a container needs nothing
+ * but a POSIX shell and the usual utilities: no prop, no Lua, no copy of
+ * anything.  Writes are atomic inside the container as they are over
+ * SSH (a temporary file beside the path, then a rename), and operands are
+ * positional parameters, never parsed by a shell.
+ *
+ * The first thing each script prints is a mark line.  Output without it
+ * means the shell never started inside the container (the container is
+ * not there, docker is not running, chroot failed): the operation then
+ * fails with what the parent's command said, and a command of the
+ * caller's is never taken for having run.
+ *
+ * The container's run lock is its parent's: prop reaches a container
+ * only through its parent, so holding the parent's lock is holding it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport_sh.h"
+
+#define MARK "prop-in\n"
+#define MARK_LEN (sizeof MARK - 1)
+
+/* Every script starts so: the mark, a standard PATH, the C locale. */
+#define PRELUDE                                                                                    \
+    "printf 'prop-in\\n'\n"                                                                        \
+    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"                          \
+    "LC_ALL=C\n"                                                                                   \
+    "export PATH LC_ALL\n"
+
+/* A command of the caller's: looked up in PATH first, so that a missing
+ * program is told from one that ran and failed. */
+static const char run_script[] =
+    "command -v -- \"$1\" >/dev/null 2>&1 || { printf '%s: command not found\\n' \"$1\" >&2; "
+    "exit 127; }\n"
+    "cd / || exit 1\n"
+    "exec \"$@\"\n";
+
+typedef struct ctr_tr {
+    prop_transport base;
+    prop_transport *parent; /* not owned: it outlives this one */
+    char **enter;           /* owned, NULL-terminated */
+    size_t nenter;
+} ctr_tr;
+
+/* Run script (after PRELUDE) with args inside the container. */
+static int
+ctr_exec(ctr_tr *c, const char *script, const char *const *args, const char *in, size_t inlen,
+         int query, prop_cmd_result *r, const char *what)
+{
+    size_t nargs = 0, n = 0, i, plen = strlen(PRELUDE), slen = strlen(script);
+    const char **argv;
+    char *text;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    while (args[nargs])
+        nargs++;
+    argv = calloc(c->nenter + nargs + 5, sizeof *argv);
+    text = malloc(plen + slen + 1);
+    if (!argv || !text) {
+        free(argv);
+        free(text);
+        return prop_transport_fail(&c->base, "%s: out of memory", what);
+    }
+    memcpy(text, PRELUDE, plen);
+    memcpy(text + plen, script, slen + 1);
+    for (i = 0; i < c->nenter; i++)
+        argv[n++] = c->enter[i];
+    argv[n++] = "/bin/sh";
+    argv[n++] = "-c";
+    argv[n++] = text;
+    argv[n++] = "sh";
+    for (i = 0; i < nargs; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    rc = query ? prop_transport_query(c->parent, argv, in, inlen, r)
+               : prop_transport_run(c->parent, argv, in, inlen, r);
+    free(argv);
+    free(text);
+    if (rc != PROP_OK) {
+        rc = prop_transport_fail(&c->base, "%s: %s", what, prop_transport_error(c->parent));
+        prop_cmd_result_clear(r);
+        return rc;
+    }
+    if (r->out_len < MARK_LEN || memcmp(r->out, MARK, MARK_LEN) != 0) {
+        /* The shell did not start inside: what the parent's command said. */
+        char said[sizeof c->base.err];
+
+        prop_sh_fail(&c->base, r, "");
+        memcpy(said, c->base.err, sizeof said);
+        rc = prop_transport_fail(&c->base, "%s: could not enter %s%s", what, c->base.name, said);
+        prop_cmd_result_clear(r);
+        return rc;
+    }
+    memmove(r->out, r->out + MARK_LEN, r->out_len - MARK_LEN + 1);
+    r->out_len -= MARK_LEN;
+    return PROP_OK;
+}
+
+static int
+ctr_command(prop_transport *t, const char *const *argv, const char *in, size_t inlen,
+            prop_cmd_result *r, int query)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    char what[300], want[300];
+    int rc;
+
+    snprintf(what, sizeof what, "run %s", argv[0]);
+    rc = ctr_exec(c, run_script, argv, in, inlen, query, r, what);
+    if (rc != PROP_OK)
+        return rc;
+    snprintf(want, sizeof want, "%s: command not found\n", argv[0]);
+    if (r->code == 127 && strcmp(r->err, want) == 0) {
+        prop_transport_fail(t, "%s: command not found", argv[0]);
+        r->code = -1;
+        return PROP_ERROR;
+    }
+    return PROP_OK;
+}
+
+static int
+ctr_run(prop_transport *t, const char *const *argv, const char *in, size_t inlen,
+        prop_cmd_result *r)
+{
+    return ctr_command(t, argv, in, inlen, r, 0);
+}
+
+/* A script that only looks (read, stat) is a query for the parent. */
+static int
+ctr_script(ctr_tr *c, const char *script, const char *const *args, const char *in, size_t inlen,
+           prop_cmd_result *r, const char *what)
+{
+    int looks = script == prop_sh_read || script == prop_sh_stat;
+
+    return ctr_exec(c, script, args, in, inlen, looks, r, what);
+}
+
+static int
+ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    const char *args[] = {path, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    snprintf(what, sizeof what, "read %s", path);
+    if ((rc = ctr_script(c, prop_sh_read, args, NULL, 0, &r, what)) != PROP_OK)
+        return rc;
+    if (r.code == PROP_SH_MISSING) {
+        prop_cmd_result_clear(&r);
+        prop_transport_fail(t, "%s: no such file or directory", what);
+        return PROP_ENOTFOUND;
+    }
+    if (r.code != 0) {
+        rc = prop_sh_fail(t, &r, what);
+        prop_cmd_result_clear(&r);
+        return rc;
+    }
+    *data = r.out;
+    *len = r.out_len;
+    r.out = NULL;
+    prop_cmd_result_clear(&r);
+    return PROP_OK;
+}
+
+static int
+ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    const char *args[] = {path, NULL};
+    prop_cmd_result r;
+    char what[300];
+    int rc;
+
+    memset(st, 0, sizeof *st);
+    snprintf(what, sizeof what, "stat %s", path);
+    if ((rc = ctr_script(c, prop_sh_stat, args, NULL, 0, &r, what)) != PROP_OK)
+        return rc;
+    if (r.code == PROP_SH_MISSING) {
+        rc = PROP_ENOTFOUND;
+        prop_transport_fail(t, "%s: no such file or directory", what);
+    } else if (r.code != 0) {
+        rc = prop_sh_fail(t, &r, what);
+    } else if (prop_sh_parse_stat(r.out, st) < 0) {
+        memset(st, 0, sizeof *st);
+        rc = prop_transport_fail(t, "%s: unexpected output from stat in the container", what);
+    }
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+/* Run a script that answers 0 or fails with its stderr. */
+static int
+ctr_simple(ctr_tr *c, const char *script, const char *const *args, const char *in, size_t inlen,
+           const char *what, int missing_ok)
+{
+    prop_cmd_result r;
+    int rc;
+
+    if ((rc = ctr_script(c, script, args, in, inlen, &r, what)) != PROP_OK)
+        return rc;
+    if (missing_ok && r.code == PROP_SH_MISSING) {
+        rc = PROP_ENOTFOUND;
+        prop_transport_fail(&c->base, "%s: no such file or directory", what);
+    } else if (r.code != 0) {
+        rc = prop_sh_fail(&c->base, &r, what);
+    }
+    prop_cmd_result_clear(&r);
+    return rc;
+}
+
+static int
+ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
+          const prop_file_attrs *attrs)
+{
+    char mode[16], size[32], what[300];
+    const char *owner, *group;
+
+    prop_sh_attr_args(attrs, mode, &owner, &group);
+    snprintf(size, sizeof size, "%zu", len);
+    snprintf(what, sizeof what, "write %s", path);
+    {
+        const char *args[] = {path, mode, owner, group, size, NULL};
+
+        return ctr_simple((ctr_tr *)t, prop_sh_write, args, data, len, what, 0);
+    }
+}
+
+static int
+ctr_remove(prop_transport *t, const char *path)
+{
+    const char *args[] = {path, NULL};
+    char what[300];
+
+    snprintf(what, sizeof what, "remove %s", path);
+    return ctr_simple((ctr_tr *)t, prop_sh_remove, args, NULL, 0, what, 1);
+}
+
+static int
+ctr_attrs(prop_transport *t, const char *script, const char *op, const char *path,
+          const prop_file_attrs *attrs)
+{
+    char mode[16], what[300];
+    const char *owner, *group;
+
+    prop_sh_attr_args(attrs, mode, &owner, &group);
+    snprintf(what, sizeof what, "%s %s", op, path);
+    {
+        const char *args[] = {path, mode, owner, group, NULL};
+
+        return ctr_simple((ctr_tr *)t, script, args, NULL, 0, what, 0);
+    }
+}
+
+static int
+ctr_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    return ctr_attrs(t, prop_sh_mkdir, "mkdir", path, attrs);
+}
+
+static int
+ctr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    return ctr_attrs(t, prop_sh_chattr, "chattr", path, attrs);
+}
+
+static int
+ctr_symlink(prop_transport *t, const char *target, const char *link)
+{
+    const char *args[] = {target, link, NULL};
+    char what[300];
+
+    snprintf(what, sizeof what, "symlink %s", link);
+    return ctr_simple((ctr_tr *)t, prop_sh_symlink, args, NULL, 0, what, 0);
+}
+
+static int
+ctr_lock(prop_transport *t)
+{
+    ctr_tr *c = (ctr_tr *)t;
+
+    if (prop_transport_lock(c->parent) != PROP_OK)
+        return prop_transport_fail(t, "%s", prop_transport_error(c->parent));
+    return PROP_OK;
+}
+
+static void
+ctr_close(prop_transport *t)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    size_t i;
+
+    for (i = 0; i < c->nenter; i++)
+        free(c->enter[i]);
+    free(c->enter);
+    free(c);
+}
+
+static const prop_transport_ops ctr_ops = {
+    ctr_run,     ctr_read,   ctr_write, ctr_stat,  ctr_remove, ctr_mkdir,
+    ctr_symlink, ctr_chattr, ctr_lock,  ctr_close, NULL,
+};
+
+int
+prop_transport_container(prop_transport **out, prop_transport *parent, const char *const *enter,
+                         const char *name)
+{
+    ctr_tr *c;
+    size_t n = 0, i;
+
+    *out = NULL;
+    if (!parent || !enter || !enter[0] || !name)
+        return PROP_EINVAL;
+    while (enter[n])
+        n++;
+    if (!(c = calloc(1, sizeof *c)) || !(c->enter = calloc(n + 1, sizeof *c->enter))) {
+        free(c);
+        return PROP_ENOMEM;
+    }
+    c->base.ops = &ctr_ops;
+    c->parent = parent;
+    snprintf(c->base.name, sizeof c->base.name, "%s", name);
+    for (i = 0; i < n; i++) {
+        if (!(c->enter[i] = strdup(enter[i]))) {
+            c->nenter = i;
+            ctr_close(&c->base);
+            return PROP_ENOMEM;
+        }
+    }
+    c->nenter = n;
+    *out = &c->base;
+    return PROP_OK;
+}
+
+/*
+ * A chroot, entered from its parent: a mount and PID namespace of its own
+ * (unshare), with /proc mounted for it and the parent's /dev bound in,
+ * both gone when the command ends, as is every process it started (the
+ * namespace's first process ends them): nothing it starts outlives it.
+ */
+static const char chroot_enter[] = "r=$1; shift\n"
+                                   "mount --rbind /dev \"$r/dev\" || exit 125\n"
+                                   "exec chroot \"$r\" \"$@\"\n";
+
+int
+prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
+                      const char *name)
+{
+    char proc[4200], full[1200];
+    const char *enter[] = {"unshare",      "--mount", "--pid",   "--fork",
+                           "--kill-child", proc,      "/bin/sh", "-c",
+                           chroot_enter,   "sh",      dir,       NULL};
+
+    if (!dir || dir[0] != '/' || strlen(dir) > 4000)
+        return PROP_EINVAL;
+    snprintf(proc, sizeof proc, "--mount-proc=%s/proc", dir);
+    snprintf(full, sizeof full, "chroot %s (%s)", name ? name : dir, dir);
+    return prop_transport_container(out, parent, enter, full);
+}
+
+/*
+ * A systemd-nspawn machine: into the running machine's namespaces (its
+ * leader, as machinectl knows it) when it runs, else a container of its
+ * own for the command (systemd-nspawn --pipe in command mode).
+ */
+static const char nspawn_enter[] =
+    "n=$1 d=$2; shift 2\n"
+    "l=$(machinectl show \"$n\" -p Leader --value 2>/dev/null) || l=\n"
+    "if [ -n \"$l\" ] && [ \"$l\" != 0 ]; then exec nsenter -t \"$l\" -a -- \"$@\"; fi\n"
+    "exec systemd-nspawn -q --pipe --register=no -D \"$d\" -- \"$@\"\n";
+
+int
+prop_transport_nspawn(prop_transport **out, prop_transport *parent, const char *machine,
+                      const char *dir)
+{
+    char full[1200];
+    const char *enter[] = {"/bin/sh", "-c", nspawn_enter, "sh", machine, dir, NULL};
+
+    if (!machine || !dir || dir[0] != '/')
+        return PROP_EINVAL;
+    snprintf(full, sizeof full, "systemd-nspawn machine %s", machine);
+    return prop_transport_container(out, parent, enter, full);
+}
+
+int
+prop_transport_docker(prop_transport **out, prop_transport *parent, const char *container)
+{
+    char full[1200];
+    const char *enter[] = {"docker", "exec", "-i", container, NULL};
+
+    if (!container || !container[0] || container[0] == '-')
+        return PROP_EINVAL;
+    snprintf(full, sizeof full, "docker container %s", container);
+    return prop_transport_container(out, parent, enter, full);
+}

@@ -1,0 +1,268 @@
+/*
+ * transport_sh.c - the file operations as POSIX shell scripts, shared by
+ * the transports that reach a target only through a shell: SSH (the
+ * scripts are functions of its remote shell) and containers (each script
+ * runs as "sh -c SCRIPT sh ARGS..." inside the container, started through
+ * the parent's transport).  Only POSIX sh and the usual utilities (cat,
+ * stat, mktemp, mv, chmod, chown, sync) are needed on the target.
+ *
+ * Every script takes its operands as positional parameters, never in its
+ * text, so no path or name is ever parsed by the shell.  Exit status 3
+ * (PROP_SH_MISSING) means "no such path".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport_sh.h"
+
+/*
+ * The fields of a stat from their texts f[0..6): mode (octal), uid, gid,
+ * user, group, size.  GNU stat says UNKNOWN (or nothing) for an id without
+ * a name: the number stands in.  -1 when a field is not what it should be.
+ */
+int
+prop_sh_stat_fields(char *const f[6], unsigned *mode, uid_t *uid, gid_t *gid, char owner[64],
+                    char group[64], long long *size)
+{
+    char *end;
+
+    errno = 0;
+    *mode = (unsigned)(strtoul(f[0], &end, 8) & 07777u);
+    if (end == f[0] || *end)
+        return -1;
+    *uid = (uid_t)strtoul(f[1], &end, 10);
+    if (end == f[1] || *end)
+        return -1;
+    *gid = (gid_t)strtoul(f[2], &end, 10);
+    if (end == f[2] || *end)
+        return -1;
+    if (*f[3] && strcmp(f[3], "UNKNOWN") != 0)
+        snprintf(owner, 64, "%s", f[3]);
+    else
+        snprintf(owner, 64, "%lu", (unsigned long)*uid);
+    if (*f[4] && strcmp(f[4], "UNKNOWN") != 0)
+        snprintf(group, 64, "%s", f[4]);
+    else
+        snprintf(group, 64, "%lu", (unsigned long)*gid);
+    *size = strtoll(f[5], &end, 10);
+    return end == f[5] || *end || errno || *size < 0 ? -1 : 0;
+}
+
+/* A script's failure, with its stderr (on one line) as the reason. */
+int
+prop_sh_fail(prop_transport *t, const prop_cmd_result *r, const char *what)
+{
+    char msg[700];
+    size_t i, n = 0, len = r->err_len;
+
+    while (len && isspace((unsigned char)r->err[len - 1]))
+        len--;
+    for (i = 0; i < len && n + 3 < sizeof msg; i++) {
+        if (r->err[i] == '\n') {
+            msg[n++] = ';';
+            msg[n++] = ' ';
+        } else if (r->err[i] != '\r') {
+            msg[n++] = r->err[i];
+        }
+    }
+    msg[n] = '\0';
+    if (n)
+        return prop_transport_fail(t, "%s: %s", what, msg);
+    return prop_transport_fail(t, "%s: failed (exit status %d)", what, r->code);
+}
+
+/* Mode, owner, group as script arguments ("" for "leave as is"). */
+void
+prop_sh_attr_args(const prop_file_attrs *attrs, char mode[16], const char **owner,
+                  const char **group)
+{
+    mode[0] = '\0';
+    *owner = *group = "";
+    if (!attrs)
+        return;
+    if (attrs->mode >= 0)
+        snprintf(mode, 16, "%o", (unsigned)attrs->mode & 07777u);
+    if (attrs->owner)
+        *owner = attrs->owner;
+    if (attrs->group)
+        *group = attrs->group;
+}
+
+/*
+ * Remove what a write (type f: regular files) or a symlink (type l: links)
+ * of "$d/$b" left behind when it was cut short (prop killed): entries
+ * named "$d/.$b.prop-" and six letters or digits, owned by the user the
+ * shell runs as ($prop_uid) or, for files, by the owner of "$p".  Linux's
+ * stat(1) (-c) or the BSDs' (-f), after $gnu.
+ */
+#define SH_STALE(type)                                                                             \
+    "[ -n \"$prop_uid\" ] || prop_uid=$(id -u)\n"                                                  \
+    "for x in \"$d/.$b.prop-\"??????; do\n"                                                        \
+    "  sfx=${x#\"$d/.$b.prop-\"}\n"                                                                \
+    "  case $sfx in *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]*) "         \
+    "continue ;; esac\n"                                                                           \
+    "  [ ${#sfx} -eq 6 ] || continue\n"                                                            \
+    "  if [ " type " = f ]; then [ -f \"$x\" ] && [ ! -L \"$x\" ] || continue\n"                   \
+    "  else [ -L \"$x\" ] || continue; fi\n"                                                       \
+    "  if [ -n \"$gnu\" ]; then xu=$(stat -c %u -- \"$x\") pu=$(stat -L -c %u -- \"$p\" "          \
+    "2>/dev/null)\n"                                                                               \
+    "  else xu=$(stat -f %u -- \"$x\") pu=$(stat -L -f %u -- \"$p\" 2>/dev/null); fi\n"            \
+    "  if [ \"$xu\" = \"$prop_uid\" ] || { [ " type " = f ] && [ \"$xu\" = \"$pu\" ]; }; then\n"   \
+    "    rm -f -- \"$x\"\n"                                                                        \
+    "  fi\n"                                                                                       \
+    "done\n"
+
+/* Sets owner "$o" and group "$g" of "$x" when they are not empty. */
+#define SH_CHOWN                                                                                   \
+    "if [ -n \"$o\" ]; then chown -- \"$o${g:+:$g}\" \"$x\" || exit 1;\n"                          \
+    "elif [ -n \"$g\" ]; then chgrp -- \"$g\" \"$x\" || exit 1; fi\n"
+
+const char prop_sh_read[] = "if [ -e \"$1\" ]; then exec cat -- \"$1\"; fi\n"
+                            "exit 3\n";
+
+const char prop_sh_stat[] = SH_OS "p=$1\n"
+                                  "if [ -L \"$p\" ]; then t=link\n"
+                                  "elif [ -d \"$p\" ]; then t=dir\n"
+                                  "elif [ -f \"$p\" ]; then t=file\n"
+                                  "elif [ -e \"$p\" ]; then t=other\n"
+                                  "else exit 3; fi\n"
+                                  "echo prop-stat\n"
+                                  "echo \"$t\"\n"
+                                  "if [ \"$prop_os\" = Linux ]; then\n"
+                                  "  stat -c '%a\n%u\n%g\n%U\n%G\n%s' -- \"$p\" || exit 1\n"
+                                  "else\n"
+                                  "  stat -f '%p%n%u%n%g%n%Su%n%Sg%n%z' -- \"$p\" || exit 1\n"
+                                  "fi\n"
+                                  "if [ \"$t\" = link ]; then readlink -- \"$p\" || exit 1; fi\n";
+
+/* The next line of *p (NUL-terminated in place), or NULL at the end. */
+char *
+prop_sh_next_line(char **p)
+{
+    char *line = *p, *nl;
+
+    if (!line || !*line)
+        return NULL;
+    nl = strchr(line, '\n');
+    if (nl) {
+        *nl = '\0';
+        *p = nl + 1;
+    } else {
+        *p = line + strlen(line);
+    }
+    return line;
+}
+
+int
+prop_sh_parse_stat(char *out, prop_file_stat *st)
+{
+    char *p = strstr(out, "prop-stat\n"), *f[7];
+    size_t i, n;
+
+    if (!p)
+        return -1;
+    p += strlen("prop-stat\n");
+    for (i = 0; i < 7; i++)
+        if (!(f[i] = prop_sh_next_line(&p)))
+            return -1;
+    if (strcmp(f[0], "file") == 0)
+        st->type = PROP_FT_FILE;
+    else if (strcmp(f[0], "dir") == 0)
+        st->type = PROP_FT_DIR;
+    else if (strcmp(f[0], "link") == 0)
+        st->type = PROP_FT_LINK;
+    else
+        st->type = PROP_FT_OTHER;
+    if (prop_sh_stat_fields(f + 1, &st->mode, &st->uid, &st->gid, st->owner, st->group, &st->size))
+        return -1;
+    if (st->type == PROP_FT_LINK) {
+        n = strlen(p);
+        if (n && p[n - 1] == '\n')
+            n--;
+        if (n >= sizeof st->target)
+            n = sizeof st->target - 1;
+        memcpy(st->target, p, n);
+        st->target[n] = '\0';
+    }
+    return 0;
+}
+
+const char prop_sh_write[] = SH_OS
+    "p=$1 m=$2 o=$3 g=$4 n=$5 inl= f=\n"
+    "if [ $# -ge 6 ]; then inl=1 f=$6; fi\n"
+    "case $p in /*) ;; *) p=./$p ;; esac\n"
+    "if [ \"$prop_os\" = Linux ]; then gnu=1; else gnu=; fi\n"
+    "d=${p%/*} b=${p##*/}\n"
+    "[ -n \"$d\" ] || d=/\n"
+    "if [ -d \"$p\" ]; then echo \"$p: is a directory\" >&2; exit 1; fi\n"
+    "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
+    "[ ${#b} -le 200 ] || b=prop\n"
+    "umask 077\n"
+    "tmp=$(mktemp \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+    "trap '[ -z \"$tmp\" ] || rm -f -- \"$tmp\"' EXIT\n"
+    "trap 'exit 1' HUP INT TERM PIPE\n"
+    "if [ -e \"$p\" ]; then\n"
+    "  if [ -n \"$gnu\" ]; then cur=$(stat -L -c '%a %u %g' -- \"$p\") || exit 1\n"
+    "  else cur=$(stat -L -f '%p %u %g' -- \"$p\") || exit 1; fi\n"
+    "  set -- $cur\n"
+    "  [ -n \"$m\" ] || m=$(printf %o $((0$1 & 07777)))\n"
+    "  [ -n \"$o\" ] || o=$2\n"
+    "  [ -n \"$g\" ] || g=$3\n"
+    "fi\n"
+    "[ -n \"$m\" ] || m=644\n"
+    "if [ -n \"$inl\" ]; then printf \"$f\" >\"$tmp\" || exit 1\n"
+    "else\n"
+    "  cat >\"$tmp\" || exit 1\n"
+    "  set -- $(wc -c <\"$tmp\")\n"
+    "  if [ \"$1\" != \"$n\" ]; then\n"
+    "    echo \"received $1 of $n bytes; $p left as it was\" >&2; exit 1\n"
+    "  fi\n"
+    "fi\n"
+    "x=$tmp\n" SH_CHOWN "chmod -- \"$m\" \"$tmp\" || exit 1\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+    "tmp=\n"
+    "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n" SH_STALE("f") "exit 0\n";
+
+const char prop_sh_remove[] = "if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then exec rmdir -- \"$1\"; fi\n"
+                              "if [ -e \"$1\" ] || [ -L \"$1\" ]; then exec rm -f -- \"$1\"; fi\n"
+                              "exit 3\n";
+
+/* A directory it made is removed again when its attributes cannot be set. */
+const char prop_sh_mkdir[] =
+    "x=$1 m=$2 o=$3 g=$4 made=\n"
+    "umask 077\n"
+    "if [ -d \"$x\" ]; then :\n"
+    "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
+    "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
+    "else\n"
+    "  mkdir -- \"$x\" || exit 1\n"
+    "  made=1\n"
+    "  [ -n \"$m\" ] || m=755\n"
+    "fi\n"
+    "if ! (\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n"
+    "); then\n"
+    "  [ -z \"$made\" ] || rmdir -- \"$x\"\n"
+    "  exit 1\n"
+    "fi\n";
+
+const char prop_sh_chattr[] =
+    "x=$1 m=$2 o=$3 g=$4\n"
+    "if [ ! -e \"$x\" ] && [ ! -L \"$x\" ]; then\n"
+    "  echo 'no such file or directory' >&2; exit 3\n"
+    "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
+
+const char prop_sh_symlink[] =
+    SH_OS "t=$1 l=$2\n"
+          "case $l in /*) ;; *) l=./$l ;; esac\n"
+          "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
+          "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
+          "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
+          "[ -n \"$d\" ] || d=/\n"
+          "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
+              "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+                   "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+                   "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";

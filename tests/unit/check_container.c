@@ -1,0 +1,330 @@
+/*
+ * check_container.c - the container transport (transport_container.c)
+ * on a real chroot: a small system made of this machine's own programs
+ * and libraries in a temporary directory, entered through the local
+ * transport with unshare and chroot.  Commands, missing programs, every
+ * file operation (checked from outside the tree), binary and large data,
+ * no process outliving its command, nothing mounted left behind, and a
+ * container that cannot be entered.
+ *
+ * Needs root (unshare, chroot); as another user it checks nothing and
+ * says so.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prop/transport.h"
+
+static prop_transport *L; /* this machine */
+static prop_transport *C; /* the chroot */
+static char D[PATH_MAX];  /* the tree */
+static int root_ok;
+
+static const char *
+P(const char *rel)
+{
+    static char ring[8][PATH_MAX + 256];
+    static unsigned next;
+    char *b = ring[next++ % 8];
+
+    snprintf(b, sizeof ring[0], "%s%s", D, rel);
+    return b;
+}
+
+/* Run argv on this machine; its exit code. */
+static int
+sh_here(const char *script)
+{
+    const char *argv[] = {"sh", "-c", script, "sh", D, NULL};
+    prop_cmd_result r;
+    int code;
+
+    ck_assert_int_eq(prop_transport_run(L, argv, NULL, 0, &r), PROP_OK);
+    code = r.code;
+    if (code != 0)
+        fprintf(stderr, "%s: %s", script, r.err);
+    prop_cmd_result_clear(&r);
+    return code;
+}
+
+/* Copy programs and the libraries they need into the tree ("$1"). */
+static const char make_tree[] =
+    "set -e\n"
+    "t=$1\n"
+    "mkdir -p \"$t/bin\" \"$t/etc\" \"$t/proc\" \"$t/dev\" \"$t/tmp\" \"$t/srv\"\n"
+    "for p in sh cat stat mktemp mv chmod chown chgrp sync wc id rm rmdir mkdir ln readlink "
+    "uname sleep ls true; do\n"
+    "  for d in /usr/bin /bin /usr/sbin /sbin; do [ -x \"$d/$p\" ] && f=$d/$p && break; done\n"
+    "  cp -L \"$f\" \"$t/bin/$p\"\n"
+    "  ldd \"$f\" | grep -oE '/[^ ]+' | while read -r lib; do\n"
+    "    mkdir -p \"$t$(dirname \"$lib\")\"; cp -Ln \"$lib\" \"$t$lib\"\n"
+    "  done\n"
+    "done\n"
+    "printf 'root:x:0:0:root:/root:/bin/sh\\nsvc:x:4242:4242::/:/bin/sh\\n' >\"$t/etc/passwd\"\n"
+    "printf 'root:x:0:\\nsvc:x:4242:\\n' >\"$t/etc/group\"\n";
+
+static int
+rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(p);
+}
+
+static void
+setup(void)
+{
+    char tmpl[] = "/tmp/prop-check-container.XXXXXX";
+
+    root_ok = geteuid() == 0;
+    ck_assert_int_eq(prop_transport_local(&L), PROP_OK);
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    ck_assert_ptr_nonnull(realpath(tmpl, D));
+    ck_assert_int_eq(chmod(D, 0755), 0);
+    if (!root_ok) {
+        fprintf(stderr, "check_container: not root: the chroot is not tried\n");
+        return;
+    }
+    ck_assert_int_eq(sh_here(make_tree), 0);
+    ck_assert_int_eq(prop_transport_chroot(&C, L, D, "test"), PROP_OK);
+}
+
+static void
+teardown(void)
+{
+    prop_transport_close(C);
+    C = NULL;
+    /* Nothing may be mounted below the tree any more. */
+    if (root_ok)
+        ck_assert_int_eq(sh_here("! grep -qF \" $1/\" /proc/self/mounts"), 0);
+    (void)nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    prop_transport_close(L);
+    L = NULL;
+}
+
+static int
+run(prop_transport *t, prop_cmd_result *r, const char *in, size_t inlen, const char *a0, ...)
+{
+    const char *argv[16];
+    va_list ap;
+    size_t n = 0;
+
+    argv[n++] = a0;
+    va_start(ap, a0);
+    while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL)
+        n++;
+    va_end(ap);
+    argv[n] = NULL;
+    return prop_transport_run(t, argv, in, inlen, r);
+}
+#define RUN(t, r, ...) run(t, r, NULL, 0, __VA_ARGS__, (const char *)NULL)
+
+START_TEST(test_commands)
+{
+    prop_cmd_result r;
+
+    if (!root_ok)
+        return;
+    /* Inside: only the tree, in "/", the C locale, a standard PATH. */
+    ck_assert_int_eq(RUN(C, &r, "sh", "-c", "pwd; echo \"$LC_ALL\"; ls /; echo err >&2; exit 3"),
+                     PROP_OK);
+    ck_assert_int_eq(r.code, 3);
+    ck_assert_int_eq(strncmp(r.out, "/\nC\nbin\ndev\netc\n", 15), 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\nsrv\ntmp\n"));
+    ck_assert_ptr_null(strstr(r.out, "\nhome\n"));
+    ck_assert_ptr_null(strstr(r.out, "\nroot\n"));
+    ck_assert_str_eq(r.err, "err\n");
+    prop_cmd_result_clear(&r);
+    /* Words are never parsed by a shell. */
+    ck_assert_int_eq(RUN(C, &r, "sh", "-c", "printf '%s|' \"$@\"", "sh", "a b", "$(id)", "'\";"),
+                     PROP_OK);
+    ck_assert_str_eq(r.out, "a b|$(id)|'\";|");
+    prop_cmd_result_clear(&r);
+    /* Standard input. */
+    ck_assert_int_eq(run(C, &r, "one\ntwo\n", 8, "wc", "-l", (const char *)NULL), PROP_OK);
+    ck_assert_str_eq(r.out, "2\n");
+    prop_cmd_result_clear(&r);
+    /* /proc is the container's own: its shell is PID 1 there. */
+    ck_assert_int_eq(RUN(C, &r, "sh", "-c", "cat /proc/1/comm"), PROP_OK);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_str_ne(r.out, "");
+    prop_cmd_result_clear(&r);
+    /* A program the tree does not have: the host's is never used. */
+    ck_assert_int_eq(RUN(C, &r, "dpkg-query", "-W"), PROP_ERROR);
+    ck_assert_int_eq(r.code, -1);
+    ck_assert_str_eq(prop_transport_error(C), "dpkg-query: command not found");
+    prop_cmd_result_clear(&r);
+}
+END_TEST
+
+START_TEST(test_nothing_outlives_a_command)
+{
+    prop_cmd_result r;
+
+    if (!root_ok)
+        return;
+    /* A "daemon": started in the background, the command returns. */
+    ck_assert_int_eq(RUN(C, &r, "sh", "-c", "sleep 3171 </dev/null >/dev/null 2>&1 & echo started"),
+                     PROP_OK);
+    ck_assert_str_eq(r.out, "started\n");
+    prop_cmd_result_clear(&r);
+    /* It ended with the namespace. */
+    ck_assert_int_eq(sh_here("sleep 0.2; ! pgrep -f '^sleep 3171$' >/dev/null"), 0);
+}
+END_TEST
+
+START_TEST(test_files)
+{
+    prop_file_attrs a = {0600, "svc", "svc"};
+    prop_file_stat st;
+    char *data;
+    size_t len;
+    struct stat hs;
+
+    if (!root_ok)
+        return;
+    ck_assert_int_eq(prop_transport_mkdir(C, "/srv/app", NULL), PROP_OK);
+    ck_assert_int_eq(stat(P("/srv/app"), &hs), 0);
+    ck_assert(S_ISDIR(hs.st_mode));
+    ck_assert_uint_eq(hs.st_mode & 07777u, 0755);
+
+    /* Owners are the tree's names: svc is 4242 there (not on the host). */
+    ck_assert_int_eq(prop_transport_write(C, "/srv/app/conf", "x=1\n", 4, &a), PROP_OK);
+    ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
+    ck_assert_uint_eq(hs.st_mode & 07777u, 0600);
+    ck_assert_uint_eq(hs.st_uid, 4242);
+    ck_assert_int_eq(prop_transport_stat(C, "/srv/app/conf", &st), PROP_OK);
+    ck_assert_int_eq(st.type, PROP_FT_FILE);
+    ck_assert_uint_eq(st.mode, 0600);
+    ck_assert_str_eq(st.owner, "svc");
+    ck_assert_int_eq(st.size, 4);
+    ck_assert_int_eq(prop_transport_read(C, "/srv/app/conf", &data, &len), PROP_OK);
+    ck_assert_uint_eq(len, 4);
+    ck_assert_str_eq(data, "x=1\n");
+    free(data);
+
+    /* An existing file keeps its mode and owner. */
+    ck_assert_int_eq(prop_transport_write(C, "/srv/app/conf", "x=2\n", 4, NULL), PROP_OK);
+    ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
+    ck_assert_uint_eq(hs.st_mode & 07777u, 0600);
+    ck_assert_uint_eq(hs.st_uid, 4242);
+
+    /* Links are the tree's: an absolute target starts at its root. */
+    ck_assert_int_eq(prop_transport_symlink(C, "/srv/app/conf", "/srv/current"), PROP_OK);
+    ck_assert_int_eq(prop_transport_stat(C, "/srv/current", &st), PROP_OK);
+    ck_assert_int_eq(st.type, PROP_FT_LINK);
+    ck_assert_str_eq(st.target, "/srv/app/conf");
+    ck_assert_int_eq(prop_transport_read(C, "/srv/current", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "x=2\n");
+    free(data);
+
+    {
+        prop_file_attrs m = {0640, NULL, "root"};
+
+        ck_assert_int_eq(prop_transport_chattr(C, "/srv/app/conf", &m), PROP_OK);
+        ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
+        ck_assert_uint_eq(hs.st_mode & 07777u, 0640);
+        ck_assert_uint_eq(hs.st_gid, 0);
+    }
+
+    ck_assert_int_eq(prop_transport_remove(C, "/srv/current"), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(C, "/srv/current"), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_stat(C, "/srv/current", &st), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_read(C, "/srv/nothing", &data, &len), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_write(C, "/srv/no/such/dir/f", "x", 1, NULL), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(C), "no such directory"));
+    ck_assert_int_eq(prop_transport_write(C, "/srv/app", "x", 1, NULL), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(C), "is a directory"));
+}
+END_TEST
+
+START_TEST(test_binary_and_large)
+{
+    size_t n = 3u << 20, i, len;
+    char *big = malloc(n), *data;
+
+    if (!root_ok) {
+        free(big);
+        return;
+    }
+    ck_assert_ptr_nonnull(big);
+    for (i = 0; i < n; i++)
+        big[i] = (char)(i * 131u + (i >> 9));
+    ck_assert_int_eq(prop_transport_write(C, "/srv/blob", big, n, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(C, "/srv/blob", &data, &len), PROP_OK);
+    ck_assert_uint_eq(len, n);
+    ck_assert_int_eq(memcmp(data, big, n), 0);
+    free(data);
+    /* Empty and NUL-only content. */
+    ck_assert_int_eq(prop_transport_write(C, "/srv/empty", "", 0, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(C, "/srv/empty", &data, &len), PROP_OK);
+    ck_assert_uint_eq(len, 0);
+    free(data);
+    ck_assert_int_eq(prop_transport_write(C, "/srv/nul", "\0\0\n", 3, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(C, "/srv/nul", &data, &len), PROP_OK);
+    ck_assert_uint_eq(len, 3);
+    ck_assert_int_eq(memcmp(data, "\0\0\n", 3), 0);
+    free(data);
+    free(big);
+}
+END_TEST
+
+START_TEST(test_cannot_enter)
+{
+    prop_transport *t;
+    prop_cmd_result r;
+    char *data;
+    size_t len;
+
+    if (!root_ok)
+        return;
+    ck_assert_int_eq(prop_transport_chroot(&t, L, "/nonexistent/prop-tree", "gone"), PROP_OK);
+    ck_assert_int_eq(RUN(t, &r, "true"), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(t), "could not enter chroot gone"));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_eq(prop_transport_read(t, "/etc/passwd", &data, &len), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(t), "could not enter"));
+    prop_transport_close(t);
+    /* Bad arguments. */
+    ck_assert_int_eq(prop_transport_chroot(&t, L, "relative", "x"), PROP_EINVAL);
+    ck_assert_int_eq(prop_transport_docker(&t, L, "-rm"), PROP_EINVAL);
+}
+END_TEST
+
+static Suite *
+container_suite(void)
+{
+    Suite *s = suite_create("container");
+    TCase *tc = tcase_create("chroot");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_commands);
+    tcase_add_test(tc, test_nothing_outlives_a_command);
+    tcase_add_test(tc, test_files);
+    tcase_add_test(tc, test_binary_and_large);
+    tcase_add_test(tc, test_cannot_enter);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(container_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
