@@ -55,6 +55,9 @@ struct outcome {
     int refused;     /* its OS is not one its properties run on: nothing ran */
     int info_only;   /* it only carries information: nothing to run */
     double ms;
+    /* Its containers (run after it) that failed or were refused, could
+     * not be reached, or were interrupted. */
+    unsigned ctr_failed, ctr_unreachable, ctr_stopped;
 };
 
 /* Everything the executor's callbacks need for one host. */
@@ -71,6 +74,9 @@ typedef struct host_run {
     struct outcome *oc;   /* the host's counts */
     prop_secrets *store;  /* opened when a secret is first needed; freed (and
                              every value wiped) when the host is done */
+    /* What the properties that put containers on the host gave (the
+     * containers of h, in order; -1: it did not run). */
+    int *attach;
 } host_run;
 
 /*
@@ -156,6 +162,18 @@ static void
 json_str(const char *s)
 {
     prop_json_write_string(stdout, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* "host":"box/web","container":"web" (a host has no "container"). */
+static void
+json_host(const prop_host *h)
+{
+    fputs("\"host\":", stdout);
+    json_str(prop_host_fullname(h));
+    if (prop_host_container_kind(h) != PROP_CONTAINER_NONE) {
+        fputs(",\"container\":", stdout);
+        json_str(prop_host_name(h));
+    }
 }
 
 static const char *
@@ -427,8 +445,8 @@ print_lines(host_run *hr, const char *event, const char *parent, char *lines)
         return;
     for (line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (hr->o->json) {
-            printf("{\"event\":\"%s\",\"host\":", event);
-            json_str(hr->name);
+            printf("{\"event\":\"%s\",", event);
+            json_host(hr->h);
             if (strcmp(event, "warning") == 0)
                 fputs(",\"code\":\"W104\"", stdout);
             fputs(",\"parent\":", stdout);
@@ -490,7 +508,15 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
 {
     host_run *hr = ud;
     char where[1200];
+    const prop_host *c = prop_node_container(n);
 
+    if (c && prop_node_kind(n) == PROP_LEAF && hr->attach) {
+        size_t i;
+
+        for (i = 0; i < prop_host_ncontainers(hr->h); i++)
+            if (prop_host_container(hr->h, i) == c)
+                hr->attach[i] = (int)r;
+    }
     count_result(hr, n, r, msg);
     if (r == PROP_RESULT_OK && msg && *msg && hr->o->dry) {
         /* In a dry run, say why nothing would be done. */
@@ -519,8 +545,8 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         /* A recipe's own pair says the same as its first side: one event. */
         if (hr->o->json && prop_node_kind(n) == PROP_LEAF &&
             strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0) {
-            fputs("{\"event\":\"property\",\"host\":", stdout);
-            json_str(hr->name);
+            fputs("{\"event\":\"property\",", stdout);
+            json_host(hr->h);
             fputs(",\"parent\":", stdout);
             json_str(prop_node_desc(hr->top));
             fputs(",\"desc\":", stdout);
@@ -533,8 +559,8 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         return;
     }
     if (hr->o->json) {
-        fputs("{\"event\":\"property\",\"host\":", stdout);
-        json_str(hr->name);
+        fputs("{\"event\":\"property\",", stdout);
+        json_host(hr->h);
         fputs(",\"desc\":", stdout);
         json_str(prop_node_desc(n));
         fputs(",\"origin\":", stdout);
@@ -640,6 +666,85 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
     return rc == PROP_OK ? PROP_OK : PROP_EUNREACHABLE;
 }
 
+/*
+ * The transport of container c, through pt (its parent's).  Its kind says
+ * how it is entered; its recipe's info (container.path, container.name)
+ * says where.
+ */
+static int
+open_container(const prop_host *c, prop_transport *pt, prop_transport **t, char *why, size_t wsize)
+{
+    const char *path = prop_host_info(c, "container.path", 0);
+    const char *cname = prop_host_info(c, "container.name", 0);
+    int rc = PROP_EINVAL;
+
+    *t = NULL;
+    if (!cname)
+        cname = prop_host_name(c);
+    switch (prop_host_container_kind(c)) {
+    case PROP_CONTAINER_CHROOT:
+        if (path)
+            rc = prop_transport_chroot(t, pt, path, prop_host_fullname(c));
+        break;
+    case PROP_CONTAINER_NSPAWN:
+        if (path)
+            rc = prop_transport_nspawn(t, pt, cname, path);
+        break;
+    case PROP_CONTAINER_DOCKER:
+        rc = prop_transport_docker(t, pt, cname);
+        break;
+    case PROP_CONTAINER_JAIL: {
+        const char *enter[] = {"jexec", cname, NULL};
+        char name[300];
+
+        snprintf(name, sizeof name, "jail %s", cname);
+        rc = prop_transport_container(t, pt, enter, name);
+        break;
+    }
+    default:
+        break;
+    }
+    if (rc == PROP_ENOMEM)
+        snprintf(why, wsize, "out of memory");
+    else if (rc != PROP_OK)
+        snprintf(why, wsize, "container %s: its recipe gave no usable path or name",
+                 prop_host_fullname(c));
+    return rc == PROP_OK ? PROP_OK : PROP_EUNREACHABLE;
+}
+
+/* Transports, innermost last: a container is reached through its parents. */
+#define MAX_NESTING 8
+typedef struct tstack {
+    prop_transport *v[MAX_NESTING];
+    size_t n;
+} tstack;
+
+static int
+open_chain(const run_opts *o, const prop_host *h, tstack *ts, char *why, size_t wsize)
+{
+    const prop_host *parent = prop_host_parent(h);
+    int rc;
+
+    if (ts->n == MAX_NESTING) {
+        snprintf(why, wsize, "containers nested more than %d deep", MAX_NESTING);
+        return PROP_EUNREACHABLE;
+    }
+    if (parent == NULL)
+        rc = open_transport(o, h, &ts->v[ts->n], why, wsize);
+    else if ((rc = open_chain(o, parent, ts, why, wsize)) == PROP_OK)
+        rc = open_container(h, ts->v[ts->n - 1], &ts->v[ts->n], why, wsize);
+    if (ts->v[ts->n])
+        ts->n++;
+    return rc;
+}
+
+static void
+close_chain(tstack *ts)
+{
+    while (ts->n)
+        prop_transport_close(ts->v[--ts->n]);
+}
+
 /* The OS family of the target when the site does not declare it: /etc/os-release, uname. */
 static prop_os_set
 detect_os(prop_transport *t)
@@ -681,11 +786,14 @@ split_os_info(const prop_host *h, char suite[64], char arch[64])
 }
 
 static void
-print_host_line(const run_opts *o, const char *name, const outcome *oc, const char *why, int color)
+print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const char *why,
+                int color)
 {
+    const char *name = prop_host_fullname(h);
+
     if (o->json) {
-        fputs("{\"event\":\"host\",\"host\":", stdout);
-        json_str(name);
+        fputs("{\"event\":\"host\",", stdout);
+        json_host(h);
         printf(",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                oc->failed, oc->ms);
         if (oc->unreachable || oc->refused) {
@@ -861,15 +969,24 @@ refuse_os(const prop_host *h, prop_os_set os, char *why, size_t wsize)
     return 1;
 }
 
-/* Run one host; prints its lines and its summary line. */
+static void run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t,
+                           int progress, int color, outcome *oc);
+
+/*
+ * Run one host; prints its lines and its summary line, then runs its
+ * containers.  pt: the parent's transport when h is a container run
+ * after its parent; NULL: h is reached on its own (a container so named
+ * is reached through its parents, which are not run).
+ */
 static void
-run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
-         outcome *oc)
+run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transport *pt, int progress,
+            int color, outcome *oc)
 {
     lua_State *L = ctx->L;
     host_run hr;
     prop_exec_ops ops = {ensure_leaf, on_start, on_done, want_stop, test_only_if};
     prop_transport *t = NULL;
+    tstack ts = {{NULL}, 0};
     char why[1200] = "", suite[64], arch[64];
     prop_os_set os;
     items it = {NULL, 0, 0};
@@ -884,7 +1001,7 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.o = o;
     hr.h = h;
     hr.oc = oc;
-    hr.name = prop_host_name(h);
+    hr.name = prop_host_fullname(h);
     hr.progress = progress && !o->json;
     hr.color = color && !o->json;
     if (info_only_host(h)) {
@@ -899,10 +1016,21 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
             oc->unreachable = 1;
             goto out;
         }
-    if (open_transport(o, h, &t, why, sizeof why) != PROP_OK) {
+    if (prop_host_ncontainers(h) &&
+        !(hr.attach = malloc(prop_host_ncontainers(h) * sizeof *hr.attach))) {
+        snprintf(why, sizeof why, "out of memory");
         oc->unreachable = 1;
         goto out;
     }
+    for (i = 0; i < prop_host_ncontainers(h); i++)
+        hr.attach[i] = -1;
+    if (pt ? open_container(h, pt, &t, why, sizeof why) != PROP_OK
+           : open_chain(o, h, &ts, why, sizeof why) != PROP_OK) {
+        oc->unreachable = 1;
+        goto out;
+    }
+    if (!pt)
+        t = ts.v[ts.n - 1];
     /* A signal stops the command running (transport.h). */
     prop_transport_set_interrupt(t, ctx->interrupt, &stop_signal);
     if (prop_transport_lock(t) != PROP_OK) {
@@ -924,6 +1052,12 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
     hr.sys.os = prop_os_family_name(os);
     hr.sys.suite = suite[0] ? suite : NULL;
     hr.sys.arch = arch[0] ? arch : NULL;
+    {
+        static const char *const kinds[] = {NULL, "chroot", "nspawn", "docker", "jail"};
+        prop_container_kind kind = prop_host_container_kind(h);
+
+        hr.sys.container = (size_t)kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : NULL;
+    }
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
     hr.sys.reveal = reveal_secret;
@@ -952,15 +1086,93 @@ run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, in
         }
     }
     lsys_retire(L, hr.sys_idx);
-out:
     prop_secrets_free(hr.store); /* every value it decrypted is wiped */
+    hr.store = NULL;
+    oc->ms = now_ms() - t0;
+    print_host_line(o, h, oc, why, hr.color);
+    fflush(stdout);
+    if (!oc->stopped)
+        run_containers(ctx, o, &hr, t, progress, color, oc);
+    goto done;
+out:
+    oc->ms = now_ms() - t0;
+    print_host_line(o, h, oc, why, hr.color);
+    fflush(stdout);
+done:
+    prop_secrets_free(hr.store);
     free(it.v);
+    free(hr.attach);
     lua_settop(L, top);
     lsys_clear(&hr.sys);
-    prop_transport_close(t);
-    oc->ms = now_ms() - t0;
-    print_host_line(o, hr.name, oc, why, hr.color);
-    fflush(stdout);
+    if (pt)
+        prop_transport_close(t);
+    else
+        close_chain(&ts);
+}
+
+/*
+ * The containers of hr's host, through its transport t, once its own
+ * properties have run: each one whose container was made (or, in a dry
+ * run, is there already).
+ */
+static void
+run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t, int progress,
+               int color, outcome *oc)
+{
+    size_t i, n = prop_host_ncontainers(hr->h);
+
+    for (i = 0; i < n; i++) {
+        const prop_host *c = prop_host_container(hr->h, i);
+        outcome coc;
+
+        memset(&coc, 0, sizeof coc);
+        if (want_stop(NULL)) {
+            oc->ctr_stopped++;
+            continue;
+        }
+        if (hr->attach[i] == PROP_RESULT_FAILED || hr->attach[i] == PROP_RESULT_INTERRUPTED ||
+            hr->attach[i] < 0) {
+            char why[600];
+
+            snprintf(why, sizeof why,
+                     "not provisioned: the property that makes it %s (see \"%s\" above)",
+                     hr->attach[i] < 0 ? "did not run" : "failed",
+                     prop_node_desc(prop_host_attached_by(c)));
+            coc.unreachable = 1;
+            print_host_line(o, c, &coc, why, color && !o->json);
+            oc->ctr_unreachable++;
+            continue;
+        }
+        if (o->dry && hr->attach[i] == PROP_RESULT_CHANGED) {
+            if (o->json) {
+                fputs("{\"event\":\"host\",", stdout);
+                json_host(c);
+                fputs(",\"ok\":0,\"changed\":0,\"failed\":0,\"not_made\":true,"
+                      "\"dry_run\":true}\n",
+                      stdout);
+            } else {
+                printf("%s: not made yet: a real run makes it, then runs its properties "
+                       "(dry run)\n",
+                       prop_host_fullname(c));
+            }
+            continue;
+        }
+        run_host_in(ctx, o, c, t, progress, color, &coc);
+        if (coc.unreachable)
+            oc->ctr_unreachable++;
+        else if (coc.failed || coc.refused || coc.ctr_failed)
+            oc->ctr_failed++;
+        if (coc.stopped || coc.ctr_stopped)
+            oc->ctr_stopped++;
+        oc->ctr_unreachable += coc.ctr_unreachable;
+    }
+}
+
+static void
+run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
+         outcome *oc)
+{
+    run_host_in(ctx, o, h, NULL, progress, color, oc);
 }
 
 int
@@ -999,9 +1211,11 @@ child_lines(child *c, int final)
         if (c->buf[i] != '\n')
             continue;
         if (c->buf[start] == SUMMARY_MARK) {
-            c->have_oc = sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf", &c->oc.ok,
-                                &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
-                                &c->oc.stopped, &c->oc.refused, &c->oc.info_only, &c->oc.ms) == 9;
+            c->have_oc =
+                sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
+                       &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
+                       &c->oc.stopped, &c->oc.refused, &c->oc.info_only, &c->oc.ms,
+                       &c->oc.ctr_failed, &c->oc.ctr_unreachable, &c->oc.ctr_stopped) == 12;
         } else {
             fwrite(c->buf + start, 1, i + 1 - start, stdout);
         }
@@ -1042,8 +1256,9 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
             _exit(EXIT_FAILED);
         close(p[1]);
         run_host(ctx, o, h, 0, color, &oc);
-        printf("%c%u %u %u %u %d %d %d %d %.3f\n", SUMMARY_MARK, oc.ok, oc.changed, oc.failed,
-               oc.skipped, oc.unreachable, oc.stopped, oc.refused, oc.info_only, oc.ms);
+        printf("%c%u %u %u %u %d %d %d %d %.3f %u %u %u\n", SUMMARY_MARK, oc.ok, oc.changed,
+               oc.failed, oc.skipped, oc.unreachable, oc.stopped, oc.refused, oc.info_only, oc.ms,
+               oc.ctr_failed, oc.ctr_unreachable, oc.ctr_stopped);
         fflush(stdout);
         _exit(0);
     }
@@ -1283,9 +1498,11 @@ run_run(int argc, char **argv)
         }
         hosts[nhosts++] = h;
     }
+    /* Every host; containers run after the host they are on. */
     if (nnames == 0)
         for (k = 0; k < nsite; k++)
-            hosts[nhosts++] = prop_site_host(ctx->site, k);
+            if (prop_host_container_kind(prop_site_host(ctx->site, k)) == PROP_CONTAINER_NONE)
+                hosts[nhosts++] = prop_site_host(ctx->site, k);
 
     signal_ctx = ctx;
     memset(&sa, 0, sizeof sa);
@@ -1312,14 +1529,14 @@ run_run(int argc, char **argv)
         }
     }
     for (k = 0; k < nhosts; k++) {
-        unreachable += ocs[k].unreachable;
-        failed += ocs[k].failed > 0 || ocs[k].refused;
-        stopped += ocs[k].stopped;
+        unreachable += ocs[k].unreachable || ocs[k].ctr_unreachable;
+        failed += ocs[k].failed > 0 || ocs[k].refused || ocs[k].ctr_failed;
+        stopped += ocs[k].stopped || ocs[k].ctr_stopped;
     }
     if (nhosts > 1 && !o.json) {
         printf("\n%zu host%s:", nhosts, nhosts == 1 ? "" : "s");
         for (k = 0; k < nhosts; k++)
-            printf(" %s %s%s", prop_host_name(hosts[k]),
+            printf(" %s %s%s%s", prop_host_fullname(hosts[k]),
                    ocs[k].unreachable ? "unreachable"
                    : ocs[k].refused   ? "refused"
                    : ocs[k].failed    ? "failed"
@@ -1327,6 +1544,8 @@ run_run(int argc, char **argv)
                    : ocs[k].info_only ? "info only"
                    : ocs[k].changed   ? (o.dry ? "would change" : "changed")
                                       : "ok",
+                   ocs[k].ctr_failed || ocs[k].ctr_unreachable ? " (a container did not converge)"
+                                                               : "",
                    k + 1 < nhosts ? "," : "\n");
     }
     if (stopped)

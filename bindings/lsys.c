@@ -950,6 +950,10 @@ push_sys(lua_State *L)
         lua_pushstring(L, s->arch);
         lua_setfield(L, -2, "arch");
     }
+    if (s->container) {
+        lua_pushstring(L, s->container);
+        lua_setfield(L, -2, "container");
+    }
     lua_pushboolean(L, s->dry);
     lua_setfield(L, -2, "dry");
     lua_pushstring(L, prop_transport_name(s->t));

@@ -35,6 +35,9 @@ typedef struct lsys {
     const char *os;    /* "debian", "buntish", "freebsd" or NULL */
     const char *suite; /* from os.debian(suite, arch) and the like, or NULL */
     const char *arch;
+    /* The kind of container the host is ("chroot", "nspawn", "docker",
+     * "jail"), or NULL for a host. */
+    const char *container;
     int dry;          /* a dry run: changes are recorded, not made */
     int diff;         /* record a unified diff of every file write */
     lsys_mode mode;   /* what the running code may do */

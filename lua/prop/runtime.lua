@@ -467,7 +467,16 @@ function R.init_system(sys)
    return i
 end
 
+-- A chroot shares this machine's kernel, network and processes: no
+-- daemon is ever started in one (a service "started" there would listen
+-- on this machine's ports).  Its services are left stopped, with a note.
+local function in_chroot(sys)
+   return sys.container == "chroot"
+end
+R.in_chroot = in_chroot
+
 function R.service_is_running(sys, name)
+   if in_chroot(sys) then return false end
    local init = R.init_system(sys)
    local argv
    if init == "systemd" then
@@ -483,6 +492,13 @@ end
 
 -- action: "start", "stop", "restart".
 function R.service_do(sys, name, action)
+   if in_chroot(sys) then
+      if action ~= "stop" then
+         sys:note(fmt("service %s not %sed: no daemon runs in a chroot (it would share this "
+                      .. "machine's network and processes)", name, action))
+      end
+      return
+   end
    local init = R.init_system(sys)
    local argv
    if init == "systemd" then
@@ -496,6 +512,10 @@ function R.service_do(sys, name, action)
 end
 
 function R.ensure_running(sys, name)
+   if in_chroot(sys) then
+      R.service_do(sys, name, "start")
+      return false
+   end
    if R.service_is_running(sys, name) then return false end
    R.service_do(sys, name, "start")
    return true
