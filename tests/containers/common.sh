@@ -1,0 +1,59 @@
+# Shared by the tests/containers/test_*.sh scripts: prop run of hosts with
+# containers (chroot, systemd-nspawn, Docker) on this machine, as root.
+# Everything the tests make is below their scratch directory, or is a
+# Docker image or container named prop-test-*, removed on exit.
+#
+# A Debian tree costs a debootstrap (a minute or more, from the mirror):
+# rootfs_cache makes one with prop itself (chroot.debootstrapped) the first
+# time, into a cache that outlives the tests, so the rest of the suite (and
+# the next run on this machine) unpacks a tarball instead.
+
+# shellcheck source=../run/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../run/common.sh"
+
+PROP_TEST_CACHE="${PROP_TEST_CACHE:-/var/tmp/prop-test-cache}"
+ROOTFS_CACHE="$PROP_TEST_CACHE/rootfs"
+SUITE=bookworm
+ARCH="$(dpkg --print-architecture 2>/dev/null || echo amd64)"
+
+# rootfs_cache : sets ROOTFS to a tarball of a $SUITE minbase tree, made by
+# prop's own chroot.debootstrapped into ROOTFS_CACHE when it is not there.
+# Fails the test (and exits) when it cannot be made.
+rootfs_cache() {
+  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1)"
+  [[ -n "$ROOTFS" ]] && return 0
+  mkdir -p "$ROOTFS_CACHE"
+  cat >"$TMP/rootfs.lua" <<LUA
+host "localhost" {
+  chroot.provisioned(chroot.debootstrapped("$TMP/rootfs-tree", os.debian("$SUITE", "$ARCH"), {},
+                                           { cache = "$ROOTFS_CACHE" })),
+}
+LUA
+  echo "making a $SUITE tree with debootstrap (once; cached in $ROOTFS_CACHE)"
+  PROP_RUN_TIMEOUT=1200 prop_run "$TMP/rootfs.out" "$TMP/rootfs.lua"
+  rm -rf --one-file-system "$TMP/rootfs-tree"
+  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1)"
+  if [[ "$rc" != 0 || -z "$ROOTFS" ]]; then
+    fail "debootstrap of $SUITE into the cache" "exit $rc, no tarball in $ROOTFS_CACHE" "$TMP/rootfs.out"
+    finish
+    exit 1
+  fi
+}
+
+# no_process_in TREE : no process on this machine has TREE as its root.
+no_process_in() {
+  local p r
+  for p in /proc/[0-9]*; do
+    r="$(readlink "$p/root" 2>/dev/null)" || continue
+    if [[ "$r" == "$1" || "$r" == "$1"/* ]]; then
+      echo "pid ${p#/proc/} runs in $1: $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null)"
+      return 1
+    fi
+  done
+  return 0
+}
+
+# listeners : the TCP and UDP sockets listening on this machine, sorted.
+listeners() {
+  ss -H -ltnu 2>/dev/null | awk '{ print $1, $5 }' | LC_ALL=C sort
+}
