@@ -1138,9 +1138,10 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
                      "not provisioned: the property that makes it %s (see \"%s\" above)",
                      hr->attach[i] < 0 ? "did not run" : "failed",
                      prop_node_desc(prop_host_attached_by(c)));
-            coc.unreachable = 1;
+            /* Nothing ran in it: refused, a failure of the run. */
+            coc.refused = 1;
             print_host_line(o, c, &coc, why, color && !o->json);
-            oc->ctr_unreachable++;
+            oc->ctr_failed++;
             continue;
         }
         if (o->dry && hr->attach[i] == PROP_RESULT_CHANGED) {

@@ -34,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -1346,6 +1349,7 @@ typedef struct child_args {
     const char *path; /* PATH's value */
     int in, out, err, report;
     long maxfd;
+    pid_t parent; /* prop, which forked it */
 } child_args;
 
 /* In the child after fork: async-signal-safe calls only. */
@@ -1364,6 +1368,14 @@ static void __attribute__((noreturn)) child_exec(const child_args *c)
     /* A session, so a process group, of its own: an interruption signals
      * the group (see pump), and no terminal is there to read from. */
     (void)setsid();
+#ifdef __linux__
+    /* prop killed outright (kill -9, the OOM killer): the command dies with
+     * it rather than going on unseen in its own session (a tar still
+     * unpacking into a tree the next run removes and makes again).  If
+     * prop is already gone, the command does not start. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != c->parent)
+        _exit(127);
+#endif
     (void)signal(SIGPIPE, SIG_DFL);
     (void)sigemptyset(&none);
     (void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -1706,6 +1718,7 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
     ca.err = errp[1];
     ca.report = rep[1];
     ca.maxfd = sysconf(_SC_OPEN_MAX);
+    ca.parent = getpid();
     if (ca.maxfd < 0 || ca.maxfd > 65536)
         ca.maxfd = 65536;
 

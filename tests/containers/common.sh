@@ -20,7 +20,7 @@ ARCH="$(dpkg --print-architecture 2>/dev/null || echo amd64)"
 # prop's own chroot.debootstrapped into ROOTFS_CACHE when it is not there.
 # Fails the test (and exits) when it cannot be made.
 rootfs_cache() {
-  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1)"
+  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1 || true)"
   [[ -n "$ROOTFS" ]] && return 0
   mkdir -p "$ROOTFS_CACHE"
   cat >"$TMP/rootfs.lua" <<LUA
@@ -32,7 +32,7 @@ LUA
   echo "making a $SUITE tree with debootstrap (once; cached in $ROOTFS_CACHE)"
   PROP_RUN_TIMEOUT=1200 prop_run "$TMP/rootfs.out" "$TMP/rootfs.lua"
   rm -rf --one-file-system "$TMP/rootfs-tree"
-  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1)"
+  ROOTFS="$(ls "$ROOTFS_CACHE"/debian-"$SUITE"-"$ARCH"-minbase-*.tar.gz 2>/dev/null | head -1 || true)"
   if [[ "$rc" != 0 || -z "$ROOTFS" ]]; then
     fail "debootstrap of $SUITE into the cache" "exit $rc, no tarball in $ROOTFS_CACHE" "$TMP/rootfs.out"
     finish
