@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# A chroot container on a host reached over SSH (a throwaway sshd on
+# loopback): the tree made through the SSH transport, then provisioned
+# through a shell inside it started over that same SSH session (the
+# container's transport stacked on the parent's), twice, the second time
+# with no change; a file with bytes a shell would mangle gets through
+# whole; a command missing inside fails cleanly.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+source "$PROP_SOURCE_DIR/tests/ssh/common.sh"
+
+rootfs_cache
+ssh_start box
+T="$TMP/trees"
+cat >"$TMP/site.lua" <<EOF
+local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  file.has_content("/etc/motd", "over ssh\n"),
+  file.has_content("/srv/odd", "a\1b \\\\ \$(id) \`x\` %s\n\255\n"),
+  user.account "webapp",
+})
+host "box" {
+  connect.ssh { address = "$SSH_HOST", port = $SSH_PORT, identity = "$SSH_KEY",
+                known_hosts = "$SSH_KNOWN_HOSTS" },
+  os.debian("$SUITE", "$ARCH"),
+  chroot.provisioned(web),
+}
+EOF
+prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "over ssh: exit" "$rc" 0
+same "over ssh: the tree was made" "$(host_count "$TMP/r1.out" box changed)" 1
+same "over ssh: provisioned inside" \
+  "$(host_count "$TMP/r1.out" box/web changed)/$(host_count "$TMP/r1.out" box/web failed)" "3/0"
+check "over ssh: the container's events" grep -q '"host":"box/web","container":"web"' "$TMP/r1.out"
+same "over ssh: the file" "$(cat "$T/web/etc/motd" 2>&1)" "over ssh"
+check "over ssh: bytes a shell would mangle" \
+  cmp "$T/web/srv/odd" <(printf 'a\001b \\ $(id) `x` %%s\n\377\n')
+check "over ssh: the account" grep -q '^webapp:' "$T/web/etc/passwd"
+check "over ssh: no process left in the tree" no_process_in "$T/web"
+
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "over ssh, again: exit" "$rc" 0
+same "over ssh, again: no change" \
+  "$(host_count "$TMP/r2.out" box changed)/$(host_count "$TMP/r2.out" box/web changed)/$(host_count "$TMP/r2.out" box/web ok)" \
+  "0/0/3"
+
+# A program the tree lacks: a clean failure, named.
+cat >"$TMP/missing.lua" <<EOF
+local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  property { desc = "needs nginx", apply = function(sys) sys:run { "nginx", "-t" } return "ok" end },
+})
+host "box" {
+  connect.ssh { address = "$SSH_HOST", port = $SSH_PORT, identity = "$SSH_KEY",
+                known_hosts = "$SSH_KNOWN_HOSTS" },
+  os.debian("$SUITE", "$ARCH"),
+  chroot.provisioned(web),
+}
+EOF
+prop_run "$TMP/m.out" "$TMP/missing.lua"
+same "missing program: exit" "$rc" 1
+check "missing program: named" grep -q 'nginx: command not found' "$TMP/m.out"
+
+finish
