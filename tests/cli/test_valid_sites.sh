@@ -45,14 +45,16 @@ for site in "${sites[@]}"; do
   fi
 done
 
-# The demo site of the README lints clean and shows each host.
+# Every example lints clean; the demo site of the README shows each host.
+for ex in "$PROP_SOURCE_DIR"/examples/*.lua; do
+  run_prop "$TMP/out" lint "$ex"
+  if [[ "$rc" == 0 ]] && ! grep -Eq '(error|warning)(\[[A-Z0-9]+\])?:' "$TMP/out"; then
+    pass
+  else
+    fail "examples/${ex##*/}" "prop lint exited $rc or printed diagnostics" "$TMP/out"
+  fi
+done
 demo="$PROP_SOURCE_DIR/examples/site.lua"
-run_prop "$TMP/out" lint "$demo"
-if [[ "$rc" == 0 ]] && ! grep -Eq '(error|warning)(\[[A-Z0-9]+\])?:' "$TMP/out"; then
-  pass
-else
-  fail "examples/site.lua" "prop lint exited $rc or printed diagnostics" "$TMP/out"
-fi
 for h in www.example.com files.example.com foo.example.com demo; do
   run_prop "$TMP/out" show "$demo" "$h"
   if [[ "$rc" == 0 ]] && [[ -s "$TMP/out" ]]; then
