@@ -156,7 +156,7 @@ function impl.zone.ensure(sys, a)
          local today = tonumber(sys:query({ "date", "-u", "+%Y%m%d" }).stdout:match("%d+") or "0")
          local new = math.max(today * 100, (serial or 0) + 1)
          local text = body:gsub("SERIAL", tostring(new), 1)
-         validate(sys, what, { "named-checkzone", "-q", a.zone, "/dev/stdin" }, text)
+         validate(sys, what, { "named-checkzone", a.zone, "/dev/stdin" }, text)
          sys:write(path, text, { mode = tonumber("0644", 8) })
          sys:note(fmt("%s serial %d", sys.dry and "would write it with" or "written with", new))
          changed = true

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# dns.primary for real, in a chroot container (bind9 installed inside from
+# the mirror; named never starts there): the zone file has the site's hosts
+# and aliases, named-checkzone accepts it, a second run changes nothing and
+# keeps the serial, and a changed address bumps the serial.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+rootfs_cache
+T="$TMP/trees"
+write_site() { # WWW-ADDRESS
+  cat >"$TMP/site.lua" <<EOF
+host "www.example.com" { os.debian("$SUITE", "$ARCH"), ipv4 "$1", alias "web.example.com" }
+host "mail.example.com" { os.debian("$SUITE", "$ARCH"), ipv4 "192.0.2.25", ipv6 "2001:db8::25" }
+host "other.example.org" { os.debian("$SUITE", "$ARCH"), ipv4 "192.0.2.99" }
+host "ns1.example.com" { os.debian("$SUITE", "$ARCH"), ipv4 "192.0.2.53" }
+local ns = chroot.from_tarball("$T/ns1", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  dns.primary("example.com", { ns = { "ns1.example.com" },
+                               records = { { "@", "MX", "10 mail.example.com." } } }),
+})
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  chroot.provisioned(ns),
+}
+EOF
+}
+zone="$T/ns1/etc/bind/db.example.com"
+serial() {
+  chroot "$T/ns1" named-checkzone -D -q example.com /etc/bind/db.example.com 2>/dev/null |
+    awk '$4 == "SOA" { print $7 }'
+}
+
+write_site 192.0.2.80
+prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "zone: exit" "$rc" 0
+same "zone: made in the container" "$(host_count "$TMP/r1.out" localhost/ns1 failed)" 0
+check "zone: named-checkzone accepts it" chroot "$T/ns1" named-checkzone example.com /etc/bind/db.example.com
+check "zone: the host's address" grep -Eq '^www(\.example\.com\.)?[[:space:]].*A[[:space:]]+192\.0\.2\.80$' "$zone"
+check "zone: its alias" grep -Eq '^web(\.example\.com\.)?[[:space:]].*CNAME[[:space:]]+www\.example\.com\.$' "$zone"
+check "zone: an IPv6 address" grep -Eq 'AAAA[[:space:]]+2001:db8::25$' "$zone"
+check "zone: the records given" grep -Eq 'MX[[:space:]]+10 mail\.example\.com\.$' "$zone"
+check "zone: no host of another zone" bash -c "! grep -q 192.0.2.99 '$zone'"
+check "zone: the stanza is included" grep -q 'include "/etc/bind/prop/example.com.conf";' "$T/ns1/etc/bind/named.conf.local"
+check "zone: named.conf is valid" chroot "$T/ns1" named-checkconf /etc/bind/named.conf
+check "zone: named was not started" no_process_in "$T/ns1"
+s1="$(serial)"
+check "zone: a serial" test -n "$s1"
+
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "zone again: exit" "$rc" 0
+same "zone again: no change" "$(host_count "$TMP/r2.out" localhost/ns1 changed)" 0
+same "zone again: the serial is kept" "$(serial)" "$s1"
+
+write_site 192.0.2.81
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "new address: exit" "$rc" 0
+same "new address: the zone changed" "$(host_count "$TMP/r3.out" localhost/ns1 changed)" 1
+check "new address: in the zone" grep -Eq 'A[[:space:]]+192\.0\.2\.81$' "$zone"
+s3="$(serial)"
+check "new address: the serial went up ($s1 -> $s3)" test "${s3:-0}" -gt "${s1:-0}"
+check "new address: still valid" chroot "$T/ns1" named-checkzone example.com /etc/bind/db.example.com
+
+# A zone named-checkzone refuses (its name server has no address): the
+# property fails with named-checkzone's words and installs nothing.
+cat >"$TMP/bad.lua" <<EOF
+local ns = chroot.from_tarball("$T/ns1", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  dns.primary("broken.example", { ns = { "ns.broken.example" } }),
+})
+host "localhost" { os.debian("$SUITE", "$ARCH"), chroot.provisioned(ns) }
+EOF
+prop_run "$TMP/b.out" "$TMP/bad.lua"
+same "refused zone: exit" "$rc" 1
+check "refused zone: named-checkzone's reason" grep -q 'has no address records' "$TMP/b.out"
+check "refused zone: nothing installed" test ! -e "$T/ns1/etc/bind/db.broken.example"
+
+finish
