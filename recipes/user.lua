@@ -27,6 +27,41 @@ local function add(argv, ...)
    for _, w in ipairs({ ... }) do argv[#argv + 1] = w end
 end
 
+-- The password: its hash in /etc/shadow is compared with crypt(3) of the
+-- secret under the same salt and method (perl, essential on Debian, calls
+-- the system's crypt), its value reaching the target on standard input
+-- only; chpasswd sets it when it differs.  Linux only.
+local crypt_script = 'local $/; my $p = <STDIN>; my $h = $ARGV[0]; '
+   .. 'print((defined $p && crypt($p, $h) eq $h) ? "same" : "differs")'
+
+local function shadow_hash(sys, name)
+   local shadow = sys:read("/etc/shadow")
+   if shadow == nil then R.fail("user.account %s: /etc/shadow does not exist on the target", name) end
+   for line in shadow:gmatch("[^\n]+") do
+      local n, h = line:match("^([^:]*):([^:]*)")
+      if n == name then return h end
+   end
+   return nil
+end
+
+local function ensure_password(sys, a, created)
+   if R.is_freebsd(sys) then
+      R.fail("user.account %s: password= is supported on Linux (chpasswd) only", a.name)
+   end
+   if sys.dry and created then
+      sys:note("would set the password of " .. a.name)
+      return true
+   end
+   local h = shadow_hash(sys, a.name)
+   if h and h:find("^%$") then
+      local r = sys:query({ "perl", "-e", crypt_script, h }, { stdin = a.password })
+      if r.code == 0 and r.stdout == "same" then return false end
+   end
+   sys:run({ "chpasswd" }, { stdin = a.name .. ":" .. a.password .. "\n" })
+   sys:note((sys.dry and "would set the password of " or "set the password of ") .. a.name)
+   return true
+end
+
 function impl.account.ensure(sys, a)
    local name = a.name
    local users = R.passwd(sys)
@@ -62,6 +97,7 @@ function impl.account.ensure(sys, a)
       R.run(sys, "user.account", argv)
       R.accounts_forget(sys)
       sys:note((sys.dry and "would create user " or "created user ") .. name)
+      if a.password then ensure_password(sys, a, true) end
       return "changed"
    end
    local argv, what = account_argv(sys, "usermod", name), {}
@@ -82,7 +118,8 @@ function impl.account.ensure(sys, a)
    if #missing > 0 then
       what[#what + 1] = (sys.dry and "would add to " or "added to ") .. table.concat(missing, ",")
    end
-   if #what == 0 then return "ok" end
+   local pw_changed = a.password ~= nil and ensure_password(sys, a, false)
+   if #what == 0 then return pw_changed and "changed" or "ok" end
    if #argv > (freebsd and 3 or 1) then
       if not freebsd then add(argv, name) end
       R.run(sys, "user.account", argv)
@@ -129,13 +166,19 @@ local schema = {
       if not err and v:find("[:\n]") then err = what .. ' must not contain ":" or a newline' end
       return err, v
    end,
+   -- A password is a secret: never plain text in the site.
+   password = function(v, what)
+      if core.is_secret(v) then return nil, v end
+      return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
+                 .. 'password is never written in the site', what, args.got(v))
+   end,
 }
 
 local function account_leaf(name, o)
    local desc = "user " .. name .. " exists"
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
-               groups = o.groups, comment = o.comment }
+               groups = o.groups, comment = o.comment, password = o.password }
    return core.leaf(desc, nil, impl.account, a, { "user", name, o.uid or false })
 end
 
@@ -144,7 +187,7 @@ local function absent_leaf(name)
                     { "user.absent", name, false })
 end
 
---[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment= }])
+--[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password= }])
   UnixLike, revertable: its revert is user.absent(name).
   Claims: user name = uid (or no id when uid is not given), so that the
   pre-pass finds one name with two uids or one uid with two names (P010).
@@ -156,8 +199,13 @@ end
   usermod for what differs: -u, -g, -s, -d (the home is not moved), -c,
   and -a -G for the groups it is not in yet (other memberships are kept).
   Nothing differs: ok.  FreeBSD: pw useradd/usermod.
+  password is a secret (secret "name"; plain text is refused): its hash
+  in /etc/shadow is checked with crypt(3) under the stored salt (through
+  perl, the value on standard input) and set with chpasswd when it
+  differs; it never appears in a command line or the output.  Linux only.
   Example:
     user.account("alice", { uid = 1001, shell = "/bin/bash", groups = { "adm", "sudo" } })
+    user.account("deploy", { password = secret "deploy_password" })
 ]]
 function user.account(name, opts)
    local desc = "user " .. (type(name) == "string" and name or "?") .. " exists"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# user.account { password = secret "..." } for real, in a chroot container
+# (its own /etc/shadow): the password from the site's store (a real gpg,
+# keys in a scratch GNUPGHOME) is set with chpasswd, a second run compares
+# it with crypt(3) and changes nothing, a new value in the store changes it
+# again, and the value is in no output and no command line.  A plain string
+# as a password is refused by the pre-pass.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+VALUE='Zr9-pw q:x$1'
+export GNUPGHOME="$TMP/gnupg"
+mkdir -m 700 "$GNUPGHOME"
+on_exit 'GNUPGHOME="$TMP/gnupg" gpgconf --kill all'
+gpg --batch --quiet --passphrase '' --quick-gen-key 'Prop Password Test <pw@example.invalid>' \
+  ed25519 cert,sign 2>/dev/null
+FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
+gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
+
+rootfs_cache
+T="$TMP/trees"
+cat >"$TMP/site.lua" <<EOF
+local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  user.account("deploy", { shell = "/bin/bash", password = secret "deploy_password" }),
+})
+host "localhost" { os.debian("$SUITE", "$ARCH"), chroot.provisioned(web) }
+EOF
+"$PROP" secret recipients "$TMP/site.lua" add "$FPR" >/dev/null 2>&1
+printf %s "$VALUE" | "$PROP" secret set "$TMP/site.lua" deploy_password >/dev/null 2>&1
+
+# crypt(3) of the value under the salt of the shadow entry, in the tree.
+matches() { # VALUE
+  local h
+  h="$(awk -F: '$1 == "deploy" { print $2 }' "$T/web/etc/shadow")"
+  [[ "$h" == \$* ]] || return 1
+  [[ "$(printf %s "$1" | chroot "$T/web" perl -e 'local $/; my $p = <STDIN>; print crypt($p, $ARGV[0])' "$h")" == "$h" ]]
+}
+
+prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "password: exit" "$rc" 0
+same "password: the account was made" "$(host_count "$TMP/r1.out" localhost/web changed)" 1
+check "password: set, and it is the store's value" matches "$VALUE"
+check "password: said so" grep -q 'set the password of deploy' "$TMP/r1.out"
+check "password: not in the output" bash -c "! grep -qF -- '$VALUE' '$TMP/r1.out'"
+
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "password again: exit" "$rc" 0
+same "password again: no change" "$(host_count "$TMP/r2.out" localhost/web changed)" 0
+
+printf %s "other-$VALUE" | "$PROP" secret set "$TMP/site.lua" deploy_password >/dev/null 2>&1
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "new password: changed" "$(host_count "$TMP/r3.out" localhost/web changed)" 1
+check "new password: the new value" matches "other-$VALUE"
+if matches "$VALUE"; then fail "new password: the old one no longer" "it still matches"; else pass; fi
+
+# A password in plain text: refused before anything runs.
+cat >"$TMP/plain.lua" <<EOF
+host "localhost" { os.debian("$SUITE", "$ARCH"), user.account("deploy", { password = "hunter2" }) }
+EOF
+run_prop "$TMP/p.out" lint "$TMP/plain.lua"
+same "plain password: lint exit" "$rc" 2
+check "plain password: P012 at its line" grep -q 'plain.lua:1: error\[P012\].*password must be a secret' "$TMP/p.out"
+
+finish
