@@ -128,11 +128,16 @@ function chroot.provisioned(c)
    local h, err = container_of(c, "chroot.provisioned")
    if not h then return core.invalid("chroot provisioned", err) end
    local path = C.get(h, "path")
-   local claims = { "file.owned", path, false, "file.owned", path .. ".prop-new", false }
+   -- The value names the container: two containers in one tree are P007.
+   local owner = "chroot " .. h.short_name
+   local claims = { "file.owned", path, owner, "file.owned", path .. ".prop-new", owner }
    local a = { path = path, container = h }
-   local up = core.leaf("chroot " .. path .. " provisioned", "DebianLike", impl.provisioned, a,
-                        claims, { container = h })
-   local down = core.leaf("chroot " .. path .. " removed", "DebianLike", impl.removed, a, claims,
+   -- Named by its path; by its name too when that is not the path's end.
+   local what = "chroot " .. path
+   if path:match("[^/]+$") ~= h.short_name then what = "chroot " .. h.short_name .. " (" .. path .. ")" end
+   local up = core.leaf(what .. " provisioned", "DebianLike", impl.provisioned, a, claims,
+                        { container = h })
+   local down = core.leaf(what .. " removed", "DebianLike", impl.removed, a, claims,
                           { container = h, detaches = true })
    return core.pair(up, down)
 end
