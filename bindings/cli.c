@@ -145,6 +145,7 @@ record_eval_error(lprop_ctx *ctx)
     prop_frame frames[9];
     prop_origin o = {frames, 0};
     char *copy, *line, *save = NULL, *text = NULL;
+    char code[5] = "P000";
     int first = 1;
 
     if (msg == NULL)
@@ -179,7 +180,13 @@ record_eval_error(lprop_ctx *ctx)
             o.nframes++;
         }
     }
-    prop_site_report(ctx->site, "P000", PROP_SEV_ERROR, &o, text ? text : msg);
+    /* "[P012] ..." names the code of a refusal raised while evaluating. */
+    if (text && text[0] == '[' && text[1] == 'P' && strspn(text + 2, "0123456789") == 3 &&
+        text[5] == ']' && text[6] == ' ') {
+        memcpy(code, text + 1, 4);
+        text += 7;
+    }
+    prop_site_report(ctx->site, code, PROP_SEV_ERROR, &o, text ? text : msg);
     free(copy);
 }
 

@@ -293,4 +293,7 @@ void lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf
 /* Call require(name) in the state and leave the module on the stack. */
 int lprop_require(lua_State *L, const char *name);
 
+/* site.file(rel): a regular file beside the site, read at evaluation time. */
+int lprop_site_file(lua_State *L);
+
 #endif /* LPROP_H */

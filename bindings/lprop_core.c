@@ -1452,6 +1452,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"hosts", l_hosts},
                                       {"find_host", l_find_host},
                                       {"container", l_container},
+                                      {"site_file", lprop_site_file},
                                       {NULL, NULL}};
 
 int

@@ -1189,6 +1189,101 @@ push_bytes(lua_State *L)
     return 1;
 }
 
+/*
+ * core.site_file(rel) (site.file in a site): the bytes of a regular file
+ * below the site's directory, read while the site is evaluated, so that a
+ * site keeps its configuration files and templates beside it.  rel is
+ * relative to the site's directory; neither it nor a symbolic link in it
+ * may lead outside that directory, and only a regular file is read (never
+ * a FIFO or a device).  The memory limit covers what is read.  Refusals
+ * are P012 (a bad path) at the caller's line; a file that cannot be read
+ * is an evaluation error there.  Returns the bytes, and the file's name
+ * as messages show it (the site's directory as given, then rel).
+ */
+int
+lprop_site_file(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    const char *rel, *p, *why;
+    size_t rlen, dlen, len = 0, size = 0;
+    char *real, *text;
+    void *ud;
+    lua_Alloc alloc;
+
+    if (lua_type(L, 1) != LUA_TSTRING)
+        return lprop_error(L,
+                           "[P012] site.file: the path must be a string such as "
+                           "\"files/nginx.conf\", got %s",
+                           luaL_typename(L, 1));
+    rel = lua_tolstring(L, 1, &rlen);
+    if (rlen == 0 || rel[0] == '/' || strlen(rel) != rlen)
+        return lprop_error(L,
+                           "[P012] site.file: \"%s\" must be a path relative to the site's "
+                           "directory, such as \"files/nginx.conf\"",
+                           rel);
+    for (p = rel; *p;) {
+        size_t seg = strcspn(p, "/");
+
+        if (seg == 2 && p[0] == '.' && p[1] == '.')
+            return lprop_error(L,
+                               "[P012] site.file: \"%s\" leads outside the site's directory "
+                               "(\"..\"); a site reads only files beside it",
+                               rel);
+        p += seg;
+        while (*p == '/')
+            p++;
+    }
+    if (strcmp(ctx->site_dir, ".") == 0)
+        lua_pushstring(L, rel);
+    else
+        lua_pushfstring(L, "%s/%s", ctx->site_dir, rel);
+    real = realpath(lua_tostring(L, -1), NULL);
+    if (real == NULL)
+        return lprop_error(L, "site.file: cannot read \"%s\" beside the site: %s", rel,
+                           strerror(errno));
+    dlen = ctx->site_real ? strlen(ctx->site_real) : 0;
+    if (dlen == 0 || strncmp(real, ctx->site_real, dlen) != 0 ||
+        (real[dlen] != '/' && strcmp(ctx->site_real, "/") != 0)) {
+        free(real);
+        return lprop_error(L,
+                           "[P012] site.file: \"%s\" resolves outside the site's directory "
+                           "(a symbolic link leads out of it); refused",
+                           rel);
+    }
+    lua_pushstring(L, real);
+    free(real);
+    text = read_file(L, lua_tostring(L, -1), &len, &size, &why);
+    if (text == NULL && why == NULL)
+        return lprop_error(L,
+                           "memory limit of %d MiB exceeded reading %s; raise it with "
+                           "--max-memory",
+                           (int)(ctx->limits.max_memory >> 20), rel);
+    if (text == NULL)
+        return lprop_error(L, "site.file: cannot read \"%s\": %s", rel, why);
+    alloc = lua_getallocf(L, &ud);
+    /* The bytes are copied into a Lua string; the block goes back at once
+     * (a failed copy raises, so the block is freed first). */
+    lua_settop(L, 1);
+    if (!lua_checkstack(L, 2)) {
+        alloc(ud, text, size, 0);
+        return lprop_error(L, "out of stack reading %s", rel);
+    }
+    {
+        bytes b = {text, len};
+        int status = lprop_cpcall(L, push_bytes, &b);
+
+        alloc(ud, text, size, 0);
+        if (status != LUA_OK)
+            return lua_error(L);
+    }
+    /* Second: the file as messages name it (as the site's name is). */
+    if (strcmp(ctx->site_dir, ".") == 0)
+        lua_pushvalue(L, 1);
+    else
+        lua_pushfstring(L, "%s/%s", ctx->site_dir, rel);
+    return 2;
+}
+
 int
 lprop_push_and_free(lua_State *L, char *p, size_t len)
 {
@@ -1512,12 +1607,21 @@ msgh(lua_State *L)
     luaL_buffinit(L, &b);
     lua_pushvalue(L, -2);
     luaL_addvalue(&b);
-    /* Skip the innermost user frame: the message names it already. */
+    /* Skip the innermost user frame when the message names it already
+     * (an error raised elsewhere, in a template say, names its own place). */
     for (level = 1; lua_getstack(L, level, &ar); level++) {
         if (!lua_getinfo(L, "Sl", &ar) || ar.source[0] != '@' || ar.currentline <= 0)
             continue;
-        if (added++ == 0)
-            continue;
+        if (added++ == 0) {
+            const char *msg = lua_tostring(L, -2);
+            size_t flen = strlen(ar.source + 1);
+            char num[24];
+            int nlen = snprintf(num, sizeof num, ":%d:", ar.currentline);
+
+            if (msg && strncmp(msg, ar.source + 1, flen) == 0 && nlen > 0 &&
+                strncmp(msg + flen, num, (size_t)nlen) == 0)
+                continue;
+        }
         lua_pushfstring(L, "\n%s:%d: note: called from here", ar.source + 1, ar.currentline);
         luaL_addvalue(&b);
         if (added > 8)

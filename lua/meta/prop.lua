@@ -325,6 +325,26 @@ site = {}
 ---@return prop.Host[]
 function site.hosts() end
 
+---The bytes of a regular file beside the site (path relative to the
+---site's directory; never outside it), read at evaluation time.
+---@param path string "files/nginx.conf"
+---@return string
+function site.file(path) end
+
+---Templates: `template(path, vars)` renders a file beside the site,
+---`template.text(text, vars)` a string.  {{ name }}, {{ a.b | default("x") }},
+---{{ list | join(", ") }}, {% if %}/{% elif %}/{% else %}/{% endif %},
+---{% for x in list %}/{% endfor %}, {# comment #}.  An undefined name is an
+---error at the template's line and the caller's.
+---@overload fun(path: string, vars?: table): string
+template = {}
+
+---Render a template given as a string.
+---@param text string
+---@param vars? table
+---@return string
+function template.text(text, vars) end
+
 ---Info: the host's IPv4 address.  `shared = true` on every host that
 ---holds it for an address held on purpose by several (floating, anycast).
 ---@param address string "192.0.2.10"

@@ -56,7 +56,32 @@ for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os"
 end
 env.property = core.entry(require("prop.property").property)
 env.secret = core.secret
-env.site = { hosts = core.hosts, host = core.find_host }
+env.site = {
+   hosts = core.hosts, host = core.find_host,
+   file = function(path) return (core.site_file(path)) end,
+}
+
+-- template(path, vars) renders a file beside the site; template.text(text,
+-- vars) a string (see prop.template).
+local tmpl = require "prop.template"
+env.template = setmetatable({
+   text = function(text, vars) return tmpl.render(text, vars, "template") end,
+}, {
+   __call = function(_, path, vars)
+      if type(path) ~= "string" then
+         error(string.format('template: the path must be a string such as "templates/vhost.conf", got %s',
+                             type(path)), 2)
+      end
+      local text, shown = core.site_file(path)
+      return tmpl.render(text, vars, shown)
+   end,
+   __index = function(_, k)
+      error(string.format('template has no field "%s": template(path, vars) or template.text(text, vars)',
+                          tostring(k)), 2)
+   end,
+   __newindex = function() error("template is read-only", 2) end,
+   __metatable = false,
+})
 
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {

@@ -118,8 +118,8 @@ int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
  * operation fails with "could not enter" and what the parent's command
  * said.  Its lock is the parent's.  name names it in messages.
  */
-int prop_transport_container(prop_transport **out, prop_transport *parent,
-                             const char *const *enter, const char *name);
+int prop_transport_container(prop_transport **out, prop_transport *parent, const char *const *enter,
+                             const char *name);
 /*
  * The containers prop knows, as prop_transport_container():
  *   chroot: the tree dir (absolute) on the parent, entered in a mount and
