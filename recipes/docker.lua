@@ -258,9 +258,14 @@ local function docker_ready(sys, what)
    sys.cache["docker.ready"] = true
 end
 
-local function image_present(sys, what, name)
+-- The id of the image name, or nil when docker has none.
+local function image_id(sys, what, name)
    local r = R.query(sys, what, { "docker", "image", "inspect", "--format", "{{.Id}}", name })
-   return r.code == 0
+   return r.code == 0 and r.stdout:match("%S+") or nil
+end
+
+local function image_present(sys, what, name)
+   return image_id(sys, what, name) ~= nil
 end
 
 -- The image is there: pulled, or made from the rootfs cache.  Returns
@@ -285,18 +290,18 @@ local function ensure_image(sys, what, a)
    return true
 end
 
--- { running = bool, params = label, image = label, id = image id } or nil.
+-- { running = bool, params = label, image = label } or nil.
 local function inspect(sys, what, name)
    local r = R.query(sys, what, {
       "docker", "container", "inspect", "--format",
       '{{.State.Running}}|{{index .Config.Labels "prop.params"}}|'
-         .. '{{index .Config.Labels "prop.image"}}|{{.Image}}', name })
+         .. '{{index .Config.Labels "prop.image"}}', name })
    if r.code ~= 0 then
       if (r.stderr .. r.stdout):find("[Nn]o such") then return nil end
       R.command_failed(what, { "docker", "container", "inspect", name }, r)
    end
-   local running, params, image, id = r.stdout:match("^(%a+)|([^|\n]*)|([^|\n]*)|([^|\n]*)")
-   return { running = running == "true", params = params, image = image, id = id }
+   local running, params, image = r.stdout:match("^(%a+)|([^|\n]*)|([^|\n]*)")
+   return { running = running == "true", params = params, image = image }
 end
 
 local function run_argv(a, image)
@@ -322,7 +327,7 @@ end
 -- to a tarball, imported as NAME:prop-state (with the image's
 -- environment and working directory, not the old container's), and run
 -- from that.
-local function remake_keeping_state(sys, what, a, old)
+local function remake_keeping_state(sys, what, a)
    local state = a.name .. ":prop-state"
    local saved = a.state_file
    local r = R.query(sys, what, {
@@ -337,6 +342,8 @@ local function remake_keeping_state(sys, what, a, old)
       end
       if wd and wd ~= "" then changes[#changes + 1] = "WORKDIR " .. wd end
    end
+   -- The state image of an earlier remake: unused once this one is made.
+   local before = image_id(sys, what, state)
    R.run(sys, what, { "mkdir", "-p", "-m", "0700", "--", a.state_dir })
    R.run(sys, what, { "docker", "export", "-o", saved, a.name })
    R.run(sys, what, { "docker", "rm", "-f", a.name })
@@ -348,12 +355,8 @@ local function remake_keeping_state(sys, what, a, old)
    sys:run({ "rm", "-f", "--", saved }, R.any)
    if not ok then error(err, 0) end
    R.run(sys, what, run_argv(a, state))
-   -- The state image of an earlier remake, now used by nothing.
-   if old.id and old.id ~= "" then
-      local cur = R.query(sys, what, { "docker", "image", "inspect", "--format", "{{.Id}}", state })
-      if cur.code == 0 and not cur.stdout:find(old.id, 1, true) then
-         sys:query({ "docker", "image", "rm", old.id })
-      end
+   if before and before ~= image_id(sys, what, state) then
+      sys:query({ "docker", "image", "rm", before })
    end
    sys:note(fmt("%s %s with new parameters, its files kept (through the image %s)",
                 sys.dry and "would make again" or "made again", a.name, state))
@@ -369,6 +372,11 @@ function impl.running.ensure(sys, a)
       sys:note((sys.dry and "would start " or "started ") .. a.name .. " from " .. a.image)
       return "changed"
    end
+   if cur.image == "" or cur.image == "<no value>" then
+      R.fail("%s: a container of that name exists that prop did not make (it has no prop.image "
+             .. "label): prop does not replace it; remove it (docker rm -f %s) or choose another "
+             .. "name", what, a.name)
+   end
    if cur.image ~= a.image then
       -- Another image: the container is made anew from it.
       R.run(sys, what, { "docker", "rm", "-f", a.name })
@@ -379,7 +387,7 @@ function impl.running.ensure(sys, a)
       return "changed"
    end
    if cur.params ~= a.digest then
-      remake_keeping_state(sys, what, a, cur)
+      remake_keeping_state(sys, what, a)
       return "changed"
    end
    if not cur.running then
