@@ -83,7 +83,7 @@ same "its first process is sleep under docker-init" \
 same "the file is in the container" "$(docker exec "$CTR" cat /etc/motd)" "inside"
 check "the account is in the container" docker exec "$CTR" grep -q '^webapp:' /etc/passwd
 check "not on this machine" bash -c "! grep -q '^webapp:' /etc/passwd"
-check "nginx is installed in the container" docker exec "$CTR" dpkg-query -W nginx >/dev/null
+check "nginx is installed in the container" bash -c "docker exec $CTR dpkg-query -W nginx >/dev/null"
 same "sys.container is docker inside" "$(docker exec "$CTR" cat /etc/prop-container)" "docker"
 check "the image has no policy-rc.d" bash -c "! docker exec $CTR test -e /usr/sbin/policy-rc.d"
 same "nginx answers on the published loopback port" "$(fetch)" "served by prop-test"
