@@ -6,7 +6,8 @@
 # sys.container inside; a second run changes nothing; a stopped container
 # is started; a new parameter makes it again with its files kept; revert
 # removes it and keeps the image; dockerd unreachable is said in those
-# words; bad arguments are P012 at their lines.  Every image and container
+# words; an image named by a string is used as docker has it; bad
+# arguments are P012 at their lines.  Every image and container
 # is named prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -157,6 +158,24 @@ same "foreign container: exit" "$rc" 1
 check "foreign container: says why" grep -q "prop did not make" "$TMP/o.out"
 same "foreign container: left alone" "$(docker inspect --format '{{index .Config.Labels "prop.image"}}' "$CTR")" ""
 docker rm -f "$CTR" >/dev/null
+
+# ---- an image named by a string, which docker already has: nothing pulled ----
+TAG="prop-test-named-$$"
+CTR2="prop-test-named-$$"
+on_exit "docker image rm -f $TAG"
+on_exit "docker rm -f $CTR2"
+docker tag "$IMG" "$TAG"
+cat >"$TMP/named.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  docker.running(docker.container("$CTR2", "$TAG", { file.has_content("/etc/motd", "named\\n") })),
+}
+EOF
+prop_run "$TMP/n.out" "$TMP/named.lua"
+same "named image: exit" "$rc" 0
+check "named image: not pulled" bash -c "! grep -q 'pulled' '$TMP/n.out'"
+same "named image: provisioned (its OS found inside)" "$(docker exec "$CTR2" cat /etc/motd)" "named"
+docker rm -f "$CTR2" >/dev/null
 
 # ---- bad arguments --------------------------------------------------------------------------
 cat >"$TMP/bad.lua" <<EOF
