@@ -329,7 +329,6 @@ end
 -- from that.
 local function remake_keeping_state(sys, what, a)
    local state = a.name .. ":prop-state"
-   local saved = a.state_file
    local r = R.query(sys, what, {
       "docker", "image", "inspect", "--format",
       "{{range .Config.Env}}{{println .}}{{end}}|{{.Config.WorkingDir}}", a.image })
@@ -344,19 +343,28 @@ local function remake_keeping_state(sys, what, a)
    end
    -- The state image of an earlier remake: unused once this one is made.
    local before = image_id(sys, what, state)
-   R.run(sys, what, { "mkdir", "-p", "-m", "0700", "--", a.state_dir })
-   R.run(sys, what, { "docker", "export", "-o", saved, a.name })
-   R.run(sys, what, { "docker", "rm", "-f", a.name })
+   -- The export is as large as the container's files: under /var/tmp,
+   -- in a directory of its own, removed once imported.
+   local dir = R.run(sys, what, { "mktemp", "-d", "/var/tmp/prop-docker-state.XXXXXX" }).stdout
+   dir = dir:match("^(/%S+)") or "/var/tmp/prop-docker-state.XXXXXX"
+   local saved = dir .. "/" .. a.name .. ".tar"
+   local ok, err = pcall(R.run, sys, what, { "docker", "export", "-o", saved, a.name })
+   if not ok then
+      sys:run({ "rm", "-rf", "--", dir }, R.any)
+      error(err, 0)
+   end
+   -- Imported before the old container is removed: a failure leaves it.
    local argv = { "docker", "import" }
    for _, c in ipairs(changes) do argv[#argv + 1] = "--change"; argv[#argv + 1] = c end
    argv[#argv + 1] = saved
    argv[#argv + 1] = state
-   local ok, err = pcall(R.run, sys, what, argv)
-   sys:run({ "rm", "-f", "--", saved }, R.any)
+   ok, err = pcall(R.run, sys, what, argv)
+   sys:run({ "rm", "-rf", "--", dir }, R.any)
    if not ok then error(err, 0) end
+   R.run(sys, what, { "docker", "rm", "-f", a.name })
    R.run(sys, what, run_argv(a, state))
    if before and before ~= image_id(sys, what, state) then
-      sys:query({ "docker", "image", "rm", before })
+      sys:run({ "docker", "image", "rm", before }, R.any)
    end
    sys:note(fmt("%s %s with new parameters, its files kept (through the image %s)",
                 sys.dry and "would make again" or "made again", a.name, state))
@@ -380,7 +388,7 @@ function impl.running.ensure(sys, a)
    if cur.image ~= a.image then
       -- Another image: the container is made anew from it.
       R.run(sys, what, { "docker", "rm", "-f", a.name })
-      sys:query({ "docker", "image", "rm", a.name .. ":prop-state" })
+      sys:run({ "docker", "image", "rm", a.name .. ":prop-state" }, R.any)
       R.run(sys, what, run_argv(a, a.image))
       sys:note(fmt("%s %s from %s (it ran %s)", sys.dry and "would make again" or "made again",
                    a.name, a.image, cur.image ~= "" and cur.image or "another image"))
@@ -476,22 +484,20 @@ function docker.running(c)
       C.get(h, "arch"), C.get(h, "mirror") or "-", C.get(h, "cache") or "-" }, " ")
    local params = concat({ "image=" .. image, "p=" .. concat(publish, ","),
                            "v=" .. concat(volume, ","), "e=" .. concat(env, "\0") }, "\n")
+   -- The tree an image is made from the first time: beside the rootfs
+   -- cache it fills, removed once the tarball is kept.
    local safe = image:gsub("[/:]", "_")
-   local state_dir = "/var/lib/prop/docker"
    local a = {
       name = name, image = image, pull = C.get(h, "image.pull") ~= nil, container = h,
       publish = publish, volume = volume, env = env, digest = digest(params),
-      build_tree = state_dir .. "/image-" .. safe, state_dir = state_dir,
-      state_file = state_dir .. "/" .. name .. ".state.tar",
+      build_tree = (C.get(h, "cache") or C.default_cache) .. "/docker-" .. safe,
    }
    local owner = "docker container " .. name
    local claims = {
       "file.owned", "docker:container/" .. name, owner,
-      "file.owned", a.state_file, owner,
       "file.content", "docker:image/" .. image, spec,
    }
    if not a.pull then
-      -- The tree an image is made from the first time (removed once made).
       for _, w in ipairs { "file.directory", a.build_tree, false,
                            "file.directory", a.build_tree .. ".prop-new", false } do
          claims[#claims + 1] = w

@@ -4,11 +4,12 @@
 # inside through docker exec (a file, an account, nginx from apt through
 # docker's bridge, started and reachable on its published loopback port),
 # sys.container inside; a second run changes nothing; a stopped container
-# is started; a new parameter makes it again with its files kept; revert
-# removes it and keeps the image; dockerd unreachable is said in those
-# words; an image named by a string is used as docker has it; bad
-# arguments are P012 at their lines.  Every image and container
-# is named prop-test-* and removed on exit.
+# is started; a new parameter makes it again with its files kept, another
+# image makes it anew; revert removes it and keeps the image; dockerd
+# unreachable is said in those words; a container prop did not make is
+# left alone; an image named by a string is used as docker has it; bad
+# arguments are P012 at their lines.  Every image and container is named
+# prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -133,6 +134,28 @@ same "env removed: the variable is gone" "$(docker exec "$CTR" sh -c 'echo ${PRO
 same "env removed: the file is still kept" "$(docker exec "$CTR" cat /root/kept)" "made by hand"
 same "env removed: one state image, no leftover" \
   "$(docker images -q --filter "reference=$CTR" | wc -l)" 1
+
+check "env removed: no export left in /var/tmp" bash -c "! ls -d /var/tmp/prop-docker-state.* 2>/dev/null | grep -q ."
+
+# ---- another image: made anew from it, its files not kept -------------------------
+OTHER="prop-test-other-$$"
+on_exit "docker image rm -f $OTHER"
+docker tag "$IMG" "$OTHER"
+cat >"$TMP/other.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  docker.running(docker.container("$CTR", "$OTHER", { file.has_content("/etc/motd", "other\\n") })),
+}
+EOF
+prop_run "$TMP/i.out" "$TMP/other.lua"
+same "other image: exit" "$rc" 0
+check "other image: made anew" grep -q "made again $CTR from $OTHER" "$TMP/i.out"
+check "other image: the files of the old one are gone" bash -c "! docker exec $CTR test -e /root/kept"
+check "other image: the old state image is gone" bash -c "! docker image inspect $CTR:prop-state >/dev/null 2>&1"
+same "other image: provisioned" "$(docker exec "$CTR" cat /etc/motd)" "other"
+prop_run "$TMP/r7.out" "$TMP/site.lua"
+same "back to the site's image: exit" "$rc" 0
+same "back to the site's image: reachable" "$(fetch)" "served by prop-test"
 
 # ---- dockerd unreachable ----------------------------------------------------------------
 DOCKER_HOST="unix://$TMP/no-dockerd.sock" prop_run "$TMP/d.out" "$TMP/site.lua"
