@@ -374,7 +374,7 @@ static const explanation table[] = {
      "  site.lua:5: error[P014]: port 80 is published on host \"box\" by container \"web\" "
      "but \"apache installed\" uses it on the host: the host cannot pass it to the container "
      "and listen on it too\n"
-     "      5 |     docker.running(web),\n"
+     "      5 |   docker.running(web),\n"
      "  site.lua:4: note: \"apache installed\" takes port 80 here\n"
      "\n"
      "Fix: publish the container on another port (docker.publish(8080, 80)),\n"
