@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Docker containers for real, with this machine's dockerd and no registry:
 # an image imported from the cached bookworm tree, a container provisioned
-# inside through docker exec (a file, an account, nginx from apt through
+# inside through docker exec (a file, an account, a volume, nginx from apt through
 # docker's bridge, started and reachable on its published loopback port),
 # sys.container inside; a second run changes nothing; a stopped container
 # is started; a new parameter makes it again with its files kept, another
@@ -24,6 +24,7 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 rootfs_cache
+mkdir -p "$TMP/vol"
 IMG="prop-test-img-$$"
 CTR="prop-test-web-$$"
 on_exit "docker image rm -f $IMG"
@@ -51,6 +52,8 @@ local web = docker.container("$CTR", base, {
   },
   docker.publish($PORT, 80, { address = "127.0.0.1" }),
   docker.env("PROP_TEST_ONE", "1"),
+  docker.volume("$TMP/vol", "/srv/vol"),
+  file.has_content("/srv/vol/from-inside", "written inside\\n"),
   $1
 })
 host "localhost" {
@@ -76,7 +79,7 @@ PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: the parent's property changed" "$(host_count "$TMP/r1.out" localhost changed)" 1
 same "first run: the container's" \
-  "$(host_count "$TMP/r1.out" "localhost/$CTR" changed)/$(host_count "$TMP/r1.out" "localhost/$CTR" failed)" "6/0"
+  "$(host_count "$TMP/r1.out" "localhost/$CTR" changed)/$(host_count "$TMP/r1.out" "localhost/$CTR" failed)" "7/0"
 check "the image was imported from the cache" grep -q "imported .*minbase.* as $IMG" "$TMP/r1.out"
 check "the image exists" has_image "$IMG"
 same "the container runs" "$(docker inspect --format '{{.State.Running}}' "$CTR")" true
@@ -91,6 +94,7 @@ check "the image has no policy-rc.d" bash -c "! docker exec $CTR test -e /usr/sb
 same "nginx answers on the published loopback port" "$(fetch)" "served by prop-test"
 same "the port is published on loopback only" "$(docker port "$CTR" 80/tcp)" "127.0.0.1:$PORT"
 same "the environment is set" "$(docker exec "$CTR" sh -c 'echo $PROP_TEST_ONE')" 1
+same "the volume is this machine's directory" "$(cat "$TMP/vol/from-inside" 2>&1)" "written inside"
 
 # ---- a second run changes nothing -----------------------------------------------
 prop_run "$TMP/r2.out" "$TMP/site.lua"
