@@ -6,6 +6,7 @@
 --   prop show examples/containers.lua build.example.com
 --   prop run  examples/containers.lua build.example.com        (as root, there)
 --   prop run  examples/containers.lua build.example.com/sid    (one container)
+--   prop run  examples/containers.lua app.example.com          (Docker containers)
 
 -- A build chroot for each suite: the first is debootstrapped, the next
 -- ones are unpacked from the tarball the first one left in the cache.
@@ -27,4 +28,31 @@ host "build.example.com" {
   chroot.provisioned(build_root "sid"),
   -- A tree that is no longer wanted: revert removes it.
   revert(chroot.provisioned(build_root "bullseye")),
+}
+
+-- Docker containers, from an image made of the same cached tree (no
+-- registry).  Each is a machine of its own: nginx really runs inside and
+-- is reached on the port it publishes on the host.  Changing a parameter
+-- (a new docker.env) makes the container again with its files kept.
+local base = docker.image("app-base", os.debian("bookworm", "amd64"))
+
+local function site(name, port, content)
+  return docker.container(name, base, {
+    apt.installed { "nginx" },
+    file.has_content("/var/www/html/index.html", content),
+    service.running "nginx",
+    docker.publish(port, 80),
+    docker.volume("/srv/" .. name .. "/logs", "/var/log/nginx"),
+    docker.env("SITE_NAME", name),
+  })
+end
+
+host "app.example.com" {
+  os.debian("bookworm", "amd64"),
+  ipv4 "192.0.2.20",
+  apt.installed { "docker.io" },
+  docker.running(site("shop", 8081, "the shop\n")),
+  docker.running(site("blog", 8082, "the blog\n")),
+  -- A container that is no longer wanted: revert removes it (the image stays).
+  revert(docker.running(site("old", 8083, "retired\n"))),
 }

@@ -86,7 +86,7 @@ env.template = setmetatable({
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
-   "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot",
+   "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
