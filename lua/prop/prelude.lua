@@ -61,7 +61,7 @@ env.site = { hosts = core.hosts, host = core.find_host }
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
-   "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot",
+   "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "systemd", "jail",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
