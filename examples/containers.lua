@@ -6,6 +6,7 @@
 --   prop show examples/containers.lua build.example.com
 --   prop run  examples/containers.lua build.example.com        (as root, there)
 --   prop run  examples/containers.lua build.example.com/sid    (one container)
+--   prop run  examples/containers.lua apps.example.com         (a systemd host)
 
 -- A build chroot for each suite: the first is debootstrapped, the next
 -- ones are unpacked from the tarball the first one left in the cache.
@@ -27,4 +28,20 @@ host "build.example.com" {
   chroot.provisioned(build_root "sid"),
   -- A tree that is no longer wanted: revert removes it.
   revert(chroot.provisioned(build_root "bullseye")),
+}
+
+-- A web server in a systemd-nspawn machine: it boots its own systemd, its
+-- port 80 is the host's 8080, and the host's /srv/www is its document
+-- root, read-only.  Its nginx is started inside it by service.running.
+local web = systemd.container("web", os.debian("bookworm", "amd64"), {
+  apt.installed { "nginx" },
+  service.running "nginx",
+  systemd.publish(8080, 80),
+  systemd.bind("/srv/www", "/var/www/html", { readonly = true }),
+})
+
+host "apps.example.com" {
+  os.debian("bookworm", "amd64"),
+  apt.installed { "systemd-container" },
+  systemd.nspawned(web),
 }

@@ -155,7 +155,7 @@ function impl.nspawned.ensure(sys, a)
                 .. "without running it)", unit_of(a.name))
       end
       sys:note("systemd is not running on this host: " .. unit_of(a.name)
-               .. " is not started (start = false); the tree is provisioned in command mode")
+               .. " is not started (start = false)")
       return changed and "changed" or "ok"
    end
    local unit = unit_of(a.name)
