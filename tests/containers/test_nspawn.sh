@@ -198,6 +198,24 @@ run_prop "$TMP/def.out" show "$TMP/default.lua" localhost
 check "default tree: /var/lib/machines/NAME" grep -q "claims file.owned /var/lib/machines/$NAME " "$TMP/def.out"
 check "default tree: no drop-in" bash -c "! grep -q 'service.d' '$TMP/def.out'"
 
+# ---- dry run of a new machine: nothing is made ---------------------------------
+NAME3="prop-test-nspawn3-$$"
+on_exit "rm -f /etc/systemd/nspawn/$NAME3.nspawn; rm -rf /etc/systemd/system/systemd-nspawn@$NAME3.service.d"
+cat >"$TMP/dry.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  systemd.nspawned(systemd.container("$NAME3", os.debian("$SUITE", "$ARCH"),
+                                     { file.has_content("/etc/x", "x") },
+                                     { path = "$T/dry", tarball = "$ROOTFS" }), { start = false }),
+}
+EOF
+prop_run "$TMP/d.out" "$TMP/dry.lua" --dry-run
+same "dry run: exit" "$rc" 0
+check "dry run: the .nspawn file would be written" grep -q "would write /etc/systemd/nspawn/$NAME3.nspawn" "$TMP/d.out"
+check "dry run: the machine would be made" grep -q '"not_made":true' "$TMP/d.out"
+check "dry run: nothing was made" test ! -e "$T/dry" -a ! -e "$T/dry.prop-new" \
+  -a ! -e "/etc/systemd/nspawn/$NAME3.nspawn" -a ! -e "/etc/systemd/system/systemd-nspawn@$NAME3.service.d"
+
 # ---- revert removes the machine -------------------------------------------------
 write_site "" "inside"
 sed -i 's/^  systemd.nspawned(web)/  revert(systemd.nspawned(web))/' "$TMP/site.lua"
