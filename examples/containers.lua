@@ -7,6 +7,7 @@
 --   prop run  examples/containers.lua build.example.com        (as root, there)
 --   prop run  examples/containers.lua build.example.com/sid    (one container)
 --   prop run  examples/containers.lua app.example.com          (Docker containers)
+--   prop run  examples/containers.lua apps.example.com         (a systemd host)
 
 -- A build chroot for each suite: the first is debootstrapped, the next
 -- ones are unpacked from the tarball the first one left in the cache.
@@ -55,4 +56,20 @@ host "app.example.com" {
   docker.running(site("blog", 8082, "the blog\n")),
   -- A container that is no longer wanted: revert removes it (the image stays).
   revert(docker.running(site("old", 8083, "retired\n"))),
+}
+
+-- A web server in a systemd-nspawn machine: it boots its own systemd, its
+-- port 80 is the host's 8080, and the host's /srv/www is its document
+-- root, read-only.  Its nginx is started inside it by service.running.
+local web = systemd.container("web", os.debian("bookworm", "amd64"), {
+  apt.installed { "nginx" },
+  service.running "nginx",
+  systemd.publish(8080, 80),
+  systemd.bind("/srv/www", "/var/www/html", { readonly = true }),
+})
+
+host "apps.example.com" {
+  os.debian("bookworm", "amd64"),
+  apt.installed { "systemd-container" },
+  systemd.nspawned(web),
 }

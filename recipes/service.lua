@@ -33,7 +33,7 @@ end
 -- something it depends on changed (on_change).
 function impl.restarted.ensure(sys, a)
    R.service_do(sys, a.name, "restart")
-   return R.in_chroot(sys) and "ok" or "changed"
+   return R.no_daemons(sys) and "ok" or "changed"
 end
 
 -- SysV: the start links update-rc.d makes in /etc/rc2.d .. /etc/rc5.d.

@@ -370,15 +370,41 @@ prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *
 }
 
 /*
- * A systemd-nspawn machine: into the running machine's namespaces (its
- * leader, as machinectl knows it) when it runs, else a container of its
- * own for the command (systemd-nspawn --pipe in command mode).
+ * A systemd-nspawn machine: into the running machine's namespaces when it
+ * runs, else a container of its own for the command (systemd-nspawn
+ * --pipe in command mode).  The running machine's leader (its init) is
+ * the one machinectl knows; a machine booted without systemd-machined
+ * (systemd-nspawn --register=no, on a host whose init is not systemd) is
+ * found by its systemd-nspawn's command line (-D DIR), the first child of
+ * which is its init once /run/systemd/system exists in it (a shell in
+ * command mode never makes it).  Command
+ * mode needs no system bus: --register=no and --keep-unit (no scope unit
+ * asked of systemd); it ignores the machine's .nspawn file (--settings=no),
+ * whose Boot=, private network and binds are for the booted machine: the
+ * shell that provisions the tree shares the parent's network.
  */
 static const char nspawn_enter[] =
     "n=$1 d=$2; shift 2\n"
     "l=$(machinectl show \"$n\" -p Leader --value 2>/dev/null) || l=\n"
-    "if [ -n \"$l\" ] && [ \"$l\" != 0 ]; then exec nsenter -t \"$l\" -a -- \"$@\"; fi\n"
-    "exec systemd-nspawn -q --pipe --register=no -D \"$d\" -- \"$@\"\n";
+    "if [ -z \"$l\" ] || [ \"$l\" = 0 ]; then\n"
+    "  l=\n"
+    "  for p in /proc/[0-9]*; do\n"
+    "    c=; read -r c <\"$p/comm\" 2>/dev/null; [ \"$c\" = systemd-nspawn ] || continue\n"
+    "    tr '\\000' '\\n' <\"$p/cmdline\" 2>/dev/null | d=\"$d\" awk '\n"
+    "      x { if ($0 == ENVIRON[\"d\"]) f = 1; x = 0 }\n"
+    "      $0 == \"-D\" || $0 == \"--directory\" { x = 1 }\n"
+    "      $0 == \"-D\" ENVIRON[\"d\"] || $0 == \"--directory=\" ENVIRON[\"d\"] { f = 1 }\n"
+    "      END { exit !f }' || continue\n"
+    "    for c in $(cat \"$p\"/task/*/children 2>/dev/null); do\n"
+    "      [ -d \"/proc/$c/root/run/systemd/system\" ] && l=$c\n"
+    "      break\n"
+    "    done\n"
+    "    [ -n \"$l\" ] && break\n"
+    "  done\n"
+    "fi\n"
+    "if [ -n \"$l\" ]; then exec nsenter -t \"$l\" -a -- \"$@\"; fi\n"
+    "exec systemd-nspawn -q --pipe --register=no --keep-unit --settings=no -D \"$d\" -- "
+    "\"$@\"\n";
 
 int
 prop_transport_nspawn(prop_transport **out, prop_transport *parent, const char *machine,

@@ -451,12 +451,16 @@ end
 -- Services.
 
 -- "systemd" when systemd is the running init (/run/systemd/system, as
--- sd_booted(3) checks), "rc.d" on FreeBSD, else "sysv" (service(8) and
--- update-rc.d).
+-- sd_booted(3) checks), or in a systemd-nspawn machine whose tree has
+-- systemd (its init once booted: systemctl enable works on it offline);
+-- "rc.d" on FreeBSD, else "sysv" (service(8) and update-rc.d).
 function R.init_system(sys)
    local i = sys.cache["service.init"]
    if i then return i end
    if sys:exists("/run/systemd/system") then
+      i = "systemd"
+   elseif sys.container == "nspawn"
+      and (sys:exists("/lib/systemd/systemd") or sys:exists("/usr/lib/systemd/systemd")) then
       i = "systemd"
    elseif R.is_freebsd(sys) then
       i = "rc.d"
@@ -467,16 +471,39 @@ function R.init_system(sys)
    return i
 end
 
--- A chroot shares this machine's kernel, network and processes: no
--- daemon is ever started in one (a service "started" there would listen
--- on this machine's ports).  Its services are left stopped, with a note.
-local function in_chroot(sys)
+-- Where no daemon can run, why (else nil).  A chroot shares this
+-- machine's kernel, network and processes: no daemon is ever started in
+-- one (a service "started" there would listen on this machine's ports).
+-- A systemd-nspawn machine that is not booted is provisioned in command
+-- mode (systemd-nspawn --pipe, one shell and no init): a daemon started
+-- there would end with that shell.  Its services are left stopped, with
+-- a note; they start when the machine boots (if they are enabled).
+local function no_daemons(sys)
+   if sys.container == "chroot" then
+      return "no daemon runs in a chroot (it would share this machine's network and processes)"
+   end
+   if sys.container == "nspawn" then
+      local booted = sys.cache["service.booted"]
+      if booted == nil then
+         booted = sys:exists("/run/systemd/system")
+         sys.cache["service.booted"] = booted
+      end
+      if not booted then
+         return "the machine is not running (it is provisioned with systemd-nspawn in command "
+            .. "mode, where no daemon stays); an enabled service starts when it boots"
+      end
+   end
+   return nil
+end
+R.no_daemons = no_daemons
+
+-- True in a chroot (kept for recipes that ask only that).
+function R.in_chroot(sys)
    return sys.container == "chroot"
 end
-R.in_chroot = in_chroot
 
 function R.service_is_running(sys, name)
-   if in_chroot(sys) then return false end
+   if no_daemons(sys) then return false end
    local init = R.init_system(sys)
    local argv
    if init == "systemd" then
@@ -492,10 +519,10 @@ end
 
 -- action: "start", "stop", "restart".
 function R.service_do(sys, name, action)
-   if in_chroot(sys) then
+   local why = no_daemons(sys)
+   if why then
       if action ~= "stop" then
-         sys:note(fmt("service %s not %sed: no daemon runs in a chroot (it would share this "
-                      .. "machine's network and processes)", name, action))
+         sys:note(fmt("service %s not %sed: %s", name, action, why))
       end
       return
    end
@@ -512,7 +539,7 @@ function R.service_do(sys, name, action)
 end
 
 function R.ensure_running(sys, name)
-   if in_chroot(sys) then
+   if no_daemons(sys) then
       R.service_do(sys, name, "start")
       return false
    end
