@@ -84,13 +84,20 @@ done
 
 note() { echo "note: $*"; }
 
+suite=bookworm
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+case $arch in # Propellor's name for it
+amd64) parch=X86_64 ;; i386) parch=X86_32 ;; arm64) parch=ARM64 ;; armhf) parch=ARMHF ;;
+*) parch= ;;
+esac
+
 # ---- tools ---------------------------------------------------------------------
 has_propellor() { command -v ghc >/dev/null && ghc-pkg --simple-output list propellor 2>/dev/null | grep -q propellor; }
 # The chroot connection is in the community.general collection (Debian
 # package ansible), not in ansible-core.
 has_ansible_chroot() {
     command -v ansible-playbook >/dev/null &&
-        ansible-doc -t connection community.general.chroot >/dev/null 2>&1
+        ansible-doc -t connection -l 2>/dev/null | grep -q '^community\.general\.chroot '
 }
 if ((install)); then
     want=()
@@ -117,6 +124,10 @@ find_prop
 declare -A NA # tool -> why it is n/a
 ((propellor)) || NA[propellor]="not measured (--no-propellor)"
 ((ansible)) || NA[ansible]="not measured (--no-ansible)"
+if ((propellor)) && [[ -z $parch ]]; then
+    NA[propellor]="no Propellor architecture for $arch here"
+    propellor=0
+fi
 if ((propellor)) && ! has_propellor; then
     NA[propellor]="ghc or the propellor library is not installed (apt-get install ghc libghc-propellor-dev, or --install)"
     propellor=0
@@ -163,8 +174,6 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the tree's tarball, made once by prop (not timed) ---------------------------
-suite=bookworm
-arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 include=python3 # Ansible's modules run with the tree's python3
 rootfs=$cache/rootfs
 find_tarball() { tarball=$(ls "$rootfs"/debian-$suite-"$arch"-minbase-*.tar.gz 2>/dev/null | head -n 1 || true); }
@@ -365,7 +374,7 @@ hosts base tarball =
 	]
   where
 	box name = Chroot.bootstrapped (Chroot.ChrootTarball tarball) (base ++ "/" ++ name) \$ props
-		& osDebian (Stable "$suite") X86_64
+		& osDebian (Stable "$suite") $parch
 		& File.dirExists "/srv/bench"
 EOF
     for ((i = 1; i <= nfiles; i++)); do
