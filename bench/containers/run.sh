@@ -29,8 +29,9 @@
 #   (bench/out/containers).
 # --cache DIR: where the tarball of the tree is kept between runs
 #   (/var/tmp/prop-bench-cache); made once by prop, not timed.
-# --smoke: 2 files, one run, every tool, --install implied; checks only
-# that each tool ran and that prop's converged run changed nothing (CI).
+# --smoke: 2 files, one run, every tool, no three containers, --install
+# implied; checks only that each tool ran and that prop's converged run
+# changed nothing (CI).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -47,7 +48,7 @@ out="$root/bench/out/containers"
 cache=/var/tmp/prop-bench-cache
 
 usage() {
-    sed -n '/^#   bench/,/^# that each/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '/^#   bench/,/^# changed nothing/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 64
 }
 
@@ -74,7 +75,7 @@ while (($#)); do
     esac
 done
 if ((smoke)); then
-    nfiles=2 runs=1 install=1
+    nfiles=2 runs=1 install=1 three=0
 fi
 for v in "$nfiles" "$runs"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
