@@ -243,9 +243,10 @@ local is_keyword = {}
 for _, k in ipairs(keywords) do is_keyword[k] = true end
 
 local property_fields = { "desc", "targets", "revertable", "ports", "info", "origin", "kind",
-                          "type", "children", "claims", "reverted", "paired" }
+                          "type", "children", "claims", "reverted", "paired", "container" }
 local property_methods = { "requires", "before", "on_change", "fallback", "describe" }
-local host_fields = { "name", "os", "origin", "properties", "info" }
+local host_fields = { "name", "os", "origin", "properties", "info", "container", "short_name",
+                      "parent", "containers", "attached_by" }
 
 local function host_names()
    local names = {}
