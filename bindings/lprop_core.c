@@ -1415,6 +1415,14 @@ host_tostring(lua_State *L)
 
     if (h == NULL)
         return 0;
+    if (prop_host_container_kind(h) != PROP_CONTAINER_NONE) {
+        static const char *const kinds[] = {NULL, "chroot", "nspawn", "docker", "jail"};
+
+        lua_pushfstring(L, "container %s (%s, %s, %d properties)", prop_host_fullname(h),
+                        kinds[prop_host_container_kind(h)], os ? prop_os_family_name(os) : "no OS",
+                        (int)prop_host_nprops(h));
+        return 1;
+    }
     lua_pushfstring(L, "host %s (%s, %d properties)", prop_host_name(h),
                     os ? prop_os_family_name(os) : "no OS", (int)prop_host_nprops(h));
     return 1;
