@@ -83,8 +83,12 @@ end
 -- recipe's pair: its first side's), and "attached" or "removed".
 local function container_of(p)
    local leaf = p
-   if p.paired then leaf = p.children[1] end
-   if leaf.kind ~= "property" then return nil end
+   local kind = p.kind
+   if kind == "revertable" and p.paired then
+      leaf = p.children[1]
+   elseif kind ~= "property" then
+      return nil
+   end
    local c = leaf.container
    if c == nil then return nil end
    return c, c.attached_by == leaf and "attached" or "removed"
@@ -117,14 +121,13 @@ local walk, body
 -- A container under the property that puts it there: its header, then
 -- its own tree (none for one being removed).
 local function put_container(c, how, prefix, last, out, ctx)
-   ctx.seen[#ctx.seen + 1] = c
    out[#out + 1] = prefix .. (last and "└── " or "├── ")
       .. container_label(c, c.short_name, how == "removed" and ", removed" or nil)
    if how ~= "removed" then body(c, prefix .. (last and "    " or "│   "), out, ctx) end
 end
 
--- ctx: nil for a lone value (its containers are not shown); for a host,
--- { seen = {containers shown} }.
+-- ctx: nil for a lone value (its containers are not shown); a table for
+-- a host.
 walk = function(p, role, prefix, last, out, depth, ctx)
    local branch = depth == 0 and "" or (last and "└── " or "├── ")
    out[#out + 1] = prefix .. branch .. label(p, role)
@@ -145,15 +148,17 @@ end
 -- container of the host that no property shown put there.
 body = function(h, prefix, out, ctx)
    local props = h.properties
-   local found = {}
-   for _, p in ipairs(props) do containers_in(p, found) end
-   local shown = {}
-   for _, f in ipairs(found) do
-      if f[2] == "attached" then shown[#shown + 1] = f[1] end
-   end
    local rest = {}
-   for _, c in ipairs(h.containers) do
-      if not member(shown, c) then rest[#rest + 1] = c end
+   local containers = h.containers
+   if #containers > 0 then
+      local found, shown = {}, {}
+      for _, p in ipairs(props) do containers_in(p, found) end
+      for _, f in ipairs(found) do
+         if f[2] == "attached" then shown[#shown + 1] = f[1] end
+      end
+      for _, c in ipairs(containers) do
+         if not member(shown, c) then rest[#rest + 1] = c end
+      end
    end
    local n = #props + #rest
    for i, p in ipairs(props) do
@@ -164,57 +169,78 @@ body = function(h, prefix, out, ctx)
    end
 end
 
--- Where a container that is on no host is removed: the host's name, or nil.
-local function removed_by(c)
-   for _, h in ipairs(core.hosts()) do
+-- The containers that hosts remove (revert) rather than put on them:
+-- { {container, host name}, ... }, found once per call.
+local function removals()
+   local found = {}
+   local function scan(h)
       for _, p in ipairs(h.properties) do
          for _, f in ipairs(containers_in(p, {})) do
-            if f[1] == c then return h.name end
+            if f[2] == "removed" then found[#found + 1] = { f[1], h.name } end
          end
       end
+      for _, c in ipairs(h.containers) do scan(c) end
    end
-   return nil
+   for _, h in ipairs(core.hosts()) do scan(h) end
+   return found
 end
 
-local function header(h)
-   if h.container == nil then
-      return string.format("host %s : %s  (%s)", h.name, h.os or "no OS declared", h.origin)
+local function removed_by(c, found)
+   for _, f in ipairs(found) do
+      if f[1] == c then return f[2] end
    end
-   local extra
-   if h.parent == nil then
-      local by = removed_by(h)
-      extra = by and ", removed by " .. by or ", put on no host"
-   end
-   return container_label(h, h.name, extra)
+   return nil
 end
 
 -- Lines for one host: a header, then each top-level property as a tree,
 -- with its containers nested.  A container ("box/web") is shown alone,
 -- headed "container box/web (KIND) : OS".
 function M.host(h)
-   local out = { header(h) }
-   body(h, "", out, { seen = {} })
+   local head
+   if h.container == nil then
+      head = string.format("host %s : %s  (%s)", h.name, h.os or "no OS declared", h.origin)
+   else
+      local extra
+      if h.parent == nil then
+         local by = removed_by(h, removals())
+         extra = by and ", removed by " .. by or ", put on no host"
+      end
+      head = container_label(h, h.name, extra)
+   end
+   local out = { head }
+   body(h, "", out, {})
    return table.concat(out, "\n") .. "\n"
 end
 
--- Every host of a site (hosts: all of prop_site's, containers too): each
--- host with its containers nested, then the containers put on no host.
-function M.site(hosts)
-   local ctx = { seen = {} }
+-- The containers of list (those on no parent) that no host takes, nor
+-- removes: each as M.host shows it, "" when there is none.
+function M.unattached(list)
+   local found = removals()
    local blocks = {}
-   local function block(h, head)
-      local out = { head }
-      body(h, "", out, ctx)
-      blocks[#blocks + 1] = table.concat(out, "\n") .. "\n"
-   end
-   for _, h in ipairs(hosts) do
-      if h.container == nil then block(h, header(h)) end
-   end
-   for _, h in ipairs(hosts) do
-      if h.container and h.parent == nil and not member(ctx.seen, h) then
-         ctx.seen[#ctx.seen + 1] = h
-         block(h, container_label(h, h.name, ", put on no host"))
+   for _, c in ipairs(list) do
+      if not removed_by(c, found) then
+         local out = { container_label(c, c.name, ", put on no host") }
+         body(c, "", out, {})
+         blocks[#blocks + 1] = table.concat(out, "\n") .. "\n"
       end
+   end
+   return table.concat(blocks, "\n")
+end
+
+-- Every host of a site (hosts: all of them, containers too), each with
+-- its containers nested, then the containers no host takes.
+function M.site(hosts)
+   local blocks, lone = {}, {}
+   for _, h in ipairs(hosts) do
+      if h.container == nil then
+         blocks[#blocks + 1] = M.host(h)
+      elseif h.parent == nil then
+         lone[#lone + 1] = h
+      end
+   end
+   if #lone > 0 then
+      local rest = M.unattached(lone)
+      if rest ~= "" then blocks[#blocks + 1] = rest end
    end
    return table.concat(blocks, "\n")
 end
