@@ -347,6 +347,7 @@ cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_host
         for (k = 0; k < prop_site_nhosts(sh->ctx->site); k++)
             sh->hosts[k] = prop_site_host(sh->ctx->site, k);
     sh->nhosts = nnames ? (size_t)nnames : prop_site_nhosts(sh->ctx->site);
+    sh->named = nnames > 0;
     free(names);
     return -1;
 }

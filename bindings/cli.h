@@ -79,6 +79,7 @@ typedef struct cli_site_hosts {
     lprop_ctx *ctx;
     const prop_host **hosts;
     size_t nhosts;
+    int named; /* 1: hosts are those the command line named; 0: every host */
 } cli_site_hosts;
 
 /*

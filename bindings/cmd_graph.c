@@ -2,7 +2,9 @@
  * cmd_graph.c - prop graph SITE [HOST...]: the combinator graph of a host
  * as Graphviz dot, for `dot -Tsvg`.
  *
- * One cluster per host.  Inside a host a node reached twice (a property
+ * One cluster per host, and inside it one per container of the host,
+ * with an edge from the property that puts the container there to the
+ * container's cluster.  Inside a host a node reached twice (a property
  * shared by two combinators) is drawn once, with two edges into it, so
  * the picture is the graph the engine holds, not the tree `prop show`
  * unfolds.  Leaves are boxes, facts are notes, combinators are ellipses;
@@ -280,30 +282,127 @@ edge_label(const prop_node *n, size_t i, char *buf, size_t size)
     }
 }
 
+/* The container a node drawn as a leaf puts on its host or removes from
+ * it (a recipe's pair: its first side's), NULL for any other node. */
+static const prop_host *
+node_container(const prop_node *n)
+{
+    if (prop_node_paired(n))
+        n = prop_node_child(n, 0);
+    return prop_node_container(n);
+}
+
+/* One host or container being drawn: its cluster is open while the
+ * clusters of its containers are drawn inside it. */
+typedef struct graph_level {
+    const prop_host *h;
+    size_t cluster;       /* its number: cluster_N, nodes hN_ */
+    size_t next;          /* the next of its containers to draw */
+    const prop_host **cs; /* the containers its nodes put on it or remove, */
+    size_t *cids;         /* and the id of the node that does */
+    size_t ncs;
+    /* The node of the level below that puts it there (an edge drawn once
+     * its cluster is closed, so that the node stays outside it). */
+    size_t by_cluster, by_id;
+    int by;
+} graph_level;
+
+/* What the whole drawing shares: the clusters so far, and every container
+ * some drawn node puts on its host or removes (those left are on no host). */
+typedef struct graph_ctx {
+    FILE *f;
+    size_t nclusters;
+    const prop_host **seen;
+    size_t nseen, seencap;
+    graph_level *levels;
+    size_t nlevels, levelcap;
+} graph_ctx;
+
+static int
+seen_add(graph_ctx *g, const prop_host *c)
+{
+    if (g->nseen == g->seencap) {
+        size_t ncap = g->seencap ? g->seencap * 2 : 16;
+        const prop_host **v = realloc(g->seen, ncap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        g->seen = v;
+        g->seencap = ncap;
+    }
+    g->seen[g->nseen++] = c;
+    return 0;
+}
+
+static int
+seen_has(const graph_ctx *g, const prop_host *c)
+{
+    size_t i;
+
+    for (i = 0; i < g->nseen; i++)
+        if (g->seen[i] == c)
+            return 1;
+    return 0;
+}
+
+static void
+level_free(graph_level *l)
+{
+    free(l->cs);
+    free(l->cids);
+    l->cs = NULL;
+    l->cids = NULL;
+    l->ncs = 0;
+}
+
+static void
+indent(FILE *f, size_t depth)
+{
+    size_t i;
+
+    for (i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
 /*
- * Draw the graph under the host's properties: each node once, then its
- * edges.  prefix keeps the ids of two hosts apart.  0 or -1 (out of memory).
+ * Open the cluster of h (a host, or a container nested in the level
+ * below) and draw the graph under its properties: each node once, then
+ * its edges.  The prefix hN_ keeps the ids of two clusters apart.  Fills
+ * in l; 0 or -1 (out of memory).
  */
 static int
-put_host(FILE *f, const prop_host *h, size_t index)
+open_host(graph_ctx *g, const prop_host *h, const char *extra, graph_level *l)
 {
+    FILE *f = g->f;
     graph_walk w;
     char prefix[32], label[96], os[64];
-    size_t i, c, id, from;
+    size_t i, c, id, from, depth = g->nlevels + 1;
     const prop_node *n, *r;
+    const prop_host *ct;
     prop_os_set hos = prop_host_os(h);
+    prop_container_kind kind = prop_host_container_kind(h);
+    static const char *const kinds[] = {"host", "chroot", "nspawn", "docker", "jail"};
     int rc = -1;
 
     memset(&w, 0, sizeof w);
+    memset(l, 0, sizeof *l);
+    l->h = h;
+    l->cluster = g->nclusters++;
     w.next_id = 1;
-    snprintf(prefix, sizeof prefix, "h%zu_", index);
-    fprintf(f, "  subgraph cluster_%zu {\n    label=\"host ", index);
-    put_escaped(f, prop_host_name(h));
+    snprintf(prefix, sizeof prefix, "h%zu_", l->cluster);
+    indent(f, depth);
+    fprintf(f, "subgraph cluster_%zu {\n    label=\"%s ", l->cluster,
+            kind == PROP_CONTAINER_NONE ? "host" : "container");
+    /* A container inside its parent's cluster goes by its own name. */
+    put_escaped(f, g->nlevels > 0 ? prop_host_name(h) : prop_host_fullname(h));
+    if (kind != PROP_CONTAINER_NONE)
+        fprintf(f, " (%s%s)", kinds[kind], extra ? extra : "");
     fprintf(f, " : %s  (", hos ? prop_os_set_name(hos, os, sizeof os) : "no OS declared");
     put_origin(f, prop_host_origin(h));
     fputs(")\";\n", f);
+    if (kind != PROP_CONTAINER_NONE)
+        fputs("    style=\"rounded,dashed\";\n", f);
     fprintf(f, "    %s0 [label=\"", prefix);
-    put_escaped(f, prop_host_name(h));
+    put_escaped(f, g->nlevels > 0 ? prop_host_name(h) : prop_host_fullname(h));
     fputs("\", shape=house, fillcolor=\"#d7e6f7\"];\n", f);
     /* Out-edges are written last part first: with rankdir=LR and
      * ordering=out, dot then draws the first part at the top. */
@@ -319,8 +418,30 @@ put_host(FILE *f, const prop_host *h, size_t index)
         if (node_id(&w, n, &from) != 0)
             goto done;
         put_node(f, prefix, from, n);
-        if (drawn_as_leaf(n))
+        if (drawn_as_leaf(n)) {
+            ct = node_container(n);
+            if (ct == NULL)
+                continue;
+            if (seen_add(g, ct) != 0)
+                goto done;
+            if (prop_host_parent(ct) != h)
+                continue;
+            {
+                const prop_host **cs = realloc(l->cs, (l->ncs + 1) * sizeof *cs);
+                size_t *cids;
+
+                if (cs == NULL)
+                    goto done;
+                l->cs = cs;
+                cids = realloc(l->cids, (l->ncs + 1) * sizeof *cids);
+                if (cids == NULL)
+                    goto done;
+                l->cids = cids;
+            }
+            l->cs[l->ncs] = ct;
+            l->cids[l->ncs++] = from;
             continue;
+        }
         r = prop_node_kind(n) == PROP_REVERT ? prop_node_reverted(n) : NULL;
         if (r) {
             if (node_id(&w, r, &id) != 0)
@@ -334,10 +455,81 @@ put_host(FILE *f, const prop_host *h, size_t index)
                      prop_node_kind(n) == PROP_REVERT ? "style=dashed, color=\"#888888\"" : NULL);
         }
     }
-    fputs("  }\n", f);
     rc = 0;
 done:
     walk_free(&w);
+    if (rc != 0)
+        level_free(l);
+    return rc;
+}
+
+/*
+ * Draw h and, nested in its cluster, each of its containers (and theirs),
+ * with an edge from the property that puts a container on its host to
+ * the container's cluster.  The nesting is kept on a stack, not in C's:
+ * a site can nest containers deeply.  0 or -1 (out of memory).
+ */
+static int
+put_host(graph_ctx *g, const prop_host *h, const char *extra)
+{
+    graph_level *l, *top;
+    const prop_host *c;
+    size_t i;
+    int rc = 0;
+
+    g->nlevels = 0;
+    if (g->levelcap == 0) {
+        g->levels = malloc(8 * sizeof *g->levels);
+        if (g->levels == NULL)
+            return -1;
+        g->levelcap = 8;
+    }
+    if (open_host(g, h, extra, &g->levels[0]) != 0)
+        return -1;
+    g->nlevels = 1;
+    while (g->nlevels > 0 && rc == 0) {
+        top = &g->levels[g->nlevels - 1];
+        if (top->next == prop_host_ncontainers(top->h)) {
+            indent(g->f, g->nlevels);
+            fputs("}\n", g->f);
+            /* The property that puts it there, to the container's cluster. */
+            if (top->by)
+                fprintf(g->f,
+                        "    h%zu_%zu -> h%zu_0 [lhead=cluster_%zu, label=\"container\", "
+                        "style=dashed, color=\"#3366aa\"];\n",
+                        top->by_cluster, top->by_id, top->cluster, top->cluster);
+            level_free(top);
+            g->nlevels--;
+            continue;
+        }
+        c = prop_host_container(top->h, top->next++);
+        if (g->nlevels == g->levelcap) {
+            l = realloc(g->levels, g->levelcap * 2 * sizeof *l);
+            if (l == NULL) {
+                rc = -1;
+                break;
+            }
+            g->levels = l;
+            g->levelcap *= 2;
+            top = &g->levels[g->nlevels - 1];
+        }
+        l = &g->levels[g->nlevels];
+        if (open_host(g, c, NULL, l) != 0) {
+            rc = -1;
+            break;
+        }
+        g->nlevels++;
+        for (i = 0; i < top->ncs; i++) {
+            if (top->cs[i] == c) {
+                l->by = 1;
+                l->by_cluster = top->cluster;
+                l->by_id = top->cids[i];
+                break;
+            }
+        }
+    }
+    while (g->nlevels > 0)
+        level_free(&g->levels[--g->nlevels]);
     return rc;
 }
 
@@ -359,17 +551,30 @@ static int
 run_graph(int argc, char **argv)
 {
     cli_site_hosts sh;
+    graph_ctx g;
     int rc = cli_site_hosts_open(&cmd_graph, argc, argv, &sh);
     size_t k;
 
     if (rc >= 0)
         return rc;
     rc = EXIT_WELL;
+    memset(&g, 0, sizeof g);
+    g.f = stdout;
     put_header(stdout, sh.site);
+    /* Every host: containers are drawn inside their parents; those put
+     * on no host come last. */
     for (k = 0; k < sh.nhosts && rc == EXIT_WELL; k++)
-        if (put_host(stdout, sh.hosts[k], k) != 0)
+        if ((sh.named || prop_host_container_kind(sh.hosts[k]) == PROP_CONTAINER_NONE) &&
+            put_host(&g, sh.hosts[k], NULL) != 0)
+            rc = EXIT_FAILED;
+    for (k = 0; k < sh.nhosts && rc == EXIT_WELL && !sh.named; k++)
+        if (prop_host_container_kind(sh.hosts[k]) != PROP_CONTAINER_NONE &&
+            prop_host_parent(sh.hosts[k]) == NULL && !seen_has(&g, sh.hosts[k]) &&
+            put_host(&g, sh.hosts[k], ", put on no host") != 0)
             rc = EXIT_FAILED;
     fputs("}\n", stdout);
+    free(g.seen);
+    free(g.levels);
     if (rc != EXIT_WELL)
         fprintf(stderr, "prop graph: out of memory\n");
     cli_site_hosts_free(&sh);

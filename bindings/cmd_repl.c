@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -410,30 +411,170 @@ origin_text(const prop_origin *o, char *buf, size_t size)
     return buf;
 }
 
+/* "3 hosts" or "1 host, 2 containers": the site's hosts and containers. */
+static const char *
+count_hosts(const prop_site *s, char *buf, size_t size)
+{
+    size_t i, n = prop_site_nhosts(s), c = 0;
+
+    for (i = 0; i < n; i++)
+        if (prop_host_container_kind(prop_site_host(s, i)) != PROP_CONTAINER_NONE)
+            c++;
+    if (c == 0)
+        snprintf(buf, size, "%zu host%s", n, n == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "%zu host%s, %zu container%s", n - c, n - c == 1 ? "" : "s", c,
+                 c == 1 ? "" : "s");
+    return buf;
+}
+
+/* One line of :hosts: a host or a container, and how deep it is nested. */
+typedef struct host_row {
+    const prop_host *h;
+    size_t depth;
+} host_row;
+
+/*
+ * The site's hosts in the order :hosts lists them: each host followed by
+ * its containers (and theirs), then the containers no host takes.  The
+ * rows are a userdata left on the stack (freed by the GC, even when an
+ * error is raised); *nrows is their number.  The nesting is kept on a
+ * stack, not in C's.  Raises when out of memory.
+ */
+static host_row *
+host_rows(lua_State *L, const prop_site *s, size_t *nrows)
+{
+    size_t i, n = prop_site_nhosts(s), k = 0, top, pass;
+    host_row *rows, *stack;
+    size_t *next;
+
+    rows = lua_newuserdatauv(L, (n ? n : 1) * (2 * sizeof *rows + sizeof *next), 0);
+    stack = rows + n;
+    next = (size_t *)(stack + n);
+    /* First the hosts, then the containers on no host: each with the
+     * containers put on it, depth first. */
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < n && k < n; i++) {
+            const prop_host *h = prop_site_host(s, i);
+            int container = prop_host_container_kind(h) != PROP_CONTAINER_NONE;
+
+            if (container != (int)pass || prop_host_parent(h) != NULL)
+                continue;
+            rows[k++] = (host_row){h, 0};
+            stack[0] = rows[k - 1];
+            next[0] = 0;
+            top = 1;
+            while (top > 0 && k < n) {
+                host_row *t = &stack[top - 1];
+
+                if (next[top - 1] == prop_host_ncontainers(t->h)) {
+                    top--;
+                    continue;
+                }
+                rows[k] = (host_row){prop_host_container(t->h, next[top - 1]++), t->depth + 1};
+                stack[top] = rows[k++];
+                next[top++] = 0;
+            }
+        }
+    }
+    *nrows = k;
+    return rows;
+}
+
+typedef struct removal {
+    const prop_host *c;
+    int found;
+} removal;
+
+static int
+removes_visit(void *ud, const prop_node *leaf)
+{
+    removal *rm = ud;
+
+    if (prop_node_container(leaf) == rm->c) {
+        rm->found = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* The host whose properties remove container c (a revert), or NULL. */
+static const prop_host *
+removed_by(const prop_site *s, const prop_host *c)
+{
+    removal rm = {c, 0};
+    size_t i, j;
+
+    for (i = 0; i < prop_site_nhosts(s); i++) {
+        const prop_host *h = prop_site_host(s, i);
+
+        for (j = 0; j < prop_host_nprops(h); j++) {
+            const prop_node *p = prop_host_prop(h, j);
+
+            /* A graph too large to walk is not searched (it is rare). */
+            if (prop_node_weight(p) > 1000000)
+                continue;
+            if (prop_node_each_leaf(p, PROP_OS_NONE, removes_visit, &rm) == 1 && rm.found)
+                return h;
+        }
+    }
+    return NULL;
+}
+
+#define MAX_INDENT 20 /* levels of nesting shown by indentation */
+
+/* The name column of a row: indented, with a container's kind. */
 static void
-do_hosts(repl *r)
+row_name(const host_row *r, char *buf, size_t size)
+{
+    static const char *const kinds[] = {"", "chroot", "nspawn", "docker", "jail"};
+    prop_container_kind k = prop_host_container_kind(r->h);
+    int ind = (int)(2 * (r->depth < MAX_INDENT ? r->depth : MAX_INDENT));
+
+    if (k == PROP_CONTAINER_NONE)
+        snprintf(buf, size, "%*s%s", ind, "", prop_host_name(r->h));
+    else
+        snprintf(buf, size, "%*s%s (%s)", ind, "",
+                 r->depth ? prop_host_name(r->h) : prop_host_fullname(r->h), kinds[k]);
+}
+
+static void
+do_hosts(lua_State *L, repl *r)
 {
     const prop_site *s = r->ctx->site;
-    size_t i, n = prop_site_nhosts(s), w = 4, l;
-    char where[300];
-    const prop_host *h;
+    size_t i, n, w = 4, l;
+    char where[300], name[300];
+    const prop_host *h, *by;
+    host_row *rows;
 
-    if (n == 0) {
+    if (prop_site_nhosts(s) == 0) {
         printf("no hosts%s\n", r->site ? "" : " (declare one with host \"name\" { ... })");
         return;
     }
+    rows = host_rows(L, s, &n);
     for (i = 0; i < n; i++) {
-        l = strlen(prop_host_name(prop_site_host(s, i)));
+        row_name(&rows[i], name, sizeof name);
+        l = strlen(name);
         if (l > w)
             w = l;
     }
     for (i = 0; i < n; i++) {
-        h = prop_site_host(s, i);
-        printf("%-*s  %-10s %4zu propert%s  %s\n", (int)w, prop_host_name(h),
+        h = rows[i].h;
+        row_name(&rows[i], name, sizeof name);
+        printf("%-*s  %-10s %4zu propert%s  %s", (int)w, name,
                prop_host_os(h) ? prop_os_family_name(prop_host_os(h)) : "no OS",
                prop_host_nprops(h), prop_host_nprops(h) == 1 ? "y" : "ies",
                origin_text(prop_host_origin(h), where, sizeof where));
+        if (prop_host_container_kind(h) != PROP_CONTAINER_NONE && prop_host_parent(h) == NULL) {
+            by = removed_by(s, h);
+            if (by)
+                printf("  removed by %s", prop_host_fullname(by));
+            else
+                printf("  put on no host");
+        }
+        putchar('\n');
     }
+    lua_pop(L, 1);
 }
 
 /* show.host(h) printed. */
@@ -456,13 +597,21 @@ do_show(lua_State *L, repl *r, const char *arg)
     size_t i;
 
     if (arg == NULL || *arg == '\0') {
-        for (i = 0; i < prop_site_nhosts(s); i++) {
-            if (i > 0)
-                fputc('\n', stdout);
-            show_host(L, prop_site_host(s, i));
-        }
-        if (prop_site_nhosts(s) == 0)
+        if (prop_site_nhosts(s) == 0) {
             printf("no hosts\n");
+            return;
+        }
+        /* Every host, each container nested in its parent. */
+        lprop_require(L, "prop.show");
+        lua_getfield(L, -1, "site");
+        lua_createtable(L, (int)(prop_site_nhosts(s) < INT_MAX ? prop_site_nhosts(s) : 0), 0);
+        for (i = 0; i < prop_site_nhosts(s); i++) {
+            lprop_push_host(L, prop_site_host(s, i));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_call(L, 1, 1);
+        prop_text_puts(stdout, lua_tostring(L, -1), PROP_TEXT_LINES);
+        lua_pop(L, 2);
         return;
     }
     h = prop_site_find_host(s, arg);
@@ -553,7 +702,7 @@ p_command(lua_State *L)
     const char *best;
 
     if (strcmp(name, "hosts") == 0) {
-        do_hosts(r);
+        do_hosts(L, r);
     } else if (strcmp(name, "show") == 0) {
         do_show(L, r, arg);
     } else if (strcmp(name, "type") == 0) {
@@ -587,7 +736,7 @@ p_command(lua_State *L)
 static int
 run_command(repl *r, const char *text)
 {
-    char name[32];
+    char name[32], what[96];
     size_t n = strcspn(text, " \t");
     const char *arg = text + n;
     char *argcopy;
@@ -610,8 +759,7 @@ run_command(repl *r, const char *text)
         if (repl_load(r) != 0)
             return 1;
         if (r->site)
-            printf("reloaded %s: %zu host%s%s\n", r->site, prop_site_nhosts(r->ctx->site),
-                   prop_site_nhosts(r->ctx->site) == 1 ? "" : "s",
+            printf("reloaded %s: %s%s\n", r->site, count_hosts(r->ctx->site, what, sizeof what),
                    r->rejected ? " (with errors, printed above)" : "");
         else
             printf("a fresh state (no site)\n");
@@ -927,11 +1075,11 @@ repl_free(repl *r)
 static void
 banner(repl *r)
 {
-    size_t n = prop_site_nhosts(r->ctx->site);
+    char what[96];
 
     printf("prop %s, %s", PROP_VERSION, LUA_RELEASE);
     if (r->site)
-        printf(", %s: %zu host%s", r->site, n, n == 1 ? "" : "s");
+        printf(", %s: %s", r->site, count_hosts(r->ctx->site, what, sizeof what));
     printf(".  :help lists the commands; Ctrl-D quits.\n");
 }
 

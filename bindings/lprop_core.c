@@ -1259,6 +1259,13 @@ node_index(lua_State *L)
             lprop_push_node(L, r);
         else
             lua_pushnil(L);
+    } else if (strcmp(k, "container") == 0) {
+        /* The container a leaf puts on its host (or removes from it). */
+        prop_host *c = prop_node_container(n);
+        if (c)
+            lprop_push_host(L, c);
+        else
+            lua_pushnil(L);
     } else {
         /* Methods, then a helpful error for anything else. */
         lua_getmetatable(L, 1);
@@ -1347,6 +1354,13 @@ host_index(lua_State *L)
             lprop_push_host(L, p);
         else
             lua_pushnil(L);
+    } else if (strcmp(k, "attached_by") == 0) {
+        /* The leaf that puts a container on its parent (after the check). */
+        const prop_node *a = prop_host_attached_by(h);
+        if (a)
+            lprop_push_node(L, (prop_node *)a);
+        else
+            lua_pushnil(L);
     } else if (strcmp(k, "containers") == 0) {
         n = prop_host_ncontainers(h);
         lua_createtable(L, (int)n, 0);
@@ -1385,6 +1399,15 @@ host_index(lua_State *L)
 }
 
 static int
+host_eq(lua_State *L)
+{
+    prop_host *a = lprop_tohost(L, 1);
+
+    lua_pushboolean(L, a != NULL && a == lprop_tohost(L, 2));
+    return 1;
+}
+
+static int
 host_tostring(lua_State *L)
 {
     prop_host *h = lprop_tohost(L, 1);
@@ -1392,6 +1415,14 @@ host_tostring(lua_State *L)
 
     if (h == NULL)
         return 0;
+    if (prop_host_container_kind(h) != PROP_CONTAINER_NONE) {
+        static const char *const kinds[] = {NULL, "chroot", "nspawn", "docker", "jail"};
+
+        lua_pushfstring(L, "container %s (%s, %s, %d properties)", prop_host_fullname(h),
+                        kinds[prop_host_container_kind(h)], os ? prop_os_family_name(os) : "no OS",
+                        (int)prop_host_nprops(h));
+        return 1;
+    }
     lua_pushfstring(L, "host %s (%s, %d properties)", prop_host_name(h),
                     os ? prop_os_family_name(os) : "no OS", (int)prop_host_nprops(h));
     return 1;
@@ -1485,6 +1516,8 @@ luaopen_prop_core(lua_State *L)
         lua_setfield(L, -2, "__index");
         lua_pushcfunction(L, host_tostring);
         lua_setfield(L, -2, "__tostring");
+        lua_pushcfunction(L, host_eq);
+        lua_setfield(L, -2, "__eq");
         lua_pushliteral(L, "a host is immutable");
         lua_setfield(L, -2, "__metatable");
         ctx->host_mt = lua_topointer(L, -1);

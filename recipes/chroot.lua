@@ -125,6 +125,9 @@ end
     host "box" { os.debian("bookworm", "amd64"), chroot.provisioned(dev) }
 ]]
 function chroot.provisioned(c)
+   -- A chroot that could not be made was reported where it was made: one
+   -- mistake, one finding.
+   if core.is_property(c) and c.kind == "invalid" then return c end
    local h, err = container_of(c, "chroot.provisioned")
    if not h then return core.invalid("chroot provisioned", err) end
    local path = C.get(h, "path")

@@ -496,6 +496,41 @@ static const explanation table[] = {
      "Fix:\n"
      "\n"
      "    claims = { files = { \"/etc/app/app.conf\", \"/etc/default/app\" } },\n"},
+    {"W105", "a container put on no host",
+     "W105 (warning): a container put on no host\n"
+     "\n"
+     "A container (chroot.debootstrapped, systemd.container, docker.container,\n"
+     "jail.container) is a value: it is made and provisioned only by a\n"
+     "property of its parent host that puts it there (chroot.provisioned,\n"
+     "systemd.nspawned, docker.running, jail.running).  A container that no\n"
+     "host takes is never made nor run, and has no name to run it by: it is\n"
+     "usually a container declared and then forgotten in the host's list.\n"
+     "Its own properties are still checked.  A container that a host only\n"
+     "reverts (revert(chroot.provisioned(c)) removes it) is not warned about.\n"
+     "--werror makes this an error.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  local dev = chroot.debootstrapped(\"/srv/chroot/dev\", os.debian(\"bookworm\", \"amd64\"), "
+     "{\n"
+     "    apt.installed { \"build-essential\" },\n"
+     "  })\n"
+     "  host \"box\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "  }\n"
+     "\n"
+     "  site.lua:1: warning[W105]: container \"dev\" is put on no host: nothing makes it or "
+     "runs it (give it to a host with chroot.provisioned, systemd.nspawned, docker.running or "
+     "jail.running)\n"
+     "      1 | local dev = chroot.debootstrapped(\"/srv/chroot/dev\", os.debian(\"bookworm\", "
+     "\"amd64\"), {\n"
+     "\n"
+     "Fix: put it on its host, or delete it:\n"
+     "\n"
+     "  host \"box\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    chroot.provisioned(dev),\n"
+     "  }\n"},
 };
 
 #define NCODES (sizeof table / sizeof table[0])
@@ -533,7 +568,7 @@ prop_explain_summary(const char *code)
 /* In the order of the table above (checked by the unit tests). */
 static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
                                     "P008", "P009", "P010", "P011", "P012", "P013", "P014",
-                                    "P015", "W101", "W102", "W103", "W104", NULL};
+                                    "P015", "W101", "W102", "W103", "W104", "W105", NULL};
 
 const char *const *
 prop_explain_codes(void)

@@ -67,6 +67,7 @@
 ---@field claims prop.Claim[] what its leaves claim
 ---@field reverted? prop.Property what runs when it is reverted
 ---@field paired boolean a recipe made together with its revert
+---@field container? prop.Host the container a leaf puts on its host (or removes)
 local Property = {}
 
 ---`a:requires(b)`: ensure `b`; if it did not fail, ensure `a`.
@@ -109,6 +110,11 @@ function Property:only_if(test) end
 ---@field os? prop.Family the family its os.* property declares
 ---@field origin string where it was declared
 ---@field properties prop.Property[] its top-level properties, in order
+---@field container? "chroot"|"nspawn"|"docker"|"jail" a container's kind; nil for a host
+---@field short_name string a container's own name ("web" of "box/web")
+---@field parent? prop.Host the host a container is put on
+---@field containers prop.Host[] the containers put on this host, in order
+---@field attached_by? prop.Property the property that puts a container on its parent
 local Host = {}
 
 ---The host's info for `key` ("ipv4", "alias", "connect", ...): the first

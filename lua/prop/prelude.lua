@@ -122,9 +122,9 @@ setmetatable(env, {
 local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
-                "fallback", "describe", "only_if" },
+                "fallback", "describe", "only_if", "container" },
    host = { "name", "os", "origin", "properties", "info", "container", "short_name", "parent",
-            "containers" },
+            "containers", "attached_by" },
 }
 local registry_hook = core.set_unknown_field
 if registry_hook then

@@ -19,8 +19,8 @@ M.what = function() return nil end
 
 -- The commands, for :help and completion (name, argument, what it does).
 M.commands = {
-   { "hosts", "", "list the hosts of the site" },
-   { "show", "[HOST|EXPR]", "a host's property tree (every host without an argument)" },
+   { "hosts", "", "list the hosts of the site, each container under its host" },
+   { "show", "[HOST|EXPR]", "a host's tree (box/web: a container's; none: every host)" },
    { "type", "EXPR", "the type of a value: targets, revertable, ports, info, claims" },
    { "claims", "THING", "which properties on which hosts claim a path, package, service, port or account" },
    { "lint", "", "the pre-pass findings, as prop lint prints them" },
@@ -223,6 +223,10 @@ function M.type_of(v)
       row("origin", v.origin)
       return concat(lines, "\n")
    elseif what == "host" then
+      if v.container then
+         return fmt("container (%s) : %s, %d properties  (%s)", v.container,
+                    v.os or "no OS declared", #v.properties, v.origin)
+      end
       return fmt("host : %s, %d properties  (%s)", v.os or "no OS declared", #v.properties, v.origin)
    end
    local mod = type(v) == "table" and module_name(v)
@@ -243,13 +247,19 @@ local is_keyword = {}
 for _, k in ipairs(keywords) do is_keyword[k] = true end
 
 local property_fields = { "desc", "targets", "revertable", "ports", "info", "origin", "kind",
-                          "type", "children", "claims", "reverted", "paired" }
+                          "type", "children", "claims", "reverted", "paired", "container" }
 local property_methods = { "requires", "before", "on_change", "fallback", "describe" }
-local host_fields = { "name", "os", "origin", "properties", "info" }
+local host_fields = { "name", "os", "origin", "properties", "info", "container", "short_name",
+                      "parent", "containers", "attached_by" }
 
+-- The hosts' names and their containers' ("box/web"), for :show and :plan.
 local function host_names()
    local names = {}
-   for _, h in ipairs(core.hosts()) do names[#names + 1] = h.name end
+   local function add(h)
+      names[#names + 1] = h.name
+      for _, c in ipairs(h.containers) do add(c) end
+   end
+   for _, h in ipairs(core.hosts()) do add(h) end
    return names
 end
 

@@ -2,7 +2,7 @@
 # Out of memory anywhere: PROP_FAIL_ALLOC=N makes the Nth request for more
 # memory of prop's Lua state fail (and Lua's retry of it), as if the
 # memory limit were reached there.  For lint, show and a dry run of a
-# small site, N walks over the requests each makes: every run must end
+# small site (and show of one with containers), N walks over the requests each makes: every run must end
 # with a clean error (or succeed, when prop gets by without that block),
 # never a crash, a hang or, under AddressSanitizer, a leak (LeakSanitizer
 # makes the exit status 23 and prints a report).
@@ -94,6 +94,9 @@ walk() {
 
 walk "lint" lint site.lua
 walk "show" show site.lua
+# Containers nested in their host (show's formatting walks every host).
+cp "$PROP_SOURCE_DIR/examples/containers.lua" containers.lua
+walk "show of containers" show containers.lua
 walk "dry run" run --dry-run site.lua
 
 finish

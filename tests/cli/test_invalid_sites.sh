@@ -5,6 +5,8 @@
 #   --! W101 7 warning     a warning
 #   --! note 14            a note line at line 14 ("called from here", ...)
 #   --! fatal 5 TEXT       evaluation stops with an error at line 5
+#   --! total 5            exactly 5 error and warning lines in all (one
+#                          mistake, one finding: no second one on its line)
 # prop lint must print exactly that set of "file:line: error[CODE]" /
 # "warning[CODE]" lines (a missing or extra one fails), exit 2 when there
 # are errors (0 with warnings only, 2 with --werror), and print the same
@@ -59,6 +61,11 @@ for site in "${sites[@]}"; do
     fail "$name" "diagnostics differ (- expected, + printed)" "$TMP/diff"
     ok=0
     sed 's/^/    > /' "$out" | head -60
+  fi
+  total="$(expect "$site" total)"
+  if [[ -n "$total" && "$(wc -l <"$got.all")" != "$total" ]]; then
+    fail "$name" "$(wc -l <"$got.all") errors and warnings printed, expected $total" "$out"
+    ok=0
   fi
   while read -r nline; do
     [[ -n "$nline" ]] || continue

@@ -71,6 +71,32 @@ else
   fail "piped commands: exit $rc or missing output" "$TMP/cmds.out"
 fi
 
+# Containers: :hosts lists each under its host, indented, with its kind;
+# one only reverted says where it is removed.
+cp "$PROP_SOURCE_DIR/examples/containers.lua" "$TMP/containers.lua"
+rc=0
+printf ':hosts\n:show build.example.com/sid\n:show build.example.com\n' |
+  timeout 60 "$PROP" repl containers.lua >"$TMP/ct.out" 2>"$TMP/ct.err" || rc=$?
+head -4 "$TMP/ct.out" >"$TMP/ct.hosts"
+cat >"$TMP/ct.want" <<'EOF'
+build.example.com    debian        6 properties  containers.lua:22
+  bookworm (chroot)  debian        6 properties  containers.lua:13
+  sid (chroot)       debian        6 properties  containers.lua:13
+bullseye (chroot)    debian        6 properties  containers.lua:13  removed by build.example.com
+EOF
+if [[ $rc == 0 ]] && diff -u "$TMP/ct.want" "$TMP/ct.hosts" >"$TMP/diff"; then
+  pass
+else
+  fail "piped :hosts of containers: exit $rc, or not each container under its host" "$TMP/diff"
+fi
+if grep -Fxq 'container build.example.com/sid (chroot) : debian  (containers.lua:13)' "$TMP/ct.out" &&
+   grep -Fxq '│   └── container bookworm (chroot) : debian  (containers.lua:13)' "$TMP/ct.out" &&
+   grep -Fxq '        └── container bullseye (chroot, removed) : debian  (containers.lua:13)' "$TMP/ct.out"; then
+  pass
+else
+  fail "piped :show of a container and of its host" "$TMP/ct.out"
+fi
+
 # The CPU clock stops an input; the REPL goes on with a fresh clock.
 rc=0
 printf 'while true do end\n40 + 2\nwhile true do end\n"after"\n' |
@@ -147,12 +173,12 @@ mkdir -p "$HOMEDIR"
 # start: a REPL in a new session (a new tmux server each time, so that
 # one shutting down cannot race the next); when it ends the pane says how.
 nstart=0
-start() {
+start() { # start [SITE]: site.lua unless named
   tmux -S "$SOCK" kill-server >/dev/null 2>&1
   nstart=$((nstart + 1))
   SOCK="$TMP/tmux.$nstart.sock"
   tmux -S "$SOCK" -f /dev/null new-session -d -x 200 -y 50 -s repl \
-    "cd '$TMP' && HOME='$HOMEDIR' NO_COLOR=1 '$PROP' repl site.lua; echo \"[repl exited \$?]\"; sleep 60"
+    "cd '$TMP' && HOME='$HOMEDIR' NO_COLOR=1 '$PROP' repl ${1:-site.lua}; echo \"[repl exited \$?]\"; sleep 60"
 }
 
 screen() {
@@ -350,6 +376,25 @@ key C-c
 check "a second Ctrl-C inside C ends the REPL, naming the line" \
   wait_for "repl:1: error[P000]: interrupted twice inside a function of Lua's library"
 check "... with status 130" wait_for '[repl exited 130]'
+
+# Containers in a terminal: the banner counts them apart from the hosts,
+# :hosts nests them, a container's name completes and :show shows it.
+start containers.lua
+check "containers: banner" wait_for 'containers.lua: 1 host, 3 containers'
+line ':hosts'
+check "containers: :hosts indents a container under its host" \
+  wait_line '^  sid \(chroot\) +debian +6 properties +containers\.lua:13$'
+type_text ':show build.example.com/s'
+key Tab
+check "containers: a container's name completes" wait_for 'prop> :show build.example.com/sid'
+key Enter
+check "containers: :show HOST/NAME shows the container" \
+  wait_for 'container build.example.com/sid (chroot) : debian  (containers.lua:13)'
+line ':show build.example.com'
+check "containers: :show HOST shows its containers under it" \
+  wait_for '│   └── container bookworm (chroot) : debian  (containers.lua:13)'
+key C-d
+check "containers: Ctrl-D exits" wait_for '[repl exited 0]'
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

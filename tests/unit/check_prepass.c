@@ -759,6 +759,86 @@ START_TEST(p006_near_miss)
 }
 END_TEST
 
+/* ---- P014 ---- */
+
+/* A docker container named name, its OS declared at line. */
+static prop_host *
+container(const char *name, int line)
+{
+    prop_origin o = at(line);
+    prop_host *c = NULL;
+
+    ck_assert_int_eq(prop_container_new(S, PROP_CONTAINER_DOCKER, name, &o, &c), PROP_OK);
+    ck_assert_int_eq(prop_host_add(S, c, debian(line)), PROP_OK);
+    return c;
+}
+
+/* What puts container c on its host, publishing port on it. */
+static prop_node *
+running(prop_host *c, int port, int line)
+{
+    prop_leaf_spec spec;
+    prop_origin o = at(line);
+    prop_node *n = NULL;
+    char desc[64];
+
+    snprintf(desc, sizeof desc, "docker running %s", prop_host_name(c));
+    memset(&spec, 0, sizeof spec);
+    spec.desc = desc;
+    spec.ports = &port;
+    spec.nports = 1;
+    spec.behaviour = -1;
+    spec.container = c;
+    spec.publishes = 1;
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+    return n;
+}
+
+START_TEST(p014_host_port)
+{
+    const prop_diag *d;
+    prop_host *web = container("web", 1);
+
+    HOST("box", 2, debian(3), apache(4), running(web, 80, 5));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P014");
+    ck_assert_uint_eq(count("P006"), 0);
+    ck_assert_int_eq(d->line, 5);
+    ck_assert_str_eq(d->message, "port 80 is published on host \"box\" by container \"web\" but "
+                                 "\"apache installed\" uses it on the host: the host cannot pass "
+                                 "it to the container and listen on it too");
+    expect_note(d, 0, 4, "\"apache installed\" takes port 80 here");
+}
+END_TEST
+
+START_TEST(p014_two_containers)
+{
+    const prop_diag *d;
+    prop_host *web = container("web", 1), *api = container("api", 2);
+
+    HOST("box", 3, debian(4), running(web, 8080, 5), running(api, 8080, 6));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P014");
+    ck_assert_int_eq(d->line, 6);
+    ck_assert_str_eq(d->message, "port 8080 is published on host \"box\" by container \"api\" and "
+                                 "by container \"web\": one port of a host takes one container");
+    expect_note(d, 0, 5, "\"docker running web\" takes port 8080 here");
+}
+END_TEST
+
+START_TEST(p014_near_miss)
+{
+    prop_host *web = container("web", 1), *api = container("api", 2);
+
+    /* Other ports, and one port on two hosts. */
+    HOST("box", 3, debian(4), apache(5), running(web, 8080, 6), running(api, 8081, 7));
+    HOST("box2", 8, debian(9), apache(10), running(container("web", 11), 8080, 12));
+    ck_assert_int_eq(prop_site_check(S), 0);
+    ck_assert_uint_eq(count("P014"), 0);
+    ck_assert_uint_eq(count("P006"), 0);
+}
+END_TEST
+
 /* ---- P007 ---- */
 
 START_TEST(p007_absent_vs_directory)
@@ -1483,12 +1563,13 @@ START_TEST(explain_every_code)
         if (n > 0)
             ck_assert_msg(strcmp(codes[n - 1], codes[n]) < 0, "codes in order");
     }
-    ck_assert_uint_eq(n, 19);
+    ck_assert_uint_eq(n, 20);
     ck_assert_str_eq(codes[0], "P001");
     ck_assert_str_eq(codes[13], "P014");
     ck_assert_str_eq(codes[14], "P015");
     ck_assert_str_eq(codes[17], "W103");
     ck_assert_str_eq(codes[18], "W104");
+    ck_assert_str_eq(codes[19], "W105");
     ck_assert_ptr_null(prop_explain("P999"));
     ck_assert_ptr_null(prop_explain_summary(NULL));
     ck_assert_ptr_null(prop_explain("p001"));
@@ -1579,6 +1660,10 @@ prepass_suite(void)
     tcase_add_test(tc, p006_composite_once);
     tcase_add_test(tc, p006_top_note);
     tcase_add_test(tc, p006_near_miss);
+    tc = tcase(s, "P014");
+    tcase_add_test(tc, p014_host_port);
+    tcase_add_test(tc, p014_two_containers);
+    tcase_add_test(tc, p014_near_miss);
     tc = tcase(s, "P007");
     tcase_add_test(tc, p007_absent_vs_directory);
     tcase_add_test(tc, p007_two_contents);
