@@ -224,6 +224,25 @@ check_claimed(lsys *s, const char *path, const char *what, int parent_ok)
              (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
+/*
+ * check_claimed for path, or for the claimed path the attrs table at idx
+ * names as via: what the property claims when the path it changes is
+ * found at run time (a symlink a line edit follows, a home directory
+ * read from /etc/passwd).
+ */
+static void
+check_claimed_via(lua_State *L, lsys *s, int idx, const char *path, const char *what, int parent_ok)
+{
+    if (lua_istable(L, idx) && lua_getfield(L, idx, "via") == LUA_TSTRING) {
+        check_claimed(s, lua_tostring(L, -1), what, parent_ok);
+        lua_pop(L, 1);
+        return;
+    }
+    if (lua_istable(L, idx))
+        lua_pop(L, 1);
+    check_claimed(s, path, what, parent_ok);
+}
+
 static const char *
 check_path(lua_State *L, int idx)
 {
@@ -611,13 +630,7 @@ sys_write(lua_State *L)
     check_attrs(L, 4, &a, &secret);
     secret = secret || from_store;
     changing(L, s, "write");
-    /* via: the claimed path this one was reached from (a symbolic link a
-     * line edit follows). */
-    if (lua_istable(L, 4) && lua_getfield(L, 4, "via") == LUA_TSTRING)
-        check_claimed(s, lua_tostring(L, -1), "wrote", 0);
-    else
-        check_claimed(s, path, "wrote", 0);
-    lua_settop(L, 4);
+    check_claimed_via(L, s, 4, path, "wrote", 0);
     if (s->dry) {
         if (s->diff)
             note_diff(s, path, content, len, secret);
@@ -801,7 +814,7 @@ sys_mkdir(lua_State *L)
 
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "mkdir");
-    check_claimed(s, path, "made the directory", 1);
+    check_claimed_via(L, s, 3, path, "made the directory", 1);
     if (s->dry) {
         notef(s, "would make directory %s", path);
     } else if ((rc = prop_transport_mkdir(s->t, path, &a)) != PROP_OK) {
@@ -843,7 +856,7 @@ sys_chattr(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "chattr");
-    check_claimed(s, path, "changed the attributes of", 0);
+    check_claimed_via(L, s, 3, path, "changed the attributes of", 0);
     if (s->dry || s->diff) {
         char m[24] = "";
         if (a.mode >= 0)

@@ -14,7 +14,7 @@ local ssh = {}
 
 local fmt, concat = string.format, table.concat
 
-local impl = { known_hosts = {} }
+local impl = { known_hosts = {}, authorized_keys = {}, authorized_keys_absent = {} }
 
 -- The key types, with the algorithm name their public keys start with.
 local algorithms = {
@@ -175,6 +175,236 @@ function ssh.known_hosts(user, opts)
                     { "file.generated", path, "ssh.known_hosts" }, {
       norevert = "ssh.known_hosts has no revert action: the old file is not known",
    })
+end
+
+-- ---------------------------------------------------------------------
+-- authorized_keys.
+
+-- The key types an authorized_keys line may name, as the blob names them.
+local key_types = {
+   ["ssh-ed25519"] = true, ["ssh-rsa"] = true, ["ssh-dss"] = true,
+   ["ecdsa-sha2-nistp256"] = true, ["ecdsa-sha2-nistp384"] = true,
+   ["ecdsa-sha2-nistp521"] = true, ["sk-ssh-ed25519@openssh.com"] = true,
+   ["sk-ecdsa-sha2-nistp256@openssh.com"] = true,
+}
+local key_type_list = {}
+for t in pairs(key_types) do key_type_list[#key_type_list + 1] = t end
+table.sort(key_type_list)
+
+local b64 = {}
+do
+   local alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+   for i = 1, #alphabet do b64[alphabet:byte(i)] = i - 1 end
+end
+
+-- The first n bytes of base64 text s (fewer when s is shorter).
+local function b64_prefix(s, n)
+   local out, bits, nbits = {}, 0, 0
+   for i = 1, #s do
+      local v = b64[s:byte(i)]
+      if v == nil then break end
+      bits, nbits = (bits << 6) | v, nbits + 6
+      if nbits >= 8 then
+         nbits = nbits - 8
+         out[#out + 1] = string.char((bits >> nbits) & 0xff)
+         if #out >= n then break end
+      end
+   end
+   return concat(out)
+end
+
+-- A public key line: "TYPE BASE64 [comment]", where BASE64 is a key blob
+-- that names TYPE itself (so that a truncated or mispasted key is caught
+-- before it reaches a host).  Returned trimmed of surrounding blanks.
+local function check_key(v, what)
+   if type(v) ~= "string" then
+      return fmt('%s must be a public key line such as "ssh-ed25519 AAAAC3Nza... alice@laptop", '
+                 .. "got %s", what, args.got(v))
+   end
+   if v:find("[\r\n]") then return fmt("%s contains a newline: give one key per entry", what) end
+   local line = v:match("^%s*(.-)%s*$")
+   local t, blob = line:match("^(%S+)%s+([A-Za-z0-9+/]+=*)%f[%s%z]")
+   if t == nil then
+      return fmt('%s %s is not a public key line ("TYPE BASE64 [comment]", such as '
+                 .. '"ssh-ed25519 AAAAC3Nza... alice@laptop")', what, args.show(v))
+   end
+   if t:find("^AAAA") then
+      return fmt('%s %s lacks the key type before its base64 blob (such as "ssh-ed25519 AAAA...")',
+                 what, args.show(v))
+   end
+   if not key_types[t] then
+      return fmt("%s: %s is not a key type (%s)%s", what, args.show(t), concat(key_type_list, ", "),
+                 args.did_you_mean(t, key_type_list))
+   end
+   local head = b64_prefix(blob, 4 + #t)
+   local len = #head >= 4 and string.unpack(">I4", head) or -1
+   if len ~= #t or head:sub(5) ~= t then
+      return fmt("%s: the base64 blob is not a key of type %s (mispasted or cut short?)", what, t)
+   end
+   return nil, line
+end
+
+local function check_user(v, what)
+   return args.matching(v, what, "[a-z_][a-z0-9_-]*%$?", 'a user name such as "alice"')
+end
+
+-- The account's passwd entry, or nil (a dry run goes on: an earlier
+-- property may be about to make it).
+local function account(sys, what, name)
+   local u = R.passwd(sys)[name]
+   if u == nil and not sys.dry then
+      R.fail("%s: user %s does not exist (declare it with user.account)", what, name)
+   end
+   return u
+end
+
+-- Refuses a symlink where prop writes as root into a user's home: the
+-- user could point it at any file of the system.
+local function not_a_link(what, path, st)
+   if st and st.type == "link" then
+      R.fail("%s: %s is a symbolic link; prop does not follow links in a user's home", what, path)
+   end
+   if st and st.type == "other" then R.fail("%s: %s is not a regular file", what, path) end
+end
+
+function impl.authorized_keys.ensure(sys, a)
+   local what = "ssh.authorized_keys"
+   local u = account(sys, what, a.user)
+   if u == nil then
+      sys:note(fmt("would add %d key(s) for %s (user %s does not exist yet)", #a.keys, a.user,
+                   a.user))
+      return "changed"
+   end
+   local home = u.home ~= "" and u.home or "/"
+   local dir = (home:gsub("/+$", "")) .. "/.ssh"
+   local path = dir .. "/authorized_keys"
+   local owner = { owner = a.user, group = tostring(u.gid) }
+   local changed = false
+   local dst = sys:stat(dir)
+   not_a_link(what, dir, dst)
+   if dst and dst.type ~= "directory" then R.fail("%s: %s is not a directory", what, dir) end
+   if dst == nil then
+      if not sys:exists(home) and not sys.dry then
+         R.fail("%s: the home directory %s of %s does not exist", what, home, a.user)
+      end
+      sys:mkdir(dir, { mode = tonumber("0700", 8), owner = a.user, group = owner.group,
+                       via = a.claimed_dir })
+      changed = true
+   else
+      local fix = R.attrs_to_fix(dst, { mode = "0700", owner = a.user, group = owner.group })
+      if fix then
+         fix.via = a.claimed_dir
+         sys:chattr(dir, fix)
+         changed = true
+      end
+   end
+   local st = sys:stat(path)
+   not_a_link(what, path, st)
+   if st and st.type ~= "file" then R.fail("%s: %s is not a file", what, path) end
+   local content = st and sys:read(path) or nil
+   local have = {}
+   for _, l in ipairs((R.split_lines(content))) do have[l] = true end
+   local add = {}
+   for _, k in ipairs(a.keys) do
+      if not have[k] then add[#add + 1], have[k] = k, true end
+   end
+   local attrs = { mode = "0600", owner = a.user, group = owner.group }
+   if #add > 0 then
+      local new = content or ""
+      if new ~= "" and new:sub(-1) ~= "\n" then new = new .. "\n" end
+      new = new .. concat(add, "\n") .. "\n"
+      sys:write(path, new, { mode = tonumber("0600", 8), owner = a.user, group = owner.group,
+                             via = a.claimed })
+      sys:note(fmt("%s %d key(s) to %s", sys.dry and "would add" or "added", #add, path))
+      return "changed"
+   end
+   local fix = st and R.attrs_to_fix(st, attrs)
+   if fix then
+      fix.via = a.claimed
+      sys:chattr(path, fix)
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+function impl.authorized_keys_absent.ensure(sys, a)
+   local what = "revert ssh.authorized_keys"
+   local u = R.passwd(sys)[a.user]
+   if u == nil then return "ok" end
+   local home = u.home ~= "" and u.home or "/"
+   local dir = (home:gsub("/+$", "")) .. "/.ssh"
+   local path = dir .. "/authorized_keys"
+   not_a_link(what, dir, sys:stat(dir))
+   local st = sys:stat(path)
+   not_a_link(what, path, st)
+   if st == nil then return "ok" end
+   local drop = {}
+   for _, k in ipairs(a.keys) do drop[k] = true end
+   local lines, nl = R.split_lines(sys:read(path) or "")
+   local keep, removed = {}, 0
+   for _, l in ipairs(lines) do
+      if drop[l] then removed = removed + 1 else keep[#keep + 1] = l end
+   end
+   if removed == 0 then return "ok" end
+   local new = concat(keep, "\n")
+   if #keep > 0 and nl then new = new .. "\n" end
+   sys:write(path, new, { via = a.claimed })
+   sys:note(fmt("%s %d key line(s) from %s", sys.dry and "would remove" or "removed", removed,
+                path))
+   return "changed"
+end
+
+local function default_home(user)
+   return user == "root" and "/root" or "/home/" .. user
+end
+
+--[[ ssh.authorized_keys(user, keys)
+  UnixLike, revertable: its revert removes exactly these key lines.
+  keys: a list of public key lines ("TYPE BASE64 [comment]"), or one;
+  each is checked before anything runs: a known key type (ssh-ed25519,
+  ssh-rsa, ecdsa-sha2-nistp256, ...) and a base64 blob that is a key of
+  that type.  Options before the type (from=, command=) are not taken.
+  Claims: file.line ~USER/.ssh/authorized_keys = each key, the file's
+  mode 0600 and the directory's 0700, both owned by the user (the claims
+  name /home/USER, or /root for root).
+  Run time: the home directory is the account's, from /etc/passwd on the
+  target (the account must exist); ~/.ssh is made 0700 when missing and
+  the missing keys are appended to authorized_keys (made 0600 when
+  missing), both owned by the user and its primary group; other lines are
+  kept.  A symbolic link at ~/.ssh or at the file is a failure: prop
+  writes there as root and does not follow a user's links.  Reverted:
+  the lines equal to these keys are removed, the rest kept.
+  Example:
+    ssh.authorized_keys("alice", { "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI... alice@laptop" })
+]]
+function ssh.authorized_keys(user, keys, opts)
+   local desc = "ssh authorized keys of " .. (type(user) == "string" and user or "?")
+   local err, v = args.check_all(check_user, user, "user", function(x, what)
+      return args.list(x, what, check_key, { nonempty = true })
+   end, keys, "keys")
+   local msg = args.join("ssh.authorized_keys", err,
+                         (args.options(opts, {}, "ssh.authorized_keys")))
+   if msg then return core.invalid(desc, msg) end
+   local dir = default_home(user) .. "/.ssh"
+   local path = dir .. "/authorized_keys"
+   local a = { user = user, keys = v[2], claimed = path, claimed_dir = dir }
+   local function claims(kind)
+      local c = {}
+      for _, k in ipairs(a.keys) do c[#c + 1], c[#c + 2], c[#c + 3] = kind, path, k end
+      if kind == "file.line" then
+         for _, x in ipairs({ "file.mode", path, "0600", "file.owner", path, user .. ":",
+                              "file.mode", dir, "0700", "file.owner", dir, user .. ":" }) do
+            c[#c + 1] = x
+         end
+      end
+      return c
+   end
+   local n = #a.keys
+   local up = core.leaf(fmt("%s (%d key%s)", desc, n, n == 1 and "" or "s"), nil,
+                        impl.authorized_keys, a, claims("file.line"))
+   local down = core.leaf(fmt("%s lacks %d key%s", desc, n, n == 1 and "" or "s"), nil,
+                          impl.authorized_keys_absent, a, claims("file.noline"))
+   return core.pair(up, down)
 end
 
 return args.strict_module(ssh, "ssh")

@@ -424,6 +424,116 @@ report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const ch
 
 /* ---- P007: files ---- */
 
+/*
+ * A setting claim's value "NAME=VALUE" split at the first '=' (a value
+ * without one is a name with an empty value).
+ */
+static void
+setting_parts(const prop_claim *c, const char **name, size_t *nl, const char **val, size_t *vl)
+{
+    const char *v, *eq;
+    size_t len;
+
+    cval(c, &v, &len);
+    eq = memchr(v, '=', len);
+    *name = v;
+    *nl = eq ? (size_t)(eq - v) : len;
+    *val = eq ? eq + 1 : v + len;
+    *vl = eq ? len - *nl - 1 : 0;
+}
+
+static int
+same_name_nocase(const char *a, size_t al, const char *b, size_t bl)
+{
+    size_t i;
+
+    if (al != bl)
+        return 0;
+    for (i = 0; i < al; i++) {
+        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+
+        if (x >= 'A' && x <= 'Z')
+            x = (unsigned char)(x - 'A' + 'a');
+        if (y >= 'A' && y <= 'Z')
+            y = (unsigned char)(y - 'A' + 'a');
+        if (x != y)
+            return 0;
+    }
+    return 1;
+}
+
+static int
+is_blank(char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/*
+ * How a line of a config file that takes "Name value" lines (sshd_config
+ * and its kind: the name is case-insensitive, "Name=value" is allowed)
+ * relates to a setting: -1 when it sets another name (or is no setting),
+ * 0 when it sets the same name to another value, 1 when to the same one.
+ */
+static int
+line_vs_setting(const prop_claim *line, const prop_claim *setting)
+{
+    const char *l, *name, *val, *w;
+    size_t ll, nl, vl, i = 0, ws, we;
+
+    cval(line, &l, &ll);
+    setting_parts(setting, &name, &nl, &val, &vl);
+    while (i < ll && is_blank(l[i]))
+        i++;
+    ws = i;
+    while (i < ll && !is_blank(l[i]) && l[i] != '=')
+        i++;
+    if (i == ws || !same_name_nocase(l + ws, i - ws, name, nl))
+        return -1;
+    while (i < ll && is_blank(l[i]))
+        i++;
+    if (i < ll && l[i] == '=')
+        i++;
+    while (i < ll && is_blank(l[i]))
+        i++;
+    we = ll;
+    while (we > i && is_blank(l[we - 1]))
+        we--;
+    w = l + i;
+    return we - i == vl && memcmp(w, val, vl) == 0;
+}
+
+/*
+ * Two setting claims: -1 when they name different settings, else whether
+ * they give it the same value (names compare case-insensitively).
+ */
+static int
+settings_agree(const prop_claim *a, const prop_claim *b)
+{
+    const char *na, *va, *nb, *vb;
+    size_t nal, val, nbl, vbl;
+
+    setting_parts(a, &na, &nal, &va, &val);
+    setting_parts(b, &nb, &nbl, &vb, &vbl);
+    if (!same_name_nocase(na, nal, nb, nbl))
+        return -1;
+    return val == vbl && memcmp(va, vb, val) == 0;
+}
+
+/* "NAME must be "Y" here but "X" at AT" for two values of one setting. */
+static const char *
+setting_clash(checker *k, const prop_claim *x, const prop_claim *y, const char *at)
+{
+    const char *n, *vx, *vy;
+    size_t nl, vxl, vyl;
+
+    setting_parts(x, &n, &nl, &vx, &vxl);
+    setting_parts(y, &n, &nl, &vy, &vyl);
+    return arena_printf(&k->s->mem, "%.*s must be \"%.*s\" here but \"%.*s\" at %s",
+                        (int)(nl > QUOTE_MAX ? QUOTE_MAX : nl), n,
+                        (int)(vyl > QUOTE_MAX ? QUOTE_MAX : vyl), vy,
+                        (int)(vxl > QUOTE_MAX ? QUOTE_MAX : vxl), vx, at);
+}
+
 /* What a file claim makes the path, as it reads after "must be". */
 static const char *
 file_state(const prop_claim *c, char *buf, size_t n)
@@ -457,6 +567,15 @@ file_state(const prop_claim *c, char *buf, size_t n)
         return buf;
     case PROP_CLAIM_FILE_OWNED:
         return "a file owned whole";
+    case PROP_CLAIM_FILE_SETTING: {
+        const char *name, *val;
+        size_t nl, vl;
+
+        setting_parts(c, &name, &nl, &val, &vl);
+        snprintf(buf, n, "a file setting %.*s to \"%.*s\"", (int)(nl > 60 ? 60 : nl), name,
+                 (int)(vl > 60 ? 60 : vl), val);
+        return buf;
+    }
     default:
         return "something else";
     }
@@ -518,7 +637,10 @@ enum file_clash {
     FC_LINE_NOLINE,    /* one line both present and absent */
     FC_CONTENT_LINE,   /* fixed content lacking a required line */
     FC_CONTENT_NOLINE, /* fixed content holding a removed line */
-    FC_OWNED           /* a file owned whole, and anything else done to it */
+    FC_OWNED,          /* a file owned whole, and anything else done to it */
+    FC_SETTINGS,       /* one setting given two values */
+    FC_SETTING_LINE,   /* a required line setting it to another value */
+    FC_SETTING_NOLINE  /* a removed line that is the setting's own */
 };
 
 #define KINDS(a, b, ka, kb) (((a) == (ka) && (b) == (kb)) || ((a) == (kb) && (b) == (ka)))
@@ -545,6 +667,8 @@ file_clash(const prop_claim *x, const prop_claim *y)
             return same_value(x, y) ? FC_NONE : FC_STATES;
         case PROP_CLAIM_FILE_OWNER:
             return owners_differ(x, y) ? FC_STATES : FC_NONE;
+        case PROP_CLAIM_FILE_SETTING:
+            return settings_agree(x, y) == 0 ? FC_SETTINGS : FC_NONE;
         default:
             return FC_NONE;
         }
@@ -568,6 +692,24 @@ file_clash(const prop_claim *x, const prop_claim *y)
     }
     if (KINDS(a, b, PROP_CLAIM_FILE_LINE, PROP_CLAIM_FILE_NO_LINE))
         return same_value(x, y) ? FC_LINE_NOLINE : FC_NONE;
+    /* A setting is the property's own edit of the file: a whole content
+     * (or a generated file) would undo it; a line setting the same name
+     * to another value, or the removal of the line it writes, fights it. */
+    if (a == PROP_CLAIM_FILE_SETTING || b == PROP_CLAIM_FILE_SETTING) {
+        const prop_claim *st = a == PROP_CLAIM_FILE_SETTING ? x : y, *ot = st == x ? y : x;
+
+        switch (ot->kind) {
+        case PROP_CLAIM_FILE_CONTENT:
+        case PROP_CLAIM_FILE_GENERATED:
+            return FC_STATES;
+        case PROP_CLAIM_FILE_LINE:
+            return line_vs_setting(ot, st) == 0 ? FC_SETTING_LINE : FC_NONE;
+        case PROP_CLAIM_FILE_NO_LINE:
+            return line_vs_setting(ot, st) == 1 ? FC_SETTING_NOLINE : FC_NONE;
+        default:
+            return FC_NONE;
+        }
+    }
     if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_LINE)) {
         const prop_claim *c = a == PROP_CLAIM_FILE_CONTENT ? x : y;
         return content_has_line(c, c == x ? y : x) ? FC_NONE : FC_CONTENT_LINE;
@@ -631,6 +773,14 @@ file_pair(checker *k, const ref *ri, const ref *rj)
         else
             msg = FMT("\"%s\" must be %s here, but \"%s\" owns the whole file at %s", path,
                       file_state(y, sy, sizeof sy), ri->node->desc, at);
+        break;
+    case FC_SETTINGS:
+        msg = FMT("\"%s\": %s", path, setting_clash(k, x, y, at));
+        break;
+    case FC_SETTING_LINE:
+    case FC_SETTING_NOLINE:
+        msg =
+            FMT("\"%s\" must be %s here but %s at %s", path, file_state(y, sy, sizeof sy), stx, at);
         break;
     case FC_CONTENT_NOLINE:
         if (y->kind == PROP_CLAIM_FILE_NO_LINE)
@@ -809,13 +959,22 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
                                svc_state(x), AT),
                            FMT("\"%s\" wants it %s here", ri->node->desc, svc_state(x)));
     case CLS_USER:
-        if (x->kind != y->kind)
+        /* user and user.setting claims need the account; user.absent not. */
+        if ((x->kind == PROP_CLAIM_USER_ABSENT) != (y->kind == PROP_CLAIM_USER_ABSENT))
             return report_pair(k, "P010", ri, rj,
                                FMT("user \"%s\" must %s here but %s at %s", y->key,
-                                   y->kind == PROP_CLAIM_USER ? "exist" : "be absent",
-                                   x->kind == PROP_CLAIM_USER ? "exist" : "be absent", AT),
+                                   y->kind != PROP_CLAIM_USER_ABSENT ? "exist" : "be absent",
+                                   x->kind != PROP_CLAIM_USER_ABSENT ? "exist" : "be absent", AT),
                                FMT("\"%s\" declares it here", ri->node->desc));
-        if (x->kind != PROP_CLAIM_USER || x->id < 0 || y->id < 0 || x->id == y->id)
+        if (x->kind == PROP_CLAIM_USER_SETTING && y->kind == PROP_CLAIM_USER_SETTING) {
+            if (settings_agree(x, y) != 0)
+                return 0;
+            return report_pair(k, "P010", ri, rj,
+                               FMT("user \"%s\": %s", y->key, setting_clash(k, x, y, AT)),
+                               FMT("\"%s\" declares it here", ri->node->desc));
+        }
+        if (x->kind != PROP_CLAIM_USER || y->kind != PROP_CLAIM_USER || x->id < 0 || y->id < 0 ||
+            x->id == y->id)
             return 0;
         return report_pair(
             k, "P010", ri, rj,
@@ -961,6 +1120,7 @@ collect(checker *k)
                 idcls = c->id >= 0 ? CLS_UID : 0;
                 /* fall through */
             case PROP_CLAIM_USER_ABSENT:
+            case PROP_CLAIM_USER_SETTING:
                 cls = CLS_USER;
                 break;
             case PROP_CLAIM_GROUP:

@@ -49,6 +49,8 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "group",
     "hostname",
     "file.owned",
+    "file.setting",
+    "user.setting",
 };
 
 const char *

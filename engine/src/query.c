@@ -78,6 +78,7 @@ is_file_kind(prop_claim_kind k)
     case PROP_CLAIM_FILE_LINE:
     case PROP_CLAIM_FILE_NO_LINE:
     case PROP_CLAIM_FILE_OWNED:
+    case PROP_CLAIM_FILE_SETTING:
         return 1;
     default:
         return 0;
@@ -113,7 +114,8 @@ claim_matches(const query *q, const prop_claim *c)
                 c->kind == PROP_CLAIM_SVC_RESTARTED) &&
                same_name(q, c->key);
     case THING_USER:
-        return ((c->kind == PROP_CLAIM_USER || c->kind == PROP_CLAIM_USER_ABSENT) &&
+        return ((c->kind == PROP_CLAIM_USER || c->kind == PROP_CLAIM_USER_ABSENT ||
+                 c->kind == PROP_CLAIM_USER_SETTING) &&
                 same_name(q, c->key)) ||
                (c->kind == PROP_CLAIM_USER && q->num >= 0 && c->id == q->num);
     case THING_GROUP:

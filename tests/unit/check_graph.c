@@ -925,7 +925,9 @@ START_TEST(test_claim_and_kind_names)
                                                           "user.absent",
                                                           "group",
                                                           "hostname",
-                                                          "file.owned"};
+                                                          "file.owned",
+                                                          "file.setting",
+                                                          "user.setting"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {

@@ -1143,6 +1143,109 @@ START_TEST(p010_near_miss)
 }
 END_TEST
 
+/* One setting of a config file, as ssh.sshd_config claims it. */
+static prop_node *
+setting(const char *path, const char *nv, int line)
+{
+    char d[256];
+
+    snprintf(d, sizeof d, "%s sets %s", path, nv);
+    return claim1(d, 0, line, PROP_CLAIM_FILE_SETTING, path, nv, -1);
+}
+
+START_TEST(p007_settings)
+{
+    static const char *const sshd = "/etc/ssh/sshd_config";
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), setting(sshd, "PasswordAuthentication=no", 3),
+         setting(sshd, "passwordauthentication=yes", 4));
+    HOST("web2", 5, debian(6), setting(sshd, "Port=2222", 7), file_lines(sshd, "Port 22", 1, 8));
+    HOST("web3", 9, debian(10), setting(sshd, "PermitRootLogin=no", 11),
+         file_lines(sshd, "  PermitRootLogin  no ", 0, 12));
+    HOST("web4", 13, debian(14), file_content(sshd, "Port 22\n", 15), setting(sshd, "Port=22", 16));
+    prop_site_check(S);
+    ck_assert_uint_eq(count("P007"), 4);
+    d = nth("P007", 0);
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\": passwordauthentication must be \"yes\" "
+                                 "here but \"no\" at site.lua:3");
+    expect_note(d, 0, 3,
+                "\"/etc/ssh/sshd_config sets PasswordAuthentication=no\" makes it a file setting "
+                "PasswordAuthentication to \"no\" here");
+    d = nth("P007", 1);
+    ck_assert_int_eq(d->line, 8);
+    ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file containing the line "
+                                 "\"Port 22\" here but a file setting Port to \"2222\" at "
+                                 "site.lua:7");
+    d = nth("P007", 2);
+    ck_assert_int_eq(d->line, 12);
+    ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file lacking the line "
+                                 "\"  PermitRootLogin  no \" here but a file setting "
+                                 "PermitRootLogin to \"no\" at site.lua:11");
+    d = nth("P007", 3);
+    ck_assert_int_eq(d->line, 16);
+    ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file setting Port to \"22\" "
+                                 "here but a file with fixed content at site.lua:15");
+}
+END_TEST
+
+START_TEST(p007_settings_near_miss)
+{
+    static const char *const sshd = "/etc/ssh/sshd_config";
+
+    /* Other names, the same value twice, a line that agrees, the removal
+     * of another value's line, a comment, another file. */
+    HOST("web1", 1, debian(2), setting(sshd, "PasswordAuthentication=no", 3),
+         setting(sshd, "Port=2222", 4), setting("/etc/ssh/sshd_config", "port=2222", 5),
+         file_lines(sshd, "Port=2222", 1, 6), file_lines(sshd, "PasswordAuthentication yes", 0, 7),
+         file_lines(sshd, "#Port 22", 1, 8), setting("/etc/other", "Port=22", 9),
+         file_state("mode", PROP_CLAIM_FILE_MODE, sshd, "0644", 10));
+    ck_assert_int_eq(prop_site_check(S), 0);
+}
+END_TEST
+
+static prop_node *
+user_setting(const char *name, const char *nv, int line)
+{
+    char d[128];
+
+    snprintf(d, sizeof d, "user %s has %s", name, nv);
+    return claim1(d, 0, line, PROP_CLAIM_USER_SETTING, name, nv, -1);
+}
+
+START_TEST(p010_user_settings)
+{
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), user_setting("alice", "shell=/bin/bash", 3),
+         user_setting("alice", "shell=/bin/zsh", 4), user_setting("bob", "locked=yes", 5),
+         claim1("user bob absent", 0, 6, PROP_CLAIM_USER_ABSENT, "bob", NULL, -1));
+    prop_site_check(S);
+    ck_assert_uint_eq(count("P010"), 2);
+    d = nth("P010", 0);
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(
+        d->message,
+        "user \"alice\": shell must be \"/bin/zsh\" here but \"/bin/bash\" at site.lua:3");
+    expect_note(d, 0, 3, "\"user alice has shell=/bin/bash\" declares it here");
+    d = nth("P010", 1);
+    ck_assert_int_eq(d->line, 6);
+    ck_assert_str_eq(d->message, "user \"bob\" must be absent here but exist at site.lua:5");
+}
+END_TEST
+
+START_TEST(p010_user_settings_near_miss)
+{
+    HOST("web1", 1, debian(2), user("alice", 1000, 3), user_setting("alice", "shell=/bin/bash", 4),
+         user_setting("alice", "member of adm=yes", 5),
+         user_setting("alice", "member of sudo=no", 6), user_setting("bob", "shell=/bin/zsh", 7),
+         user("alice", 1000, 8));
+    HOST("web2", 9, debian(10), user_setting("alice", "shell=/bin/zsh", 11));
+    ck_assert_int_eq(prop_site_check(S), 0);
+}
+END_TEST
+
 /* ---- P011 ---- */
 
 START_TEST(p011_two_hosts)
@@ -1687,6 +1790,10 @@ prepass_suite(void)
     tc = tcase(s, "P010");
     tcase_add_test(tc, p010_accounts);
     tcase_add_test(tc, p010_near_miss);
+    tcase_add_test(tc, p010_user_settings);
+    tcase_add_test(tc, p010_user_settings_near_miss);
+    tcase_add_test(tc, p007_settings);
+    tcase_add_test(tc, p007_settings_near_miss);
     tc = tcase(s, "P011");
     tcase_add_test(tc, p011_two_hosts);
     tcase_add_test(tc, p011_near_miss);
