@@ -845,8 +845,9 @@ claimed_paths(const prop_node *n, path_list *l)
         const prop_claim *c = prop_node_claim(n, i);
 
         /* The file.* kinds come first in prop_claim_kind. */
-        if ((c->kind > PROP_CLAIM_FILE_NO_LINE && c->kind != PROP_CLAIM_FILE_OWNED) || !c->key ||
-            c->key[0] != '/')
+        if ((c->kind > PROP_CLAIM_FILE_NO_LINE && c->kind != PROP_CLAIM_FILE_OWNED &&
+             c->kind != PROP_CLAIM_FILE_SETTING) ||
+            !c->key || c->key[0] != '/')
             continue;
         if (l->n == l->cap) {
             size_t cap = l->cap ? 2 * l->cap : 64;

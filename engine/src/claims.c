@@ -1,7 +1,7 @@
 /*
  * claims.c - the resources a host's properties claim, and their conflicts:
- * P006 (ports), P007 (files), P008 (packages), P009 (services), P010
- * (accounts and ids), P013 (hostnames).
+ * P006 (ports), P007 (files and the settings in them), P008 (packages),
+ * P009 (services), P010 (accounts and ids), P013 (hostnames).
  *
  * The claims of a host's effective leaves are grouped by resource (one
  * path, one package, one uid, one port) in a hash table, and compared
@@ -424,6 +424,56 @@ report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const ch
 
 /* ---- P007: files ---- */
 
+/*
+ * A file.setting value is "NAME=VALUE": the setting's name (no "=" in it)
+ * and the value it is given.  The name's length (the whole value when it
+ * has no "=").
+ */
+static size_t
+setting_name_len(const prop_claim *c)
+{
+    const char *v, *eq;
+    size_t len;
+
+    cval(c, &v, &len);
+    eq = memchr(v, '=', len);
+    return eq ? (size_t)(eq - v) : len;
+}
+
+static int
+same_setting(const prop_claim *a, const prop_claim *b)
+{
+    size_t la = setting_name_len(a), lb = setting_name_len(b);
+
+    return la == lb && memcmp(a->value ? a->value : "", b->value ? b->value : "", la) == 0;
+}
+
+/* The setting's name, or its value, quoted into buf. */
+static const char *
+setting_part(const prop_claim *c, int value, char *buf, size_t n)
+{
+    const char *v;
+    size_t len, nl;
+
+    if (value && (c->flags & PROP_CLAIM_SECRET)) {
+        snprintf(buf, n, "(a secret value)");
+        return buf;
+    }
+    cval(c, &v, &len);
+    nl = setting_name_len(c);
+    if (value) {
+        v += nl < len ? nl + 1 : len;
+        len -= nl < len ? nl + 1 : len;
+    } else {
+        len = nl;
+    }
+    if (len > QUOTE_MAX)
+        snprintf(buf, n, "\"%.*s...\"", QUOTE_MAX, v);
+    else
+        snprintf(buf, n, "\"%.*s\"", (int)len, v);
+    return buf;
+}
+
 /* What a file claim makes the path, as it reads after "must be". */
 static const char *
 file_state(const prop_claim *c, char *buf, size_t n)
@@ -457,6 +507,13 @@ file_state(const prop_claim *c, char *buf, size_t n)
         return buf;
     case PROP_CLAIM_FILE_OWNED:
         return "a file owned whole";
+    case PROP_CLAIM_FILE_SETTING: {
+        char qv[QUOTE_MAX + 24];
+
+        snprintf(buf, n, "a file setting %s to %s", setting_part(c, 0, q, sizeof q),
+                 setting_part(c, 1, qv, sizeof qv));
+        return buf;
+    }
     default:
         return "something else";
     }
@@ -518,7 +575,8 @@ enum file_clash {
     FC_LINE_NOLINE,    /* one line both present and absent */
     FC_CONTENT_LINE,   /* fixed content lacking a required line */
     FC_CONTENT_NOLINE, /* fixed content holding a removed line */
-    FC_OWNED           /* a file owned whole, and anything else done to it */
+    FC_OWNED,          /* a file owned whole, and anything else done to it */
+    FC_SETTINGS        /* one setting of a file given two values */
 };
 
 #define KINDS(a, b, ka, kb) (((a) == (ka) && (b) == (kb)) || ((a) == (kb) && (b) == (ka)))
@@ -545,6 +603,8 @@ file_clash(const prop_claim *x, const prop_claim *y)
             return same_value(x, y) ? FC_NONE : FC_STATES;
         case PROP_CLAIM_FILE_OWNER:
             return owners_differ(x, y) ? FC_STATES : FC_NONE;
+        case PROP_CLAIM_FILE_SETTING:
+            return same_setting(x, y) && !same_value(x, y) ? FC_SETTINGS : FC_NONE;
         default:
             return FC_NONE;
         }
@@ -562,9 +622,15 @@ file_clash(const prop_claim *x, const prop_claim *y)
     if (a == PROP_CLAIM_FILE_SYMLINK || b == PROP_CLAIM_FILE_SYMLINK) {
         o = a == PROP_CLAIM_FILE_SYMLINK ? b : a;
         return o == PROP_CLAIM_FILE_CONTENT || o == PROP_CLAIM_FILE_GENERATED ||
-                       o == PROP_CLAIM_FILE_LINE
+                       o == PROP_CLAIM_FILE_LINE || o == PROP_CLAIM_FILE_SETTING
                    ? FC_STATES
                    : FC_NONE;
+    }
+    /* A setting edits the file in place: fixed or generated content
+     * would be rewritten on every run, and would rewrite the setting. */
+    if (a == PROP_CLAIM_FILE_SETTING || b == PROP_CLAIM_FILE_SETTING) {
+        o = a == PROP_CLAIM_FILE_SETTING ? b : a;
+        return o == PROP_CLAIM_FILE_CONTENT || o == PROP_CLAIM_FILE_GENERATED ? FC_STATES : FC_NONE;
     }
     if (KINDS(a, b, PROP_CLAIM_FILE_LINE, PROP_CLAIM_FILE_NO_LINE))
         return same_value(x, y) ? FC_LINE_NOLINE : FC_NONE;
@@ -585,7 +651,7 @@ file_pair(checker *k, const ref *ri, const ref *rj)
 {
     const prop_claim *x = ri->c, *y = rj->c;
     const char *path = y->key, *msg = NULL;
-    char sx[QUOTE_MAX * 2], sy[QUOTE_MAX * 2], q[QUOTE_MAX + 8], at[512];
+    char sx[QUOTE_MAX * 3], sy[QUOTE_MAX * 3], q[QUOTE_MAX + 8], at[512];
     enum file_clash clash = file_clash(x, y);
     const char *stx;
 
@@ -632,6 +698,16 @@ file_pair(checker *k, const ref *ri, const ref *rj)
             msg = FMT("\"%s\" must be %s here, but \"%s\" owns the whole file at %s", path,
                       file_state(y, sy, sizeof sy), ri->node->desc, at);
         break;
+    case FC_SETTINGS: {
+        char qn[QUOTE_MAX + 8], qv[QUOTE_MAX + 24];
+
+        msg = FMT("\"%s\" sets %s to %s here but to %s at %s: one setting takes one value", path,
+                  setting_part(y, 0, qn, sizeof qn), setting_part(y, 1, qv, sizeof qv),
+                  setting_part(x, 1, q, sizeof q), at);
+        return report_pair(
+            k, "P007", ri, rj, msg,
+            FMT("\"%s\" sets it to %s here", ri->node->desc, setting_part(x, 1, q, sizeof q)));
+    }
     case FC_CONTENT_NOLINE:
         if (y->kind == PROP_CLAIM_FILE_NO_LINE)
             msg = FMT("\"%s\" must lack the line %s here but its fixed content from \"%s\" at "

@@ -49,6 +49,7 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "group",
     "hostname",
     "file.owned",
+    "file.setting",
 };
 
 const char *

@@ -78,6 +78,7 @@ is_file_kind(prop_claim_kind k)
     case PROP_CLAIM_FILE_LINE:
     case PROP_CLAIM_FILE_NO_LINE:
     case PROP_CLAIM_FILE_OWNED:
+    case PROP_CLAIM_FILE_SETTING:
         return 1;
     default:
         return 0;

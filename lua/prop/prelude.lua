@@ -62,6 +62,7 @@ env.site = { hosts = core.hosts, host = core.find_host }
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot",
+   "conffile",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)

@@ -925,7 +925,8 @@ START_TEST(test_claim_and_kind_names)
                                                           "user.absent",
                                                           "group",
                                                           "hostname",
-                                                          "file.owned"};
+                                                          "file.owned",
+                                                          "file.setting"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {

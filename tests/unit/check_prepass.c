@@ -928,6 +928,63 @@ START_TEST(p007_owned_reverse_order)
 }
 END_TEST
 
+static prop_node *
+setting(const char *path, const char *name_value, int line)
+{
+    char d[256];
+
+    snprintf(d, sizeof d, "%s in %s", name_value, path);
+    return claim1(d, 0, line, PROP_CLAIM_FILE_SETTING, path, name_value, -1);
+}
+
+START_TEST(p007_settings)
+{
+    const char *sshd = "/etc/ssh/sshd_config";
+
+    HOST("web1", 1, debian(2), setting(sshd, "PermitRootLogin=no", 3),
+         /* Other settings of the same file, the same value again, and the
+          * same name in another file agree. */
+         setting(sshd, "PasswordAuthentication=no", 4), setting(sshd, "PermitRootLogin=no", 5),
+         setting("/etc/other.conf", "PermitRootLogin=yes", 6), file_lines(sshd, "Port 22", 1, 7),
+         file_state("mode", PROP_CLAIM_FILE_MODE, sshd, "0600", 8),
+         /* One setting given two values. */
+         setting(sshd, "PermitRootLogin=yes", 9),
+         /* A setting is a prefix of another's name: different settings. */
+         setting(sshd, "Permit=yes", 10));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    ck_assert_str_eq(only("P007")->message,
+                     "\"/etc/ssh/sshd_config\" sets \"PermitRootLogin\" to \"yes\" here but to "
+                     "\"no\" at site.lua:3: one setting takes one value");
+    ck_assert_int_eq(only("P007")->line, 9);
+    expect_note(only("P007"), 0, 3,
+                "\"PermitRootLogin=no in /etc/ssh/sshd_config\" sets it to \"no\" here");
+}
+END_TEST
+
+START_TEST(p007_setting_and_content)
+{
+    HOST("web1", 1, debian(2), file_content("/etc/a.conf", "x = 1\n", 3),
+         setting("/etc/a.conf", "x=1", 4), setting("/etc/b.conf", "[main] y=", 5),
+         file_state("absent", PROP_CLAIM_FILE_ABSENT, "/etc/b.conf", NULL, 6),
+         setting("/etc/c.conf", "z=1", 7),
+         claim1("c by hand", 0, 8, PROP_CLAIM_FILE_OWNED, "/etc/c.conf", NULL, -1),
+         setting("/etc/d/e.conf", "k=v", 9),
+         file_state("link", PROP_CLAIM_FILE_SYMLINK, "/etc/d/e.conf", "/x", 10));
+    ck_assert_int_eq(prop_site_check(S), 4);
+    ck_assert_uint_eq(count("P007"), 4);
+    ck_assert_str_eq(nth("P007", 0)->message,
+                     "\"/etc/a.conf\" must be a file setting \"x\" to \"1\" here but a file with "
+                     "fixed content at site.lua:3");
+    ck_assert_str_eq(nth("P007", 1)->message,
+                     "\"/etc/b.conf\" must be absent here but a file setting \"[main] y\" to "
+                     "\"\" at site.lua:5");
+    ck_assert_str_eq(nth("P007", 2)->message,
+                     "\"/etc/c.conf\" is owned whole by \"c by hand\" here, but \"z=1 in "
+                     "/etc/c.conf\" makes it a file setting \"z\" to \"1\" at site.lua:7");
+    ck_assert_int_eq(nth("P007", 3)->line, 10);
+}
+END_TEST
+
 START_TEST(p007_near_miss)
 {
     HOST("web1", 1, debian(2), file_content("/etc/foo", "a=1\nsecure=1\n", 3),
@@ -1590,6 +1647,8 @@ prepass_suite(void)
     tcase_add_test(tc, p007_modes_and_owners);
     tcase_add_test(tc, p007_owned_whole);
     tcase_add_test(tc, p007_owned_reverse_order);
+    tcase_add_test(tc, p007_settings);
+    tcase_add_test(tc, p007_setting_and_content);
     tcase_add_test(tc, p007_near_miss);
     tcase_add_test(tc, p007_one_diag_per_pair);
     tc = tcase(s, "P008");

@@ -155,6 +155,7 @@ typedef enum prop_claim_kind {
     PROP_CLAIM_GROUP,          /* key name, id gid or -1 */
     PROP_CLAIM_HOSTNAME,       /* key "hostname", value the name */
     PROP_CLAIM_FILE_OWNED,     /* key path: the whole file is this property's */
+    PROP_CLAIM_FILE_SETTING,   /* key path, value "NAME=VALUE": one setting of the file */
     PROP_CLAIM__COUNT
 } prop_claim_kind;
 
