@@ -14,7 +14,8 @@ local ssh = {}
 
 local fmt, concat = string.format, table.concat
 
-local impl = { known_hosts = {}, authorized_keys = {}, authorized_keys_absent = {} }
+local impl = { known_hosts = {}, authorized_keys = {}, authorized_keys_absent = {},
+               sshd_config = {}, sshd_reload = {} }
 
 -- The key types, with the algorithm name their public keys start with.
 local algorithms = {
@@ -405,6 +406,285 @@ function ssh.authorized_keys(user, keys, opts)
    local down = core.leaf(fmt("%s lacks %d key%s", desc, n, n == 1 and "" or "s"), nil,
                           impl.authorized_keys_absent, a, claims("file.noline"))
    return core.pair(up, down)
+end
+
+-- ---------------------------------------------------------------------
+-- sshd_config.
+
+local SSHD_CONFIG = "/etc/ssh/sshd_config"
+local SSHD_CHECK = SSHD_CONFIG .. ".prop-check"
+local PRIVSEP = "/run/sshd"
+
+-- The keyword of an sshd_config line, lower-cased, and whether the line
+-- is commented out ("#Port 22", "# Port 22"); nil for other lines.
+local function line_keyword(l)
+   local hash, word = l:match("^%s*(#?)%s*([A-Za-z][A-Za-z0-9]*)%f[%s=]")
+   if word == nil then return nil end
+   return word:lower(), hash == "#"
+end
+
+-- content with each setting of a (list of { name, value }) on one
+-- "Name value" line before the first Match block: the first active line
+-- of that keyword is replaced and its other active lines there dropped;
+-- without one, its first commented-out line is replaced; else the line
+-- goes before the first Match (or at the end).  Match blocks are left as
+-- they are.
+local function edit_sshd_config(content, settings)
+   local lines, nl = R.split_lines(content)
+   local want = {}
+   for _, st in ipairs(settings) do want[st.name:lower()] = st end
+   local match_at
+   for i, l in ipairs(lines) do
+      local k, commented = line_keyword(l)
+      if k == "match" and not commented then match_at = i break end
+   end
+   local stop = (match_at or #lines + 1) - 1
+   local active, comment = {}, {}
+   for i = 1, stop do
+      local k, commented = line_keyword(lines[i])
+      if k and want[k] then
+         if commented then
+            comment[k] = comment[k] or i
+         else
+            active[k] = active[k] or {}
+            table.insert(active[k], i)
+         end
+      end
+   end
+   local put, drop, before = {}, {}, {}
+   for _, st in ipairs(settings) do
+      local k, line = st.name:lower(), st.name .. " " .. st.value
+      if active[k] then
+         put[active[k][1]] = line
+         for j = 2, #active[k] do drop[active[k][j]] = true end
+      elseif comment[k] then
+         put[comment[k]] = line
+      else
+         before[#before + 1] = line
+      end
+   end
+   local out = {}
+   for i, l in ipairs(lines) do
+      if match_at == i then
+         for _, b in ipairs(before) do out[#out + 1] = b end
+         before = {}
+      end
+      if not drop[i] then out[#out + 1] = put[i] or l end
+   end
+   for _, b in ipairs(before) do out[#out + 1] = b end
+   local new = concat(out, "\n")
+   if #out > 0 and (nl or #lines == 0 or #before > 0) then new = new .. "\n" end
+   return new
+end
+
+-- The service that runs sshd: "ssh" on Debian and Ubuntu, "sshd" on
+-- FreeBSD.
+local function sshd_service(sys)
+   return R.is_freebsd(sys) and "sshd" or "ssh"
+end
+
+function impl.sshd_config.ensure(sys, a)
+   local what = "ssh.sshd_config"
+   local path = SSHD_CONFIG
+   local st = sys:stat(path)
+   if st and st.type ~= "file" then
+      R.fail("%s: %s is a %s, not a file", what, path, st.type == "other" and "special file" or st.type)
+   end
+   local content = st and sys:read(path)
+   if content == nil then
+      if not sys.dry then
+         R.fail("%s: %s does not exist (install openssh-server first)", what, path)
+      end
+      sys:note("would edit " .. path .. " (it does not exist yet)")
+      return "changed"
+   end
+   local new = edit_sshd_config(content, a.settings)
+   if new == content then return "ok" end
+   if sys.dry then
+      sys:write(path, new)
+      sys:note("would check the new file with sshd -t before it replaces the old one")
+      return "changed"
+   end
+   -- The new file is checked before it replaces the old one: a
+   -- configuration sshd refuses never replaces one it accepts.
+   sys:write(SSHD_CHECK, new, { mode = st.mode & tonumber("0777", 8) })
+   local check = { "/usr/sbin/sshd", "-t", "-f", SSHD_CHECK }
+   local r = sys:query(check)
+   -- sshd -t checks its privilege separation directory last, once the
+   -- configuration has been read; Debian's ssh service makes /run/sshd
+   -- when it starts, so on a system where it never ran (a new tree) the
+   -- directory is made as the service would, and the check run again.
+   if r.code ~= 0 and ((r.stderr or "") .. (r.stdout or "")):find(
+         "Missing privilege separation directory: " .. PRIVSEP, 1, true)
+      and not sys:exists(PRIVSEP) then
+      sys:mkdir(PRIVSEP, { mode = tonumber("0755", 8) })
+      r = sys:query(check)
+   end
+   sys:remove(SSHD_CHECK)
+   if r.code ~= 0 then
+      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
+      said = said:gsub(SSHD_CHECK:gsub("%p", "%%%0"), path)
+      R.fail("%s: sshd -t refuses the new configuration, %s is left as it was: %s", what, path,
+             said)
+   end
+   sys:write(path, new)
+   return "changed"
+end
+
+-- Setting names: sshd_config keywords (letters and digits).  Match and
+-- Include are not settings: a Match block is a section, Include takes
+-- several files.
+local function check_setting_name(k)
+   if type(k) ~= "string" or not k:find("^[A-Za-z][A-Za-z0-9]*$") then
+      return fmt("setting names must be sshd_config keywords such as PasswordAuthentication, got %s",
+                 args.got(k))
+   end
+   local l = k:lower()
+   if l == "match" or l == "include" then
+      return fmt("%s is not a setting ssh.sshd_config edits (Match blocks and Include lines are "
+                 .. "left as they are)", k)
+   end
+   return nil
+end
+
+local function check_setting_value(k, v)
+   if v == true then return nil, "yes" end
+   if v == false then return nil, "no" end
+   if math.type(v) == "integer" then return nil, tostring(v) end
+   if type(v) ~= "string" then
+      return fmt("%s must be a string, an integer or a boolean, got %s", k, args.got(v))
+   end
+   local t = v:match("^%s*(.-)%s*$")
+   if t == "" then return fmt("%s must not be empty", k) end
+   if t:find("[\r\n]") then return fmt("%s %s contains a newline", k, args.show(v)) end
+   if t:find("#") then return fmt("%s %s contains \"#\", which starts a comment in sshd_config", k, args.show(v)) end
+   return nil, t
+end
+
+-- One leaf per setting: its description, claims and port depend on the
+-- setting alone, so that ssh.listen_port(2222) and ssh.sshd_config
+-- { Port = 2222, ... } hold the same leaf, and never conflict.
+local function setting_leaf(name, value)
+   local claims = { "file.setting", SSHD_CONFIG, name .. "=" .. value,
+                    "file.generated", SSHD_CHECK, "ssh.sshd_config",
+                    "file.directory", PRIVSEP, false }
+   local p = name:lower() == "port" and math.tointeger(tonumber(value)) or nil
+   return core.leaf("sshd_config: " .. name .. " " .. value, "UnixLike", impl.sshd_config,
+                    { settings = { { name = name, value = value } } }, claims, {
+      ports = p and { p } or nil,
+      norevert = "ssh.sshd_config has no revert action: the old values are not known",
+   })
+end
+
+function impl.sshd_reload.ensure(sys)
+   local svc = sshd_service(sys)
+   if R.in_chroot(sys) then
+      sys:note(fmt("%s not reloaded: no daemon runs in a chroot", svc))
+      return "ok"
+   end
+   if not R.service_is_running(sys, svc) then
+      sys:note(fmt("%s is not running: nothing to reload", svc))
+      return "ok"
+   end
+   R.service_do(sys, svc, "reload")
+   return "changed"
+end
+
+local function reload_leaf()
+   return core.leaf("sshd reloaded", "UnixLike", impl.sshd_reload, nil, nil, {
+      norevert = "a reload has nothing to revert",
+   })
+end
+
+-- The settings of a table, checked: the property, or core.invalid.
+local function sshd_settings(recipe, settings)
+   if type(settings) ~= "table" or next(settings) == nil or settings[1] ~= nil then
+      return core.invalid("sshd_config", recipe .. ": give the settings as a table such as "
+                          .. '{ PasswordAuthentication = "no", Port = 2222 }, got ' .. args.got(settings))
+   end
+   local names, seen = {}, {}
+   for k in pairs(settings) do
+      local err = check_setting_name(k)
+      if err then return core.invalid("sshd_config", recipe .. ": " .. err) end
+      if seen[k:lower()] then
+         local a, b = seen[k:lower()], k
+         if b < a then a, b = b, a end
+         return core.invalid("sshd_config", fmt("%s: %s and %s are one setting (sshd_config keywords "
+                                                .. "ignore case)", recipe, a, b))
+      end
+      seen[k:lower()] = k
+      names[#names + 1] = k
+   end
+   table.sort(names, function(x, y) return x:lower() < y:lower() end)
+   local parts, shown = {}, {}
+   for _, k in ipairs(names) do
+      local err, v = check_setting_value(k, settings[k])
+      if err then return core.invalid("sshd_config", recipe .. ": " .. err) end
+      if k:lower() == "port" then
+         local perr = args.port(math.tointeger(tonumber(v)) or v, "Port")
+         if perr then return core.invalid("sshd_config", recipe .. ": " .. perr) end
+      end
+      parts[#parts + 1] = setting_leaf(k, v)
+      shown[#shown + 1] = k .. " " .. v
+   end
+   return core.props(parts):on_change(reload_leaf()):describe("sshd_config: " .. concat(shown, ", "))
+end
+
+--[[ ssh.sshd_config(settings)
+  UnixLike, not revertable.
+  settings: a table of sshd_config keywords and values, such as
+  { PasswordAuthentication = "no", Port = 2222 } (true and false are
+  "yes" and "no").  Each becomes one "Keyword value" line of
+  /etc/ssh/sshd_config, before any Match block: its first line there
+  (or, without one, its first commented-out line) is replaced, its other
+  lines there dropped, and a new one goes before the first Match block.
+  Match blocks, Include lines and every other line are kept.
+  Claims: each setting with its value (the same setting with another
+  value elsewhere on the host, or a line of the file giving it another
+  one, is P007); Port declares that port (P006).
+  Run time: the new file is written beside the old one
+  (sshd_config.prop-check), checked with sshd -t -f, and only then put in
+  place: a configuration sshd refuses fails the property with sshd's
+  message and the old file stays.  The ssh service is reloaded when it
+  runs (in a chroot: a note).  Nothing differs: ok.  Note that sshd takes
+  the first value it reads: a setting in a file that an Include line
+  before it reads wins.
+  Example:
+    ssh.sshd_config { PasswordAuthentication = "no", PermitRootLogin = "prohibit-password" }
+]]
+function ssh.sshd_config(settings, ...)
+   if select("#", ...) > 0 then
+      return core.invalid("sshd_config", "ssh.sshd_config takes one table of settings")
+   end
+   return sshd_settings("ssh.sshd_config", settings)
+end
+
+--[[ ssh.password_authentication(allowed)
+  UnixLike: ssh.sshd_config { PasswordAuthentication = "yes" or "no" }.
+  Example:
+    ssh.password_authentication(false)
+]]
+function ssh.password_authentication(allowed, ...)
+   local err = args.boolean(allowed, "allowed")
+   if err or select("#", ...) > 0 then
+      return core.invalid("sshd_config", "ssh.password_authentication: "
+                          .. (err or "takes one boolean"))
+   end
+   return sshd_settings("ssh.password_authentication", { PasswordAuthentication = allowed })
+end
+
+--[[ ssh.listen_port(port)
+  UnixLike: ssh.sshd_config { Port = port }; declares the port, so that
+  another property using it on the host is P006.
+  Example:
+    ssh.listen_port(2222)
+]]
+function ssh.listen_port(port, ...)
+   local err, p = args.port(port, "port")
+   if err or select("#", ...) > 0 then
+      return core.invalid("sshd_config", "ssh.listen_port: " .. (err or "takes one port"))
+   end
+   return sshd_settings("ssh.listen_port", { Port = p })
 end
 
 return args.strict_module(ssh, "ssh")

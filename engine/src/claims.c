@@ -572,7 +572,7 @@ file_state(const prop_claim *c, char *buf, size_t n)
         size_t nl, vl;
 
         setting_parts(c, &name, &nl, &val, &vl);
-        snprintf(buf, n, "a file setting %.*s to \"%.*s\"", (int)(nl > 60 ? 60 : nl), name,
+        snprintf(buf, n, "a file setting \"%.*s\" to \"%.*s\"", (int)(nl > 60 ? 60 : nl), name,
                  (int)(vl > 60 ? 60 : vl), val);
         return buf;
     }
@@ -686,7 +686,7 @@ file_clash(const prop_claim *x, const prop_claim *y)
     if (a == PROP_CLAIM_FILE_SYMLINK || b == PROP_CLAIM_FILE_SYMLINK) {
         o = a == PROP_CLAIM_FILE_SYMLINK ? b : a;
         return o == PROP_CLAIM_FILE_CONTENT || o == PROP_CLAIM_FILE_GENERATED ||
-                       o == PROP_CLAIM_FILE_LINE
+                       o == PROP_CLAIM_FILE_LINE || o == PROP_CLAIM_FILE_SETTING
                    ? FC_STATES
                    : FC_NONE;
     }

@@ -1008,6 +1008,66 @@ START_TEST(p007_owned_reverse_order)
 }
 END_TEST
 
+static prop_node *
+conf_setting(const char *path, const char *name_value, int line)
+{
+    char d[256];
+
+    snprintf(d, sizeof d, "%s in %s", name_value, path);
+    return claim1(d, 0, line, PROP_CLAIM_FILE_SETTING, path, name_value, -1);
+}
+
+START_TEST(p007_conf_settings)
+{
+    const char *sshd = "/etc/ssh/sshd_config";
+
+    HOST("web1", 1, debian(2), conf_setting(sshd, "PermitRootLogin=no", 3),
+         /* Other settings of the same file, the same value again, and the
+          * same name in another file agree. */
+         conf_setting(sshd, "PasswordAuthentication=no", 4),
+         conf_setting(sshd, "PermitRootLogin=no", 5),
+         conf_setting("/etc/other.conf", "PermitRootLogin=yes", 6),
+         file_lines(sshd, "Port 22", 1, 7),
+         file_state("mode", PROP_CLAIM_FILE_MODE, sshd, "0600", 8),
+         /* One setting given two values. */
+         conf_setting(sshd, "PermitRootLogin=yes", 9),
+         /* A setting is a prefix of another's name: different settings. */
+         conf_setting(sshd, "Permit=yes", 10));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    ck_assert_str_eq(only("P007")->message,
+                     "\"/etc/ssh/sshd_config\": PermitRootLogin must be \"yes\" here but \"no\" at "
+                     "site.lua:3");
+    ck_assert_int_eq(only("P007")->line, 9);
+    expect_note(only("P007"), 0, 3,
+                "\"PermitRootLogin=no in /etc/ssh/sshd_config\" makes it a file setting "
+                "\"PermitRootLogin\" to \"no\" here");
+}
+END_TEST
+
+START_TEST(p007_setting_and_content)
+{
+    HOST("web1", 1, debian(2), file_content("/etc/a.conf", "x = 1\n", 3),
+         conf_setting("/etc/a.conf", "x=1", 4), conf_setting("/etc/b.conf", "[main] y=", 5),
+         file_state("absent", PROP_CLAIM_FILE_ABSENT, "/etc/b.conf", NULL, 6),
+         conf_setting("/etc/c.conf", "z=1", 7),
+         claim1("c by hand", 0, 8, PROP_CLAIM_FILE_OWNED, "/etc/c.conf", NULL, -1),
+         conf_setting("/etc/d/e.conf", "k=v", 9),
+         file_state("link", PROP_CLAIM_FILE_SYMLINK, "/etc/d/e.conf", "/x", 10));
+    ck_assert_int_eq(prop_site_check(S), 4);
+    ck_assert_uint_eq(count("P007"), 4);
+    ck_assert_str_eq(nth("P007", 0)->message,
+                     "\"/etc/a.conf\" must be a file setting \"x\" to \"1\" here but a file with "
+                     "fixed content at site.lua:3");
+    ck_assert_str_eq(nth("P007", 1)->message,
+                     "\"/etc/b.conf\" must be absent here but a file setting \"[main] y\" to "
+                     "\"\" at site.lua:5");
+    ck_assert_str_eq(nth("P007", 2)->message,
+                     "\"/etc/c.conf\" is owned whole by \"c by hand\" here, but \"z=1 in "
+                     "/etc/c.conf\" makes it a file setting \"z\" to \"1\" at site.lua:7");
+    ck_assert_int_eq(nth("P007", 3)->line, 10);
+}
+END_TEST
+
 START_TEST(p007_near_miss)
 {
     HOST("web1", 1, debian(2), file_content("/etc/foo", "a=1\nsecure=1\n", 3),
@@ -1172,21 +1232,22 @@ START_TEST(p007_settings)
                                  "here but \"no\" at site.lua:3");
     expect_note(d, 0, 3,
                 "\"/etc/ssh/sshd_config sets PasswordAuthentication=no\" makes it a file setting "
-                "PasswordAuthentication to \"no\" here");
+                "\"PasswordAuthentication\" to \"no\" here");
     d = nth("P007", 1);
     ck_assert_int_eq(d->line, 8);
     ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file containing the line "
-                                 "\"Port 22\" here but a file setting Port to \"2222\" at "
+                                 "\"Port 22\" here but a file setting \"Port\" to \"2222\" at "
                                  "site.lua:7");
     d = nth("P007", 2);
     ck_assert_int_eq(d->line, 12);
     ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file lacking the line "
                                  "\"  PermitRootLogin  no \" here but a file setting "
-                                 "PermitRootLogin to \"no\" at site.lua:11");
+                                 "\"PermitRootLogin\" to \"no\" at site.lua:11");
     d = nth("P007", 3);
     ck_assert_int_eq(d->line, 16);
-    ck_assert_str_eq(d->message, "\"/etc/ssh/sshd_config\" must be a file setting Port to \"22\" "
-                                 "here but a file with fixed content at site.lua:15");
+    ck_assert_str_eq(d->message,
+                     "\"/etc/ssh/sshd_config\" must be a file setting \"Port\" to \"22\" "
+                     "here but a file with fixed content at site.lua:15");
 }
 END_TEST
 
@@ -1778,6 +1839,8 @@ prepass_suite(void)
     tcase_add_test(tc, p007_modes_and_owners);
     tcase_add_test(tc, p007_owned_whole);
     tcase_add_test(tc, p007_owned_reverse_order);
+    tcase_add_test(tc, p007_conf_settings);
+    tcase_add_test(tc, p007_setting_and_content);
     tcase_add_test(tc, p007_near_miss);
     tcase_add_test(tc, p007_one_diag_per_pair);
     tc = tcase(s, "P008");

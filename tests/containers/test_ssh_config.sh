@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# ssh.sshd_config inside a chroot container made from the test rootfs
+# cache (this machine's /etc/ssh is never touched): openssh-server
+# installed there (policy-rc.d keeps sshd from starting), settings
+# replacing the active or commented-out line of their keyword before the
+# first Match block, duplicates dropped, the Match block left alone, the
+# result accepted by sshd -t; a dry run that changes nothing; a second
+# run with no change; and settings sshd refuses, which must fail with
+# sshd's message and leave the old file in place.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+rootfs_cache
+T="$TMP/trees"
+mkdir -p "$T"
+C="$T/sshbox/etc/ssh/sshd_config"
+
+write_site() { # PROPERTIES...
+  cat >"$TMP/site.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  chroot.provisioned(chroot.from_tarball("$T/sshbox", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+    apt.installed_min { "openssh-server" },
+    $*
+  })),
+}
+EOF
+}
+
+# ---- the package, and a file edited by hand --------------------------------
+write_site ""
+prop_run "$TMP/r0.out" "$TMP/site.lua"
+same "setup: exit" "$rc" 0
+check "setup: sshd_config is in the tree" test -f "$C"
+check "setup: no sshd runs in the tree" no_process_in "$T/sshbox"
+# Two active Port lines, and a Match block whose lines must stay.
+sed -i '0,/^#Port 22/s//Port 2200\n#Port 22/' "$C"
+sed -i 's/^#ListenAddress 0.0.0.0/Port 2201\n#ListenAddress 0.0.0.0/' "$C"
+printf 'Match User prop-test\n\tPasswordAuthentication yes\n\tX11Forwarding yes\n' >>"$C"
+same "setup: two Port lines made by hand" "$(grep -c '^Port ' "$C")" 2
+# sshd -t wants its privilege separation directory, which the ssh service
+# makes when it starts (never, in a chroot).
+mkdir -p "$T/sshbox/run/sshd"
+check "setup: the hand-edited file is valid" chroot "$T/sshbox" /usr/sbin/sshd -t
+cp "$C" "$TMP/before"
+
+# ---- settings: dry run, run, second run --------------------------------------
+write_site 'ssh.sshd_config { PasswordAuthentication = false, Port = 2222, X11Forwarding = "no",
+                            PermitRootLogin = "prohibit-password", MaxAuthTries = 4 },
+    ssh.password_authentication(false),
+    ssh.listen_port(2222),'
+prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
+same "dry run: exit" "$rc" 0
+check "dry run: would change in the container" test "$(host_count "$TMP/d.out" localhost/sshbox changed)" -ge 1
+same "dry run: sshd_config untouched" "$(cat "$C")" "$(cat "$TMP/before")"
+check "dry run: no check file left" test ! -e "$C.prop-check"
+
+prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "first run: exit" "$rc" 0
+# One property per setting (the same setting twice is one): five changed.
+same "first run: the settings changed, nothing failed" \
+  "$(host_count "$TMP/r1.out" localhost/sshbox changed)/$(host_count "$TMP/r1.out" localhost/sshbox failed)" "5/0"
+check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
+before_match="$(sed '/^Match /,$d' "$C")"
+same "one Port line before Match, the first one replaced" "$(grep -n '^Port ' <<<"$before_match" | cut -d: -f2)" "Port 2222"
+same "Port replaced where the first Port line was" \
+  "$(grep -n '^Port 2222$' "$C" | cut -d: -f1)" "$(grep -n '^Port 2200$' "$TMP/before" | cut -d: -f1)"
+# The second Port line, above it, is gone: one line up.
+same "the commented-out line replaced in place" \
+  "$(grep -n '^PasswordAuthentication no$' "$C" | cut -d: -f1)" \
+  "$(($(grep -n '^#PasswordAuthentication yes$' "$TMP/before" | cut -d: -f1) - 1))"
+same "X11Forwarding yes replaced" "$(grep -ci '^X11Forwarding' <<<"$before_match")/$(grep -c '^X11Forwarding no$' "$C")" "1/1"
+check "a new setting before the Match block" grep -q '^MaxAuthTries 4$' <<<"$before_match"
+check "PermitRootLogin set" grep -q '^PermitRootLogin prohibit-password$' <<<"$before_match"
+same "the Match block is untouched" "$(sed -n '/^Match /,$p' "$C")" \
+  "$(printf 'Match User prop-test\n\tPasswordAuthentication yes\n\tX11Forwarding yes')"
+check "sshd accepts the result" chroot "$T/sshbox" /usr/sbin/sshd -t
+same "sshd reads the settings" \
+  "$(chroot "$T/sshbox" /usr/sbin/sshd -T -C user=root,host=x,addr=127.0.0.1 | grep -E '^(port|passwordauthentication|maxauthtries|x11forwarding) ' | LC_ALL=C sort | tr '\n' ' ')" \
+  "maxauthtries 4 passwordauthentication no port 2222 x11forwarding no "
+check "no check file left" test ! -e "$C.prop-check"
+check "the reload is a note in a chroot" grep -q 'ssh not reloaded: no daemon runs in a chroot' "$TMP/r1.out"
+check "no sshd runs in the tree" no_process_in "$T/sshbox"
+
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "second run: exit" "$rc" 0
+same "second run: nothing changes" "$(host_count "$TMP/r2.out" localhost/sshbox changed)" 0
+
+# ---- settings sshd refuses ------------------------------------------------------
+cp "$C" "$TMP/good"
+write_site 'ssh.sshd_config { Ciphers = "no-such-cipher" },
+    ssh.sshd_config { NoSuchOption = "yes" },'
+prop_run "$TMP/f.out" "$TMP/site.lua"
+same "refused: exit" "$rc" 1
+same "refused: both fail" "$(host_count "$TMP/f.out" localhost/sshbox failed)" 2
+check "refused: sshd's message about the cipher" grep -q 'Bad SSH2 cipher spec' "$TMP/f.out"
+check "refused: sshd's message about the option" grep -q 'Bad configuration option: NoSuchOption' "$TMP/f.out"
+check "refused: the message says the file was kept" grep -q 'is left as it was' "$TMP/f.out"
+same "refused: the old file is in place" "$(cat "$C")" "$(cat "$TMP/good")"
+check "refused: no check file left" test ! -e "$C.prop-check"
+
+finish
