@@ -43,6 +43,8 @@ typedef struct run_opts {
     int dry, diff, json, jobs;
     int accept_new;
     int connect_timeout, op_timeout;
+    int serial;            /* hosts per batch (0: one batch); negative: a percentage */
+    int max_fail;          /* hosts that may fail before the next batch is held back */
     const char *site_path; /* the site file: its secret store is beside it */
 } run_opts;
 
@@ -58,6 +60,7 @@ struct outcome {
     /* Its containers (run after it) that failed or were refused, could
      * not be reached, or were interrupted. */
     unsigned ctr_failed, ctr_unreachable, ctr_stopped;
+    int held; /* not run: an earlier batch had more failed hosts than --max-fail */
 };
 
 /* Everything the executor's callbacks need for one host. */
@@ -1404,6 +1407,132 @@ opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
     return 1;
 }
 
+/* --serial N or N%: hosts per batch (a percentage is stored negative). */
+static int
+serial_arg(const char *v, int *out)
+{
+    char buf[32];
+    size_t l = v ? strlen(v) : 0;
+    int n;
+
+    if (l > 1 && l < sizeof buf && v[l - 1] == '%') {
+        memcpy(buf, v, l - 1);
+        buf[l - 1] = '\0';
+        if (int_arg("--serial", buf, 1, 100, &n))
+            return -1;
+        *out = -n;
+        return 0;
+    }
+    if (int_arg("--serial", v, 1, 1000000, &n))
+        return -1;
+    *out = n;
+    return 0;
+}
+
+/* A host that counts against --max-fail. */
+static int
+host_failed(const outcome *oc)
+{
+    return oc->failed > 0 || oc->refused || oc->unreachable || oc->ctr_failed ||
+           oc->ctr_unreachable;
+}
+
+/* Run hosts[from..to): in parallel jobs, or one after the other. */
+static void
+run_some(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t from, size_t to,
+         outcome *ocs)
+{
+    size_t k;
+
+    if (to - from > 1 && o->jobs > 1) {
+        run_parallel(ctx, o, hosts + from, to - from, o->site.color_out, ocs + from);
+        return;
+    }
+    for (k = from; k < to; k++) {
+        if (want_stop(NULL)) {
+            ocs[k].stopped = 1;
+            ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
+            continue;
+        }
+        run_host(ctx, o, hosts[k], o->site.color_out && isatty(STDOUT_FILENO), o->site.color_out,
+                 &ocs[k]);
+    }
+}
+
+/*
+ * Run the hosts in batches of --serial (all at once without it).  After a
+ * batch, when more hosts have failed so far than --max-fail allows, the
+ * hosts of the later batches are held back (not run).  Returns how many.
+ */
+static size_t
+run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n, outcome *ocs)
+{
+    size_t size = n, from, to, k, nb, b = 0, failed = 0;
+
+    if (o->serial > 0)
+        size = (size_t)o->serial;
+    else if (o->serial < 0)
+        size = (n * (size_t)-o->serial + 99) / 100;
+    if (size == 0)
+        size = 1;
+    if (o->serial == 0 || n == 0) {
+        run_some(ctx, o, hosts, 0, n, ocs);
+        return 0;
+    }
+    nb = (n + size - 1) / size;
+    for (from = 0; from < n; from = to) {
+        to = from + size < n ? from + size : n;
+        b++;
+        if (o->json) {
+            printf("{\"event\":\"batch\",\"batch\":%zu,\"of\":%zu,\"hosts\":[", b, nb);
+            for (k = from; k < to; k++) {
+                if (k > from)
+                    putchar(',');
+                json_str(prop_host_fullname(hosts[k]));
+            }
+            fputs("]}\n", stdout);
+        } else {
+            printf("%sbatch %zu of %zu:", from ? "\n" : "", b, nb);
+            for (k = from; k < to; k++)
+                printf(" %s%s", prop_host_fullname(hosts[k]), k + 1 < to ? "," : "\n");
+        }
+        fflush(stdout);
+        run_some(ctx, o, hosts, from, to, ocs);
+        for (k = from; k < to; k++)
+            failed += host_failed(&ocs[k]);
+        if (to < n && (failed > (size_t)o->max_fail || want_stop(NULL)))
+            break;
+    }
+    if (to >= n)
+        return 0;
+    for (k = to; k < n; k++) {
+        if (want_stop(NULL))
+            ocs[k].stopped = 1;
+        else
+            ocs[k].held = 1;
+        ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
+    }
+    if (!want_stop(NULL)) {
+        if (o->json) {
+            printf("{\"event\":\"held\",\"failed\":%zu,\"max_fail\":%d,\"hosts\":[", failed,
+                   o->max_fail);
+            for (k = to; k < n; k++) {
+                if (k > to)
+                    putchar(',');
+                json_str(prop_host_fullname(hosts[k]));
+            }
+            fputs("]}\n", stdout);
+            fflush(stdout);
+        }
+        fprintf(stderr,
+                "prop run: %zu host%s failed by the end of batch %zu of %zu (--max-fail %d): "
+                "the %zu host%s of the later batches %s not run\n",
+                failed, failed == 1 ? "" : "s", b, nb, o->max_fail, n - to, n - to == 1 ? "" : "s",
+                n - to == 1 ? "was" : "were");
+    }
+    return n - to;
+}
+
 static int
 run_run(int argc, char **argv)
 {
@@ -1416,7 +1545,8 @@ run_run(int argc, char **argv)
     lprop_ctx *ctx = NULL;
     struct sigaction sa;
     const char **names;
-    int nnames = 0;
+    int nnames = 0, max_fail_given = 0;
+    size_t held = 0;
 
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
@@ -1454,6 +1584,13 @@ run_run(int argc, char **argv)
         } else if (opt_value("--timeout", argc, argv, &i, &v)) {
             if (int_arg("--timeout", v, 1, 86400, &o.op_timeout))
                 goto usage;
+        } else if (opt_value("--serial", argc, argv, &i, &v)) {
+            if (serial_arg(v, &o.serial))
+                goto usage;
+        } else if (opt_value("--max-fail", argc, argv, &i, &v)) {
+            if (int_arg("--max-fail", v, 0, 1000000, &o.max_fail))
+                goto usage;
+            max_fail_given = 1;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             cli_usage_error(&cmd_run, "unknown option \"%s\"", argv[i]);
             goto usage;
@@ -1466,6 +1603,11 @@ run_run(int argc, char **argv)
     if (site == NULL) {
         free(names);
         return cli_usage_error(&cmd_run, "which site file?");
+    }
+    if (max_fail_given && o.serial == 0) {
+        cli_usage_error(&cmd_run,
+                        "--max-fail counts failed hosts between batches: it needs --serial");
+        goto usage;
     }
     o.site_path = site;
     ctx = cli_load_site(site, &o.site, &evaluated);
@@ -1518,19 +1660,7 @@ run_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
     ctx->interrupt = &stop_requested;
-    if (nhosts > 1 && o.jobs > 1) {
-        run_parallel(ctx, &o, hosts, nhosts, o.site.color_out, ocs);
-    } else {
-        for (k = 0; k < nhosts; k++) {
-            if (want_stop(NULL)) {
-                ocs[k].stopped = 1;
-                ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
-                continue;
-            }
-            run_host(ctx, &o, hosts[k], o.site.color_out && isatty(STDOUT_FILENO), o.site.color_out,
-                     &ocs[k]);
-        }
-    }
+    held = run_batches(ctx, &o, hosts, nhosts, ocs);
     for (k = 0; k < nhosts; k++) {
         unreachable += ocs[k].unreachable || ocs[k].ctr_unreachable;
         failed += ocs[k].failed > 0 || ocs[k].refused || ocs[k].ctr_failed;
@@ -1540,23 +1670,24 @@ run_run(int argc, char **argv)
         printf("\n%zu host%s:", nhosts, nhosts == 1 ? "" : "s");
         for (k = 0; k < nhosts; k++)
             printf(" %s %s%s%s", prop_host_fullname(hosts[k]),
-                   ocs[k].unreachable ? "unreachable"
-                   : ocs[k].refused   ? "refused"
-                   : ocs[k].failed    ? "failed"
-                   : ocs[k].stopped   ? "interrupted"
-                   : ocs[k].info_only ? "info only"
-                   : ocs[k].changed   ? (o.dry ? "would change" : "changed")
-                                      : "ok",
+                   ocs[k].held          ? "not run"
+                   : ocs[k].unreachable ? "unreachable"
+                   : ocs[k].refused     ? "refused"
+                   : ocs[k].failed      ? "failed"
+                   : ocs[k].stopped     ? "interrupted"
+                   : ocs[k].info_only   ? "info only"
+                   : ocs[k].changed     ? (o.dry ? "would change" : "changed")
+                                        : "ok",
                    ocs[k].ctr_failed || ocs[k].ctr_unreachable ? " (a container did not converge)"
                                                                : "",
                    k + 1 < nhosts ? "," : "\n");
     }
     if (stopped)
         fprintf(stderr, "prop run: interrupted; the properties not run are counted above\n");
-    rc = stopped       ? EXIT_INTERRUPTED
-         : unreachable ? EXIT_UNREACHABLE
-         : failed      ? EXIT_FAILED
-                       : EXIT_WELL;
+    rc = stopped          ? EXIT_INTERRUPTED
+         : unreachable    ? EXIT_UNREACHABLE
+         : failed || held ? EXIT_FAILED
+                          : EXIT_WELL;
 done:
     lprop_close(ctx);
     free(hosts);
@@ -1575,4 +1706,4 @@ const cli_command cmd_run = {
     "prop run SITE [HOST...] [--dry-run] [--diff] [--json] [-j N] [--accept-new-host-keys]\n"
     "                [--connect-timeout S] [--timeout S] [--max-instructions N] [--max-memory "
     "MIB]\n"
-    "                [--max-cpu S]"};
+    "                [--max-cpu S] [--serial N|N%] [--max-fail K]"};
