@@ -444,8 +444,9 @@ local function replace_checked(sys, what, a, path, st, new)
       return
    end
    sys:write(check, new, { mode = keep })
-   local r = sys:query(argv)
+   local ok, r = pcall(sys.query, sys, argv)
    sys:remove(check)
+   if not ok then error(r, 0) end
    if r.code ~= 0 then
       local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
       said = said:gsub(check:gsub("%p", "%%%0"), function() return path end)
@@ -502,15 +503,78 @@ function impl.line_absent.ensure(sys, a)
    return "changed"
 end
 
--- A Lua pattern: a string string.find accepts.
+-- What is wrong with Lua pattern p, in string.find's words, or nil.
+-- string.find reads a pattern only as far as a subject lets it, so a
+-- trial match cannot tell: this walks all of it as lstrlib.c does.
+local function pattern_error(p)
+   local n, i = #p, 1
+   local open, closed, level = {}, {}, 0
+   -- The position after the class "[...]" starting at j.
+   local function class_end(j)
+      j = j + 1
+      if p:sub(j, j) == "^" then j = j + 1 end
+      repeat
+         if j > n then return nil end
+         local c = p:sub(j, j)
+         j = j + 1
+         if c == "%" and j <= n then j = j + 1 end
+      until p:sub(j, j) == "]"
+      return j + 1
+   end
+   if p:sub(1, 1) == "^" then i = 2 end
+   while i <= n do
+      local c = p:sub(i, i)
+      if c == "(" then
+         level = level + 1
+         if level > 32 then return "too many captures" end
+         if p:sub(i + 1, i + 1) == ")" then
+            closed[level], i = true, i + 2
+         else
+            open[#open + 1], i = level, i + 1
+         end
+      elseif c == ")" then
+         if #open == 0 then return "invalid pattern capture" end
+         closed[table.remove(open)], i = true, i + 1
+      elseif c == "%" then
+         local d = p:sub(i + 1, i + 1)
+         if d == "" then return "malformed pattern (ends with '%')" end
+         if d == "b" then
+            if i + 3 > n then return "missing arguments to '%b'" end
+            i = i + 4
+         elseif d == "f" then
+            if p:sub(i + 2, i + 2) ~= "[" then return "missing '[' after '%f' in pattern" end
+            i = class_end(i + 2)
+            if not i then return "malformed pattern (missing ']')" end
+         elseif d:find("%d") then
+            local l = tonumber(d)
+            if l == 0 or l > level or not closed[l] then
+               return fmt("invalid capture index %%%d", l)
+            end
+            i = i + 2
+         else
+            i = i + 2
+         end
+      elseif c == "[" then
+         i = class_end(i)
+         if not i then return "malformed pattern (missing ']')" end
+      else
+         i = i + 1
+      end
+   end
+   if #open > 0 then return "unfinished capture" end
+   return nil
+end
+
+-- A Lua pattern (as string.find takes it).
 local function check_pattern(v, what)
    local err = args.nonempty_string(v, what)
    if err then return err end
-   local ok, why = pcall(string.find, "", v)
-   if not ok then
-      why = tostring(why):gsub("^[^:]*:%d+: ", "")
-      return fmt("%s %s is not a Lua pattern: %s", what, args.show(v), why)
+   local why = pattern_error(v)
+   if not why then
+      local ok, e = pcall(string.find, "", v)
+      if not ok then why = tostring(e):gsub("^[^:]*:%d+: ", "") end
    end
+   if why then return fmt("%s %s is not a Lua pattern: %s", what, args.show(v), why) end
    return nil, v
 end
 
