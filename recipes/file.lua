@@ -634,7 +634,8 @@ local function line_leaves(a)
    local down = { "file.noline", a.path, a.line }
    if a.validate then
       for _, c in ipairs({ up, down }) do
-         c[#c + 1], c[#c + 2], c[#c + 3] = "file.generated", a.path .. ".prop-check", "file.line"
+         c[#c + 1], c[#c + 2], c[#c + 3] =
+            "file.generated", a.path .. ".prop-check", "a copy checked before it replaces the file"
       end
    end
    return core.leaf(upd, nil, impl.line, a, up), core.leaf(downd, nil, impl.line_absent, a, down)
