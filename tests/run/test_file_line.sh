@@ -112,6 +112,15 @@ check "validate accepts: no check file left" test ! -e "$L/sshd.prop-check"
 same "validate accepts: mode and owner kept" "$(mode_of "$L/sshd") $(owner_of "$L/sshd")" \
   "0640 nobody:nogroup"
 
+# A validator that cannot run: a failure, and no check copy left behind.
+site_local "$TMP/novalidator.lua" \
+  "file.line(\"$L/sshd\", \"Port 2222\", { validate = { \"prop-test-no-such-validator\", \"%s\" } }),"
+cp -p "$L/sshd" "$TMP/sshd.before"
+prop_run "$TMP/nv.out" "$TMP/novalidator.lua"
+expect_run "validator missing: failed" "$TMP/nv.out" 1 0 0 1
+check "validator missing: the file is byte-identical" cmp -s "$L/sshd" "$TMP/sshd.before"
+check "validator missing: no check file left" test ! -e "$L/sshd.prop-check"
+
 if command -v visudo >/dev/null; then
   printf 'root ALL=(ALL:ALL) ALL\n' >"$L/sudoers"
   chmod 0440 "$L/sudoers"
