@@ -690,6 +690,10 @@ end
 function file.line_absent(path, line, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " lacks line"
    local err, a = line_args("file.line_absent", path, line, opts)
+   if not err and (a.after or a.before or a.create) then
+      err = "file.line_absent: after, before and create place a line that is added; "
+         .. "file.line_absent removes lines (give match, match_plain or validate)"
+   end
    if err then return core.invalid(desc, err) end
    local up, down = line_leaves(a)
    return core.pair(down, up)
