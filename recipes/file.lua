@@ -11,13 +11,13 @@ local R = require "prop.runtime"
 
 local file = {}
 
-local fmt = string.format
+local fmt, concat = string.format, table.concat
 
 -- Run time: each impl.ensure(sys, a) looks at the target once and changes
 -- only what differs, returning "changed" or "ok".
 local impl = {
    has_content = {}, contains_lines = {}, lacks_lines = {}, directory = {},
-   absent = {}, symlink = {}, mode = {}, owner = {},
+   absent = {}, symlink = {}, mode = {}, owner = {}, line = {}, line_absent = {},
 }
 
 local function result(changed)
@@ -28,8 +28,51 @@ function impl.has_content.ensure(sys, a)
    return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
 end
 
+-- "Key value" lines of content, by lower-cased key: the first value each
+-- key is given, and its line number.  Comments, blank lines and lines
+-- holding "=" (shell assignments, "key = value" files, where the last
+-- value counts) are left out.
+local function keyword_of(l)
+   if l:find("=", 1, true) then return nil end
+   local k, v = l:match("^%s*([%a][%w]*)%s+(%S.-)%s*$")
+   if not k then return nil end
+   return k:lower(), (v:gsub("%s+", " "))
+end
+
+-- Lines that contains_lines would append as "Key value" to a file that
+-- already gives Key another value: a program that takes the first value
+-- (sshd does) keeps the old one.  Said as a note, with the recipes that
+-- replace a line instead.
+local function warn_shadowed(sys, path, content, want)
+   if content == nil then return end
+   local lines = R.split_lines(content)
+   local present, first = {}, {}
+   for i, l in ipairs(lines) do
+      present[l] = true
+      local k, v = keyword_of(l)
+      if k and not first[k] then first[k] = { i, v, l } end
+   end
+   for _, l in ipairs(want) do
+      local k, v = keyword_of(l)
+      local old = k and not present[l] and first[k]
+      if old and old[2] ~= v then
+         local key = l:match("^%s*(%S+)")
+         sys:note(fmt("warning: %s already sets %s on line %d (%s); %s \"%s\" leaves it in "
+                      .. "force for a program that takes the first value (sshd does): "
+                      .. "use file.line(path, line, { match = \"^%%s*%s%%s\" }) to replace it%s",
+                      path, key, old[1], args.show(old[3]),
+                      sys.dry and "appending" or "appended", l, key,
+                      path:find("sshd_config", 1, true) and ", or ssh.sshd_config" or ""))
+      end
+   end
+end
+
 function impl.contains_lines.ensure(sys, a)
-   return result(R.ensure_lines(sys, "file.contains_lines", a.path, a.lines))
+   local _, st = R.follow(sys, a.path)
+   local before = st and st.type == "file" and sys:read((R.follow(sys, a.path))) or nil
+   local changed = R.ensure_lines(sys, "file.contains_lines", a.path, a.lines)
+   if changed then warn_shadowed(sys, a.path, before, a.lines) end
+   return result(changed)
 end
 
 function impl.lacks_lines.ensure(sys, a)
@@ -301,6 +344,359 @@ end
 ]]
 function file.lacks_lines(path, lines)
    return lines_pair("lacks_lines", "contains_lines", path, lines)
+end
+
+-- ---------------------------------------------------------------------
+-- file.line: one line, replacing the line a pattern finds (Ansible's
+-- lineinfile).
+
+-- Whether line l is one a.match (a Lua pattern) or a.match_plain (a
+-- plain string) finds.
+local function line_matches(a, l)
+   if a.match then return l:find(a.match) ~= nil end
+   return l:find(a.match_plain, 1, true) ~= nil
+end
+
+local function join_lines(lines, nl)
+   if #lines == 0 then return "" end
+   return concat(lines, "\n") .. (nl and "\n" or "")
+end
+
+-- content with a.line in place (file.line's rules, in this order): the
+-- last line the match finds is replaced by it; else, when some line is
+-- already a.line, nothing changes; else it is inserted after the last
+-- line a.after finds, or before the first line a.before finds, or at the
+-- end (also when the anchor finds no line).  Returns the new content and
+-- what was done ({ "replace", "replaced", "line", N }).
+local function put_line(content, a)
+   local lines, nl = R.split_lines(content)
+   if a.match or a.match_plain then
+      local last
+      for i, l in ipairs(lines) do
+         if line_matches(a, l) then last = i end
+      end
+      if last then
+         if lines[last] == a.line then return content, nil end
+         lines[last] = a.line
+         return join_lines(lines, nl), { "replace", "replaced", "line", last }
+      end
+   end
+   for _, l in ipairs(lines) do
+      if l == a.line then return content, nil end
+   end
+   local at = #lines + 1
+   if a.after then
+      for i, l in ipairs(lines) do
+         if l:find(a.after) then at = i + 1 end
+      end
+   elseif a.before then
+      for i, l in ipairs(lines) do
+         if l:find(a.before) then
+            at = i
+            break
+         end
+      end
+   end
+   table.insert(lines, at, a.line)
+   -- A line added at the end ends with a newline, as the file's others.
+   if at == #lines then nl = true end
+   return join_lines(lines, nl), { "insert", "inserted", "at line", at }
+end
+
+-- content without the lines the match finds (every one), or, without a
+-- match, without the lines equal to a.line.
+local function drop_lines(content, a)
+   local lines, nl = R.split_lines(content)
+   local keep = {}
+   for _, l in ipairs(lines) do
+      local drop
+      if a.match or a.match_plain then drop = line_matches(a, l) else drop = l == a.line end
+      if not drop then keep[#keep + 1] = l end
+   end
+   if #keep == #lines then return content, 0 end
+   return join_lines(keep, nl), #lines - #keep
+end
+
+-- argv with every "%s" replaced by path.
+local function validate_argv(argv, path)
+   local out = {}
+   for i, w in ipairs(argv) do
+      out[i] = (w:gsub("%%s", function() return path end))
+   end
+   return out
+end
+
+-- Writes new to path (the file a.path names, st its stat or nil), after
+-- a.validate accepts a copy beside a.path.  In a dry run the write is
+-- recorded (with its diff under --diff) and the check only said.
+local function replace_checked(sys, what, a, path, st, new)
+   local keep = st and (st.mode & tonumber("0777", 8)) or tonumber("0644", 8)
+   if not a.validate then
+      sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
+      return
+   end
+   local check = a.path .. ".prop-check"
+   local argv = validate_argv(a.validate, check)
+   if sys.dry then
+      sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
+      sys:note("would check the new content with " .. R.show_argv(a.validate)
+               .. " before it replaces the old one")
+      return
+   end
+   sys:write(check, new, { mode = keep })
+   local ok, r = pcall(sys.query, sys, argv)
+   sys:remove(check)
+   if not ok then error(r, 0) end
+   if r.code ~= 0 then
+      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
+      said = said:gsub(check:gsub("%p", "%%%0"), function() return path end)
+      R.fail("%s: %s %s the new content (exit %d), %s is left as it was%s", what,
+             R.show_argv(a.validate), r.code == 127 and "could not run to check" or "refuses",
+             r.code, path, said ~= "" and ": " .. said or "")
+   end
+   sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
+end
+
+-- The file a.path names (a symlink followed), its stat and content; a
+-- missing file has content nil.
+local function read_target(sys, what, a)
+   local path, st = R.follow(sys, a.path)
+   if st and st.type ~= "file" then
+      R.fail("%s: %s is a %s, not a file", what, path,
+             st.type == "other" and "special file"
+             or st.type == "link" and "chain of too many links" or st.type)
+   end
+   return path, st, st and sys:read(path)
+end
+
+function impl.line.ensure(sys, a)
+   local what = "file.line"
+   local path, st, old = read_target(sys, what, a)
+   if old == nil and not a.create then
+      if sys.dry then
+         -- An earlier property may be about to make it.
+         sys:note("would edit " .. path .. " (it does not exist yet; without create = true "
+                  .. "a real run fails unless something makes it first)")
+         return "changed"
+      end
+      R.fail("%s: %s does not exist (create = true makes it)", what, path)
+   end
+   local new, done = put_line(old or "", a)
+   if old ~= nil and new == old then return "ok" end
+   replace_checked(sys, what, a, path, st, new)
+   if old == nil then
+      sys:note((sys.dry and "would create " or "created ") .. path)
+   else
+      sys:note(fmt("%s %s %d", sys.dry and "would " .. done[1] or done[2], done[3], done[4]))
+   end
+   return "changed"
+end
+
+function impl.line_absent.ensure(sys, a)
+   local what = "file.line_absent"
+   local path, st, old = read_target(sys, what, a)
+   if old == nil then return "ok" end
+   local new, n = drop_lines(old, a)
+   if n == 0 then return "ok" end
+   replace_checked(sys, what, a, path, st, new)
+   sys:note(fmt("%s %d line%s", sys.dry and "would remove" or "removed", n, n == 1 and "" or "s"))
+   return "changed"
+end
+
+-- What is wrong with Lua pattern p, in string.find's words, or nil.
+-- string.find reads a pattern only as far as a subject lets it, so a
+-- trial match cannot tell: this walks all of it as lstrlib.c does.
+local function pattern_error(p)
+   local n, i = #p, 1
+   local open, closed, level = {}, {}, 0
+   -- The position after the class "[...]" starting at j.
+   local function class_end(j)
+      j = j + 1
+      if p:sub(j, j) == "^" then j = j + 1 end
+      repeat
+         if j > n then return nil end
+         local c = p:sub(j, j)
+         j = j + 1
+         if c == "%" and j <= n then j = j + 1 end
+      until p:sub(j, j) == "]"
+      return j + 1
+   end
+   if p:sub(1, 1) == "^" then i = 2 end
+   while i <= n do
+      local c = p:sub(i, i)
+      if c == "(" then
+         level = level + 1
+         if level > 32 then return "too many captures" end
+         if p:sub(i + 1, i + 1) == ")" then
+            closed[level], i = true, i + 2
+         else
+            open[#open + 1], i = level, i + 1
+         end
+      elseif c == ")" then
+         if #open == 0 then return "invalid pattern capture" end
+         closed[table.remove(open)], i = true, i + 1
+      elseif c == "%" then
+         local d = p:sub(i + 1, i + 1)
+         if d == "" then return "malformed pattern (ends with '%')" end
+         if d == "b" then
+            if i + 3 > n then return "missing arguments to '%b'" end
+            i = i + 4
+         elseif d == "f" then
+            if p:sub(i + 2, i + 2) ~= "[" then return "missing '[' after '%f' in pattern" end
+            i = class_end(i + 2)
+            if not i then return "malformed pattern (missing ']')" end
+         elseif d:find("%d") then
+            local l = tonumber(d)
+            if l == 0 or l > level or not closed[l] then
+               return fmt("invalid capture index %%%d", l)
+            end
+            i = i + 2
+         else
+            i = i + 2
+         end
+      elseif c == "[" then
+         i = class_end(i)
+         if not i then return "malformed pattern (missing ']')" end
+      else
+         i = i + 1
+      end
+   end
+   if #open > 0 then return "unfinished capture" end
+   return nil
+end
+
+-- A Lua pattern (as string.find takes it).
+local function check_pattern(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   local why = pattern_error(v)
+   if not why then
+      local ok, e = pcall(string.find, "", v)
+      if not ok then why = tostring(e):gsub("^[^:]*:%d+: ", "") end
+   end
+   if why then return fmt("%s %s is not a Lua pattern: %s", what, args.show(v), why) end
+   return nil, v
+end
+
+local function check_validate(v, what)
+   local err, argv = args.argv(v, what)
+   if err then return err end
+   for _, w in ipairs(argv) do
+      if w:find("%s", 1, true) then return nil, argv end
+   end
+   return fmt('%s %s must hold "%%s", which stands for the file to check', what,
+              R.show_argv(argv))
+end
+
+local line_schema = {
+   match = check_pattern, match_plain = args.nonempty_string, after = check_pattern,
+   before = check_pattern, validate = check_validate, create = args.boolean,
+}
+
+-- A name for the claim file.setting (NAME=VALUE, split at the first
+-- "="): the match in a form without "=" ("\" is doubled, "=" becomes
+-- "\x3d", so two different matches never share a name).  The engine
+-- compares names starting with "lines " with regard to case.
+local function match_name(a)
+   local m = a.match or a.match_plain
+   m = m:gsub("\\", "\\\\"):gsub("=", "\\x3d")
+   return (a.match and "lines matching " or "lines containing ") .. m
+end
+
+local function line_args(recipe, path, line, opts)
+   local err, v = args.check_all(args.abs_path, path, "path", check_line, line, "line")
+   local oerr, o = args.options(opts, line_schema, recipe)
+   local xerr
+   if not oerr then
+      if o.match and o.match_plain then
+         xerr = "give match (a Lua pattern) or match_plain (a plain string), not both"
+      elseif o.after and o.before then
+         xerr = "give after or before, not both"
+      end
+   end
+   local msg = args.join(recipe, err, oerr, xerr)
+   if msg then return msg end
+   return nil, { path = v[1], line = v[2], match = o.match, match_plain = o.match_plain,
+                 after = o.after, before = o.before, validate = o.validate,
+                 create = o.create or false }
+end
+
+local function line_leaves(a)
+   local m = a.match or a.match_plain
+   local upd = fmt('file %s has line "%s"', a.path, a.line)
+   local downd = m and fmt("file %s has no line %s %s", a.path,
+                           a.match and "matching" or "containing", args.show(m))
+      or fmt('file %s lacks line "%s"', a.path, a.line)
+   local up = { "file.line", a.path, a.line }
+   if m then
+      up[#up + 1], up[#up + 2], up[#up + 3] = "file.setting", a.path, match_name(a) .. "=" .. a.line
+   end
+   local down = { "file.noline", a.path, a.line }
+   if a.validate then
+      for _, c in ipairs({ up, down }) do
+         c[#c + 1], c[#c + 2], c[#c + 3] =
+            "file.generated", a.path .. ".prop-check", "a copy checked before it replaces the file"
+      end
+   end
+   return core.leaf(upd, nil, impl.line, a, up), core.leaf(downd, nil, impl.line_absent, a, down)
+end
+
+--[[ file.line(path, line [, { match=, match_plain=, after=, before=, validate=, create= }])
+  UnixLike, revertable: its revert is file.line_absent with the same
+  arguments.  Ansible's lineinfile (state=present).
+  Claims: file.line path = line; with match (or match_plain) also
+  file.setting path = "lines matching PATTERN=line", so that two
+  file.line on one file with the same match and different lines are
+  P007, as is fixed content for the file (file.has_content); with
+  validate, file.generated PATH.prop-check.
+  match: a Lua pattern (string.find, unanchored: "^PermitRootLogin%s"
+  finds lines that start with the keyword); match_plain: a plain string
+  instead.  after / before: Lua patterns naming where a new line goes
+  (before = "^" puts it first).  validate: an argv holding "%s", such as
+  { "visudo", "-cf", "%s" }.  create: make a missing file (0644).
+  Run time, in this order: the LAST line the match finds is replaced by
+  line (ok when it already is line); else, when some line is line
+  already, ok; else line is inserted after the last line after finds,
+  or before the first line before finds, or at the end (also when the
+  anchor finds no line).  The file keeps its mode and owner; it is
+  written whole and atomically.  With validate, the new content goes to
+  PATH.prop-check first and the command runs on it; only when it exits 0
+  does it replace the file, else the property fails with what the
+  command said and the file is left as it was.  A missing file fails
+  unless create = true.  A symlink is followed.
+  Example:
+    file.line("/etc/ssh/sshd_config", "PermitRootLogin no",
+              { match = "^#?PermitRootLogin%s", validate = { "/usr/sbin/sshd", "-t", "-f", "%s" } })
+]]
+function file.line(path, line, opts)
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " has line"
+   local err, a = line_args("file.line", path, line, opts)
+   if err then return core.invalid(desc, err) end
+   return core.pair(line_leaves(a))
+end
+
+--[[ file.line_absent(path, line [, { match=, match_plain=, validate= }])
+  UnixLike, revertable: its revert is file.line with the same arguments.
+  Ansible's lineinfile with state=absent.
+  Claims: file.noline path = line (and PATH.prop-check with validate).
+  Run time: with match (or match_plain), removes EVERY line it finds,
+  whatever they say; without, every line equal to line.  The rest of the
+  file is kept, with its mode and owner; a missing file lacks them (ok).
+  validate checks the new content first, as for file.line.
+  Example:
+    file.line_absent("/etc/sudoers", "Defaults !authenticate",
+                     { validate = { "visudo", "-cf", "%s" } })
+]]
+function file.line_absent(path, line, opts)
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " lacks line"
+   local err, a = line_args("file.line_absent", path, line, opts)
+   if not err and (a.after or a.before or a.create) then
+      err = "file.line_absent: after, before and create place a line that is added; "
+         .. "file.line_absent removes lines (give match, match_plain or validate)"
+   end
+   if err then return core.invalid(desc, err) end
+   local up, down = line_leaves(a)
+   return core.pair(down, up)
 end
 
 --[[ file.directory(path [, { mode=, owner=, group= }])

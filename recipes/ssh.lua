@@ -566,7 +566,7 @@ end
 -- { Port = 2222, ... } hold the same leaf, and never conflict.
 local function setting_leaf(name, value)
    local claims = { "file.setting", SSHD_CONFIG, name .. "=" .. value,
-                    "file.generated", SSHD_CHECK, "ssh.sshd_config",
+                    "file.generated", SSHD_CHECK, "a copy checked before it replaces the file",
                     "file.directory", PRIVSEP, false }
    local p = name:lower() == "port" and math.tointeger(tonumber(value)) or nil
    return core.leaf("sshd_config: " .. name .. " " .. value, "UnixLike", impl.sshd_config,

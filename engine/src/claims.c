@@ -503,8 +503,20 @@ line_vs_setting(const prop_claim *line, const prop_claim *setting)
 }
 
 /*
+ * A setting named "lines ..." is file.line's: the name holds a pattern
+ * ("lines matching ^Port%s") or a string ("lines containing Port"), in
+ * which case matters.  No config file's setting name starts so.
+ */
+static int
+is_line_match(const char *name, size_t len)
+{
+    return len >= 6 && memcmp(name, "lines ", 6) == 0;
+}
+
+/*
  * Two setting claims: -1 when they name different settings, else whether
- * they give it the same value (names compare case-insensitively).
+ * they give it the same value (names compare case-insensitively, but for
+ * file.line's matches, which compare exactly).
  */
 static int
 settings_agree(const prop_claim *a, const prop_claim *b)
@@ -514,7 +526,10 @@ settings_agree(const prop_claim *a, const prop_claim *b)
 
     setting_parts(a, &na, &nal, &va, &val);
     setting_parts(b, &nb, &nbl, &vb, &vbl);
-    if (!same_name_nocase(na, nal, nb, nbl))
+    if (is_line_match(na, nal) || is_line_match(nb, nbl)) {
+        if (nal != nbl || memcmp(na, nb, nal) != 0)
+            return -1;
+    } else if (!same_name_nocase(na, nal, nb, nbl))
         return -1;
     return val == vbl && memcmp(va, vb, val) == 0;
 }

@@ -1044,6 +1044,24 @@ START_TEST(p007_conf_settings)
 }
 END_TEST
 
+/* file.line's match claims: names of patterns compare with regard to case. */
+START_TEST(p007_line_matches)
+{
+    HOST("web1", 1, debian(2), conf_setting("/etc/a", "lines matching ^Port=Port 22", 3),
+         /* Another pattern only by case, and the same line again, agree. */
+         conf_setting("/etc/a", "lines matching ^port=port 2222", 4),
+         conf_setting("/etc/a", "lines matching ^Port=Port 22", 5),
+         /* A plain string of the same text is another match. */
+         conf_setting("/etc/a", "lines containing ^Port=Port 23", 6),
+         /* The same pattern, another line. */
+         conf_setting("/etc/a", "lines matching ^Port=Port 2200", 7));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    ck_assert_str_eq(only("P007")->message, "\"/etc/a\": lines matching ^Port must be \"Port "
+                                            "2200\" here but \"Port 22\" at site.lua:3");
+    ck_assert_int_eq(only("P007")->line, 7);
+}
+END_TEST
+
 START_TEST(p007_setting_and_content)
 {
     HOST("web1", 1, debian(2), file_content("/etc/a.conf", "x = 1\n", 3),
@@ -1841,6 +1859,7 @@ prepass_suite(void)
     tcase_add_test(tc, p007_owned_reverse_order);
     tcase_add_test(tc, p007_conf_settings);
     tcase_add_test(tc, p007_setting_and_content);
+    tcase_add_test(tc, p007_line_matches);
     tcase_add_test(tc, p007_near_miss);
     tcase_add_test(tc, p007_one_diag_per_pair);
     tc = tcase(s, "P008");
