@@ -1,5 +1,5 @@
 -- P012: the arguments of the account attribute recipes.
---! P012 9
+--! P012 15
 --! P012 10
 --! P012 11
 --! P012 12
