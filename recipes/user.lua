@@ -225,6 +225,8 @@ function impl.unlocked.ensure(sys, a) return set_lock(sys, "user.locked (revert)
 local function set_member(sys, what, name, group, want)
    local u = existing(sys, what, name)
    local g = R.groups(sys)[group]
+   -- No such group: nobody is in it.
+   if g == nil and not want and u then return "ok" end
    if g == nil and not sys.dry then
       R.fail("%s: group %s does not exist (declare it with group.exists)", what, group)
    end
@@ -475,7 +477,8 @@ end
   the account is not a member (its primary group counts); the revert runs
   gpasswd -d NAME GROUP when it is, and fails for the primary group.
   Other memberships are left alone.  FreeBSD: pw groupmod GROUP -m/-d.
-  The account and the group must exist (user.account, group.exists).
+  The account and the group must exist (user.account, group.exists);
+  for the revert, a missing group is ok (nobody is in it).
   Example:
     user.has_group("alice", "docker")
 ]]

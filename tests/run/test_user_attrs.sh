@@ -64,17 +64,19 @@ expect_run "shell changed by hand: put back" "$TMP/r3.out" 0 1 2 0
 same "shell put back" "$(getent passwd "$U" | cut -d: -f7)" /bin/bash
 
 # ---- reverts: unlocked, out of the group --------------------------------------
-site "$TMP/b.lua" "revert(user.locked \"$U\"), revert(user.has_group(\"$U\", \"$G\")),"
+# Out of a group that does not exist: ok, nobody is in it.
+site "$TMP/b.lua" "revert(user.locked \"$U\"), revert(user.has_group(\"$U\", \"$G\")),
+  revert(user.has_group(\"$U\", \"prop-test-none$$\")),"
 before="$(db_state)"
 prop_run "$TMP/bdry.out" "$TMP/b.lua" --dry-run
-expect_run "revert, dry run" "$TMP/bdry.out" 0 2 0 0
+expect_run "revert, dry run" "$TMP/bdry.out" 0 2 1 0
 same "revert, dry run: untouched" "$(db_state)" "$before"
 prop_run "$TMP/b1.out" "$TMP/b.lua"
-expect_run "revert: two changed" "$TMP/b1.out" 0 2 0 0
+expect_run "revert: two changed" "$TMP/b1.out" 0 2 1 0
 same "unlocked: the old hash back" "$(hash_of "$U")" "$hash"
 check "out of the group" bash -c "! id -nG '$U' | tr ' ' '\n' | grep -qx '$G'"
 prop_run "$TMP/b2.out" "$TMP/b.lua"
-expect_run "revert: second run ok" "$TMP/b2.out" 0 0 2 0
+expect_run "revert: second run ok" "$TMP/b2.out" 0 0 3 0
 
 # ---- failures that say why ------------------------------------------------------
 site "$TMP/f.lua" "user.shell(\"$U\", \"/bin/prop-test-none\"), user.locked \"prop-test-none$$\","
