@@ -197,7 +197,10 @@ end
 local function set_lock(sys, what, name, lock)
    local u = existing(sys, what, name)
    local locked, h = false, nil
-   if u then locked, h = lock_state(sys, what, name) end
+   if u then
+      locked, h = lock_state(sys, what, name)
+      locked = locked or false
+   end
    if u and locked == lock then return "ok" end
    local freebsd = R.is_freebsd(sys)
    if not lock and h and not freebsd and (h == "!" or h == "!*" or h == "!!") then
