@@ -10,7 +10,8 @@ local R = require "prop.runtime"
 
 local user = {}
 
-local impl = { account = {}, absent = {} }
+local impl = { account = {}, absent = {}, shell = {}, locked = {}, unlocked = {},
+               in_group = {}, not_in_group = {}, system = {} }
 
 local fmt = string.format
 
@@ -143,6 +144,167 @@ function impl.absent.ensure(sys, a)
    return "changed"
 end
 
+-- The account an attribute recipe changes: it must exist (user.account
+-- makes it).  In a dry run it may not exist yet, when a property before
+-- this one would have made it: nil then, and the caller says what it
+-- would do.
+local function existing(sys, what, name)
+   local u = R.passwd(sys)[name]
+   if u == nil and not sys.dry then
+      R.fail("%s: user %s does not exist (declare it with user.account)", what, name)
+   end
+   return u
+end
+
+function impl.shell.ensure(sys, a)
+   local u = existing(sys, "user.shell", a.name)
+   if u and u.shell == a.shell then return "ok" end
+   if not sys:exists(a.shell) then
+      if not sys.dry then
+         R.fail("user.shell %s: %s does not exist on the target (install the shell first)",
+                a.name, a.shell)
+      end
+      sys:note(a.shell .. " does not exist yet")
+   end
+   local argv = account_argv(sys, "usermod", a.name)
+   add(argv, "-s", a.shell)
+   if not R.is_freebsd(sys) then add(argv, a.name) end
+   R.run(sys, "user.shell", argv)
+   R.accounts_forget(sys)
+   sys:note(fmt("shell %s -> %s", u and u.shell or "(no account yet)", a.shell))
+   return "changed"
+end
+
+-- Whether the password of an account is locked: its hash in /etc/shadow
+-- starts with "!" (usermod -L, passwd -l); on FreeBSD, its hash in
+-- /etc/master.passwd starts with "*LOCKED*" (pw lock).  Also the hash
+-- itself, nil when the account has no line.
+local function lock_state(sys, what, name)
+   local freebsd = R.is_freebsd(sys)
+   local path = freebsd and "/etc/master.passwd" or "/etc/shadow"
+   local content = sys:read(path)
+   if content == nil then R.fail("%s %s: %s does not exist on the target", what, name, path) end
+   for line in content:gmatch("[^\n]+") do
+      local n, h = line:match("^([^:]*):([^:]*)")
+      if n == name then
+         if freebsd then return h:sub(1, 8) == "*LOCKED*", h end
+         return h:sub(1, 1) == "!", h
+      end
+   end
+   return nil, nil
+end
+
+local function set_lock(sys, what, name, lock)
+   local u = existing(sys, what, name)
+   local locked, h = false, nil
+   if u then
+      locked, h = lock_state(sys, what, name)
+      locked = locked or false
+   end
+   if u and locked == lock then return "ok" end
+   local freebsd = R.is_freebsd(sys)
+   if not lock and h and not freebsd and (h == "!" or h == "!*" or h == "!!") then
+      -- usermod -U refuses: nothing behind the "!" would be a password.
+      R.fail("%s %s: the account has no password to unlock (set one first, for example with "
+             .. "user.account's password=)", what, name)
+   end
+   local argv
+   if freebsd then
+      argv = { "pw", lock and "lock" or "unlock", name }
+   else
+      argv = { "usermod", lock and "-L" or "-U", name }
+   end
+   R.run(sys, what, argv)
+   local verb = lock and "lock" or "unlock"
+   sys:note(fmt("%s the password of %s", sys.dry and "would " .. verb or verb .. "ed", name))
+   return "changed"
+end
+
+function impl.locked.ensure(sys, a) return set_lock(sys, "user.locked", a.name, true) end
+function impl.unlocked.ensure(sys, a) return set_lock(sys, "user.locked (revert)", a.name, false) end
+
+-- Membership of a supplementary group: the account's primary group counts
+-- as membership and cannot be taken away by this recipe.
+local function set_member(sys, what, name, group, want)
+   local u = existing(sys, what, name)
+   local g = R.groups(sys)[group]
+   -- No such group: nobody is in it.
+   if g == nil and not want and u then return "ok" end
+   if g == nil and not sys.dry then
+      R.fail("%s: group %s does not exist (declare it with group.exists)", what, group)
+   end
+   local primary = u and g and g.gid == u.gid
+   local member = g and (g.members[name] or primary)
+   if u and g and (member and true or false) == want then return "ok" end
+   if primary and not want then
+      R.fail("%s: %s is the primary group of %s (change it with user.account's gid=)", what,
+             group, name)
+   end
+   local argv
+   if R.is_freebsd(sys) then
+      argv = { "pw", "groupmod", group, want and "-m" or "-d", name }
+   else
+      argv = { "gpasswd", want and "-a" or "-d", name, group }
+   end
+   R.run(sys, what, argv)
+   R.accounts_forget(sys)
+   sys:note(fmt("%s %s %s %s", sys.dry and (want and "would add" or "would remove")
+                or (want and "added" or "removed"), name, want and "to" or "from", group))
+   return "changed"
+end
+
+function impl.in_group.ensure(sys, a) return set_member(sys, "user.has_group", a.name, a.group, true) end
+function impl.not_in_group.ensure(sys, a)
+   return set_member(sys, "user.has_group (revert)", a.name, a.group, false)
+end
+
+local NO_HOME = "/nonexistent"
+
+-- A system account: useradd --system (a uid below UID_MIN, no aging, no
+-- home made unless one is given), or, when it exists, usermod for the
+-- attributes that differ.
+function impl.system.ensure(sys, a)
+   local name = a.name
+   local u = R.passwd(sys)[name]
+   local freebsd = R.is_freebsd(sys)
+   if u == nil then
+      local argv = account_argv(sys, "useradd", name)
+      if freebsd then
+         -- pw picks uids from 1000 up: the system range is below it.
+         add(argv, "-s", a.shell, "-d", a.home or NO_HOME)
+         if a.home then add(argv, "-m") end
+      else
+         add(argv, "--system", "-s", a.shell, "-d", a.home or NO_HOME)
+         add(argv, a.home and "-m" or "-M")
+      end
+      if a.uid then add(argv, "-u", tostring(a.uid)) end
+      if R.groups(sys)[name] then add(argv, "-g", name) elseif not freebsd then add(argv, "-U") end
+      if a.comment then add(argv, "-c", a.comment) end
+      if not freebsd then add(argv, name) end
+      R.run(sys, "user.system_account", argv)
+      R.accounts_forget(sys)
+      sys:note((sys.dry and "would create system account " or "created system account ") .. name)
+      return "changed"
+   end
+   local argv, what = account_argv(sys, "usermod", name), {}
+   local function differs(flag, field, want, show)
+      if want ~= nil and u[field] ~= want then
+         add(argv, flag, tostring(want))
+         what[#what + 1] = fmt("%s %s -> %s", show, tostring(u[field]), tostring(want))
+      end
+   end
+   differs("-u", "uid", a.uid, "uid")
+   differs("-s", "shell", a.shell, "shell")
+   differs("-d", "home", a.home, "home")
+   differs("-c", "comment", a.comment, "comment")
+   if #what == 0 then return "ok" end
+   if not freebsd then add(argv, name) end
+   R.run(sys, "user.system_account", argv)
+   R.accounts_forget(sys)
+   sys:note(table.concat(what, "; "))
+   return "changed"
+end
+
 local function check_name(v, what)
    local err = args.matching(v, what, "[a-z_][a-z0-9_-]*%$?",
                              'a user name such as "alice" (lower case, digits, "_" and "-")')
@@ -174,12 +336,31 @@ local schema = {
    end,
 }
 
+-- The claims of an account and the attributes it sets: "user" name = uid,
+-- and a user.setting "ATTR=VALUE" per attribute given, so that two
+-- recipes setting one attribute of one account differently are found
+-- before anything runs (P010).
+local function account_claims(name, o)
+   local claims = { "user", name, o.uid or false }
+   local function setting(attr, v)
+      if v ~= nil then
+         claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
+            "user.setting", name, attr .. "=" .. v
+      end
+   end
+   setting("shell", o.shell)
+   setting("home", o.home)
+   setting("comment", o.comment)
+   for _, g in ipairs(o.groups or {}) do setting("member of " .. g, "yes") end
+   return claims
+end
+
 local function account_leaf(name, o)
    local desc = "user " .. name .. " exists"
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
                groups = o.groups, comment = o.comment, password = o.password }
-   return core.leaf(desc, nil, impl.account, a, { "user", name, o.uid or false })
+   return core.leaf(desc, nil, impl.account, a, account_claims(name, o))
 end
 
 local function absent_leaf(name)
@@ -190,7 +371,11 @@ end
 --[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password= }])
   UnixLike, revertable: its revert is user.absent(name).
   Claims: user name = uid (or no id when uid is not given), so that the
-  pre-pass finds one name with two uids or one uid with two names (P010).
+  pre-pass finds one name with two uids or one uid with two names (P010);
+  and user.setting name = "shell=...", "home=...", "comment=...", and
+  "member of GROUP=yes" per group, for what is given: another value for
+  one of them on the same host (user.shell, user.has_group's revert,
+  user.system_account) is P010.
   Creates the account when missing and sets what is given; groups lists
   supplementary groups (they must exist: see group.exists).
   Run time: reads /etc/passwd and /etc/group; a missing account is made
@@ -230,6 +415,118 @@ function user.absent(name, opts)
                          (args.options(opts, {}, "user.absent")))
    if msg then return core.invalid(desc, msg) end
    return core.pair(absent_leaf(name), account_leaf(name, {}))
+end
+
+local function name_desc(name)
+   return type(name) == "string" and name or "?"
+end
+
+local function setting_claim(name, attr, value)
+   return { "user.setting", name, attr .. "=" .. value }
+end
+
+--[[ user.shell(name, path)
+  UnixLike, not revertable (the shell before is not known).
+  Claims: user.setting name = "shell=PATH": another shell for the same
+  account on the same host (here, or in user.account's shell=) is P010.
+  Run time: reads /etc/passwd; usermod -s PATH NAME (pw usermod on
+  FreeBSD) when the shell differs, else ok.  The account must exist (see
+  user.account) and so must the shell: a missing one fails rather than
+  leave an account nobody can log in to.
+  Example:
+    user.shell("alice", "/bin/zsh")
+]]
+function user.shell(name, path, ...)
+   local desc = "user " .. name_desc(name) .. " has shell " .. (type(path) == "string" and path or "?")
+   local msg = args.join("user.shell", check_name(name, "user name"), (args.abs_path(path, "shell")),
+                         select("#", ...) > 0 and "takes a user name and a path" or nil)
+   if msg then return core.invalid(desc, msg) end
+   return core.leaf(desc, nil, impl.shell, { name = name, shell = path },
+                    setting_claim(name, "shell", path), {
+      norevert = "user.shell has no revert action: the shell it replaces is not known",
+   })
+end
+
+--[[ user.locked(name)
+  UnixLike, revertable: its revert unlocks the password.
+  Claims: user.setting name = "locked=yes" (the revert: "locked=no"), so
+  that one host locking and unlocking one account is P010.
+  Locks the password: nobody logs in with it, while SSH keys still work.
+  Run time: reads /etc/shadow (a hash starting with "!" is locked) and
+  runs usermod -L NAME when it is not; the revert runs usermod -U, and
+  fails when there is no password behind the "!" (a new account has
+  none).  FreeBSD: /etc/master.passwd ("*LOCKED*"), pw lock / pw unlock.
+  The account must exist (see user.account).
+  Example:
+    user.locked "olduser"
+]]
+function user.locked(name, ...)
+   local desc = "user " .. name_desc(name) .. " is locked"
+   local msg = args.join("user.locked", check_name(name, "user name"),
+                         select("#", ...) > 0 and "takes one user name" or nil)
+   if msg then return core.invalid(desc, msg) end
+   return core.pair(core.leaf(desc, nil, impl.locked, { name = name },
+                              setting_claim(name, "locked", "yes")),
+                    core.leaf("user " .. name .. " is unlocked", nil, impl.unlocked, { name = name },
+                              setting_claim(name, "locked", "no")))
+end
+
+--[[ user.has_group(name, group)
+  UnixLike, revertable: its revert takes the account out of the group.
+  Claims: user.setting name = "member of GROUP=yes" (the revert: "=no");
+  user.account's groups= claims the same, so that one host adding and
+  removing one membership is P010.
+  Run time: reads /etc/passwd and /etc/group; gpasswd -a NAME GROUP when
+  the account is not a member (its primary group counts); the revert runs
+  gpasswd -d NAME GROUP when it is, and fails for the primary group.
+  Other memberships are left alone.  FreeBSD: pw groupmod GROUP -m/-d.
+  The account and the group must exist (user.account, group.exists);
+  for the revert, a missing group is ok (nobody is in it).
+  Example:
+    user.has_group("alice", "docker")
+]]
+function user.has_group(name, group, ...)
+   local desc = "user " .. name_desc(name) .. " in group " .. name_desc(group)
+   local msg = args.join("user.has_group", check_name(name, "user name"),
+                         (check_group(group, "group name")),
+                         select("#", ...) > 0 and "takes a user name and a group name" or nil)
+   if msg then return core.invalid(desc, msg) end
+   local a = { name = name, group = group }
+   return core.pair(
+      core.leaf(desc, nil, impl.in_group, a, setting_claim(name, "member of " .. group, "yes")),
+      core.leaf("user " .. name .. " not in group " .. group, nil, impl.not_in_group, a,
+                setting_claim(name, "member of " .. group, "no")))
+end
+
+local system_schema = {
+   uid = args.id, shell = args.abs_path, home = args.abs_path, comment = schema.comment,
+}
+
+--[[ user.system_account(name [, { uid=, shell=, home=, comment= }])
+  UnixLike, revertable: its revert is user.absent(name).
+  An account for a service, not a person: useradd --system (a uid from the
+  system range, no password ageing), shell /usr/sbin/nologin unless shell=
+  says otherwise, home /nonexistent (not made) unless home= is given (then
+  it is made, owned by the account), and a group of its name.
+  Claims: user name = uid (or no id), and user.setting name = "shell=...",
+  "home=..." and "comment=..." for what it sets: user.account or
+  user.shell giving the same account another value is P010.
+  Run time: reads /etc/passwd; useradd --system when the account is
+  missing; usermod for the shell, uid, home (not moved) and comment when
+  they differ from what is given; else ok.  FreeBSD: pw useradd/usermod.
+  Example:
+    user.system_account("prometheus", { home = "/var/lib/prometheus", comment = "Prometheus" })
+]]
+function user.system_account(name, opts)
+   local desc = "system account " .. name_desc(name) .. " exists"
+   local oerr, o = args.options(opts, system_schema, "user.system_account")
+   local msg = args.join("user.system_account", check_name(name, "user name"), oerr)
+   if msg then return core.invalid(desc, msg) end
+   local a = { name = name, uid = o.uid, shell = o.shell or "/usr/sbin/nologin", home = o.home,
+               comment = o.comment }
+   local claims = account_claims(name, { uid = o.uid, shell = a.shell, home = o.home,
+                                         comment = o.comment })
+   return core.pair(core.leaf(desc, nil, impl.system, a, claims), absent_leaf(name))
 end
 
 return args.strict_module(user, "user")

@@ -1,5 +1,5 @@
--- An SSH bastion: a few admins with fixed uids, a group for them, and a
--- locked-down sshd.
+-- An SSH bastion: a few admins with fixed uids, a group for them, sudo
+-- for each, and a locked-down sshd.
 
 local admins = {
   { name = "alice", uid = 1001 },
@@ -7,8 +7,9 @@ local admins = {
   { name = "carol", uid = 1003 },
 }
 
-local accounts = {}
+local accounts, sudoers = {}, {}
 for _, a in ipairs(admins) do
+  sudoers[#sudoers + 1] = sudo.enabled_for(a.name)
   accounts[#accounts + 1] = user.account(a.name, {
     uid = a.uid, gid = 2000, shell = "/bin/bash", home = "/home/" .. a.name,
     groups = { "admins" },
@@ -31,7 +32,8 @@ host "bastion.example.com" {
   group.exists("admins", { gid = 2000 }),
   accounts,
   user.absent "games",
-  apt.installed { "openssh-server", "fail2ban" },
+  apt.installed { "openssh-server", "fail2ban", "sudo" },
+  sudoers,
   sshd,
   service.running "fail2ban",
   file.mode("/etc/ssh/sshd_config", "600"),
