@@ -56,9 +56,12 @@ local function ensure_name(sys, a)
          changed = true
       end
    end
-   -- A directory tree has no running name of its own: hostname(1) there
-   -- would rename the machine running prop.
-   if R.is_dir_tree(sys) then return changed and "changed" or "ok" end
+   -- A directory tree or a chroot has no running name of its own (a
+   -- chroot shares this machine's UTS namespace): hostname(1) there would
+   -- rename the machine running prop.
+   if R.is_dir_tree(sys) or sys.container == "chroot" then
+      return changed and "changed" or "ok"
+   end
    local want = R.is_freebsd(sys) and a.name or a.short
    local r = R.query(sys, "hostname.set", { "hostname" })
    if r.code ~= 0 then R.command_failed("hostname.set", { "hostname" }, r) end
@@ -104,7 +107,8 @@ end
   Run time: writes /etc/hostname when it differs; makes /etc/hosts have
   one "127.0.1.1<TAB>NAME SHORT" line (replacing other 127.0.1.1 lines,
   keeping the rest); runs hostname SHORT when the running name differs
-  (not on a connect.dir tree, whose running name is the machine's).
+  (not on a connect.dir tree nor in a chroot, whose running name is the
+  machine's).
   FreeBSD: also hostname=NAME in rc.conf (sysrc), and the full name runs.
   Example:
     hostname.set "web1.example.com"
@@ -150,7 +154,7 @@ local own_name = "the host's own name (hostname.sane)"
   beside it on one host is P007 (use one or the other).
   Run time: as hostname.set with the host's name (/etc/hostname,
   /etc/hosts, rc.conf on FreeBSD, the running name except on a
-  connect.dir tree), and /etc/mailname = the full name (not on FreeBSD).
+  connect.dir tree or in a chroot), and /etc/mailname = the full name (not on FreeBSD).
   A host's name that is not a valid host name (a site name such as
   "localhost/tree" is fine: its last part is used) fails.
   Example:

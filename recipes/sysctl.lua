@@ -15,7 +15,8 @@ local sysctl = {}
 
 local fmt = string.format
 
-local PATH = "/etc/sysctl.d/60-prop.conf"
+local DIR = "/etc/sysctl.d"
+local PATH = DIR .. "/60-prop.conf"
 local HEADER = "# Kernel settings written by prop (sysctl.set), one a line; read at boot.\n"
 local o = { sep = " = ", comment = "#" }
 
@@ -52,9 +53,14 @@ function impl.set.ensure(sys, a)
       end
       running = squeeze(r.stdout)
    end
-   local changed = conf.ensure_edit(sys, "sysctl.set", PATH, function(old)
+   local changed = false
+   if not sys:exists(DIR) then
+      sys:mkdir(DIR, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   changed = conf.ensure_edit(sys, "sysctl.set", PATH, function(old)
       return conf.set_key(old or HEADER, a.key, a.value, o)
-   end)
+   end) or changed
    if why then
       if changed then
          sys:note(fmt("%s %s the file only, not applied to the running kernel: %s",
@@ -104,13 +110,15 @@ end
   DebianLike, revertable: its revert removes the line (and the file once
   no setting is left in it); the running kernel keeps the value until it
   boots again.
-  Claims: file.setting /etc/sysctl.d/60-prop.conf = "KEY=VALUE" (other
+  Claims: file.directory /etc/sysctl.d, and file.setting
+  /etc/sysctl.d/60-prop.conf = "KEY=VALUE" (other
   keys agree; one key given two values on a host is P007).  The revert
   claims file.noline of that path = "KEY = VALUE".
   key: sysctl's dotted form ("vm.swappiness").  value: a string or an
   integer; a vector is written with blanks ("1024 65000").
   Run time: sets the line "KEY = VALUE" in /etc/sysctl.d/60-prop.conf
-  (made when missing; other lines kept), then, when the running value
+  (made when missing, with /etc/sysctl.d, which procps makes; other
+  lines kept), then, when the running value
   (sysctl -n KEY) differs, runs sysctl -w KEY=VALUE.  A key the running
   kernel does not have is a failure, and the file is left alone.  In a
   container (chroot, nspawn, Docker) or a connect.dir tree, which share
@@ -130,7 +138,8 @@ function sysctl.set(key, value, opts)
    if msg then return core.invalid(desc, msg) end
    local a = { key = key, value = v }
    local set = core.leaf(fmt("sysctl %s = %s", key, v), "DebianLike", impl.set, a,
-                         { "file.setting", PATH, conf.claim(key, v) })
+                         { "file.directory", DIR, false,
+                           "file.setting", PATH, conf.claim(key, v) })
    local unset = core.leaf(fmt("sysctl %s not set to %s", key, v), "DebianLike", impl.unset, a,
                            { "file.noline", PATH, conf.line(key, v, o) })
    return core.pair(set, unset)
