@@ -7,7 +7,8 @@
 # kernel setting written to its file but not applied, with a note); a
 # second run with no change; an unknown zone and an unknown locale that
 # fail and write nothing; reverts that take the settings out again, then
-# change nothing the second time.
+# change nothing the second time.  Then sysctl -w for real, in a network
+# namespace of the test's own.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -137,5 +138,56 @@ prop_run "$TMP/v3.out" "$TMP/site.lua"
 same "last setting reverted: exit" "$rc" 0
 check "last setting reverted: the file is gone" test ! -e "$SYSCTL"
 same "this machine's kernel is still untouched" "$(cat /proc/sys/vm/swappiness)" "$host_swappiness"
+
+# ---- sysctl on a host of its own: a network namespace -----------------------------
+# The net.* settings are per network namespace, so sysctl -w can run for
+# real in one made for the test, with a scratch directory mounted over
+# /etc/sysctl.d in a mount namespace of its own: this machine's settings
+# and files stay as they are.
+mkdir -p "$TMP/sysctl.d"
+cat >"$TMP/netns.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  sysctl.set("net.ipv4.ip_local_port_range", "20000 60999"),
+}
+EOF
+cat >"$TMP/netns-bad.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  sysctl.set("net.ipv4.no_such_setting", 1),
+}
+EOF
+cat >"$TMP/netns.sh" <<'EOF'
+set -u
+mount --bind "$TMP/sysctl.d" /etc/sysctl.d || exit 99
+p() { timeout 300 "$PROP" run "$1" --json >"$2" 2>&1; echo "$?" >"$2.rc"; }
+sysctl -n net.ipv4.ip_local_port_range >"$TMP/ns.before"
+p "$TMP/netns.lua" "$TMP/n1.out"
+sysctl -n net.ipv4.ip_local_port_range >"$TMP/ns.after"
+p "$TMP/netns.lua" "$TMP/n2.out"
+p "$TMP/netns-bad.lua" "$TMP/n3.out"
+EOF
+host_range="$(sysctl -n net.ipv4.ip_local_port_range)"
+ns_rc=0
+TMP="$TMP" PROP="$PROP" unshare --mount --net bash "$TMP/netns.sh" || ns_rc=$?
+same "netns: set up" "$ns_rc" 0
+same "netns: the namespace started with the default" "$(tr -s '\t ' ' ' <"$TMP/ns.before")" "32768 60999"
+same "netns: first run exit" "$(cat "$TMP/n1.out.rc")" 0
+same "netns: first run changed" "$(host_count "$TMP/n1.out" localhost changed)" 1
+same "netns: applied to the running value" "$(tr -s '\t ' ' ' <"$TMP/ns.after")" "20000 60999"
+check "netns: the change is a note" \
+  grep -q 'running net.ipv4.ip_local_port_range: 32768 60999 -> 20000 60999' "$TMP/n1.out"
+same "netns: the file" "$(grep -v '^#' "$TMP/sysctl.d/60-prop.conf")" \
+  "net.ipv4.ip_local_port_range = 20000 60999"
+same "netns: second run changes nothing" \
+  "$(cat "$TMP/n2.out.rc")/$(host_count "$TMP/n2.out" localhost changed)" "0/0"
+same "netns: an unknown key fails" \
+  "$(cat "$TMP/n3.out.rc")/$(host_count "$TMP/n3.out" localhost failed)" "1/1"
+check "netns: the failure names the key" \
+  grep -q 'the running kernel has no setting net.ipv4.no_such_setting' "$TMP/n3.out"
+check "netns: the unknown key is not written" \
+  bash -c "! grep -q no_such_setting '$TMP/sysctl.d/60-prop.conf'"
+same "netns: this machine's value is untouched" "$(sysctl -n net.ipv4.ip_local_port_range)" "$host_range"
+check "netns: this machine's /etc/sysctl.d has no prop file" test ! -e /etc/sysctl.d/60-prop.conf
 
 finish
