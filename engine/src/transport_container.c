@@ -17,6 +17,13 @@
  * fails with what the parent's command said, and a command of the
  * caller's is never taken for having run.
  *
+ * A chroot on this machine is the exception: its files are read and
+ * written directly, through a tree transport rooted at it
+ * (prop_transport_dir, which resolves links as inside the chroot and
+ * takes names from the tree's own account databases), and only commands
+ * go through unshare and chroot.  A converged container then costs a
+ * process only for the commands its properties run.
+ *
  * The container's run lock is its parent's: prop reaches a container
  * only through its parent, so holding the parent's lock is holding it.
  */
@@ -49,7 +56,17 @@ typedef struct ctr_tr {
     prop_transport *parent; /* not owned: it outlives this one */
     char **enter;           /* owned, NULL-terminated */
     size_t nenter;
+    prop_transport *files; /* owned: the tree, for a chroot on this machine; or NULL */
 } ctr_tr;
+
+/* What the tree transport answered, its reason taken as this one's. */
+static int
+files_rc(ctr_tr *c, int rc)
+{
+    if (rc != PROP_OK)
+        snprintf(c->base.err, sizeof c->base.err, "%s", prop_transport_error(c->files));
+    return rc;
+}
 
 /* Run script (after PRELUDE) with args inside the container. */
 static int
@@ -148,6 +165,8 @@ ctr_script(ctr_tr *c, const char *script, const char *const *args, const char *i
 static int
 ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_read(((ctr_tr *)t)->files, path, data, len));
     ctr_tr *c = (ctr_tr *)t;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
@@ -177,6 +196,8 @@ ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
 static int
 ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_stat(((ctr_tr *)t)->files, path, st));
     ctr_tr *c = (ctr_tr *)t;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
@@ -224,6 +245,9 @@ static int
 ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
           const prop_file_attrs *attrs)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t,
+                        prop_transport_write(((ctr_tr *)t)->files, path, data, len, attrs));
     char mode[16], size[32], what[300];
     const char *owner, *group;
 
@@ -240,6 +264,8 @@ ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
 static int
 ctr_remove(prop_transport *t, const char *path)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_remove(((ctr_tr *)t)->files, path));
     const char *args[] = {path, NULL};
     char what[300];
 
@@ -266,18 +292,24 @@ ctr_attrs(prop_transport *t, const char *script, const char *op, const char *pat
 static int
 ctr_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_mkdir(((ctr_tr *)t)->files, path, attrs));
     return ctr_attrs(t, prop_sh_mkdir, "mkdir", path, attrs);
 }
 
 static int
 ctr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_chattr(((ctr_tr *)t)->files, path, attrs));
     return ctr_attrs(t, prop_sh_chattr, "chattr", path, attrs);
 }
 
 static int
 ctr_symlink(prop_transport *t, const char *target, const char *link)
 {
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_symlink(((ctr_tr *)t)->files, target, link));
     const char *args[] = {target, link, NULL};
     char what[300];
 
@@ -304,6 +336,7 @@ ctr_close(prop_transport *t)
     for (i = 0; i < c->nenter; i++)
         free(c->enter[i]);
     free(c->enter);
+    prop_transport_close(c->files);
     free(c);
 }
 
@@ -361,12 +394,31 @@ prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *
     const char *enter[] = {"unshare",      "--mount", "--pid",   "--fork",
                            "--kill-child", proc,      "/bin/sh", "-c",
                            chroot_enter,   "sh",      dir,       NULL};
+    prop_transport *files = NULL;
+    int rc;
 
     if (!dir || dir[0] != '/' || strlen(dir) > 4000)
         return PROP_EINVAL;
     snprintf(proc, sizeof proc, "--mount-proc=%s/proc", dir);
     snprintf(full, sizeof full, "chroot %s (%s)", name ? name : dir, dir);
-    return prop_transport_container(out, parent, enter, full);
+    if ((rc = prop_transport_container(out, parent, enter, full)) != PROP_OK)
+        return rc;
+    /* On this machine, the files through the tree (when it can be opened:
+     * else, as through any parent, by the shell inside). */
+    if (prop_transport_is_this_machine(parent)) {
+        rc = prop_transport_dir(&files, dir);
+        if (rc == PROP_ENOMEM) {
+            prop_transport_close(*out);
+            *out = NULL;
+            return rc;
+        }
+        if (rc != PROP_OK) {
+            prop_transport_close(files);
+            files = NULL;
+        }
+        ((ctr_tr *)*out)->files = files;
+    }
+    return PROP_OK;
 }
 
 /*

@@ -40,6 +40,9 @@ struct prop_transport {
     const volatile sig_atomic_t *intr, *intr_sig;
 };
 
+/* 1 when t is this machine (prop_transport_local), not a tree or a remote. */
+int prop_transport_is_this_machine(const prop_transport *t);
+
 /* How many times the run was asked to stop (0: it was not). */
 int prop_transport_stops(const prop_transport *t);
 /* The signal to pass on to an interrupted command. */

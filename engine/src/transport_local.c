@@ -1863,6 +1863,12 @@ lt_new(void)
 }
 
 int
+prop_transport_is_this_machine(const prop_transport *t)
+{
+    return t && t->ops == &local_ops && !((const local_transport *)t)->root;
+}
+
+int
 prop_transport_local(prop_transport **out)
 {
     local_transport *lt;

@@ -190,60 +190,74 @@ START_TEST(test_files)
     size_t len;
     struct stat hs;
 
+    /* _i 0: the chroot as prop opens it on this machine (its files
+     * through the tree); 1: the same tree through a shell inside, as
+     * through any other parent. */
+    const char *enter[] = {"chroot", D, NULL};
+    prop_transport *tr = NULL;
+
     if (!root_ok)
         return;
-    ck_assert_int_eq(prop_transport_mkdir(C, "/srv/app", NULL), PROP_OK);
+    if (_i == 0)
+        tr = C;
+    else
+        ck_assert_int_eq(prop_transport_container(&tr, L, enter, "test by shell"), PROP_OK);
+    ck_assert_int_eq(prop_transport_mkdir(tr, "/srv/app", NULL), PROP_OK);
     ck_assert_int_eq(stat(P("/srv/app"), &hs), 0);
     ck_assert(S_ISDIR(hs.st_mode));
     ck_assert_uint_eq(hs.st_mode & 07777u, 0755);
 
     /* Owners are the tree's names: svc is 4242 there (not on the host). */
-    ck_assert_int_eq(prop_transport_write(C, "/srv/app/conf", "x=1\n", 4, &a), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/app/conf", "x=1\n", 4, &a), PROP_OK);
     ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
     ck_assert_uint_eq(hs.st_mode & 07777u, 0600);
     ck_assert_uint_eq(hs.st_uid, 4242);
-    ck_assert_int_eq(prop_transport_stat(C, "/srv/app/conf", &st), PROP_OK);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv/app/conf", &st), PROP_OK);
     ck_assert_int_eq(st.type, PROP_FT_FILE);
     ck_assert_uint_eq(st.mode, 0600);
     ck_assert_str_eq(st.owner, "svc");
     ck_assert_int_eq(st.size, 4);
-    ck_assert_int_eq(prop_transport_read(C, "/srv/app/conf", &data, &len), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/app/conf", &data, &len), PROP_OK);
     ck_assert_uint_eq(len, 4);
     ck_assert_str_eq(data, "x=1\n");
     free(data);
 
     /* An existing file keeps its mode and owner. */
-    ck_assert_int_eq(prop_transport_write(C, "/srv/app/conf", "x=2\n", 4, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/app/conf", "x=2\n", 4, NULL), PROP_OK);
     ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
     ck_assert_uint_eq(hs.st_mode & 07777u, 0600);
     ck_assert_uint_eq(hs.st_uid, 4242);
 
     /* Links are the tree's: an absolute target starts at its root. */
-    ck_assert_int_eq(prop_transport_symlink(C, "/srv/app/conf", "/srv/current"), PROP_OK);
-    ck_assert_int_eq(prop_transport_stat(C, "/srv/current", &st), PROP_OK);
+    ck_assert_int_eq(prop_transport_symlink(tr, "/srv/app/conf", "/srv/current"), PROP_OK);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv/current", &st), PROP_OK);
     ck_assert_int_eq(st.type, PROP_FT_LINK);
     ck_assert_str_eq(st.target, "/srv/app/conf");
-    ck_assert_int_eq(prop_transport_read(C, "/srv/current", &data, &len), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/current", &data, &len), PROP_OK);
     ck_assert_str_eq(data, "x=2\n");
     free(data);
 
     {
         prop_file_attrs m = {0640, NULL, "root"};
 
-        ck_assert_int_eq(prop_transport_chattr(C, "/srv/app/conf", &m), PROP_OK);
+        ck_assert_int_eq(prop_transport_chattr(tr, "/srv/app/conf", &m), PROP_OK);
         ck_assert_int_eq(stat(P("/srv/app/conf"), &hs), 0);
         ck_assert_uint_eq(hs.st_mode & 07777u, 0640);
         ck_assert_uint_eq(hs.st_gid, 0);
     }
 
-    ck_assert_int_eq(prop_transport_remove(C, "/srv/current"), PROP_OK);
-    ck_assert_int_eq(prop_transport_remove(C, "/srv/current"), PROP_ENOTFOUND);
-    ck_assert_int_eq(prop_transport_stat(C, "/srv/current", &st), PROP_ENOTFOUND);
-    ck_assert_int_eq(prop_transport_read(C, "/srv/nothing", &data, &len), PROP_ENOTFOUND);
-    ck_assert_int_eq(prop_transport_write(C, "/srv/no/such/dir/f", "x", 1, NULL), PROP_ERROR);
-    ck_assert_ptr_nonnull(strstr(prop_transport_error(C), "no such directory"));
-    ck_assert_int_eq(prop_transport_write(C, "/srv/app", "x", 1, NULL), PROP_ERROR);
-    ck_assert_ptr_nonnull(strstr(prop_transport_error(C), "is a directory"));
+    ck_assert_int_eq(prop_transport_remove(tr, "/srv/current"), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(tr, "/srv/current"), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv/current", &st), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/nothing", &data, &len), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/no/such/dir/f", "x", 1, NULL), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(tr), _i == 0
+                                                               ? "/srv/no/such/dir does not exist"
+                                                               : "no such directory"));
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/app", "x", 1, NULL), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(tr), "is a directory"));
+    if (_i == 1)
+        prop_transport_close(tr);
 }
 END_TEST
 
@@ -310,7 +324,7 @@ container_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_commands);
     tcase_add_test(tc, test_nothing_outlives_a_command);
-    tcase_add_test(tc, test_files);
+    tcase_add_loop_test(tc, test_files, 0, 2);
     tcase_add_test(tc, test_binary_and_large);
     tcase_add_test(tc, test_cannot_enter);
     suite_add_tcase(s, tc);
