@@ -6,7 +6,7 @@ local R = require "prop.runtime"
 
 local hostname = {}
 
-local impl = { set = {} }
+local impl = { set = {}, sane = {}, mailname = {} }
 
 local fmt = string.format
 
@@ -37,7 +37,9 @@ local function hosts_line(name, short)
    return name ~= short and fmt("127.0.1.1\t%s %s", name, short) or fmt("127.0.1.1\t%s", name)
 end
 
-function impl.set.ensure(sys, a)
+-- /etc/hostname, the 127.0.1.1 line of /etc/hosts, rc.conf on FreeBSD
+-- and the running name: a = { name =, short = }.
+local function ensure_name(sys, a)
    local changed = R.ensure_content(sys, "hostname.set", "/etc/hostname", a.short .. "\n", {})
    local line = hosts_line(a.name, a.short)
    local old = sys:read("/etc/hosts")
@@ -54,9 +56,12 @@ function impl.set.ensure(sys, a)
          changed = true
       end
    end
-   -- A directory tree has no running name of its own: hostname(1) there
-   -- would rename the machine running prop.
-   if R.is_dir_tree(sys) then return changed and "changed" or "ok" end
+   -- A directory tree or a chroot has no running name of its own (a
+   -- chroot shares this machine's UTS namespace): hostname(1) there would
+   -- rename the machine running prop.
+   if R.is_dir_tree(sys) or sys.container == "chroot" then
+      return changed and "changed" or "ok"
+   end
    local want = R.is_freebsd(sys) and a.name or a.short
    local r = R.query(sys, "hostname.set", { "hostname" })
    if r.code ~= 0 then R.command_failed("hostname.set", { "hostname" }, r) end
@@ -65,6 +70,15 @@ function impl.set.ensure(sys, a)
       sys:note(fmt("running host name %s -> %s", r.stdout:match("%S+") or "", want))
       changed = true
    end
+   return changed and "changed" or "ok"
+end
+
+function impl.set.ensure(sys, a)
+   return ensure_name(sys, a)
+end
+
+function impl.mailname.ensure(sys, a)
+   local changed = R.ensure_content(sys, "hostname.mailname", "/etc/mailname", a.name .. "\n", {})
    return changed and "changed" or "ok"
 end
 
@@ -93,7 +107,8 @@ end
   Run time: writes /etc/hostname when it differs; makes /etc/hosts have
   one "127.0.1.1<TAB>NAME SHORT" line (replacing other 127.0.1.1 lines,
   keeping the rest); runs hostname SHORT when the running name differs
-  (not on a connect.dir tree, whose running name is the machine's).
+  (not on a connect.dir tree nor in a chroot, whose running name is the
+  machine's).
   FreeBSD: also hostname=NAME in rc.conf (sysrc), and the full name runs.
   Example:
     hostname.set "web1.example.com"
@@ -108,6 +123,71 @@ function hostname.set(name, opts)
                     { "hostname", "hostname", name, "file.content", "/etc/hostname", short .. "\n",
                       "file.line", "/etc/hosts", hosts_line(name, short) }, {
       norevert = "hostname.set has no revert action: the old name is not known",
+   })
+end
+
+-- The host's own name, as the site declares it: a container's is the
+-- last part of its full name ("box/web" -> "web").
+function impl.sane.ensure(sys)
+   local name = (sys.host or ""):match("([^/]*)$")
+   local err = check_hostname(name, "the host's name")
+   if err then R.fail("hostname.sane: %s", err) end
+   local a = { name = name, short = name:match("^[^.]+") }
+   local changed = ensure_name(sys, a) == "changed"
+   if not R.is_freebsd(sys) then
+      changed = impl.mailname.ensure(sys, a) == "changed" or changed
+   end
+   return changed and "changed" or "ok"
+end
+
+-- What the claims of hostname.sane say the files hold: the name is only
+-- known once the host runs.
+local own_name = "the host's own name (hostname.sane)"
+
+--[[ hostname.sane()
+  UnixLike, not revertable.
+  The host's name from the site (host "web1.example.com" { ... }; a
+  container's own name) set everywhere it is written, as hostname.set
+  does, and as the mail name.
+  Claims: file.generated /etc/hostname and /etc/mailname, and the
+  127.0.1.1 setting of /etc/hosts: hostname.set or hostname.mailname
+  beside it on one host is P007 (use one or the other).
+  Run time: as hostname.set with the host's name (/etc/hostname,
+  /etc/hosts, rc.conf on FreeBSD, the running name except on a
+  connect.dir tree or in a chroot), and /etc/mailname = the full name (not on FreeBSD).
+  A host's name that is not a valid host name (a site name such as
+  "localhost/tree" is fine: its last part is used) fails.
+  Example:
+    host "mail.example.com" { os.debian("bookworm", "amd64"), hostname.sane() }
+]]
+function hostname.sane(opts)
+   local msg = args.join("hostname.sane", (args.options(opts, {}, "hostname.sane")))
+   if msg then return core.invalid("hostname sane", msg) end
+   return core.leaf("hostname sane", nil, impl.sane, {},
+                    { "file.generated", "/etc/hostname", own_name,
+                      "file.generated", "/etc/mailname", own_name,
+                      "file.setting", "/etc/hosts", "127.0.1.1=" .. own_name }, {
+      norevert = "hostname.sane has no revert action: the old name is not known",
+   })
+end
+
+--[[ hostname.mailname(name)
+  DebianLike, not revertable.
+  Claims: file.content /etc/mailname = "NAME\n" (two names are P007).
+  Run time: writes /etc/mailname when it differs: the name that mail
+  programs (exim4, postfix) put in addresses without a domain.
+  Example:
+    hostname.mailname "example.com"
+]]
+function hostname.mailname(name, opts)
+   local desc = "mailname " .. (type(name) == "string" and name or "?")
+   local err = check_hostname(name, "name")
+   local msg = args.join("hostname.mailname", err,
+                         (args.options(opts, {}, "hostname.mailname")))
+   if msg then return core.invalid(desc, msg) end
+   return core.leaf(desc, "DebianLike", impl.mailname, { name = name },
+                    { "file.content", "/etc/mailname", name .. "\n" }, {
+      norevert = "hostname.mailname has no revert action: the old name is not known",
    })
 end
 

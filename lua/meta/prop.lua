@@ -624,6 +624,47 @@ hostname = {}
 ---@return prop.Property
 function hostname.set(name) end
 
+---UnixLike.  The host's own name from the site set as hostname.set
+---does, and as /etc/mailname.
+---@return prop.Property
+function hostname.sane() end
+
+---DebianLike.  /etc/mailname.
+---@param name string
+---@return prop.Property
+function hostname.mailname(name) end
+
+sysctl = {}
+
+---DebianLike, revertable.  A line of /etc/sysctl.d/60-prop.conf, applied
+---with sysctl -w when the running value differs (never in a container).
+---One key given two values is error P007.
+---@param key string dotted ("vm.swappiness")
+---@param value string|integer
+---@return prop.Property
+function sysctl.set(key, value) end
+
+timezone = {}
+
+---DebianLike or FreeBSD.  /etc/timezone and the /etc/localtime link (a
+---copy on FreeBSD); the zone must exist in the target.
+---@param zone string "Europe/Paris", "UTC"
+---@return prop.Property
+function timezone.set(zone) end
+
+locale = {}
+
+---DebianLike, revertable.  Enabled in /etc/locale.gen and generated.
+---@param locale string with its codeset: "en_US.UTF-8"
+---@return prop.Property
+function locale.available(locale) end
+
+---DebianLike, revertable.  LANG in /etc/default/locale (two selections
+---on a host are error P007); requires locale.available.
+---@param locale string with its codeset: "en_US.UTF-8"
+---@return prop.Property
+function locale.selected(locale) end
+
 apache = {}
 
 ---DebianLike, ports 80 and 443.  Installs apache2.

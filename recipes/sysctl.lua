@@ -1,0 +1,148 @@
+-- prop.sysctl: kernel settings, kept in one file of /etc/sysctl.d and
+-- applied to the running kernel.
+--
+-- Every setting goes to /etc/sysctl.d/60-prop.conf, one "KEY = VALUE"
+-- line each, edited in place: each property claims its line as a
+-- setting of that file (file.setting), so settings of different keys
+-- agree and one key given two values on a host is P007.
+
+local core = require "prop.core"
+local args = require "prop.args"
+local conf = require "prop.conf"
+local R = require "prop.runtime"
+
+local sysctl = {}
+
+local fmt = string.format
+
+local DIR = "/etc/sysctl.d"
+local PATH = DIR .. "/60-prop.conf"
+local HEADER = "# Kernel settings written by prop (sysctl.set), one a line; read at boot.\n"
+local o = { sep = " = ", comment = "#" }
+
+local impl = { set = {}, unset = {} }
+
+-- Why the running kernel is left alone, or nil when it is the target's
+-- own: a container or a directory tree shares the kernel of the machine
+-- that holds it, which sysctl -w there would change.
+local function kernel_not_own(sys)
+   if R.is_dir_tree(sys) then
+      return "a directory tree shares the kernel of the machine running prop"
+   end
+   local c = sys.container
+   if c == "chroot" then return "a chroot shares this machine's kernel" end
+   if c ~= nil then return fmt("a %s container shares its host's kernel", c) end
+   return nil
+end
+
+-- Blanks (sysctl prints tabs between the numbers of a vector) as one
+-- space.
+local function squeeze(s)
+   return (s:gsub("%s+", " "):match("^ ?(.-) ?$"))
+end
+
+function impl.set.ensure(sys, a)
+   local why = kernel_not_own(sys)
+   local running
+   if not why then
+      local argv = { "sysctl", "-n", a.key }
+      local r = R.query(sys, "sysctl.set", argv)
+      if r.code ~= 0 then
+         R.fail("sysctl.set: the running kernel has no setting %s (%s)", a.key,
+                R.tail(r.stderr, 2) ~= "" and R.tail(r.stderr, 2) or "sysctl -n failed")
+      end
+      running = squeeze(r.stdout)
+   end
+   local changed = false
+   if not sys:exists(DIR) then
+      sys:mkdir(DIR, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   changed = conf.ensure_edit(sys, "sysctl.set", PATH, function(old)
+      return conf.set_key(old or HEADER, a.key, a.value, o)
+   end) or changed
+   if why then
+      if changed then
+         sys:note(fmt("%s %s the file only, not applied to the running kernel: %s",
+                      a.key, sys.dry and "would be set in" or "set in", why))
+      end
+   elseif running ~= squeeze(a.value) then
+      R.run(sys, "sysctl.set", { "sysctl", "-w", a.key .. "=" .. a.value })
+      sys:note(fmt("running %s: %s -> %s", a.key, running, a.value))
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+-- The line goes; a file left with nothing but comments goes too.
+function impl.unset.ensure(sys, a)
+   local old = sys:read(PATH)
+   if old == nil then return "ok" end
+   local new = conf.unset_key(old, a.key, a.value, o)
+   if new == old then return "ok" end
+   local keep = false
+   for _, l in ipairs((R.split_lines(new))) do
+      if l:find("%S") and not l:find("^%s*[#;]") then keep = true end
+   end
+   if keep then
+      sys:write(PATH, new)
+   else
+      sys:remove(PATH)
+   end
+   sys:note(fmt("the running kernel keeps %s = %s until it boots again", a.key, a.value))
+   return "changed"
+end
+
+-- A key in sysctl's dotted form: two or more words of letters, digits,
+-- "_" and "-" joined by dots.
+local function check_key(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if not v:find("^[%w_-]+%.[%w_.-]*[%w_-]$") or v:find("..", 1, true) then
+      return fmt('%s %s is not a sysctl key: expected dotted words of letters, digits, "_" '
+                 .. 'and "-", such as "net.ipv4.ip_forward" (the slash form is not accepted)',
+                 what, args.show(v))
+   end
+   return nil, v
+end
+
+--[[ sysctl.set(key, value)
+  DebianLike, revertable: its revert removes the line (and the file once
+  no setting is left in it); the running kernel keeps the value until it
+  boots again.
+  Claims: file.directory /etc/sysctl.d, and file.setting
+  /etc/sysctl.d/60-prop.conf = "KEY=VALUE" (other
+  keys agree; one key given two values on a host is P007).  The revert
+  claims file.noline of that path = "KEY = VALUE".
+  key: sysctl's dotted form ("vm.swappiness").  value: a string or an
+  integer; a vector is written with blanks ("1024 65000").
+  Run time: sets the line "KEY = VALUE" in /etc/sysctl.d/60-prop.conf
+  (made when missing, with /etc/sysctl.d, which procps makes; other
+  lines kept), then, when the running value
+  (sysctl -n KEY) differs, runs sysctl -w KEY=VALUE.  A key the running
+  kernel does not have is a failure, and the file is left alone.  In a
+  container (chroot, nspawn, Docker) or a connect.dir tree, which share
+  another machine's kernel, only the file is written, with a note: it
+  takes effect when that system boots.  A later file of /etc/sysctl.d
+  (99-sysctl.conf is /etc/sysctl.conf) setting the same key wins at boot.
+  Example:
+    sysctl.set("net.ipv4.ip_forward", 1)
+]]
+function sysctl.set(key, value, opts)
+   local desc = fmt("sysctl %s = %s", type(key) == "string" and key or "?",
+                    (type(value) == "string" or math.type(value) == "integer") and value or "?")
+   local kerr = check_key(key, "key")
+   local verr, v = conf.check_value(value, "value")
+   if not verr and v == "" then verr = "value must not be empty" end
+   local msg = args.join("sysctl.set", kerr, verr, (args.options(opts, {}, "sysctl.set")))
+   if msg then return core.invalid(desc, msg) end
+   local a = { key = key, value = v }
+   local set = core.leaf(fmt("sysctl %s = %s", key, v), "DebianLike", impl.set, a,
+                         { "file.directory", DIR, false,
+                           "file.setting", PATH, conf.claim(key, v) })
+   local unset = core.leaf(fmt("sysctl %s not set to %s", key, v), "DebianLike", impl.unset, a,
+                           { "file.noline", PATH, conf.line(key, v, o) })
+   return core.pair(set, unset)
+end
+
+return args.strict_module(sysctl, "sysctl")
