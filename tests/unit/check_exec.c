@@ -48,11 +48,11 @@ teardown(void)
 }
 
 static void
-append(char *buf, size_t size, const char *fmt, const char *a, const char *b)
+append(char *buf, size_t size, const char *a, const char *b)
 {
     size_t used = strlen(buf);
 
-    snprintf(buf + used, size - used, fmt, a, b);
+    snprintf(buf + used, size - used, "%s%s", a, b);
 }
 
 /* A leaf that gives result r, with an optional claim on service svc. */
@@ -100,7 +100,7 @@ ensure(void *ud, const prop_node *n, char **msg)
 {
     (void)ud;
     (void)msg;
-    append(R.trail, sizeof R.trail, "%s%s", R.trail[0] ? "," : "", prop_node_desc(n));
+    append(R.trail, sizeof R.trail, R.trail[0] ? "," : "", prop_node_desc(n));
     return R.results[prop_node_behaviour(n)];
 }
 
@@ -112,10 +112,10 @@ triggered(void *ud, const prop_node *n, unsigned depth, const prop_node *const *
 
     (void)ud;
     (void)depth;
-    append(R.triggered, sizeof R.triggered, "%s%s", prop_node_desc(n), "<-");
+    append(R.triggered, sizeof R.triggered, prop_node_desc(n), "<-");
     for (i = 0; i < nsources; i++)
-        append(R.triggered, sizeof R.triggered, "%s%s", i ? "+" : "", prop_node_desc(sources[i]));
-    append(R.triggered, sizeof R.triggered, "%s%s", ";", "");
+        append(R.triggered, sizeof R.triggered, i ? "+" : "", prop_node_desc(sources[i]));
+    append(R.triggered, sizeof R.triggered, ";", "");
     R.trig = n;
 }
 
@@ -127,7 +127,8 @@ done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, con
     (void)ms;
     (void)msg;
     if (n == R.trig) {
-        append(R.done, sizeof R.done, "%s=%s;", prop_node_desc(n), prop_result_name(r));
+        append(R.done, sizeof R.done, prop_node_desc(n), "=");
+        append(R.done, sizeof R.done, prop_result_name(r), ";");
         R.trig = NULL;
     }
 }
