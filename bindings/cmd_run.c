@@ -80,6 +80,10 @@ typedef struct host_run {
     /* What the properties that put containers on the host gave (the
      * containers of h, in order; -1: it did not run). */
     int *attach;
+    /* A shared trigger target running now, and what triggered it. */
+    const prop_node *trig;
+    const prop_node *const *trig_sources;
+    size_t trig_n;
 } host_run;
 
 /*
@@ -507,11 +511,58 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
 }
 
 static void
+on_triggered(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
+             size_t nsources)
+{
+    host_run *hr = ud;
+
+    (void)depth;
+    hr->trig = n;
+    hr->trig_sources = sources;
+    hr->trig_n = nsources;
+}
+
+/* " (triggered by: a, b)" into buf (cut short when long); returns buf. */
+static const char *
+triggered_text(const host_run *hr, char *buf, size_t size)
+{
+    size_t i, len;
+    int k;
+
+    k = snprintf(buf, size, " (triggered by: ");
+    len = k > 0 ? (size_t)k : 0;
+    for (i = 0; i < hr->trig_n && len < size; i++) {
+        k = snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+                     prop_node_desc(hr->trig_sources[i]));
+        len += k > 0 ? (size_t)k : 0;
+    }
+    if (len < size)
+        snprintf(buf + len, size - len, ")");
+    return buf;
+}
+
+/* ,"triggered_by":[...] */
+static void
+json_triggered(const host_run *hr)
+{
+    size_t i;
+
+    fputs(",\"triggered_by\":[", stdout);
+    for (i = 0; i < hr->trig_n; i++) {
+        if (i)
+            putchar(',');
+        json_str(prop_node_desc(hr->trig_sources[i]));
+    }
+    putchar(']');
+}
+
+static void
 on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
 {
     host_run *hr = ud;
-    char where[1200];
+    char where[1200], by[1200];
     const prop_host *c = prop_node_container(n);
+    int trig = hr->trig == n;
 
     if (c && prop_node_kind(n) == PROP_LEAF && hr->attach) {
         size_t i;
@@ -521,7 +572,16 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
                 hr->attach[i] = (int)r;
     }
     count_result(hr, n, r, msg);
-    if (r == PROP_RESULT_OK && msg && *msg && hr->o->dry) {
+    if (trig && depth > 0) {
+        /* A shared trigger target: one line, with what triggered it. */
+        char line[2400];
+        int len = snprintf(line, sizeof line, "%s: %s%s%s%s", result_text(hr, r), prop_node_desc(n),
+                           triggered_text(hr, by, sizeof by),
+                           r == PROP_RESULT_FAILED && msg && *msg ? ": " : "",
+                           r == PROP_RESULT_FAILED && msg && *msg ? msg : "");
+        if (len > 0)
+            lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+    } else if (r == PROP_RESULT_OK && msg && *msg && hr->o->dry) {
         /* In a dry run, say why nothing would be done. */
         lsys_note(&hr->sys, msg, strlen(msg));
     } else if (r == PROP_RESULT_FAILED && msg && *msg) {
@@ -545,9 +605,10 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
             lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
     }
     if (depth > 0) {
-        /* A recipe's own pair says the same as its first side: one event. */
-        if (hr->o->json && prop_node_kind(n) == PROP_LEAF &&
-            strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0) {
+        /* A recipe's own pair says the same as its first side: one event.
+         * A shared trigger target has its event whatever it is. */
+        if (hr->o->json && (trig || (prop_node_kind(n) == PROP_LEAF &&
+                                     strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0))) {
             fputs("{\"event\":\"property\",", stdout);
             json_host(hr->h);
             fputs(",\"parent\":", stdout);
@@ -556,9 +617,14 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
             json_str(prop_node_desc(n));
             fputs(",\"origin\":", stdout);
             json_str(origin_of(n, where, sizeof where));
-            printf(",\"result\":\"%s\",\"ms\":%.1f%s}\n", prop_result_name(r), ms,
+            printf(",\"result\":\"%s\",\"ms\":%.1f%s", prop_result_name(r), ms,
                    hr->o->dry ? ",\"dry_run\":true" : "");
+            if (trig)
+                json_triggered(hr);
+            fputs("}\n", stdout);
         }
+        if (trig)
+            hr->trig = NULL;
         return;
     }
     if (hr->o->json) {
@@ -568,8 +634,11 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         json_str(prop_node_desc(n));
         fputs(",\"origin\":", stdout);
         json_str(origin_of(n, where, sizeof where));
-        printf(",\"result\":\"%s\",\"ms\":%.1f%s}\n", prop_result_name(r), ms,
+        printf(",\"result\":\"%s\",\"ms\":%.1f%s", prop_result_name(r), ms,
                hr->o->dry ? ",\"dry_run\":true" : "");
+        if (trig)
+            json_triggered(hr);
+        fputs("}\n", stdout);
     } else {
         if (hr->progress)
             fputs("\r\033[K", stdout);
@@ -579,8 +648,12 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
                hr->color ? "\033[0m" : "");
         if (ms >= 1000)
             printf(" (%.1f s)", ms / 1000);
+        if (trig)
+            text(triggered_text(hr, by, sizeof by));
         putchar('\n');
     }
+    if (trig)
+        hr->trig = NULL;
     {
         char *notes = lsys_take_notes(&hr->sys), *warnings = lsys_take_warnings(&hr->sys);
         print_lines(hr, "warning", prop_node_desc(n), warnings);
@@ -989,7 +1062,8 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
 {
     lua_State *L = ctx->L;
     host_run hr;
-    prop_exec_ops ops = {ensure_leaf, on_start, on_done, want_stop, test_only_if};
+    prop_exec_ops ops = {ensure_leaf, on_start, on_done, want_stop, test_only_if, on_triggered};
+    prop_triggers *trig = NULL;
     prop_transport *t = NULL;
     tstack ts = {{NULL}, 0};
     char why[1200] = "", suite[64], arch[64];
@@ -1051,6 +1125,12 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         oc->refused = 1;
         goto out;
     }
+    /* Shared on_change targets run once (exec.h). */
+    if (prop_triggers_new(it.v, it.n, os, &trig) != PROP_OK) {
+        snprintf(why, sizeof why, "out of memory");
+        oc->failed = 1;
+        goto out;
+    }
     split_os_info(h, suite, arch);
     hr.sys.t = t;
     hr.sys.host = hr.name;
@@ -1083,7 +1163,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         /* os.*, connect.*, ipv4...: facts for the run, nothing to ensure. */
         if (prop_node_info_only(p))
             continue;
-        r = prop_exec_node(p, os, 0, &ops, &hr);
+        r = prop_exec_top(trig, i, &ops, &hr);
         if (r == PROP_RESULT_INTERRUPTED) { /* counted with those not run */
             oc->stopped = 1;
             oc->skipped = (unsigned)(it.n - i);
@@ -1104,6 +1184,7 @@ out:
     print_host_line(o, h, oc, why, hr.color);
     fflush(stdout);
 done:
+    prop_triggers_free(trig);
     prop_secrets_free(hr.store);
     free(it.v);
     free(hr.attach);

@@ -1,12 +1,17 @@
 /*
  * exec.c - the run-time meaning of the combinators (SPEC 2.3 and 4).
  *
- * The executor allocates nothing: it walks the immutable graph and asks
- * the caller to ensure each leaf.  Failure of one top-level property never
- * stops the next; inside a property, requires/before chains stop at the
- * first failure, as Propellor's do.
+ * The executor walks the immutable graph and asks the caller to ensure
+ * each leaf.  Failure of one top-level property never stops the next;
+ * inside a property, requires/before chains stop at the first failure, as
+ * Propellor's do.  The only memory it takes is a host's trigger table
+ * (prop_triggers_new), made before the run: running allocates nothing.
+ *
+ * Ownership: a prop_triggers owns its groups, its occurrence map and each
+ * group's source array, all from malloc, freed by prop_triggers_free.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -54,10 +59,349 @@ pick(const prop_node *n, prop_os_set os)
     return NULL;
 }
 
-prop_result
-prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_exec_ops *ops,
-               void *ud)
+/* ---- the same property ---------------------------------------------- */
+
+static int
+str_same(const char *a, const char *b)
 {
+    if (a == b)
+        return 1;
+    return a && b && strcmp(a, b) == 0;
+}
+
+static int
+claim_same(const prop_claim *a, const prop_claim *b)
+{
+    size_t la, lb;
+
+    if (a->kind != b->kind || a->id != b->id || a->flags != b->flags || !str_same(a->key, b->key))
+        return 0;
+    if (!a->value || !b->value)
+        return a->value == b->value;
+    la = a->value_len ? a->value_len : strlen(a->value);
+    lb = b->value_len ? b->value_len : strlen(b->value);
+    return la == lb && memcmp(a->value, b->value, la) == 0;
+}
+
+static int
+leaf_same(const leaf_data *a, const leaf_data *b)
+{
+    unsigned i;
+
+    if (a == b)
+        return 1;
+    if (a->nclaims != b->nclaims || a->ninfo != b->ninfo || a->os_family != b->os_family ||
+        a->publishes != b->publishes || a->detaches != b->detaches || a->container != b->container)
+        return 0;
+    for (i = 0; i < a->nclaims; i++)
+        if (!claim_same(&a->claims[i], &b->claims[i]))
+            return 0;
+    for (i = 0; i < a->ninfo; i++)
+        if (!str_same(a->info[i].key, b->info[i].key) ||
+            !str_same(a->info[i].value, b->info[i].value))
+            return 0;
+    return 1;
+}
+
+int
+prop_node_same(const prop_node *a, const prop_node *b)
+{
+    unsigned i;
+
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind || a->nchildren != b->nchildren ||
+        a->targets != b->targets || a->revertable != b->revertable || a->paired != b->paired ||
+        a->info_only != b->info_only || a->nports != b->nports || !str_same(a->desc, b->desc))
+        return 0;
+    if (a->nports && memcmp(a->ports, b->ports, a->nports * sizeof *a->ports) != 0)
+        return 0;
+    if (!leaf_same(a->leaf, b->leaf))
+        return 0;
+    if (a->kind == PROP_REVERT && !prop_node_same(a->rev, b->rev))
+        return 0;
+    for (i = 0; i < a->nchildren; i++)
+        if (!prop_node_same(node_children(a)[i], node_children(b)[i]))
+            return 0;
+    return 1;
+}
+
+/* ---- the trigger table ------------------------------------------------ */
+
+/* One shared target: the on_change nodes that name it. */
+typedef struct trig_group {
+    const prop_node *target;   /* the first met */
+    size_t total;              /* counted on_change */
+    size_t last_top;           /* the top-level property holding the last */
+    size_t seen;               /* counted on_change run so far */
+    const prop_node **sources; /* noted triggers: total slots */
+    size_t nsources;
+    const prop_node *run; /* the target to run: the last trigger's */
+} trig_group;
+
+/* A counted on_change and its group (sorted by node for bsearch). */
+typedef struct trig_occ {
+    const prop_node *oc;
+    size_t group;
+} trig_occ;
+
+struct prop_triggers {
+    const prop_node *const *props;
+    size_t nprops;
+    prop_os_set os;
+    trig_group *g;
+    size_t ng;
+    trig_occ *occ;
+    size_t nocc;
+    size_t npending;    /* groups with noted triggers */
+    size_t top;         /* the top-level property running */
+    unsigned in_target; /* inside an on_change target: not counted */
+};
+
+/* The walk: every counted on_change with its top-level index. */
+typedef struct walk_list {
+    trig_occ *v; /* group holds the top-level index while walking */
+    size_t n, cap;
+    int nomem;
+} walk_list;
+
+static void
+walk(walk_list *w, const prop_node *n, prop_os_set os, size_t top)
+{
+    const prop_node *alt;
+    unsigned i;
+
+    if (w->nomem)
+        return;
+    switch (n->kind) {
+    case PROP_REQUIRES:
+        walk(w, node_children(n)[1], os, top);
+        walk(w, node_children(n)[0], os, top);
+        break;
+    case PROP_BEFORE:
+    case PROP_FALLBACK:
+        walk(w, node_children(n)[0], os, top);
+        walk(w, node_children(n)[1], os, top);
+        break;
+    case PROP_ON_CHANGE:
+        walk(w, node_children(n)[0], os, top);
+        if (w->n == w->cap) {
+            size_t cap = w->cap ? w->cap * 2 : 16;
+            trig_occ *v = realloc(w->v, cap * sizeof *v);
+
+            if (!v) {
+                w->nomem = 1;
+                return;
+            }
+            w->v = v;
+            w->cap = cap;
+        }
+        w->v[w->n].oc = n;
+        w->v[w->n].group = top;
+        w->n++;
+        break;
+    case PROP_PICK_OS:
+        if ((alt = pick(n, os)) != NULL)
+            walk(w, alt, os, top);
+        break;
+    case PROP_REVERT:
+        if (n->rev)
+            walk(w, n->rev, os, top);
+        break;
+    case PROP_REVERTABLE:
+    case PROP_DESCRIBE:
+    case PROP_ONLY_IF:
+        walk(w, node_children(n)[0], os, top);
+        break;
+    case PROP_PROPS:
+        for (i = 0; i < n->nchildren; i++)
+            walk(w, node_children(n)[i], os, top);
+        break;
+    default:
+        break;
+    }
+}
+
+static int
+occ_cmp(const void *a, const void *b)
+{
+    const prop_node *x = ((const trig_occ *)a)->oc, *y = ((const trig_occ *)b)->oc;
+
+    return x < y ? -1 : x > y;
+}
+
+void
+prop_triggers_free(prop_triggers *t)
+{
+    size_t i;
+
+    if (!t)
+        return;
+    for (i = 0; i < t->ng; i++)
+        free(t->g[i].sources);
+    free(t->g);
+    free(t->occ);
+    free(t);
+}
+
+int
+prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_triggers **out)
+{
+    walk_list w = {NULL, 0, 0, 0};
+    prop_triggers *t;
+    size_t *group = NULL, i, j, ng = 0, nshared = 0, *map = NULL;
+    int rc = PROP_ENOMEM;
+
+    if (!out)
+        return PROP_EINVAL;
+    *out = NULL;
+    if (!props && n > 0)
+        return PROP_EINVAL;
+    if (!(t = calloc(1, sizeof *t)))
+        return PROP_ENOMEM;
+    t->props = props;
+    t->nprops = n;
+    t->os = os;
+    for (i = 0; i < n && !w.nomem; i++)
+        if (!props[i]->info_only)
+            walk(&w, props[i], os, i);
+    if (w.nomem || (w.n && !(group = malloc(w.n * sizeof *group))))
+        goto fail;
+    /* Group the targets: group[i] is the first occurrence with the same
+     * target (a small number of distinct targets is the common case). */
+    for (i = 0; i < w.n; i++) {
+        const prop_node *b = node_children(w.v[i].oc)[1];
+
+        group[i] = i;
+        for (j = 0; j < i; j++)
+            if (group[j] == j && prop_node_same(node_children(w.v[j].oc)[1], b)) {
+                group[i] = j;
+                break;
+            }
+    }
+    if (w.n && !(map = calloc(w.n, sizeof *map)))
+        goto fail;
+    /* Count each group; map[first] becomes the group's number + 1 when
+     * it is shared. */
+    for (i = 0; i < w.n; i++)
+        map[group[i]]++;
+    for (i = 0; i < w.n; i++)
+        if (group[i] == i && map[i] >= 2)
+            nshared++;
+    if (nshared) {
+        if (!(t->g = calloc(nshared, sizeof *t->g)))
+            goto fail;
+        for (i = 0; i < w.n; i++) {
+            if (group[i] != i || map[i] < 2) {
+                if (group[i] == i)
+                    map[i] = 0;
+                continue;
+            }
+            t->g[ng].target = node_children(w.v[i].oc)[1];
+            t->g[ng].total = map[i];
+            if (!(t->g[ng].sources = calloc(map[i], sizeof *t->g[ng].sources))) {
+                t->ng = ng;
+                goto fail;
+            }
+            map[i] = ++ng;
+        }
+        t->ng = ng;
+        if (!(t->occ = malloc(w.n * sizeof *t->occ)))
+            goto fail;
+        for (i = 0; i < w.n; i++) {
+            size_t k = map[group[i]];
+
+            if (k == 0)
+                continue;
+            t->g[k - 1].last_top = w.v[i].group;
+            t->occ[t->nocc].oc = w.v[i].oc;
+            t->occ[t->nocc].group = k - 1;
+            t->nocc++;
+        }
+        qsort(t->occ, t->nocc, sizeof *t->occ, occ_cmp);
+    }
+    rc = PROP_OK;
+    *out = t;
+    t = NULL;
+fail:
+    free(w.v);
+    free(group);
+    free(map);
+    prop_triggers_free(t);
+    return rc;
+}
+
+size_t
+prop_triggers_count(const prop_triggers *t)
+{
+    return t ? t->ng : 0;
+}
+
+const prop_node *
+prop_triggers_target(const prop_triggers *t, size_t i)
+{
+    return t && i < t->ng ? t->g[i].target : NULL;
+}
+
+static trig_group *
+group_of(prop_triggers *t, const prop_node *oc)
+{
+    trig_occ key, *hit;
+
+    if (!t || t->in_target || t->nocc == 0)
+        return NULL;
+    key.oc = oc;
+    key.group = 0;
+    hit = bsearch(&key, t->occ, t->nocc, sizeof *t->occ, occ_cmp);
+    return hit ? &t->g[hit->group] : NULL;
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+static prop_result exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
+                             const prop_exec_ops *ops, void *ud, trig_group *served);
+
+/* Run the target of g once for its noted triggers, and clear them. */
+static prop_result
+flush(prop_triggers *t, trig_group *g, prop_os_set os, unsigned depth, const prop_exec_ops *ops,
+      void *ud)
+{
+    prop_result r;
+
+    if (g->nsources == 0 || (ops->stop && ops->stop(ud)))
+        return PROP_RESULT_OK;
+    t->in_target++;
+    r = exec_node(t, g->run, os, depth, ops, ud, g);
+    t->in_target--;
+    return r;
+}
+
+/* A noted group whose target n is: this run of n serves its triggers. */
+static trig_group *
+serves(prop_triggers *t, const prop_node *n)
+{
+    size_t i;
+
+    if (!t || t->npending == 0)
+        return NULL;
+    for (i = 0; i < t->ng; i++)
+        if (t->g[i].nsources && prop_node_same(t->g[i].target, n))
+            return &t->g[i];
+    return NULL;
+}
+
+/*
+ * Ensure n.  served: the group whose noted triggers this run of n serves
+ * (found here when NULL and triggers are noted).
+ */
+#define SUB(c) exec_node(t, (c), os, depth + 1, ops, ud, NULL)
+
+static prop_result
+exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
+          const prop_exec_ops *ops, void *ud, trig_group *served)
+{
+    trig_group *g;
+    size_t nserved = 0;
     prop_result r = PROP_RESULT_OK, r2;
     const prop_node *alt;
     char *msg = NULL;
@@ -65,6 +409,13 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
     double t0 = now_ms();
     unsigned i;
 
+    if (!served && (g = serves(t, n)) != NULL)
+        served = g;
+    if (served) {
+        nserved = served->nsources;
+        if (ops->triggered)
+            ops->triggered(ud, n, depth, served->sources, nserved);
+    }
     if (ops->start)
         ops->start(ud, n, depth);
     switch (n->kind) {
@@ -79,44 +430,59 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         why = "this property was made from a bad argument and cannot run";
         break;
     case PROP_REQUIRES:
-        r = prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud);
+        r = SUB(node_children(n)[1]);
         if (r < PROP_RESULT_FAILED)
-            r = prop_result_combine(r, prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, SUB(node_children(n)[0]));
         else if (r == PROP_RESULT_FAILED)
             why = "a requirement failed";
         break;
     case PROP_BEFORE:
-        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+        r = SUB(node_children(n)[0]);
         if (r < PROP_RESULT_FAILED)
-            r = prop_result_combine(r, prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, SUB(node_children(n)[1]));
         break;
     case PROP_ON_CHANGE:
-        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
-        if (r == PROP_RESULT_CHANGED)
-            r = prop_result_combine(r, prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud));
+        r = SUB(node_children(n)[0]);
+        if ((g = group_of(t, n)) != NULL) {
+            /* A shared target: note the trigger; the last runs it. */
+            if (r == PROP_RESULT_CHANGED && g->nsources < g->total) {
+                if (g->nsources++ == 0)
+                    t->npending++;
+                g->sources[g->nsources - 1] = node_children(n)[0];
+                g->run = node_children(n)[1];
+            }
+            if (++g->seen >= g->total && r != PROP_RESULT_INTERRUPTED)
+                r = prop_result_combine(r, flush(t, g, os, depth + 1, ops, ud));
+        } else if (r == PROP_RESULT_CHANGED) {
+            if (t)
+                t->in_target++;
+            r = prop_result_combine(r, SUB(node_children(n)[1]));
+            if (t)
+                t->in_target--;
+        }
         break;
     case PROP_FALLBACK:
-        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+        r = SUB(node_children(n)[0]);
         if (r == PROP_RESULT_FAILED) {
-            r2 = prop_exec_node(node_children(n)[1], os, depth + 1, ops, ud);
+            r2 = SUB(node_children(n)[1]);
             r = r2;
         }
         break;
     case PROP_PICK_OS:
         alt = pick(n, os);
         if (alt)
-            r = prop_exec_node(alt, os, depth + 1, ops, ud);
+            r = SUB(alt);
         else {
             r = PROP_RESULT_FAILED;
             why = "no alternative of pick_os runs on this host's operating system";
         }
         break;
     case PROP_REVERTABLE:
-        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+        r = SUB(node_children(n)[0]);
         break;
     case PROP_REVERT:
         if (n->rev)
-            r = prop_exec_node(n->rev, os, depth + 1, ops, ud);
+            r = SUB(n->rev);
         else {
             r = PROP_RESULT_FAILED;
             why = "not revertable";
@@ -124,15 +490,15 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         break;
     case PROP_PROPS:
         for (i = 0; i < n->nchildren && r != PROP_RESULT_INTERRUPTED; i++)
-            r = prop_result_combine(r, prop_exec_node(node_children(n)[i], os, depth + 1, ops, ud));
+            r = prop_result_combine(r, SUB(node_children(n)[i]));
         break;
     case PROP_DESCRIBE:
-        r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+        r = SUB(node_children(n)[0]);
         break;
     case PROP_ONLY_IF:
         switch (ops->test ? ops->test(ud, n, &msg) : 0) {
         case 1:
-            r = prop_exec_node(node_children(n)[0], os, depth + 1, ops, ud);
+            r = SUB(node_children(n)[0]);
             break;
         case 0:
             why = "its only_if test does not hold: not ensured";
@@ -145,10 +511,45 @@ prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_ex
         }
         break;
     }
+    if (t && depth == 0 && r != PROP_RESULT_INTERRUPTED)
+        /* The last on_change of a shared target was skipped: run it at
+         * the end of the top-level property that holds it. */
+        for (i = 0; i < t->ng; i++)
+            if (t->g[i].last_top == t->top && t->g[i].seen < t->g[i].total) {
+                t->g[i].seen = t->g[i].total;
+                r = prop_result_combine(r, flush(t, &t->g[i], os, depth + 1, ops, ud));
+            }
     if (ops->done)
         ops->done(ud, n, depth, r, now_ms() - t0, why);
+    if (served) {
+        /* Those served are cleared; triggers noted since stay. */
+        memmove(served->sources, served->sources + nserved,
+                (served->nsources - nserved) * sizeof *served->sources);
+        served->nsources -= nserved;
+        if (served->nsources == 0 && nserved > 0)
+            t->npending--;
+    }
     free(msg);
     return r;
+}
+
+#undef SUB
+
+prop_result
+prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_exec_ops *ops,
+               void *ud)
+{
+    return exec_node(NULL, n, os, depth, ops, ud, NULL);
+}
+
+prop_result
+prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud)
+{
+    if (!t || i >= t->nprops)
+        return PROP_RESULT_FAILED;
+    t->top = i;
+    t->in_target = 0;
+    return exec_node(t, t->props[i], t->os, 0, ops, ud, NULL);
 }
 
 prop_result
@@ -158,16 +559,22 @@ prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud, prop_exec
     prop_result all = PROP_RESULT_OK, r;
     double t0 = now_ms();
     size_t i, n = prop_host_nprops(h);
+    prop_triggers *t = NULL;
 
     sum->ok = sum->changed = sum->failed = sum->skipped = 0;
     sum->stopped = 0;
+    sum->ms = 0;
+    if (prop_triggers_new((const prop_node *const *)h->props.v, n, os, &t) != PROP_OK) {
+        sum->skipped = (unsigned)n;
+        return PROP_RESULT_FAILED;
+    }
     for (i = 0; i < n; i++) {
         if (ops->stop && ops->stop(ud)) {
             sum->stopped = 1;
             sum->skipped = (unsigned)(n - i);
             break;
         }
-        r = prop_exec_node(prop_host_prop(h, i), os, 0, ops, ud);
+        r = prop_exec_top(t, i, ops, ud);
         if (r == PROP_RESULT_INTERRUPTED) {
             sum->stopped = 1;
             sum->skipped = (unsigned)(n - i);
@@ -182,6 +589,7 @@ prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud, prop_exec
             sum->failed++;
         all = prop_result_combine(all, r);
     }
+    prop_triggers_free(t);
     sum->ms = now_ms() - t0;
     return all;
 }

@@ -54,6 +54,14 @@ typedef struct prop_exec_ops {
      * ensure).  Without it, tests never hold.
      */
     int (*test)(void *ud, const prop_node *n, char **msg);
+    /*
+     * Optional: n, a shared trigger target (see prop_triggers below), is
+     * about to start, run once for the nsources properties whose change
+     * triggered it (sources[i] is the first side of each such on_change,
+     * in run order).  sources stays valid until done() for n returns.
+     */
+    void (*triggered)(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
+                      size_t nsources);
 } prop_exec_ops;
 
 /*
@@ -64,10 +72,66 @@ typedef struct prop_exec_ops {
  * os; props runs each, failures do not stop the rest; revert runs the
  * reverted form; only_if runs p when its test holds (ok when it does not,
  * failed when the test fails); info properties are ok.  Once a part is
- * interrupted, nothing more of n runs, and n is interrupted.
+ * interrupted, nothing more of n runs, and n is interrupted.  Every
+ * on_change here runs its own target: sharing targets is prop_exec_top's.
  */
 prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
                            const prop_exec_ops *ops, void *ud);
+
+/*
+ * Triggers that run once.  When on one host the same property is the
+ * target of several on_change (service.restarted "nginx" after two
+ * config files), it runs once, as Ansible's handlers and Puppet's
+ * refresh do.  The exact rule:
+ *
+ * - Counted: the on_change nodes met walking the host's properties in
+ *   run order, each alternative the executor would take (the pick_os
+ *   alternative for the host's OS, both sides of a fallback, the
+ *   reverted form of a revert), not looking inside an on_change's
+ *   target.  A top-level property that only carries information is
+ *   not walked.
+ * - Two targets are the same property when they are the same node or
+ *   are made alike: the same kind, description, type (targets,
+ *   revertable), ports, claims and information, and children the same
+ *   in turn.  What a leaf runs (its behaviour) is not compared: a
+ *   property's description names what it does.
+ * - A target counted at least twice is shared.  Its on_change runs its
+ *   first side as ever but never runs the target itself; when the first
+ *   side changed, it is noted as a trigger.  Once the last counted
+ *   on_change (in run order) has run, the target runs once, right there
+ *   (inside that on_change, which takes its result) when at least one
+ *   trigger is noted.  When that last on_change is skipped (its
+ *   property's requirement failed, an only_if did not hold, a fallback
+ *   was not needed), the target runs at the end of the top-level
+ *   property that holds it, before that property is done.
+ * - When the same property runs for another reason while triggers are
+ *   noted (a property requires it, or it is listed on its own), that run
+ *   serves them: they are cleared, and a later trigger notes anew.
+ * - An interrupted run runs no noted target.
+ * A target counted once keeps the plain on_change: it runs right after
+ * its first side, when that changed.
+ */
+typedef struct prop_triggers prop_triggers;
+
+/*
+ * The triggers of a run of props[0..n) (a host's top-level properties,
+ * kept by pointer: they must outlive it) on os.  *out is NULL on entry;
+ * PROP_ENOMEM, or PROP_EINVAL for a NULL props with n > 0.
+ */
+int prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_triggers **out);
+void prop_triggers_free(prop_triggers *t); /* accepts NULL */
+/* How many shared targets there are, and the i-th (first met). */
+size_t prop_triggers_count(const prop_triggers *t);
+const prop_node *prop_triggers_target(const prop_triggers *t, size_t i);
+/* Whether a and b are the same property in the sense above. */
+int prop_node_same(const prop_node *a, const prop_node *b);
+
+/*
+ * Ensure the top-level property i of t's run, at depth 0, with shared
+ * targets run once as above.  Call it for i in increasing order, once
+ * each (skipping some is fine: a skipped one triggers nothing).
+ */
+prop_result prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud);
 
 typedef struct prop_exec_summary {
     unsigned ok, changed, failed, skipped; /* top-level properties */
@@ -78,6 +142,8 @@ typedef struct prop_exec_summary {
 /*
  * Ensure every top-level property of h in order; a failure does not stop
  * the next, an interruption does (the interrupted one counts as skipped).
+ * Shared trigger targets run once (prop_triggers); PROP_RESULT_FAILED
+ * with nothing run when memory runs out.
  */
 prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud,
                            prop_exec_summary *sum);

@@ -1,0 +1,396 @@
+/*
+ * check_exec.c - the executor without Lua: combinators at run time and
+ * shared on_change targets that run once per host (prop_triggers).
+ *
+ * Each leaf's behaviour is an index into a table of results; ensure()
+ * appends the leaf's description to a trail, so that a test sees what
+ * ran, in which order, and how often.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prop/exec.h"
+#include "prop/prop.h"
+
+static prop_site *S;
+
+static const prop_frame site_frame = {"site.lua", 1};
+static const prop_origin site_origin = {&site_frame, 1};
+
+#define MAX_LEAVES 32
+
+typedef struct run {
+    prop_result results[MAX_LEAVES]; /* by behaviour */
+    char trail[1024];                /* "a,b,T" */
+    char triggered[512];             /* "T<-a+b;" per triggered() */
+    char done[1024];                 /* "T=changed;" per done() of a triggered node */
+    const prop_node *trig;
+} run;
+
+static run R;
+static long next_behaviour;
+
+static void
+setup(void)
+{
+    ck_assert_int_eq(prop_site_new(&S, NULL, NULL), PROP_OK);
+    memset(&R, 0, sizeof R);
+    next_behaviour = 0;
+}
+
+static void
+teardown(void)
+{
+    prop_site_free(S);
+    S = NULL;
+}
+
+static void
+append(char *buf, size_t size, const char *a, const char *b)
+{
+    size_t used = strlen(buf);
+
+    snprintf(buf + used, size - used, "%s%s", a, b);
+}
+
+/* A leaf that gives result r, with an optional claim on service svc. */
+static prop_node *
+leafc(const char *desc, prop_result r, const char *svc)
+{
+    prop_leaf_spec spec;
+    prop_claim claim = {PROP_CLAIM_SVC_RESTARTED, svc, NULL, 0, -1, 0};
+    prop_node *n = NULL;
+
+    ck_assert_int_lt(next_behaviour, MAX_LEAVES);
+    memset(&spec, 0, sizeof spec);
+    spec.desc = desc;
+    spec.claims = svc ? &claim : NULL;
+    spec.nclaims = svc ? 1 : 0;
+    spec.behaviour = next_behaviour;
+    R.results[next_behaviour++] = r;
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &site_origin, &n), PROP_OK);
+    return n;
+}
+
+static prop_node *
+leaf(const char *desc, prop_result r)
+{
+    return leafc(desc, r, NULL);
+}
+
+static prop_node *
+combine(prop_kind k, prop_node *a, prop_node *b)
+{
+    prop_node *n = NULL;
+
+    ck_assert_int_eq(prop_combine_new(S, k, a, b, &site_origin, &n), PROP_OK);
+    return n;
+}
+
+static prop_node *
+on_change(prop_node *a, prop_node *b)
+{
+    return combine(PROP_ON_CHANGE, a, b);
+}
+
+static prop_result
+ensure(void *ud, const prop_node *n, char **msg)
+{
+    (void)ud;
+    (void)msg;
+    append(R.trail, sizeof R.trail, R.trail[0] ? "," : "", prop_node_desc(n));
+    return R.results[prop_node_behaviour(n)];
+}
+
+static void
+triggered(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
+          size_t nsources)
+{
+    size_t i;
+
+    (void)ud;
+    (void)depth;
+    append(R.triggered, sizeof R.triggered, prop_node_desc(n), "<-");
+    for (i = 0; i < nsources; i++)
+        append(R.triggered, sizeof R.triggered, i ? "+" : "", prop_node_desc(sources[i]));
+    append(R.triggered, sizeof R.triggered, ";", "");
+    R.trig = n;
+}
+
+static void
+done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
+{
+    (void)ud;
+    (void)depth;
+    (void)ms;
+    (void)msg;
+    if (n == R.trig) {
+        append(R.done, sizeof R.done, prop_node_desc(n), "=");
+        append(R.done, sizeof R.done, prop_result_name(r), ";");
+        R.trig = NULL;
+    }
+}
+
+static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered};
+
+/* Run items as a host's top-level properties; results into out. */
+static void
+run_all(prop_node *const *items, size_t n, prop_result *out)
+{
+    prop_triggers *t = NULL;
+    size_t i;
+
+    ck_assert_int_eq(prop_triggers_new((const prop_node *const *)items, n, PROP_OS_DEBIAN, &t),
+                     PROP_OK);
+    for (i = 0; i < n; i++) {
+        prop_result r = prop_exec_top(t, i, &OPS, NULL);
+        if (out)
+            out[i] = r;
+    }
+    prop_triggers_free(t);
+}
+
+/* Both sources change: the target runs once, after both. */
+START_TEST(test_both_change)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+    prop_result res[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = on_change(leaf("b", PROP_RESULT_CHANGED), T);
+    items[2] = leaf("c", PROP_RESULT_OK);
+    run_all(items, 3, res);
+    ck_assert_str_eq(R.trail, "a,b,T,c");
+    ck_assert_str_eq(R.triggered, "T<-a+b;");
+    ck_assert_str_eq(R.done, "T=changed;");
+    ck_assert_int_eq(res[0], PROP_RESULT_CHANGED);
+    ck_assert_int_eq(res[1], PROP_RESULT_CHANGED);
+}
+END_TEST
+
+/* Targets made alike by two calls are the same property. */
+START_TEST(test_alike_targets)
+{
+    prop_node *items[2];
+    prop_triggers *t = NULL;
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED),
+                         leafc("restart nginx", PROP_RESULT_CHANGED, "nginx"));
+    items[1] = on_change(leaf("b", PROP_RESULT_CHANGED),
+                         leafc("restart nginx", PROP_RESULT_CHANGED, "nginx"));
+    ck_assert(prop_node_same(prop_node_child(items[0], 1), prop_node_child(items[1], 1)));
+    ck_assert_int_eq(prop_triggers_new((const prop_node *const *)items, 2, PROP_OS_DEBIAN, &t),
+                     PROP_OK);
+    ck_assert_uint_eq(prop_triggers_count(t), 1);
+    ck_assert_ptr_eq(prop_triggers_target(t, 0), prop_node_child(items[0], 1));
+    prop_triggers_free(t);
+    run_all(items, 2, NULL);
+    ck_assert_str_eq(R.trail, "a,b,restart nginx");
+    ck_assert_str_eq(R.triggered, "restart nginx<-a+b;");
+}
+END_TEST
+
+/* Another description, or another claim, is another property. */
+START_TEST(test_different_targets)
+{
+    prop_node *items[3];
+
+    items[0] =
+        on_change(leaf("a", PROP_RESULT_CHANGED), leafc("restart", PROP_RESULT_CHANGED, "x"));
+    items[1] =
+        on_change(leaf("b", PROP_RESULT_CHANGED), leafc("restart", PROP_RESULT_CHANGED, "y"));
+    items[2] = on_change(leaf("c", PROP_RESULT_CHANGED), leaf("restart y", PROP_RESULT_CHANGED));
+    ck_assert(!prop_node_same(prop_node_child(items[0], 1), prop_node_child(items[1], 1)));
+    run_all(items, 3, NULL);
+    ck_assert_str_eq(R.trail, "a,restart,b,restart,c,restart y");
+    ck_assert_str_eq(R.triggered, "");
+}
+END_TEST
+
+/* Only the first changes: the target still waits for the last. */
+START_TEST(test_first_changes)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+    prop_result res[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = leaf("m", PROP_RESULT_OK);
+    items[2] = on_change(leaf("b", PROP_RESULT_OK), T);
+    run_all(items, 3, res);
+    ck_assert_str_eq(R.trail, "a,m,b,T");
+    ck_assert_str_eq(R.triggered, "T<-a;");
+    ck_assert_int_eq(res[0], PROP_RESULT_CHANGED);
+    /* The on_change that ran the target takes its result. */
+    ck_assert_int_eq(res[2], PROP_RESULT_CHANGED);
+}
+END_TEST
+
+START_TEST(test_none_changes)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[2];
+    prop_result res[2];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_OK), T);
+    items[1] = on_change(leaf("b", PROP_RESULT_OK), T);
+    run_all(items, 2, res);
+    ck_assert_str_eq(R.trail, "a,b");
+    ck_assert_str_eq(R.triggered, "");
+    ck_assert_int_eq(res[1], PROP_RESULT_OK);
+}
+END_TEST
+
+/* A target failing is one failure, on the property that ran it. */
+START_TEST(test_target_fails)
+{
+    prop_node *T = leaf("T", PROP_RESULT_FAILED);
+    prop_node *items[2];
+    prop_result res[2];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = on_change(leaf("b", PROP_RESULT_CHANGED), T);
+    run_all(items, 2, res);
+    ck_assert_str_eq(R.trail, "a,b,T");
+    ck_assert_str_eq(R.done, "T=failed;");
+    ck_assert_int_eq(res[0], PROP_RESULT_CHANGED);
+    ck_assert_int_eq(res[1], PROP_RESULT_FAILED);
+}
+END_TEST
+
+/* A target used once keeps the plain on_change, right after its source. */
+START_TEST(test_single_is_plain)
+{
+    prop_node *items[2];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), leaf("T", PROP_RESULT_CHANGED));
+    items[1] = leaf("c", PROP_RESULT_OK);
+    run_all(items, 2, NULL);
+    ck_assert_str_eq(R.trail, "a,T,c");
+    ck_assert_str_eq(R.triggered, "");
+}
+END_TEST
+
+/* The last on_change skipped (its requirement failed): the target runs at
+ * the end of the top-level property that holds it. */
+START_TEST(test_last_skipped)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+    prop_result res[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = combine(PROP_REQUIRES, on_change(leaf("b", PROP_RESULT_CHANGED), T),
+                       leaf("req", PROP_RESULT_FAILED));
+    items[2] = leaf("c", PROP_RESULT_OK);
+    run_all(items, 3, res);
+    ck_assert_str_eq(R.trail, "a,req,T,c");
+    ck_assert_str_eq(R.triggered, "T<-a;");
+    ck_assert_int_eq(res[1], PROP_RESULT_FAILED);
+}
+END_TEST
+
+/* A property that requires the target gets it first, and that run serves
+ * the triggers noted so far. */
+START_TEST(test_required_serves)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = combine(PROP_REQUIRES, leaf("x", PROP_RESULT_OK), T);
+    items[2] = on_change(leaf("b", PROP_RESULT_OK), T);
+    run_all(items, 3, NULL);
+    ck_assert_str_eq(R.trail, "a,T,x,b");
+    ck_assert_str_eq(R.triggered, "T<-a;");
+}
+END_TEST
+
+/* ... and a trigger after it notes anew. */
+START_TEST(test_required_then_trigger)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = combine(PROP_REQUIRES, leaf("x", PROP_RESULT_OK), T);
+    items[2] = on_change(leaf("b", PROP_RESULT_CHANGED), T);
+    run_all(items, 3, NULL);
+    ck_assert_str_eq(R.trail, "a,T,x,b,T");
+    ck_assert_str_eq(R.triggered, "T<-a;T<-b;");
+}
+END_TEST
+
+/* Inside one property (a props list), and only within a host's run:
+ * prop_exec_node on its own keeps every on_change plain. */
+START_TEST(test_within_props)
+{
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED);
+    prop_node *parts[3], *p = NULL;
+
+    parts[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    parts[1] = on_change(leaf("b", PROP_RESULT_CHANGED), T);
+    parts[2] = leaf("c", PROP_RESULT_OK);
+    ck_assert_int_eq(prop_list_new(S, PROP_PROPS, parts, 3, &site_origin, &p), PROP_OK);
+    run_all(&p, 1, NULL);
+    ck_assert_str_eq(R.trail, "a,b,T,c");
+    R.trail[0] = '\0';
+    (void)prop_exec_node(p, PROP_OS_DEBIAN, 0, &OPS, NULL);
+    ck_assert_str_eq(R.trail, "a,T,b,T,c");
+}
+END_TEST
+
+/* A trigger inside a target is not counted: it stays plain. */
+START_TEST(test_nested_in_target)
+{
+    prop_node *U = leaf("U", PROP_RESULT_CHANGED);
+    prop_node *T = on_change(leaf("T", PROP_RESULT_CHANGED), U);
+    prop_node *items[3];
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = on_change(leaf("b", PROP_RESULT_CHANGED), T);
+    items[2] = on_change(leaf("c", PROP_RESULT_CHANGED), U);
+    run_all(items, 3, NULL);
+    /* T (with its U) once after a and b; U counted once: plain after c. */
+    ck_assert_str_eq(R.trail, "a,b,T,U,c,U");
+    ck_assert_str_eq(R.triggered, "T<-a+b;");
+}
+END_TEST
+
+static Suite *
+exec_suite(void)
+{
+    Suite *s = suite_create("exec");
+    TCase *tc = tcase_create("triggers");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_both_change);
+    tcase_add_test(tc, test_alike_targets);
+    tcase_add_test(tc, test_different_targets);
+    tcase_add_test(tc, test_first_changes);
+    tcase_add_test(tc, test_none_changes);
+    tcase_add_test(tc, test_target_fails);
+    tcase_add_test(tc, test_single_is_plain);
+    tcase_add_test(tc, test_last_skipped);
+    tcase_add_test(tc, test_required_serves);
+    tcase_add_test(tc, test_required_then_trigger);
+    tcase_add_test(tc, test_within_props);
+    tcase_add_test(tc, test_nested_in_target);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(exec_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
