@@ -35,7 +35,8 @@ expect_words "subcommands" "claims explain graph help lint repl run secret show 
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
-expect_words "format names" "json text" lint --format=
+expect_words "format names" "github json sarif text" lint --format=
+expect_words "format names after --format" "sarif" lint --format s
 expect_words "an option's value is not completed" "" show --max-memory ""
 expect_words "codes for explain" "P010 P011 P012 P013 P014 P015" explain P01
 expect_words "site files" "examples/site.lua" show examples/si
