@@ -6,7 +6,8 @@
 # the second run starts from the site as evaluated, as a new prop run
 # would (what the first run's Lua code kept is gone); cmd.run without
 # creates/unless is caught; a first run that fails stops there; --dry-run
-# with --twice is a usage error.  Hosts are connect.dir trees in scratch
+# with --twice is a usage error; SIGINT during the first run stops it
+# (exit 130) and there is no second run.  Hosts are connect.dir trees in scratch
 # space, and localhost for the one command, which writes under $TMP.
 set -u
 # shellcheck source=common.sh
@@ -158,6 +159,30 @@ if [[ $rc == 1 ]] && grep -q 'no second run' "$TMP/fails.out" &&
   pass
 else
   fail "first run fails" "exit $rc (want 1), or a second run happened" "$TMP/fails.out"
+fi
+
+# ---- SIGINT to prop during the first run -----------------------------------
+# Sent to prop alone (not its process group): prop passes it on to the
+# first run, which stops; there is no second run.
+S="$TMP/sig"
+mkdir -p "$S"
+cat >"$TMP/sig.lua" <<EOF
+host "localhost" {
+  cmd.run({ "sh", "-c", "touch $S/started; sleep 60" }),
+  cmd.run({ "touch", "$S/after" }),
+}
+EOF
+"$PROP" run --twice "$TMP/sig.lua" >"$TMP/sig.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do [[ -e "$S/started" ]] && break; sleep 0.1; done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+if [[ $rc == 130 ]] && grep -q 'no second run' "$TMP/sig.out" && [[ ! -e "$S/after" ]] &&
+   ! grep -q 'second run, which' "$TMP/sig.out"; then
+  pass
+else
+  fail "SIGINT in the first run" "exit $rc (want 130), or it went on" "$TMP/sig.out"
 fi
 
 # ---- --dry-run --twice ------------------------------------------------------
