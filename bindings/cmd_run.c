@@ -37,10 +37,13 @@
 #define DEFAULT_JOBS 8
 #define EXIT_INTERRUPTED 130
 #define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
+#define AGAIN_MARK '\002'   /* a child's line: a property the second run changed */
 
 typedef struct run_opts {
     cli_site_opts site;
     int dry, diff, json, jobs;
+    int twice;  /* --twice: run, then run again; the second run must change nothing */
+    int record; /* this is the second run of --twice: record what changes */
     int accept_new;
     int connect_timeout, op_timeout;
     int serial;            /* hosts per batch (0: one batch); negative: a percentage */
@@ -484,6 +487,79 @@ result_text(const host_run *hr, prop_result r)
 }
 
 /*
+ * --twice: what the second run changed.  Each property is one line, as
+ * it is to be printed at the end (text, or a JSON event): a job of a
+ * parallel run sends its lines to the parent behind AGAIN_MARK, the
+ * parent keeps them in again.
+ */
+static struct {
+    char *buf;
+    size_t len, n;
+} again;
+static int piped_job; /* a job of a parallel run: stdout is the pipe to the parent */
+
+static void
+again_add(const char *line, size_t len)
+{
+    char *b;
+
+    again.n++; /* counted even when it cannot be kept: the run fails */
+    b = realloc(again.buf, again.len + len + 1);
+    if (b == NULL)
+        return;
+    memcpy(b + again.len, line, len);
+    again.len += len;
+    b[again.len] = '\0';
+    again.buf = b;
+}
+
+static void
+record_again(host_run *hr, const prop_node *n)
+{
+    static const char nomem[] = "  (a property prop had no memory to name)\n";
+    char where[1200], *line = NULL;
+    size_t len = 0;
+    FILE *m;
+
+    if (!hr->o->record)
+        return;
+    if ((m = open_memstream(&line, &len)) == NULL)
+        goto send;
+    origin_of(n, where, sizeof where);
+    if (hr->o->json) {
+        fputs("{\"event\":\"changed_again\",\"host\":", m);
+        prop_json_write_string(m, hr->name, strlen(hr->name));
+        fputs(",\"desc\":", m);
+        prop_json_write_string(m, prop_node_desc(n), strlen(prop_node_desc(n)));
+        fputs(",\"origin\":", m);
+        prop_json_write_string(m, where, strlen(where));
+        fputs("}\n", m);
+    } else {
+        fputs("  ", m);
+        prop_text_puts(m, hr->name, 0);
+        fputs("  ", m);
+        prop_text_puts(m, prop_node_desc(n), 0);
+        fputs(" (", m);
+        prop_text_puts(m, where, 0);
+        fputs(")\n", m);
+    }
+    if (fclose(m) != 0 || line == NULL || len == 0) {
+        free(line);
+        line = NULL;
+    }
+send:
+    if (line == NULL)
+        len = sizeof nomem - 1;
+    if (piped_job) {
+        putchar(AGAIN_MARK);
+        fwrite(line ? line : nomem, 1, len, stdout);
+    } else {
+        again_add(line ? line : nomem, len);
+    }
+    free(line);
+}
+
+/*
  * Counting: every property that does something counts once, wherever it
  * is in the tree (a leaf, or a composite that failed on its own: a
  * pick_os without an alternative for the OS, a failed only_if test, a
@@ -505,7 +581,7 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
     if (r == PROP_RESULT_OK)
         hr->oc->ok++;
     else if (r == PROP_RESULT_CHANGED)
-        hr->oc->changed++;
+        hr->oc->changed++, record_again(hr, n);
     else
         hr->oc->failed++;
 }
@@ -1297,7 +1373,9 @@ child_lines(child *c, int final)
     for (i = 0; i < c->len; i++) {
         if (c->buf[i] != '\n')
             continue;
-        if (c->buf[start] == SUMMARY_MARK) {
+        if (c->buf[start] == AGAIN_MARK) {
+            again_add(c->buf + start + 1, i - start);
+        } else if (c->buf[start] == SUMMARY_MARK) {
             c->have_oc =
                 sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
                        &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
@@ -1338,6 +1416,7 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
     if (c->pid == 0) {
         outcome oc;
         in_job = 1;
+        piped_job = 1;
         close(p[0]);
         if (dup2(p[1], STDOUT_FILENO) < 0)
             _exit(EXIT_FAILED);
@@ -1614,6 +1693,136 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
     return n - to;
 }
 
+/*
+ * Run hosts[0..n) (in parallel with -j), print the summary of the hosts,
+ * and return the exit code; the outcomes are left in ocs.
+ */
+static int
+run_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs)
+{
+    size_t k, held;
+    int rc, unreachable = 0, failed = 0, stopped = 0;
+
+    held = run_batches(ctx, o, hosts, nhosts, ocs);
+    for (k = 0; k < nhosts; k++) {
+        unreachable += ocs[k].unreachable || ocs[k].ctr_unreachable;
+        failed += ocs[k].failed > 0 || ocs[k].refused || ocs[k].ctr_failed;
+        stopped += ocs[k].stopped || ocs[k].ctr_stopped;
+    }
+    if (nhosts > 1 && !o->json) {
+        printf("\n%zu host%s:", nhosts, nhosts == 1 ? "" : "s");
+        for (k = 0; k < nhosts; k++)
+            printf(" %s %s%s%s", prop_host_fullname(hosts[k]),
+                   ocs[k].held          ? "not run"
+                   : ocs[k].unreachable ? "unreachable"
+                   : ocs[k].refused     ? "refused"
+                   : ocs[k].failed      ? "failed"
+                   : ocs[k].stopped     ? "interrupted"
+                   : ocs[k].info_only   ? "info only"
+                   : ocs[k].changed     ? (o->dry ? "would change" : "changed")
+                                        : "ok",
+                   ocs[k].ctr_failed || ocs[k].ctr_unreachable ? " (a container did not converge)"
+                                                               : "",
+                   k + 1 < nhosts ? "," : "\n");
+    }
+    if (stopped)
+        fprintf(stderr, "prop run: interrupted; the properties not run are counted above\n");
+    rc = stopped          ? EXIT_INTERRUPTED
+         : unreachable    ? EXIT_UNREACHABLE
+         : failed || held ? EXIT_FAILED
+                          : EXIT_WELL;
+    return rc;
+}
+
+/*
+ * The first run of --twice, in a child process: the second run then
+ * starts from the site as it was evaluated, as a new `prop run` would,
+ * whatever the first one's Lua code kept in its variables.  Signals are
+ * passed on to it as to a job.  Returns its exit code.
+ */
+static int
+first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs)
+{
+    int status, forwarded = 0;
+    pid_t pid, got;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "prop run: cannot start the first run: %s\n", strerror(errno));
+        return EXIT_FAILED;
+    }
+    if (pid == 0) {
+        int rc;
+
+        in_job = 1;
+        rc = run_pass(ctx, o, hosts, nhosts, ocs);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(rc);
+    }
+    for (;;) {
+        for (; forwarded < stop_requested; forwarded++)
+            (void)kill(pid, stop_signal);
+        got = waitpid(pid, &status, 0);
+        if (got == pid)
+            break;
+        if (got < 0 && errno != EINTR) {
+            fprintf(stderr, "prop run: waiting for the first run: %s\n", strerror(errno));
+            return EXIT_FAILED;
+        }
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    fprintf(stderr, "prop run: the first run ended by signal %d\n", WTERMSIG(status));
+    return stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
+}
+
+/*
+ * --twice: run, then run again at once; the second run must change
+ * nothing.  Each property it changed is named, and the exit code is then
+ * 1 (the run's own code when it is worse: unreachable, interrupted).
+ */
+static int
+run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs)
+{
+    int rc;
+
+    if (o->json)
+        puts("{\"event\":\"pass\",\"pass\":1}");
+    else
+        printf("prop run --twice: first run\n");
+    rc = first_pass(ctx, o, hosts, nhosts, ocs);
+    if (rc != EXIT_WELL) {
+        fprintf(stderr,
+                "prop run --twice: the first run did not succeed (exit %d); no second run\n", rc);
+        return rc;
+    }
+    if (o->json)
+        puts("{\"event\":\"pass\",\"pass\":2}");
+    else
+        printf("\nprop run --twice: second run, which must change nothing\n");
+    o->record = 1;
+    rc = run_pass(ctx, o, hosts, nhosts, ocs);
+    if (o->json) {
+        if (again.buf)
+            fputs(again.buf, stdout);
+        printf("{\"event\":\"twice\",\"changed_again\":%zu}\n", again.n);
+    } else if (again.n > 0) {
+        printf("\nprop run --twice: the second run changed %zu propert%s; the site does not "
+               "converge in one run:\n%s",
+               again.n, again.n == 1 ? "y" : "ies", again.buf ? again.buf : "");
+    } else if (rc == EXIT_WELL) {
+        printf("\nprop run --twice: the second run changed nothing\n");
+    }
+    free(again.buf);
+    again.buf = NULL;
+    if (again.n > 0 && rc == EXIT_WELL)
+        rc = EXIT_FAILED;
+    return rc;
+}
+
 static int
 run_run(int argc, char **argv)
 {
@@ -1622,12 +1831,11 @@ run_run(int argc, char **argv)
     const prop_host **hosts = NULL;
     outcome *ocs = NULL;
     size_t nhosts = 0, k, nsite;
-    int i, r, evaluated, rc = EXIT_WELL, unreachable = 0, failed = 0, stopped = 0;
+    int i, r, evaluated, rc = EXIT_WELL;
     lprop_ctx *ctx = NULL;
     struct sigaction sa;
     const char **names;
     int nnames = 0, max_fail_given = 0;
-    size_t held = 0;
 
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
@@ -1651,6 +1859,8 @@ run_run(int argc, char **argv)
             o.diff = 1;
         else if (strcmp(argv[i], "--json") == 0)
             o.json = 1;
+        else if (strcmp(argv[i], "--twice") == 0)
+            o.twice = 1;
         else if (strcmp(argv[i], "--accept-new-host-keys") == 0)
             o.accept_new = 1;
         else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] != '\0' && argv[i][2] != '=') {
@@ -1684,6 +1894,11 @@ run_run(int argc, char **argv)
     if (site == NULL) {
         free(names);
         return cli_usage_error(&cmd_run, "which site file?");
+    }
+    if (o.twice && o.dry) {
+        free(names);
+        return cli_usage_error(&cmd_run, "--twice with --dry-run: a dry run changes nothing, so "
+                                         "its second run cannot tell anything");
     }
     if (max_fail_given && o.serial == 0) {
         cli_usage_error(&cmd_run,
@@ -1741,34 +1956,11 @@ run_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
     ctx->interrupt = &stop_requested;
-    held = run_batches(ctx, &o, hosts, nhosts, ocs);
-    for (k = 0; k < nhosts; k++) {
-        unreachable += ocs[k].unreachable || ocs[k].ctr_unreachable;
-        failed += ocs[k].failed > 0 || ocs[k].refused || ocs[k].ctr_failed;
-        stopped += ocs[k].stopped || ocs[k].ctr_stopped;
+    if (!o.twice) {
+        rc = run_pass(ctx, &o, hosts, nhosts, ocs);
+        goto done;
     }
-    if (nhosts > 1 && !o.json) {
-        printf("\n%zu host%s:", nhosts, nhosts == 1 ? "" : "s");
-        for (k = 0; k < nhosts; k++)
-            printf(" %s %s%s%s", prop_host_fullname(hosts[k]),
-                   ocs[k].held          ? "not run"
-                   : ocs[k].unreachable ? "unreachable"
-                   : ocs[k].refused     ? "refused"
-                   : ocs[k].failed      ? "failed"
-                   : ocs[k].stopped     ? "interrupted"
-                   : ocs[k].info_only   ? "info only"
-                   : ocs[k].changed     ? (o.dry ? "would change" : "changed")
-                                        : "ok",
-                   ocs[k].ctr_failed || ocs[k].ctr_unreachable ? " (a container did not converge)"
-                                                               : "",
-                   k + 1 < nhosts ? "," : "\n");
-    }
-    if (stopped)
-        fprintf(stderr, "prop run: interrupted; the properties not run are counted above\n");
-    rc = stopped          ? EXIT_INTERRUPTED
-         : unreachable    ? EXIT_UNREACHABLE
-         : failed || held ? EXIT_FAILED
-                          : EXIT_WELL;
+    rc = run_twice(ctx, &o, hosts, nhosts, ocs);
 done:
     lprop_close(ctx);
     free(hosts);
@@ -1784,7 +1976,7 @@ usage:
 
 const cli_command cmd_run = {
     "run", run_run, "make hosts the way the site says (every host when none is named)",
-    "prop run SITE [HOST...] [--dry-run] [--diff] [--json] [-j N] [--accept-new-host-keys]\n"
-    "                [--connect-timeout S] [--timeout S] [--max-instructions N] [--max-memory "
-    "MIB]\n"
-    "                [--max-cpu S] [--serial N|N%] [--max-fail K]"};
+    "prop run SITE [HOST...] [--dry-run] [--twice] [--diff] [--json] [-j N]\n"
+    "                [--accept-new-host-keys] [--connect-timeout S] [--timeout S]\n"
+    "                [--serial N|N%] [--max-fail K] [--max-instructions N] [--max-memory MIB]\n"
+    "                [--max-cpu S]"};

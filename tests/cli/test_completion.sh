@@ -35,12 +35,14 @@ expect_words "subcommands" "claims explain graph help lint repl run secret show 
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
-expect_words "format names" "json text" lint --format=
+expect_words "format names" "github json sarif text" lint --format=
+expect_words "format names after --format" "sarif" lint --format s
 expect_words "an option's value is not completed" "" show --max-memory ""
 expect_words "codes for explain" "P010 P011 P012 P013 P014 P015" explain P01
 expect_words "site files" "examples/site.lua" show examples/si
 expect_words "host names" "files.example.com foo.example.com" show examples/site.lua f
 expect_words "host names after options" "www.example.com" graph --max-instructions 100000000 examples/site.lua w
+expect_words "run --twice" "--twice" run examples/site.lua --tw
 expect_words "repl options" "--max-cpu --max-instructions --max-memory" repl --max
 expect_words "--max-cpu's value is not completed" "" run --max-cpu ""
 expect_words "host names after --max-cpu" "www.example.com" show --max-cpu 10 examples/site.lua w
