@@ -459,6 +459,25 @@ function file.contains_lines(path, lines) end
 ---@return prop.Property
 function file.lacks_lines(path, lines) end
 
+---UnixLike, revertable (its revert is `file.line_absent`).  Ansible's
+---lineinfile: the last line `match` (a Lua pattern) or `match_plain` finds
+---becomes `line`; else, unless the line is there, it is inserted after the
+---last line `after` finds, before the first line `before` finds, or at the
+---end.  `validate` is an argv with "%s", run on the new content first.
+---@param path string absolute
+---@param line string
+---@param opts? { match?: string, match_plain?: string, after?: string, before?: string, validate?: string[], create?: boolean }
+---@return prop.Property
+function file.line(path, line, opts) end
+
+---UnixLike, revertable (its revert is `file.line`).  Every line `match`
+---finds (or equal to `line`) is removed.
+---@param path string absolute
+---@param line string
+---@param opts? { match?: string, match_plain?: string, validate?: string[] }
+---@return prop.Property
+function file.line_absent(path, line, opts) end
+
 ---UnixLike.  The path is a directory.
 ---@param path string absolute
 ---@param opts? prop.FileOptions
@@ -589,6 +608,32 @@ function user.account(name, opts) end
 ---@param name string
 ---@return prop.Property
 function user.absent(name) end
+
+---UnixLike.  The account's login shell (which must exist on the target).
+---Claims the attribute: two shells for one account are P010.
+---@param name string
+---@param shell string absolute
+---@return prop.Property
+function user.shell(name, shell) end
+
+---UnixLike, revertable (unlocked).  The account's password is locked.
+---@param name string
+---@return prop.Property
+function user.locked(name) end
+
+---UnixLike, revertable (removed from the group).  The account is a member
+---of the group.
+---@param name string
+---@param group string
+---@return prop.Property
+function user.has_group(name, group) end
+
+---UnixLike, revertable (its revert is `user.absent`).  A system account:
+---no login shell and no home by default.
+---@param name string
+---@param opts? { uid?: integer, shell?: string, home?: string, comment?: string }
+---@return prop.Property
+function user.system_account(name, opts) end
 
 group = {}
 

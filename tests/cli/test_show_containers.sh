@@ -7,40 +7,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cd "$TMP"
-# Build chroots on one host, as in examples/containers.lua (kept here so
-# that the lines below stay put when the example grows).
-cat >containers.lua <<'SITE'
--- Containers: hosts inside a host, each with its own OS and properties,
--- checked against that OS before anything runs, made by a property of
--- their parent and then kept up to date in place.
---
---   prop lint examples/containers.lua
---   prop show examples/containers.lua build.example.com
---   prop run  examples/containers.lua build.example.com        (as root, there)
---   prop run  examples/containers.lua build.example.com/sid    (one container)
-
--- A build chroot for each suite: the first is debootstrapped, the next
--- ones are unpacked from the tarball the first one left in the cache.
-local function build_root(suite)
-  return chroot.debootstrapped("/srv/chroot/" .. suite, os.debian(suite, "amd64"), {
-    apt.installed { "build-essential", "devscripts", "fakeroot" },
-    user.account "builder",
-    file.has_content("/etc/motd", "build chroot for " .. suite .. "\n"),
-    -- No daemon runs in a chroot: this is ok, with a note saying so.
-    service.running "cron",
-  }, { include = { "ca-certificates" } })
-end
-
-host "build.example.com" {
-  os.debian("bookworm", "amd64"),
-  ipv4 "192.0.2.10",
-  apt.installed { "debootstrap" },
-  chroot.provisioned(build_root "bookworm"),
-  chroot.provisioned(build_root "sid"),
-  -- A tree that is no longer wanted: revert removes it.
-  revert(chroot.provisioned(build_root "bullseye")),
-}
-SITE
+# Build chroots on one host (the site examples/containers.lua began as).
+cp "$PROP_SOURCE_DIR/tests/sites/valid/build_chroots.lua" containers.lua
 
 # A site with a container in a container, and one that no host takes.
 cat >nested.lua <<'SITE'
