@@ -254,11 +254,21 @@ function Sys:note(text) end
 -- Hosts, combinators, property {}
 
 ---Declare a host: `host "name" { p1, p2, ... }` or `host("name", { ... })`.
----Nested lists are flattened; a nil entry is an error.
+---Nested lists are flattened; a nil entry is an error.  A function entry
+---is a role: called with the host (prop.RoleHost), its properties take
+---its place.
 ---@param name string
----@return fun(props: prop.Property[]): prop.Host
----@overload fun(name: string, props: prop.Property[]): prop.Host
+---@return fun(props: (prop.Property|fun(h: prop.RoleHost): prop.Property|prop.Property[])[]): prop.Host
+---@overload fun(name: string, props: (prop.Property|fun(h: prop.RoleHost): prop.Property|prop.Property[])[]): prop.Host
 function host(name) end
+
+---The host a role is called with (read-only).
+---@class prop.RoleHost
+---@field name string
+---@field os? string "debian", "buntish" or "freebsd"
+---@field suite? string "bookworm", "14.1-RELEASE", ...
+---@field arch? string
+---@field info table<string, any> what the host's other entries declare
 
 ---A property written in Lua.
 ---@param spec prop.PropertySpec
