@@ -90,6 +90,11 @@ leaf_same(const leaf_data *a, const leaf_data *b)
 
     if (a == b)
         return 1;
+    /* A leaf that claims nothing (cmd.run, a property {} with no claims)
+     * says nothing of what it does beyond its description: two of them
+     * are the same only when they are one. */
+    if (!a || !b || a->nclaims == 0)
+        return 0;
     if (a->nclaims != b->nclaims || a->ninfo != b->ninfo || a->os_family != b->os_family ||
         a->publishes != b->publishes || a->detaches != b->detaches || a->container != b->container)
         return 0;

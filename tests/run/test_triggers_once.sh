@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Triggers that run once: two files each :on_change of the same command
-# (two equal calls of cmd.run) run it once, after both were written, only
+# (one cmd.run value) run it once, after both were written, only
 # when one of them changed; a failing target fails once; the output names
 # what triggered it (text and JSON).  Everything happens in the test's
 # scratch directory on this machine.
@@ -18,13 +18,11 @@ COUNTER="$S/counter"
 # one line with what both files hold when it runs, then exits with the code.
 site() {
   cat >"$1" <<LUA
-local function count()
-  return cmd.run { "sh", "-c", "echo \"run \$(cat $A 2>/dev/null) \$(cat $B 2>/dev/null)\" >> $COUNTER; exit ${4:-0}" }
-end
+local count = cmd.run { "sh", "-c", "echo \"run \$(cat $A 2>/dev/null) \$(cat $B 2>/dev/null)\" >> $COUNTER; exit ${4:-0}" }
 host "localhost" {
   os.debian("bookworm", "amd64"),
-  file.has_content("$A", { "$2" }):on_change(count()),
-  file.has_content("$B", { "$3" }):on_change(count()),
+  file.has_content("$A", { "$2" }):on_change(count),
+  file.has_content("$B", { "$3" }):on_change(count),
   file.has_content("$S/after", { "after" }),
 }
 LUA
@@ -92,5 +90,23 @@ same "failing: the second file's property takes it" \
 same "failing: the first file's property changed" \
   "$(result_of "$TMP/out6" "\"file $A has content\"")" changed
 check "failing: the file after still ran" test -e "$S/after"
+
+
+# ---- two separate equal cmd.run calls are two properties: each runs ------
+# (a property that claims nothing is the same only as itself)
+cat >"$TMP/s7.lua" <<LUA
+local function count()
+  return cmd.run { "sh", "-c", "echo separate >> $COUNTER" }
+end
+host "localhost" {
+  os.debian("bookworm", "amd64"),
+  file.has_content("$A", { "a5" }):on_change(count()),
+  file.has_content("$B", { "b5" }):on_change(count()),
+}
+LUA
+prop_run "$TMP/out7" "$TMP/s7.lua"
+same "separate calls: exit" "$rc" 0
+same "separate calls: each ran" "$(grep -c '^separate$' "$COUNTER")" 2
+same "separate calls: no triggered_by" "$(grep -c triggered_by "$TMP/out7" || true)" 0
 
 finish

@@ -94,7 +94,8 @@ prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
  *   are made alike: the same kind, description, type (targets,
  *   revertable), ports, claims and information, and children the same
  *   in turn.  What a leaf runs (its behaviour) is not compared: a
- *   property's description names what it does.
+ *   property's description and claims name what it does; a leaf that
+ *   claims nothing is the same only as itself (the same node).
  * - A target counted at least twice is shared.  Its on_change runs its
  *   first side as ever but never runs the target itself; when the first
  *   side changed, it is noted as a trigger.  Once the last counted
