@@ -165,14 +165,14 @@ ctr_script(ctr_tr *c, const char *script, const char *const *args, const char *i
 static int
 ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
-    if (((ctr_tr *)t)->files)
-        return files_rc((ctr_tr *)t, prop_transport_read(((ctr_tr *)t)->files, path, data, len));
     ctr_tr *c = (ctr_tr *)t;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
     int rc;
 
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_read(((ctr_tr *)t)->files, path, data, len));
     snprintf(what, sizeof what, "read %s", path);
     if ((rc = ctr_script(c, prop_sh_read, args, NULL, 0, &r, what)) != PROP_OK)
         return rc;
@@ -196,14 +196,14 @@ ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
 static int
 ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
-    if (((ctr_tr *)t)->files)
-        return files_rc((ctr_tr *)t, prop_transport_stat(((ctr_tr *)t)->files, path, st));
     ctr_tr *c = (ctr_tr *)t;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
     int rc;
 
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_stat(((ctr_tr *)t)->files, path, st));
     memset(st, 0, sizeof *st);
     snprintf(what, sizeof what, "stat %s", path);
     if ((rc = ctr_script(c, prop_sh_stat, args, NULL, 0, &r, what)) != PROP_OK)
@@ -245,12 +245,12 @@ static int
 ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
           const prop_file_attrs *attrs)
 {
-    if (((ctr_tr *)t)->files)
-        return files_rc((ctr_tr *)t,
-                        prop_transport_write(((ctr_tr *)t)->files, path, data, len, attrs));
     char mode[16], size[32], what[300];
     const char *owner, *group;
 
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t,
+                        prop_transport_write(((ctr_tr *)t)->files, path, data, len, attrs));
     prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     snprintf(what, sizeof what, "write %s", path);
@@ -264,11 +264,11 @@ ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
 static int
 ctr_remove(prop_transport *t, const char *path)
 {
-    if (((ctr_tr *)t)->files)
-        return files_rc((ctr_tr *)t, prop_transport_remove(((ctr_tr *)t)->files, path));
     const char *args[] = {path, NULL};
     char what[300];
 
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_remove(((ctr_tr *)t)->files, path));
     snprintf(what, sizeof what, "remove %s", path);
     return ctr_simple((ctr_tr *)t, prop_sh_remove, args, NULL, 0, what, 1);
 }
@@ -308,11 +308,11 @@ ctr_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs)
 static int
 ctr_symlink(prop_transport *t, const char *target, const char *link)
 {
-    if (((ctr_tr *)t)->files)
-        return files_rc((ctr_tr *)t, prop_transport_symlink(((ctr_tr *)t)->files, target, link));
     const char *args[] = {target, link, NULL};
     char what[300];
 
+    if (((ctr_tr *)t)->files)
+        return files_rc((ctr_tr *)t, prop_transport_symlink(((ctr_tr *)t)->files, target, link));
     snprintf(what, sizeof what, "symlink %s", link);
     return ctr_simple((ctr_tr *)t, prop_sh_symlink, args, NULL, 0, what, 0);
 }
