@@ -184,6 +184,10 @@ void lprop_budget_resume(lua_State *L);
 /* The registry tables core.leaf keeps each leaf's impl and args in, by behaviour number. */
 #define LPROP_BEHAVIOURS "prop.behaviours"
 #define LPROP_BEHAVIOUR_ARGS "prop.behaviour_args"
+/* Tags (p:tag): registry table, light userdata of a node -> list of its
+ * own tags; and the set of every tag the site used. */
+#define LPROP_TAGS "prop.tags"
+#define LPROP_ALL_TAGS "prop.all_tags"
 /* Close the state, then free the site and the ctx.  Accepts NULL. */
 void lprop_close(lprop_ctx *ctx);
 /* The ctx of a state made by lprop_open. */

@@ -10,6 +10,7 @@
  * What a leaf does at run time (its impl table and args) is kept in two
  * registry tables indexed by the leaf's behaviour number, not in C.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1455,12 +1456,73 @@ push_name_table(lua_State *L, int kinds)
     }
 }
 
+/*
+ * p:tag(name, ...) or tag(p, name, ...): p, its tags recorded (they are
+ * its parts' too) for prop run --tags and --skip-tags.  A tag is letters,
+ * digits, "_", "-" and ".".
+ */
+static int
+l_tag(lua_State *L)
+{
+    prop_node *p = to_node(L, 1, "tag");
+    int i, n = lua_gettop(L), list;
+
+    if (n < 2)
+        return lprop_error(L, "tag needs at least one tag name, such as p:tag \"ntp\"");
+    for (i = 2; i <= n; i++) {
+        const char *s;
+        size_t len, k;
+
+        if (lua_type(L, i) != LUA_TSTRING)
+            return lprop_error(L, "bad argument #%d to 'tag' (a tag name expected, got %s)", i,
+                               luaL_typename(L, i));
+        s = lua_tolstring(L, i, &len);
+        for (k = 0; k < len; k++)
+            if (!isalnum((unsigned char)s[k]) && s[k] != '_' && s[k] != '-' && s[k] != '.')
+                break;
+        if (len == 0 || len > 64 || k < len)
+            return lprop_error(L, "tag %s: a tag is 1 to 64 letters, digits, \"_\", \"-\" or \".\"",
+                               lua_pushfstring(L, "\"%s\"", s));
+    }
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LPROP_TAGS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LPROP_TAGS);
+    }
+    lua_pushlightuserdata(L, p);
+    if (lua_rawget(L, -2) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushlightuserdata(L, p);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);
+    }
+    list = lua_gettop(L);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LPROP_ALL_TAGS) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LPROP_ALL_TAGS);
+    }
+    for (i = 2; i <= n; i++) {
+        lua_pushvalue(L, i);
+        lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+        lua_pushvalue(L, i);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);
+    }
+    lua_settop(L, 1);
+    return 1;
+}
+
 static const luaL_Reg node_methods[] = {{"requires", l_requires},
                                         {"before", l_before},
                                         {"on_change", l_on_change},
                                         {"fallback", l_fallback},
                                         {"describe", l_describe},
                                         {"only_if", l_only_if},
+                                        {"tag", l_tag},
                                         {NULL, NULL}};
 
 static const luaL_Reg core_funcs[] = {{"pair", l_pair},
@@ -1475,6 +1537,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"fallback", l_fallback},
                                       {"describe", l_describe},
                                       {"only_if", l_only_if},
+                                      {"tag", l_tag},
                                       {"revertable", l_revertable},
                                       {"revert", l_revert},
                                       {"pick_os", l_pick_os},

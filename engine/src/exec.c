@@ -364,7 +364,7 @@ group_of(prop_triggers *t, const prop_node *oc)
 /* ---- running ---------------------------------------------------------- */
 
 static prop_result exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
-                             const prop_exec_ops *ops, void *ud, trig_group *served);
+                             const prop_exec_ops *ops, void *ud, trig_group *served, int all);
 
 /* Run the target of g once for its noted triggers, and clear them. */
 static prop_result
@@ -376,7 +376,7 @@ flush(prop_triggers *t, trig_group *g, prop_os_set os, unsigned depth, const pro
     if (g->nsources == 0 || (ops->stop && ops->stop(ud)))
         return PROP_RESULT_OK;
     t->in_target++;
-    r = exec_node(t, g->run, os, depth, ops, ud, g);
+    r = exec_node(t, g->run, os, depth, ops, ud, g, 1);
     t->in_target--;
     return r;
 }
@@ -399,11 +399,16 @@ serves(prop_triggers *t, const prop_node *n)
  * Ensure n.  served: the group whose noted triggers this run of n serves
  * (found here when NULL and triggers are noted).
  */
-#define SUB(c) exec_node(t, (c), os, depth + 1, ops, ud, NULL)
+#define SUB(c) exec_node(t, (c), os, depth + 1, ops, ud, NULL, all)
 
+/*
+ * all: n is a trigger's target (or inside one), run whatever ops->select
+ * says: a change that was made must have its consequence, as Ansible's
+ * handlers run whatever the tags.
+ */
 static prop_result
 exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
-          const prop_exec_ops *ops, void *ud, trig_group *served)
+          const prop_exec_ops *ops, void *ud, trig_group *served, int all)
 {
     trig_group *g;
     size_t nserved = 0;
@@ -414,6 +419,17 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
     double t0 = now_ms();
     unsigned i;
 
+    if (!all && ops->select && !ops->select(ud, n)) {
+        /* Left out; a shared target whose last on_change it held still
+         * runs for the triggers noted. */
+        if (t && depth == 0)
+            for (i = 0; i < t->ng; i++)
+                if (t->g[i].last_top == t->top && t->g[i].seen < t->g[i].total) {
+                    t->g[i].seen = t->g[i].total;
+                    r = prop_result_combine(r, flush(t, &t->g[i], os, depth, ops, ud));
+                }
+        return r;
+    }
     if (!served && (g = serves(t, n)) != NULL)
         served = g;
     if (served) {
@@ -461,7 +477,8 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
         } else if (r == PROP_RESULT_CHANGED) {
             if (t)
                 t->in_target++;
-            r = prop_result_combine(r, SUB(node_children(n)[1]));
+            r = prop_result_combine(
+                r, exec_node(t, node_children(n)[1], os, depth + 1, ops, ud, NULL, 1));
             if (t)
                 t->in_target--;
         }
@@ -544,7 +561,7 @@ prop_result
 prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_exec_ops *ops,
                void *ud)
 {
-    return exec_node(NULL, n, os, depth, ops, ud, NULL);
+    return exec_node(NULL, n, os, depth, ops, ud, NULL, 0);
 }
 
 prop_result
@@ -554,7 +571,7 @@ prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud)
         return PROP_RESULT_FAILED;
     t->top = i;
     t->in_target = 0;
-    return exec_node(t, t->props[i], t->os, 0, ops, ud, NULL);
+    return exec_node(t, t->props[i], t->os, 0, ops, ud, NULL, 0);
 }
 
 prop_result

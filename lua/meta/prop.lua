@@ -104,6 +104,12 @@ function Property:describe(text) end
 ---@return prop.Property
 function Property:only_if(test) end
 
+---`p:tag("ntp", ...)`: `p` itself, tagged (and its parts with it), for
+---`prop run --tags` and `--skip-tags`.
+---@param ... string letters, digits, "_", "-", "."
+---@return prop.Property
+function Property:tag(...) end
+
 ---A host: a named machine with its properties.
 ---@class prop.Host
 ---@field name string
@@ -327,6 +333,12 @@ function revert(p) end
 ---@param p prop.Properties
 ---@return prop.Property
 function only_if(test, p) end
+
+---`tag(p, ...)` is `p:tag(...)`.
+---@param p prop.Property
+---@param ... string
+---@return prop.Property
+function tag(p, ...) end
 
 ---Each in order; a failed one does not stop the rest.  Targets ∩,
 ---revertable iff all are.  `props { a, b }` or `props(a, b)`.

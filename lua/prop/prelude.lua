@@ -51,7 +51,7 @@ env.utf8 = copy(G.utf8)
 
 -- Combinators, as functions (they are also methods of every property).
 for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os",
-                        "revertable", "revert", "props", "describe", "only_if", "host" } do
+                        "revertable", "revert", "props", "describe", "only_if", "tag", "host" } do
    env[name] = core[name]
 end
 env.property = core.entry(require("prop.property").property)
@@ -185,7 +185,7 @@ setmetatable(env, {
 local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
-                "fallback", "describe", "only_if", "container" },
+                "fallback", "describe", "only_if", "tag", "container" },
    host = { "name", "os", "origin", "properties", "info", "container", "short_name", "parent",
             "containers", "attached_by" },
 }

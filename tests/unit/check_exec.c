@@ -133,7 +133,7 @@ done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, con
     }
 }
 
-static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered};
+static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered, NULL};
 
 /* Run items as a host's top-level properties; results into out. */
 static void
@@ -360,6 +360,55 @@ START_TEST(test_nested_in_target)
 }
 END_TEST
 
+/* select: a node left out is neither ensured nor reported; the target of
+ * a change that ran runs whatever select says (Ansible's handlers). */
+static const prop_node *left_out[4];
+
+static int
+select_some(void *ud, const prop_node *n)
+{
+    size_t i;
+
+    (void)ud;
+    for (i = 0; i < sizeof left_out / sizeof left_out[0]; i++)
+        if (left_out[i] == n)
+            return 0;
+    return 1;
+}
+
+START_TEST(test_select)
+{
+    prop_exec_ops ops = OPS;
+    prop_node *T = leaf("T", PROP_RESULT_CHANGED), *b = leaf("b", PROP_RESULT_CHANGED);
+    prop_node *items[3];
+    prop_triggers *t = NULL;
+    prop_result r;
+    size_t i;
+
+    items[0] = on_change(leaf("a", PROP_RESULT_CHANGED), T);
+    items[1] = on_change(b, T);
+    items[2] = leaf("c", PROP_RESULT_CHANGED);
+    /* b's whole property and c are left out; T is left out too, but a
+     * change (a) triggered it. */
+    left_out[0] = items[1];
+    left_out[1] = items[2];
+    left_out[2] = T;
+    left_out[3] = NULL;
+    ops.select = select_some;
+    ck_assert_int_eq(prop_triggers_new((const prop_node *const *)items, 3, PROP_OS_DEBIAN, &t),
+                     PROP_OK);
+    for (i = 0; i < 3; i++) {
+        r = prop_exec_top(t, i, &ops, NULL);
+        ck_assert_int_eq(r, i == 2 ? PROP_RESULT_OK : PROP_RESULT_CHANGED);
+    }
+    prop_triggers_free(t);
+    /* T ran once, at the end of the left-out property that held the last
+     * on_change; b and c never ran. */
+    ck_assert_str_eq(R.trail, "a,T");
+    ck_assert_str_eq(R.triggered, "T<-a;");
+}
+END_TEST
+
 static Suite *
 exec_suite(void)
 {
@@ -379,6 +428,7 @@ exec_suite(void)
     tcase_add_test(tc, test_required_then_trigger);
     tcase_add_test(tc, test_within_props);
     tcase_add_test(tc, test_nested_in_target);
+    tcase_add_test(tc, test_select);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -62,6 +62,12 @@ typedef struct prop_exec_ops {
      */
     void (*triggered)(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
                       size_t nsources);
+    /*
+     * Optional: 0 leaves n out of this run (prop run --tags): it is not
+     * started, ensured nor reported, and counts as ok for the combinators
+     * around it.  Without it, every node runs.
+     */
+    int (*select)(void *ud, const prop_node *n);
 } prop_exec_ops;
 
 /*

@@ -77,7 +77,7 @@ local function nginx_role(vars)
     tasks[#tasks + 1] = file.absent("/etc/nginx/sites-enabled/default"):on_change(reload)
   end
   tasks[#tasks + 1] = service.running "nginx"
-  return props(tasks):describe("role nginx")
+  return props(tasks):describe("role nginx"):tag("nginx", "web")
 end
 
 -- roles/hardening: sshd through its own recipe (sshd -t before reload),
@@ -90,7 +90,7 @@ local function hardening_role()
     sysctl.set("net.ipv4.conf.all.rp_filter", 1),
     sysctl.set("net.ipv4.tcp_syncookies", 1),
     file.line("/etc/login.defs", "UMASK 027", { match = "^UMASK" }),
-  }:describe("role hardening")
+  }:describe("role hardening"):tag("hardening")
 end
 
 local function deploy_user(name, key)
