@@ -1475,6 +1475,15 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
 {
     size_t i, n = prop_host_ncontainers(hr->h);
 
+    /* Left out by --tags or --skip-tags, the property that makes a
+     * container did not run: the container, made by an earlier run, runs
+     * with the same tags (a tree not made yet cannot be entered, which
+     * says so).  Asked before any container runs: each has a selection
+     * of its own. */
+    for (i = 0; i < n && (o->ntags || o->nskip); i++)
+        if (hr->attach[i] < 0 &&
+            !select_node(hr, prop_host_attached_by(prop_host_container(hr->h, i))))
+            hr->attach[i] = PROP_RESULT_OK;
     for (i = 0; i < n; i++) {
         const prop_host *c = prop_host_container(hr->h, i);
         outcome coc;
