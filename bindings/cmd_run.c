@@ -1200,10 +1200,13 @@ mark_selected(lua_State *L, const run_opts *o, int tags, int sel, const prop_nod
     return any;
 }
 
-/* The nodes of h's properties that run: the registry's SELECTED_KEY. */
-static void
-select_for_host(lua_State *L, const run_opts *o, const prop_host *h)
+/* The nodes of h's properties that run: the registry's SELECTED_KEY.
+ * In a protected call (lua_pcall): it allocates. */
+static int
+select_for_host_p(lua_State *L)
 {
+    const run_opts *o = lua_touserdata(L, 1);
+    const prop_host *h = lua_touserdata(L, 2);
     size_t i, n = prop_host_nprops(h);
     int tags = 0, sel;
 
@@ -1215,6 +1218,21 @@ select_for_host(lua_State *L, const run_opts *o, const prop_host *h)
         mark_selected(L, o, tags, sel, prop_host_prop(h, i), 0, 0, 0);
     lua_settop(L, sel);
     lua_setfield(L, LUA_REGISTRYINDEX, SELECTED_KEY);
+    return 0;
+}
+
+/* 0, or -1 when it could not be done (out of memory): nothing may run. */
+static int
+select_for_host(lua_State *L, const run_opts *o, const prop_host *h)
+{
+    int top = lua_gettop(L), rc;
+
+    lua_pushcfunction(L, select_for_host_p);
+    lua_pushlightuserdata(L, (void *)o);
+    lua_pushlightuserdata(L, (void *)h);
+    rc = lua_pcall(L, 2, 0, 0);
+    lua_settop(L, top);
+    return rc == LUA_OK ? 0 : -1;
 }
 
 static int
@@ -1253,10 +1271,12 @@ tag_list(const char *opt, char *v, const char **list, size_t *n)
 }
 
 /* A tag asked for that no property has: a warning naming the site's tags. */
-static void
-warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt)
+static int
+warn_unknown_tags_p(lua_State *L)
 {
-    size_t i;
+    const char *const *list = lua_touserdata(L, 1);
+    size_t i, n = (size_t)lua_tointeger(L, 2);
+    const char *opt = lua_touserdata(L, 3);
 
     lua_getfield(L, LUA_REGISTRYINDEX, LPROP_ALL_TAGS);
     for (i = 0; i < n; i++) {
@@ -1308,6 +1328,24 @@ warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *o
         fputc('\n', stderr);
     }
     lua_pop(L, 1);
+    return 0;
+}
+
+/* In a protected call: it allocates (out of memory, no warning). */
+static void
+warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt)
+{
+    int top = lua_gettop(L);
+
+    if (n == 0)
+        return;
+    lua_pushcfunction(L, warn_unknown_tags_p);
+    lua_pushlightuserdata(L, (void *)list);
+    lua_pushinteger(L, (lua_Integer)n);
+    lua_pushlightuserdata(L, (void *)opt);
+    if (lua_pcall(L, 3, 0, 0) != LUA_OK)
+        fprintf(stderr, "prop run: out of memory checking the tags asked for\n");
+    lua_settop(L, top);
 }
 
 /*
@@ -1349,8 +1387,12 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     hr.name = prop_host_fullname(h);
     hr.progress = progress && !o->json;
     hr.color = color && !o->json;
-    if (o->ntags || o->nskip)
-        select_for_host(L, o, h);
+    if ((o->ntags || o->nskip) && select_for_host(L, o, h) != 0) {
+        /* Nothing ran: refused (a failure), not unreachable. */
+        snprintf(why, sizeof why, "out of memory choosing the properties --tags asks for");
+        oc->refused = 1;
+        goto out;
+    }
     if (info_only_host(h)) {
         /* Propellor's "monsters": hosts declared for what others know of
          * them (addresses, keys), not to be reached. */

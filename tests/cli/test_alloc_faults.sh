@@ -2,7 +2,8 @@
 # Out of memory anywhere: PROP_FAIL_ALLOC=N makes the Nth request for more
 # memory of prop's Lua state fail (and Lua's retry of it), as if the
 # memory limit were reached there.  For lint, show and a dry run of a
-# small site (and show of one with containers), N walks over the requests each makes: every run must end
+# small site (and show of one with containers, and a dry run with
+# --tags), N walks over the requests each makes: every run must end
 # with a clean error (or succeed, when prop gets by without that block),
 # never a crash, a hang or, under AddressSanitizer, a leak (LeakSanitizer
 # makes the exit status 23 and prints a report).
@@ -35,7 +36,7 @@ cat >site.lua <<LUA
 local web = props {
   apt.installed { "nginx" },
   file.has_content("/etc/motd", "hello\n", { mode = "0644", owner = "root" }),
-}
+}:tag("web")
 local probe = property {
   desc = "probe",
   check = function(sys)
@@ -98,5 +99,7 @@ walk "show" show site.lua
 cp "$PROP_SOURCE_DIR/examples/containers.lua" containers.lua
 walk "show of containers" show containers.lua
 walk "dry run" run --dry-run site.lua
+# Choosing the properties to run, and the warning of a tag none has.
+walk "dry run with tags" run --dry-run --tags web,nope site.lua
 
 finish
