@@ -464,8 +464,7 @@ typedef struct parse_state {
 } parse_state;
 
 /* Append "PATH:LINE: message" (no LINE when 0) to the gathered errors. */
-static void
-add_error(parse_state *ps, size_t line, const char *fmt, va_list ap)
+static void PROP_PRINTF(3, 0) add_error(parse_state *ps, size_t line, const char *fmt, va_list ap)
 {
     char buf[1024];
     size_t n;
@@ -502,15 +501,21 @@ static void PROP_PRINTF(3, 4) perr(parse_state *ps, size_t line, const char *fmt
     va_end(ap);
 }
 
-/* The count of the errors left out. */
-static void
-perr_more(parse_state *ps, ...)
+/* A line of its own, past the count of kept errors. */
+static void PROP_PRINTF(2, 3) perr_tail(parse_state *ps, const char *fmt, ...)
 {
     va_list ap;
 
-    va_start(ap, ps);
-    add_error(ps, 0, "%d more errors", ap);
+    va_start(ap, fmt);
+    add_error(ps, 0, fmt, ap);
     va_end(ap);
+}
+
+/* The count of the errors left out. */
+static void
+perr_more(parse_state *ps, int more)
+{
+    perr_tail(ps, "%d more errors", more);
 }
 
 /* Split at runs of spaces into at most max fields; max + 1 when there are more. */
