@@ -912,17 +912,8 @@ detect_os(prop_transport *t)
     prop_cmd_result r = {-1, NULL, 0, NULL, 0};
     const char *const uname[] = {"uname", "-s", NULL};
 
-    if (prop_transport_read(t, "/etc/os-release", &data, &len) == PROP_OK) {
-        if (strstr(data, "\nID=debian") || strncmp(data, "ID=debian", 9) == 0)
-            os = PROP_OS_DEBIAN;
-        else if (strstr(data, "ID=ubuntu") || strstr(data, "ID_LIKE=ubuntu") ||
-                 strstr(data, "ID_LIKE=\"ubuntu"))
-            os = PROP_OS_BUNTISH;
-        else if (strstr(data, "ID_LIKE=debian") || strstr(data, "ID_LIKE=\"debian"))
-            os = PROP_OS_DEBIAN;
-        else if (strstr(data, "ID=freebsd") || strstr(data, "ID=\"freebsd"))
-            os = PROP_OS_FREEBSD;
-    }
+    if (prop_transport_read(t, "/etc/os-release", &data, &len) == PROP_OK)
+        os = prop_os_from_os_release(data, len);
     free(data);
     if (os == PROP_OS_NONE && prop_transport_query(t, uname, NULL, 0, &r) == PROP_OK &&
         r.code == 0 && r.out && strncmp(r.out, "FreeBSD", 7) == 0)
@@ -1115,7 +1106,8 @@ refuse_os(const prop_host *h, prop_os_set os, char *why, size_t wsize)
         snprintf(why, wsize,
                  "cannot tell which operating system the target runs (no /etc/os-release it "
                  "knows), and the properties of host %s run only on %s: declare its OS with "
-                 "os.debian(...), os.buntish(...) or os.freebsd(...); nothing was changed",
+                 "os.debian(...), os.rhel(...), os.freebsd(...) or another os.*; nothing was "
+                 "changed",
                  prop_host_name(h), prop_os_set_name(want, wn, sizeof wn));
         return 1;
     }

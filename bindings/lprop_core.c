@@ -417,8 +417,9 @@ check_targets(lua_State *L, int idx)
     if (lua_type(L, idx) == LUA_TSTRING) {
         if (prop_os_set_parse(lua_tostring(L, idx), &set) != PROP_OK)
             lprop_error(L,
-                        "unknown OS family \"%s\" (expected debian, buntish, freebsd, "
-                        "DebianLike, FreeBSD or UnixLike)",
+                        "unknown OS family \"%s\" (expected debian, buntish, rhel, fedora, "
+                        "arch, freebsd, DebianLike, RedHatLike, ArchLinux, FreeBSD, Linux or "
+                        "UnixLike)",
                         lua_tostring(L, idx));
         return set;
     }
@@ -929,8 +930,9 @@ l_check_targets(lua_State *L)
         if (prop_os_set_parse(lua_tostring(L, 1), &set) == PROP_OK)
             return 0;
         lua_pushfstring(L,
-                        "unknown OS family \"%s\" (expected debian, buntish, freebsd, "
-                        "DebianLike, FreeBSD or UnixLike)",
+                        "unknown OS family \"%s\" (expected debian, buntish, rhel, fedora, "
+                        "arch, freebsd, DebianLike, RedHatLike, ArchLinux, FreeBSD, Linux or "
+                        "UnixLike)",
                         lua_tostring(L, 1));
         return 1;
     }
@@ -1145,11 +1147,12 @@ push_origin(lua_State *L, const prop_origin *o)
 static void
 push_targets(lua_State *L, prop_os_set set)
 {
-    static const prop_os_set order[] = {PROP_OS_BUNTISH, PROP_OS_DEBIAN, PROP_OS_FREEBSD};
+    static const prop_os_set order[] = {PROP_OS_ARCH,   PROP_OS_BUNTISH, PROP_OS_DEBIAN,
+                                        PROP_OS_FEDORA, PROP_OS_FREEBSD, PROP_OS_RHEL};
     size_t i;
     int k = 0;
 
-    lua_createtable(L, 3, 0);
+    lua_createtable(L, (int)(sizeof order / sizeof order[0]), 0);
     for (i = 0; i < sizeof order / sizeof order[0]; i++) {
         if (set & order[i]) {
             lua_pushstring(L, prop_os_family_name(order[i]));
@@ -1435,8 +1438,9 @@ host_tostring(lua_State *L)
 static void
 push_name_table(lua_State *L, int kinds)
 {
-    static const char *const os_names[] = {"debian",     "buntish", "freebsd",
-                                           "DebianLike", "FreeBSD", "UnixLike"};
+    static const char *const os_names[] = {"debian",    "buntish", "freebsd",    "rhel",
+                                           "fedora",    "arch",    "DebianLike", "RedHatLike",
+                                           "ArchLinux", "FreeBSD", "Linux",      "UnixLike"};
     prop_os_set set;
     int k;
 

@@ -29,8 +29,9 @@ end
 
 local norevert = "declaring the operating system has no revert action"
 
-local function declare(family, what, example, suite, arch, extra_args)
-   local recipe = "os." .. family
+-- recipe: the os.* function ("os.rocky"); family: the OS family it declares.
+local function declare_as(recipe, family, what, example, suite, arch, extra_args)
+   if math.type(suite) == "integer" and suite >= 0 then suite = tostring(suite) end -- os.rhel(9, ...)
    local desc = fmt('%s "%s" %s', recipe, type(suite) == "string" and suite or "?",
                     type(arch) == "string" and arch or "?")
    local msg = args.join(recipe, args.matching(suite, what, "[%w][%w._+~-]*", example),
@@ -42,6 +43,10 @@ local function declare(family, what, example, suite, arch, extra_args)
       os = family,
       norevert = norevert,
    })
+end
+
+local function declare(family, what, example, suite, arch, extra_args)
+   return declare_as("os." .. family, family, what, example, suite, arch, extra_args)
 end
 
 --[[ os.debian(suite, arch)
@@ -74,6 +79,79 @@ end
 function os_.freebsd(release, arch, opts)
    return declare("freebsd", "release", 'a FreeBSD release such as "14.1-RELEASE"',
                   release, arch, opts)
+end
+
+--[[ os.rhel(release, arch)
+  Info: os = "rhel RELEASE ARCH".  Not revertable.  Red Hat Enterprise
+  Linux: the rhel family, in the RedHatLike group (dnf, systemd).
+  release: the major version ("9") or a minor one ("9.4").
+  Example:
+    os.rhel("9", "amd64")
+]]
+function os_.rhel(release, arch, opts)
+   return declare("rhel", "release", 'a RHEL release such as "9" or "9.4"', release, arch, opts)
+end
+
+-- The rebuilds of RHEL are the rhel family: the same packages and tools.
+local function rebuild(name, example)
+   return function(release, arch, opts)
+      return declare_as("os." .. name, "rhel", "release", example, release, arch, opts)
+   end
+end
+
+--[[ os.centos(release, arch)
+  Info: os = "rhel RELEASE ARCH".  Not revertable.  CentOS Stream (or an
+  older CentOS Linux): a RHEL rebuild, so of the rhel family: a property
+  for rhel fits it.
+  Example:
+    os.centos("9", "amd64")
+]]
+os_.centos = rebuild("centos", 'a CentOS release such as "9"')
+
+--[[ os.rocky(release, arch)
+  Info: os = "rhel RELEASE ARCH".  Not revertable.  Rocky Linux, of the
+  rhel family (a RHEL rebuild).
+  Example:
+    os.rocky("9", "amd64")
+]]
+os_.rocky = rebuild("rocky", 'a Rocky Linux release such as "9" or "9.4"')
+
+--[[ os.alma(release, arch)
+  Info: os = "rhel RELEASE ARCH".  Not revertable.  AlmaLinux, of the
+  rhel family (a RHEL rebuild).
+  Example:
+    os.alma("9", "amd64")
+]]
+os_.alma = rebuild("alma", 'an AlmaLinux release such as "9" or "9.4"')
+
+--[[ os.fedora(release, arch)
+  Info: os = "fedora RELEASE ARCH".  Not revertable.  Fedora Linux: the
+  fedora family, in the RedHatLike group.
+  release: "40", "41", ... or "rawhide".
+  Example:
+    os.fedora("41", "amd64")
+]]
+function os_.fedora(release, arch, opts)
+   return declare("fedora", "release", 'a Fedora release such as "41" or "rawhide"',
+                  release, arch, opts)
+end
+
+--[[ os.arch(arch)
+  Info: os = "arch rolling ARCH".  Not revertable.  Arch Linux: the arch
+  family (the ArchLinux group), a rolling release: no release to name.
+  Example:
+    os.arch "amd64"
+]]
+function os_.arch(arch, opts)
+   local desc = fmt("os.arch %s", type(arch) == "string" and arch or "?")
+   local msg = args.join("os.arch", check_arch(arch), (args.options(opts, {}, "os.arch")))
+   if msg then return core.invalid(desc, msg) end
+   return core.leaf(desc, nil, nil, nil, nil, {
+      info = { "os", "arch rolling " .. arch },
+      info_only = true,
+      os = "arch",
+      norevert = norevert,
+   })
 end
 
 return args.strict_module(os_, "os",

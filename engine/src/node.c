@@ -1132,7 +1132,7 @@ append(char *buf, size_t size, size_t *used, const char *fmt, ...)
 const char *
 prop_node_type(const prop_node *n, char *buf, size_t size)
 {
-    char tmp[32];
+    char tmp[64];
     size_t used = 0;
 
     if (!buf || size == 0)

@@ -21,10 +21,10 @@
 -- Types
 
 ---An OS family.
----@alias prop.Family "debian"|"buntish"|"freebsd"
+---@alias prop.Family "debian"|"buntish"|"rhel"|"fedora"|"arch"|"freebsd"
 
 ---A family or a group of families.
----@alias prop.Target prop.Family|"DebianLike"|"FreeBSD"|"UnixLike"
+---@alias prop.Target prop.Family|"DebianLike"|"RedHatLike"|"ArchLinux"|"FreeBSD"|"Linux"|"UnixLike"
 
 ---What a property can run on: a family, a group, or a list of them.
 ---@alias prop.Targets prop.Target|prop.Target[]
@@ -271,7 +271,7 @@ function host(name) end
 ---The host a role is called with (read-only).
 ---@class prop.RoleHost
 ---@field name string
----@field os? string "debian", "buntish" or "freebsd"
+---@field os? prop.Family "debian", "buntish", "rhel", "fedora", "arch" or "freebsd"
 ---@field suite? string "bookworm", "14.1-RELEASE", ...
 ---@field arch? string
 ---@field info table<string, any> what the host's other entries declare
@@ -416,6 +416,41 @@ function os.buntish(release, arch) end
 ---@param arch prop.Arch
 ---@return prop.Property
 function os.freebsd(release, arch) end
+
+---Info: the host runs Red Hat Enterprise Linux (the rhel family).
+---@param release string|integer "9", "9.4", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.rhel(release, arch) end
+
+---Info: the host runs CentOS Stream (a RHEL rebuild: the rhel family).
+---@param release string|integer "9", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.centos(release, arch) end
+
+---Info: the host runs Rocky Linux (a RHEL rebuild: the rhel family).
+---@param release string|integer "9", "9.4", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.rocky(release, arch) end
+
+---Info: the host runs AlmaLinux (a RHEL rebuild: the rhel family).
+---@param release string|integer "9", "9.4", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.alma(release, arch) end
+
+---Info: the host runs Fedora Linux.
+---@param release string|integer "41", "rawhide", ...
+---@param arch prop.Arch
+---@return prop.Property
+function os.fedora(release, arch) end
+
+---Info: the host runs Arch Linux (rolling: no release; its suite is "rolling").
+---@param arch prop.Arch
+---@return prop.Property
+function os.arch(arch) end
 
 ---How a host is reached: info properties.
 connect = {}

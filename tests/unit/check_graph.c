@@ -269,7 +269,7 @@ START_TEST(test_leaf_rejects)
     ck_assert_ptr_null(n);
     ck_assert_str_eq(prop_site_error(S), "a property needs a description");
     spec.desc = "x";
-    spec.targets = 8;
+    spec.targets = 64; /* a bit outside every family */
     ck_assert_int_eq(prop_leaf_new(S, &spec, NULL, &n), PROP_EINVAL);
     spec.targets = 0;
     spec.os_family = PROP_OS_DEBIANLIKE;
@@ -423,7 +423,7 @@ START_TEST(test_pick_os_types)
     alts[1] = pair("pkg installed x", "pkg removed x", PROP_OS_FREEBSD);
     n = list(PROP_PICK_OS, alts, 2);
     ck_assert_int_eq(prop_node_kind(n), PROP_PICK_OS);
-    ck_assert_uint_eq(prop_node_targets(n), PROP_OS_UNIXLIKE);
+    ck_assert_uint_eq(prop_node_targets(n), PROP_OS_DEBIANLIKE | PROP_OS_FREEBSD);
     ck_assert_int_eq(prop_node_revertable(n), 1);
     ck_assert_int_eq(n->conflict, 0);
     ck_assert_str_eq(prop_node_desc(n), "apt installed x or pkg installed x");
@@ -669,7 +669,7 @@ START_TEST(test_revert_props_pick_os)
     ck_assert_str_eq(prop_node_desc(r), "apt no x or pkg no x");
     ck_assert_str_eq(walk(r, PROP_OS_FREEBSD), "pkg no x");
     ck_assert_str_eq(walk(r, PROP_OS_BUNTISH), "apt no x");
-    ck_assert_uint_eq(prop_node_targets(r), PROP_OS_UNIXLIKE);
+    ck_assert_uint_eq(prop_node_targets(r), PROP_OS_DEBIANLIKE | PROP_OS_FREEBSD);
 }
 END_TEST
 
@@ -873,11 +873,14 @@ END_TEST
 
 START_TEST(test_os_names)
 {
-    static const char *const names[] = {"debian",     "buntish", "freebsd",
-                                        "DebianLike", "FreeBSD", "UnixLike"};
-    static const prop_os_set sets[] = {PROP_OS_DEBIAN,     PROP_OS_BUNTISH, PROP_OS_FREEBSD,
-                                       PROP_OS_DEBIANLIKE, PROP_OS_FREEBSD, PROP_OS_UNIXLIKE};
-    char buf[32];
+    static const char *const names[] = {"debian",    "buntish", "freebsd",    "rhel",
+                                        "fedora",    "arch",    "DebianLike", "RedHatLike",
+                                        "ArchLinux", "FreeBSD", "Linux",      "UnixLike"};
+    static const prop_os_set sets[] = {PROP_OS_DEBIAN,     PROP_OS_BUNTISH,    PROP_OS_FREEBSD,
+                                       PROP_OS_RHEL,       PROP_OS_FEDORA,     PROP_OS_ARCH,
+                                       PROP_OS_DEBIANLIKE, PROP_OS_REDHATLIKE, PROP_OS_ARCH,
+                                       PROP_OS_FREEBSD,    PROP_OS_LINUX,      PROP_OS_UNIXLIKE};
+    char buf[64];
     prop_os_set set = 99;
 
     ck_assert_str_eq(prop_os_family_name(PROP_OS_DEBIAN), "debian");
@@ -893,7 +896,26 @@ START_TEST(test_os_names)
     ck_assert_str_eq(prop_os_set_name(PROP_OS_BUNTISH | PROP_OS_FREEBSD, buf, sizeof buf),
                      "buntish | freebsd");
     ck_assert_str_eq(prop_os_set_name(PROP_OS_NONE, buf, sizeof buf), "no OS");
-    ck_assert_str_eq(prop_os_set_name(PROP_OS_DEBIAN | 16u, buf, sizeof buf), "debian | 0x10");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_DEBIAN | 256u, buf, sizeof buf), "debian | 0x100");
+    ck_assert_str_eq(prop_os_family_name(PROP_OS_RHEL), "rhel");
+    ck_assert_str_eq(prop_os_family_name(PROP_OS_FEDORA), "fedora");
+    ck_assert_str_eq(prop_os_family_name(PROP_OS_ARCH), "arch");
+    ck_assert_ptr_null(prop_os_family_name(PROP_OS_REDHATLIKE));
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_REDHATLIKE, buf, sizeof buf), "RedHatLike");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_LINUX, buf, sizeof buf), "Linux");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_ARCH, buf, sizeof buf), "ArchLinux");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_RHEL, buf, sizeof buf), "rhel");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_DEBIANLIKE | PROP_OS_FREEBSD, buf, sizeof buf),
+                     "DebianLike | freebsd");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_REDHATLIKE | PROP_OS_ARCH, buf, sizeof buf),
+                     "RedHatLike | arch");
+    ck_assert_str_eq(
+        prop_os_set_name(PROP_OS_DEBIAN | PROP_OS_FEDORA | PROP_OS_FREEBSD, buf, sizeof buf),
+        "debian | fedora | freebsd");
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_UNIXLIKE & ~PROP_OS_BUNTISH, buf, sizeof buf),
+                     "RedHatLike | debian | arch | freebsd");
+    /* A short buffer: cut, still terminated. */
+    ck_assert_str_eq(prop_os_set_name(PROP_OS_REDHATLIKE | PROP_OS_ARCH, buf, 8), "RedHatL");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ck_assert_int_eq(prop_os_set_parse(names[i], &set), PROP_OK);
         ck_assert_uint_eq(set, sets[i]);
@@ -902,6 +924,50 @@ START_TEST(test_os_names)
     ck_assert_uint_eq(set, PROP_OS_NONE);
     ck_assert_int_eq(prop_os_set_parse("unixlike", &set), PROP_EINVAL);
     ck_assert_int_eq(prop_os_set_parse(NULL, &set), PROP_EINVAL);
+}
+END_TEST
+
+START_TEST(test_os_from_os_release)
+{
+    static const struct {
+        const char *text;
+        prop_os_set os;
+    } cases[] = {
+        {"PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nID=debian\n",
+         PROP_OS_DEBIAN},
+        {"NAME=\"Ubuntu\"\nID=ubuntu\nID_LIKE=debian\n", PROP_OS_BUNTISH},
+        {"NAME=\"Linux Mint\"\nID=linuxmint\nID_LIKE=\"ubuntu debian\"\n", PROP_OS_BUNTISH},
+        {"ID=pop\nID_LIKE=\"debian ubuntu\"\n", PROP_OS_BUNTISH},
+        {"ID=raspbian\nID_LIKE=debian\n", PROP_OS_DEBIAN},
+        {"NAME=FreeBSD\nID=freebsd\n", PROP_OS_FREEBSD},
+        {"NAME=\"Red Hat Enterprise Linux\"\nID=\"rhel\"\nID_LIKE=\"fedora\"\n", PROP_OS_RHEL},
+        {"NAME=\"CentOS Stream\"\nID=\"centos\"\nID_LIKE=\"rhel fedora\"\n", PROP_OS_RHEL},
+        {"NAME=\"Rocky Linux\"\nID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\n", PROP_OS_RHEL},
+        {"NAME=\"AlmaLinux\"\nID=\"almalinux\"\nID_LIKE=\"rhel centos fedora\"\n", PROP_OS_RHEL},
+        {"NAME=\"Oracle Linux Server\"\nID=\"ol\"\nID_LIKE=\"fedora\"\n", PROP_OS_RHEL},
+        {"NAME=Nobara\nID=nobara\nID_LIKE=\"rhel centos fedora\"\n", PROP_OS_RHEL},
+        {"NAME=Ultramarine\nID=ultramarine\nID_LIKE=fedora\n", PROP_OS_FEDORA},
+        {"NAME=\"Oracle Linux Server\"\nID=ol\nID_LIKE='rhel fedora'\r\n", PROP_OS_RHEL},
+        {"NAME=\"Fedora Linux\"\nID=fedora\n", PROP_OS_FEDORA},
+        {"NAME=\"Arch Linux\"\nID=arch\n", PROP_OS_ARCH},
+        {"NAME=\"Manjaro Linux\"\nID=manjaro\nID_LIKE=arch\n", PROP_OS_ARCH},
+        {"NAME=\"openSUSE\"\nID=\"opensuse-leap\"\nID_LIKE=\"suse opensuse\"\n", PROP_OS_NONE},
+        /* Only whole keys and whole words count. */
+        {"VARIANT_ID=debian\nID=alpine\n", PROP_OS_NONE},
+        {"ID=debianish\n", PROP_OS_NONE},
+        {"ID_LIKE=\"archlinux\"\n", PROP_OS_NONE},
+        {"", PROP_OS_NONE},
+        {"ID=", PROP_OS_NONE},
+        {"ID=\"", PROP_OS_NONE},
+    };
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(prop_os_from_os_release(cases[i].text, strlen(cases[i].text)) == cases[i].os,
+                      "case %zu: %s", i, cases[i].text);
+    /* The length bounds the text: no terminating NUL is needed. */
+    ck_assert_uint_eq(prop_os_from_os_release("ID=fedora", 9), PROP_OS_FEDORA);
+    ck_assert_uint_eq(prop_os_from_os_release("ID=fedorax", 9), PROP_OS_FEDORA);
+    ck_assert_uint_eq(prop_os_from_os_release(NULL, 0), PROP_OS_NONE);
 }
 END_TEST
 
@@ -1614,6 +1680,7 @@ graph_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_type_strings);
     tcase_add_test(tc, test_os_names);
+    tcase_add_test(tc, test_os_from_os_release);
     tcase_add_test(tc, test_claim_and_kind_names);
     suite_add_tcase(s, tc);
 

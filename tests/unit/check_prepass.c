@@ -604,7 +604,8 @@ START_TEST(p003_near_miss)
     HOST("web2", 6, apt_installed("nginx", 7), apt_installed("tor", 8), up,
          leaf("apt dist-upgraded", PROP_OS_DEBIAN, 9));
     ck_assert_int_eq(prop_site_check(S), 0);
-    ck_assert_uint_eq(prop_host_targets(prop_site_find_host(S, "web1")), PROP_OS_UNIXLIKE);
+    ck_assert_uint_eq(prop_host_targets(prop_site_find_host(S, "web1")),
+                      PROP_OS_DEBIANLIKE | PROP_OS_FREEBSD);
     ck_assert_uint_eq(prop_host_targets(prop_site_find_host(S, "web2")), PROP_OS_DEBIAN);
 }
 END_TEST

@@ -49,20 +49,38 @@ typedef unsigned prop_os_set;
 #define PROP_OS_DEBIAN 1u
 #define PROP_OS_BUNTISH 2u
 #define PROP_OS_FREEBSD 4u
+#define PROP_OS_RHEL 8u    /* Red Hat Enterprise Linux and its rebuilds */
+#define PROP_OS_FEDORA 16u /* Fedora */
+#define PROP_OS_ARCH 32u   /* Arch Linux */
 #define PROP_OS_NONE 0u
 #define PROP_OS_DEBIANLIKE (PROP_OS_DEBIAN | PROP_OS_BUNTISH)
-#define PROP_OS_UNIXLIKE (PROP_OS_DEBIAN | PROP_OS_BUNTISH | PROP_OS_FREEBSD)
+#define PROP_OS_REDHATLIKE (PROP_OS_RHEL | PROP_OS_FEDORA)
+#define PROP_OS_LINUX (PROP_OS_DEBIANLIKE | PROP_OS_REDHATLIKE | PROP_OS_ARCH)
+#define PROP_OS_UNIXLIKE (PROP_OS_LINUX | PROP_OS_FREEBSD)
 
-/* "debian", "buntish", "freebsd" for a single family bit, else NULL. */
+/*
+ * "debian", "buntish", "freebsd", "rhel", "fedora", "arch" for a single
+ * family bit, else NULL.
+ */
 const char *prop_os_family_name(prop_os_set family);
 /*
- * A readable name for a set: "UnixLike", "DebianLike", "FreeBSD",
- * "debian", "buntish", "buntish | freebsd", or "no OS" for the empty set.
- * Returns a static string or one written into buf (always terminated).
+ * A readable name for a set: a group ("UnixLike", "Linux", "DebianLike",
+ * "RedHatLike", and "FreeBSD" or "ArchLinux" alone), a family ("debian"),
+ * groups and families joined ("RedHatLike | freebsd"), or "no OS" for the
+ * empty set.  Returns a static string or one written into buf (always
+ * terminated; 64 bytes hold every name).
  */
 const char *prop_os_set_name(prop_os_set set, char *buf, size_t n);
 /* Parse a family or group name (as above, case-sensitive). 0 or PROP_EINVAL. */
 int prop_os_set_parse(const char *name, prop_os_set *out);
+/*
+ * The family of a system from the text of its /etc/os-release: its ID,
+ * else the first of its ID_LIKE words that names a known family (an
+ * Ubuntu derivative is buntish even when it is also like debian).
+ * rhel, centos, rocky, almalinux and ol (Oracle Linux) are rhel.  PROP_OS_NONE when none is
+ * known.
+ */
+prop_os_set prop_os_from_os_release(const char *text, size_t len);
 
 /* ---------------------------------------------------------------------
  * Sites, origins.
