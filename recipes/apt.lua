@@ -6,6 +6,7 @@
 local core = require "prop.core"
 local args = require "prop.args"
 local R = require "prop.runtime"
+local packaging = require "prop.packaging"
 
 local apt = {}
 
@@ -146,36 +147,12 @@ end
 
 -- pkgs: a list of names or one name; several names as separate arguments
 -- are accepted too (apt.installed("a", "b")).
-local function packages(recipe, ...)
-   local v = ...
-   if select("#", ...) > 1 then v = { ... } end
-   local err, list = args.list(v, "packages", check_package, { nonempty = true })
-   if err then return fmt("%s: %s", recipe, err) end
-   return nil, list
-end
-
-local shown = { installed = "installed", installed_min = "installed (without recommends)",
-                removed = "removed" }
-
-local function packages_leaf(which, list)
-   local desc = "apt " .. shown[which] .. " " .. (table.concat(list, " "))
-   local kind = which == "removed" and "package.removed" or "package.installed"
-   local claims = {}
-   for _, p in ipairs(list) do
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, p, false
-   end
-   return core.leaf(desc, "DebianLike", impl[which], { packages = list }, claims)
-end
-
-local function pair(which, other, ...)
-   local err, list = packages("apt." .. which, ...)
-   if err then
-      local v = ...
-      local names = type(v) == "string" and v or "..."
-      return core.invalid("apt " .. shown[which] .. " " .. names, err)
-   end
-   return core.pair(packages_leaf(which, list), packages_leaf(other, list))
-end
+local M = packaging.manager {
+   tool = "apt", targets = "DebianLike", impl = impl, check = check_package,
+   shown = { installed_min = "installed (without recommends)" },
+}
+local installed, installed_min, removed =
+   M.pair("installed", "removed"), M.pair("installed_min", "removed"), M.pair("removed", "installed")
 
 --[[ apt.installed(pkgs)
   DebianLike, revertable: its revert is apt.removed(pkgs).
@@ -191,7 +168,7 @@ end
     apt.installed { "nginx", "certbot" }
 ]]
 function apt.installed(...)
-   return pair("installed", "removed", ...)
+   return installed(...)
 end
 
 --[[ apt.installed_min(pkgs)
@@ -204,7 +181,7 @@ end
     apt.installed_min { "openssh-server" }
 ]]
 function apt.installed_min(...)
-   return pair("installed_min", "removed", ...)
+   return installed_min(...)
 end
 
 --[[ apt.removed(pkgs)
@@ -217,17 +194,13 @@ end
     apt.removed "telnet"
 ]]
 function apt.removed(...)
-   return pair("removed", "installed", ...)
+   return removed(...)
 end
 
--- Recipes without arguments accept an empty options table, nothing else.
-local function no_args(recipe, a, n)
-   if n > 1 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      local err = args.options(a, {}, recipe)
-      return err or fmt("%s takes no arguments", recipe)
-   end
-   return nil
-end
+local update = M.no_args("update",
+   "apt.update has no revert action: refreshed package lists cannot be un-refreshed")
+local upgraded = M.no_args("upgraded",
+   "apt.upgraded has no revert action: apt cannot downgrade to the versions that were installed before")
 
 --[[ apt.update()
   DebianLike, not revertable.  Refreshes the package lists (apt-get update).
@@ -240,11 +213,7 @@ end
     apt.update():before(apt.installed "nginx")
 ]]
 function apt.update(...)
-   local err = no_args("apt.update", ..., select("#", ...))
-   if err then return core.invalid("apt update", err) end
-   return core.leaf("apt update", "DebianLike", impl.update, {}, nil, {
-      norevert = "apt.update has no revert action: refreshed package lists cannot be un-refreshed",
-   })
+   return update(...)
 end
 
 --[[ apt.upgraded()
@@ -259,11 +228,7 @@ end
     apt.upgraded()
 ]]
 function apt.upgraded(...)
-   local err = no_args("apt.upgraded", ..., select("#", ...))
-   if err then return core.invalid("apt upgraded", err) end
-   return core.leaf("apt upgraded", "DebianLike", impl.upgraded, {}, nil, {
-      norevert = "apt.upgraded has no revert action: apt cannot downgrade to the versions that were installed before",
-   })
+   return upgraded(...)
 end
 
 --[[ apt.std_sources_list([mirror])

@@ -3,15 +3,14 @@
 -- FreeBSD only.  A package is named by its name ("nginx") or its origin
 -- ("www/nginx").
 
-local core = require "prop.core"
 local args = require "prop.args"
 local R = require "prop.runtime"
+local packaging = require "prop.packaging"
 
 local pkg = {}
 
 local impl = { installed = {}, removed = {}, upgraded = {} }
 
-local fmt = string.format
 
 -- Run time -------------------------------------------------------------
 
@@ -77,32 +76,10 @@ local function check_package(v, what)
                         'a FreeBSD package name or origin such as "nginx" or "www/nginx"')
 end
 
-local function packages(recipe, ...)
-   local v = ...
-   if select("#", ...) > 1 then v = { ... } end
-   local err, list = args.list(v, "packages", check_package, { nonempty = true })
-   if err then return fmt("%s: %s", recipe, err) end
-   return nil, list
-end
-
-local function packages_leaf(which, list)
-   local desc = "pkg " .. which .. " " .. (table.concat(list, " "))
-   local kind = which == "installed" and "package.installed" or "package.removed"
-   local claims = {}
-   for _, p in ipairs(list) do
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, p, false
-   end
-   return core.leaf(desc, "FreeBSD", impl[which], { packages = list }, claims)
-end
-
-local function pair(which, other, ...)
-   local err, list = packages("pkg." .. which, ...)
-   if err then
-      local v = ...
-      return core.invalid("pkg " .. which .. " " .. (type(v) == "string" and v or "..."), err)
-   end
-   return core.pair(packages_leaf(which, list), packages_leaf(other, list))
-end
+local M = packaging.manager { tool = "pkg", targets = "FreeBSD", impl = impl, check = check_package }
+local installed, removed = M.pair("installed", "removed"), M.pair("removed", "installed")
+local upgraded = M.no_args("upgraded",
+   "pkg.upgraded has no revert action: pkg cannot downgrade to the versions that were installed before")
 
 --[[ pkg.installed(pkgs)
   FreeBSD, revertable: its revert is pkg.removed(pkgs).
@@ -114,7 +91,7 @@ end
     pkg.installed { "nginx", "py311-certbot" }
 ]]
 function pkg.installed(...)
-   return pair("installed", "removed", ...)
+   return installed(...)
 end
 
 --[[ pkg.removed(pkgs)
@@ -126,7 +103,7 @@ end
     pkg.removed "sudo"
 ]]
 function pkg.removed(...)
-   return pair("removed", "installed", ...)
+   return removed(...)
 end
 
 --[[ pkg.upgraded()
@@ -137,14 +114,8 @@ end
   Example:
     pkg.upgraded()
 ]]
-function pkg.upgraded(a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      local err = args.options(a, {}, "pkg.upgraded")
-      return core.invalid("pkg upgraded", err or "pkg.upgraded takes no arguments")
-   end
-   return core.leaf("pkg upgraded", "FreeBSD", impl.upgraded, {}, nil, {
-      norevert = "pkg.upgraded has no revert action: pkg cannot downgrade to the versions that were installed before",
-   })
+function pkg.upgraded(...)
+   return upgraded(...)
 end
 
 return args.strict_module(pkg, "pkg")

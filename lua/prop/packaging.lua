@@ -1,0 +1,132 @@
+-- prop.packaging: what the package recipes (apt, dnf, pacman, pkg) share
+-- when they make properties.  Not a recipe module: recipes/apt.lua and the
+-- others call it while a site is evaluated; what runs on the target stays
+-- in each recipe (and in prop.runtime).
+--
+-- M = packaging.manager { ... } describes one package manager:
+--   tool      "dnf": the prefix of its recipes ("dnf.installed") and of
+--             their descriptions ("dnf installed nginx");
+--   targets   the OS family or group it runs on ("RedHatLike");
+--   impl      the recipe's impl tables, impl[which] for each recipe;
+--   check     check(v, what) -> err, name: one package name;
+--   shown     optional: which -> the words of the description
+--             ("installed (without recommends)"); default: which;
+--   options   optional: an args.options schema of the options its
+--             package recipes take ({ installroot = ... }); they may be
+--             given in the list ({ "nginx", installroot = "/srv/img" })
+--             or as a last argument ("nginx", { installroot = ... });
+--   where     optional: where(opts) -> a suffix for descriptions and
+--             claim keys when the options move the packages elsewhere
+--             (" in /srv/img"), or nil.
+-- Then M.pair(which, other) makes the recipe function of a revertable
+-- package recipe (installed/removed), and M.no_args(which, norevert) one
+-- of a recipe without package names (upgraded, update).
+
+local core = require "prop.core"
+local args = require "prop.args"
+
+local packaging = {}
+
+local fmt = string.format
+
+-- Recipes without arguments accept an empty options table, nothing else.
+-- Returns the message for a call with arguments, or nil.
+function packaging.no_args(recipe, a, n)
+   if n > 1 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
+      local err = args.options(a, {}, recipe)
+      return err or fmt("%s takes no arguments", recipe)
+   end
+   return nil
+end
+
+-- Splits the arguments of a package recipe into the names (a list, one
+-- name, or several names as separate arguments) and the options table.
+local function split(schema, ...)
+   local n = select("#", ...)
+   local v, opts = ...
+   if n > 1 then
+      local last = select(n, ...)
+      if schema and args.is_options(last) then
+         opts = last
+         n = n - 1
+      else
+         opts = nil
+      end
+      if n > 1 then v = { ... }; v[n + 1] = nil end
+   end
+   if schema and type(v) == "table" then
+      -- Options inside the list: { "nginx", installroot = "/srv/img" }.
+      local list, inner = {}, nil
+      for k, x in pairs(v) do
+         if type(k) == "string" then
+            inner = inner or {}
+            inner[k] = x
+         else
+            list[k] = x
+         end
+      end
+      if inner then
+         if opts ~= nil then return v, nil, "options are given twice (in the list and after it)" end
+         v, opts = list, inner
+      end
+   end
+   return v, opts
+end
+
+function packaging.manager(spec)
+   local M = {}
+   local tool, targets = spec.tool, spec.targets
+   local shown = spec.shown or {}
+   local schema = spec.options
+
+   local function words(which) return shown[which] or which end
+
+   local function packages_leaf(which, list, opts, where)
+      local desc = tool .. " " .. words(which) .. " " .. table.concat(list, " ") .. (where or "")
+      local kind = which == "removed" and "package.removed" or "package.installed"
+      local claims = {}
+      for _, p in ipairs(list) do
+         claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, p .. (where or ""), false
+      end
+      return core.leaf(desc, targets, spec.impl[which], { packages = list, opts = opts }, claims)
+   end
+
+   -- The recipe function of a revertable package recipe: which, reverted
+   -- by other, both over the same packages and options.
+   function M.pair(which, other)
+      local recipe = tool .. "." .. which
+      return function(...)
+         local v, o, twice = split(schema, ...)
+         local err, list = args.list(v, "packages", spec.check, { nonempty = true })
+         local oerr, opts
+         if twice then
+            oerr = twice
+         elseif schema then
+            oerr, opts = args.options(o, schema, recipe)
+         end
+         local msg = args.join(recipe, err, oerr)
+         if msg then
+            local names = type(v) == "string" and v or "..."
+            return core.invalid(tool .. " " .. words(which) .. " " .. names, msg)
+         end
+         opts = opts or {}
+         local where = spec.where and spec.where(opts) or nil
+         return core.pair(packages_leaf(which, list, opts, where),
+                          packages_leaf(other, list, opts, where))
+      end
+   end
+
+   -- The recipe function of a recipe without package names.
+   function M.no_args(which, norevert)
+      local recipe, desc = tool .. "." .. which, tool .. " " .. words(which)
+      return function(...)
+         local err = packaging.no_args(recipe, ..., select("#", ...))
+         if err then return core.invalid(desc, err) end
+         return core.leaf(desc, targets, spec.impl[which], {}, nil, { norevert = norevert })
+      end
+   end
+
+   return M
+end
+
+return packaging
