@@ -597,6 +597,38 @@ function apt.upgraded() end
 ---@return prop.Property
 function apt.std_sources_list(mirror) end
 
+dnf = {}
+
+---Options of the dnf recipes: work on the tree at installroot (as with
+---dnf's --installroot), --releasever from releasever or the host's release.
+---@class prop.DnfOptions
+---@field installroot? string absolute path on the target
+---@field releasever? string
+
+---RedHatLike, revertable (its revert is `dnf.removed`).  Claims each
+---package installed.  `dnf.installed { "httpd", "mod_ssl" }`,
+---`dnf.installed { "httpd", installroot = "/srv/img" }`.
+---@param pkgs string|string[]
+---@param opts? prop.DnfOptions
+---@return prop.Property
+function dnf.installed(pkgs, opts) end
+
+---RedHatLike, revertable (its revert is `dnf.installed`).
+---@param pkgs string|string[]
+---@param opts? prop.DnfOptions
+---@return prop.Property
+function dnf.removed(pkgs, opts) end
+
+---RedHatLike.  Refresh the repository metadata (dnf makecache).
+---@param opts? prop.DnfOptions
+---@return prop.Property
+function dnf.update(opts) end
+
+---RedHatLike.  Every package at its newest version (dnf upgrade).
+---@param opts? prop.DnfOptions
+---@return prop.Property
+function dnf.upgraded(opts) end
+
 pkg = {}
 
 ---FreeBSD, revertable (its revert is `pkg.removed`).

@@ -20,7 +20,8 @@
 --             (" in /srv/img"), or nil.
 -- Then M.pair(which, other) makes the recipe function of a revertable
 -- package recipe (installed/removed), and M.no_args(which, norevert) one
--- of a recipe without package names (upgraded, update).
+-- of a recipe without package names (upgraded, update), which takes the
+-- options alone (dnf.upgraded { installroot = "/srv/img" }).
 
 local core = require "prop.core"
 local args = require "prop.args"
@@ -116,13 +117,23 @@ function packaging.manager(spec)
       end
    end
 
-   -- The recipe function of a recipe without package names.
+   -- The recipe function of a recipe without package names (it takes the
+   -- manager's options, if it has any, as its one argument).
    function M.no_args(which, norevert)
       local recipe, desc = tool .. "." .. which, tool .. " " .. words(which)
       return function(...)
-         local err = packaging.no_args(recipe, ..., select("#", ...))
+         local a, n = ..., select("#", ...)
+         local err, opts
+         if schema and n == 1 and type(a) == "table" then
+            err, opts = args.options(a, schema, recipe)
+         else
+            err = packaging.no_args(recipe, a, n)
+         end
          if err then return core.invalid(desc, err) end
-         return core.leaf(desc, targets, spec.impl[which], {}, nil, { norevert = norevert })
+         opts = opts or {}
+         local where = spec.where and spec.where(opts) or ""
+         return core.leaf(desc .. where, targets, spec.impl[which], { opts = opts }, nil,
+                          { norevert = norevert })
       end
    end
 
