@@ -1,5 +1,5 @@
--- prop.service: system services (systemd units on Debian and Ubuntu, rc.d
--- scripts on FreeBSD).
+-- prop.service: system services (systemd units on Linux: Debian, Ubuntu,
+-- RHEL and its rebuilds, Fedora, Arch; rc.d scripts on FreeBSD).
 --
 -- UnixLike.  A service name is the unit or script name: "nginx",
 -- "getty@tty1", "ssh.socket".
@@ -74,6 +74,13 @@ function impl.enabled.ensure(sys, a)
       if v:upper() == "YES" then return "ok" end
       R.run(sys, "service.enabled", { "sysrc", var .. "=YES" })
       return "changed"
+   end
+   -- SysV links are Debian's (update-rc.d): the Red Hat family and Arch
+   -- enable services through systemd only.
+   local os = sys.os
+   if os == "rhel" or os == "fedora" or os == "arch" then
+      R.fail("service.enabled: systemd is not running on this %s target (no /run/systemd/system): "
+             .. "its services are enabled with systemctl", os)
    end
    if not sys:exists("/etc/init.d/" .. name) then
       R.fail("service.enabled: there is no /etc/init.d/%s on the target", name)
@@ -162,10 +169,12 @@ end
   UnixLike, not revertable.  The service starts at boot (systemctl enable;
   <name>_enable="YES" in rc.conf on FreeBSD).
   Claims nothing.
-  Run time: systemctl is-enabled, then systemctl enable when needed.
-  Without systemd: enabled when /etc/rc2.d..rc5.d have S links for the
+  Run time: systemctl is-enabled, then systemctl enable when needed
+  (every Linux: Debian, Ubuntu, RHEL, Fedora, Arch).  Without systemd, on
+  Debian and Ubuntu: enabled when /etc/rc2.d..rc5.d have S links for the
   script and no K link; else update-rc.d NAME defaults (no links yet) or
-  update-rc.d NAME enable.  FreeBSD: sysrc NAME_enable=YES.
+  update-rc.d NAME enable; on rhel, fedora and arch it fails (their
+  services are systemd units).  FreeBSD: sysrc NAME_enable=YES.
   Example:
     service.enabled "nginx"
 ]]

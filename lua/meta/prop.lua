@@ -629,6 +629,32 @@ function dnf.update(opts) end
 ---@return prop.Property
 function dnf.upgraded(opts) end
 
+pacman = {}
+
+---Options of the pacman recipes: the tree at root (pacman --root) and
+---another pacman.conf (pacman --config).
+---@class prop.PacmanOptions
+---@field root? string absolute path on the target
+---@field config? string absolute path of a pacman.conf on the target
+
+---ArchLinux, revertable (its revert is `pacman.removed`).  Claims each
+---package installed.
+---@param pkgs string|string[]
+---@param opts? prop.PacmanOptions
+---@return prop.Property
+function pacman.installed(pkgs, opts) end
+
+---ArchLinux, revertable (its revert is `pacman.installed`).
+---@param pkgs string|string[]
+---@param opts? prop.PacmanOptions
+---@return prop.Property
+function pacman.removed(pkgs, opts) end
+
+---ArchLinux.  pacman -Sy, then -Su when something is newer.
+---@param opts? prop.PacmanOptions
+---@return prop.Property
+function pacman.upgraded(opts) end
+
 pkg = {}
 
 ---FreeBSD, revertable (its revert is `pkg.removed`).
@@ -647,8 +673,21 @@ function pkg.upgraded() end
 
 packages = {}
 
----`pick_os(apt.upgraded(), pkg.upgraded())`: the host's OS picks the
----package manager.
+---UnixLike, revertable (its revert is `packages.removed`):
+---`pick_os(apt.installed(pkgs), dnf.installed(pkgs), pacman.installed(pkgs),
+---pkg.installed(pkgs))`.  Names shared by every OS ("git", "rsync").
+---@param pkgs string|string[]
+---@return prop.Property
+function packages.installed(pkgs) end
+
+---UnixLike, revertable (its revert is `packages.installed`): the `removed`
+---recipes of apt, dnf, pacman and pkg in a `pick_os`.
+---@param pkgs string|string[]
+---@return prop.Property
+function packages.removed(pkgs) end
+
+---`pick_os(apt.upgraded(), dnf.upgraded(), pacman.upgraded(), pkg.upgraded())`:
+---the host's OS picks the package manager.
 ---@return prop.Property
 function packages.upgraded() end
 

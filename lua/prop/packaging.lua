@@ -34,7 +34,7 @@ local fmt = string.format
 -- Returns the message for a call with arguments, or nil.
 function packaging.no_args(recipe, a, n)
    if n > 1 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      local err = args.options(a, {}, recipe)
+      local err = type(a) == "table" and args.options(a, {}, recipe) or nil
       return err or fmt("%s takes no arguments", recipe)
    end
    return nil
@@ -67,7 +67,7 @@ local function split(schema, ...)
          end
       end
       if inner then
-         if opts ~= nil then return v, nil, "options are given twice (in the list and after it)" end
+         if opts ~= nil then return list, nil, "options are given twice (in the list and after it)" end
          v, opts = list, inner
       end
    end

@@ -148,7 +148,7 @@ env.template = setmetatable({
 
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
-   "file", "apt", "dnf", "pkg", "packages", "service", "user", "group", "cron", "cmd",
+   "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd",
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale",
 }

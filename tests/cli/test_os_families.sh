@@ -164,4 +164,18 @@ if [[ "$(cat rocky/etc/marker 2>/dev/null)" == rhel ]]; then pass; else fail "sy
 if [[ "$(cat manjaro/etc/marker 2>/dev/null)" == arch ]]; then pass; else fail "sys.os is arch on manjaro" "$(cat manjaro/etc/marker 2>&1)"; fi
 if [[ ! -e deb/etc/marker ]]; then pass; else fail "the refused tree is untouched" "deb/etc/marker exists"; fi
 
+# -- services: systemd units on the Red Hat family and Arch -----------------
+# A tree has no /run/systemd/system: service.enabled says why it cannot
+# enable a unit there, instead of trying Debian's update-rc.d.
+mkdir -p svc/etc
+cat >svc.lua <<S
+host "svc" { connect.dir "$TMP/svc", os.alma("9", "amd64"), service.enabled "httpd" }
+S
+OUT=$TMP/svc.out
+run_prop "$OUT" run svc.lua
+expect_rc "service.enabled without systemd on rhel fails" 1
+expect_in "service.enabled without systemd on rhel: the reason" "$OUT" \
+  'service.enabled: systemd is not running on this rhel target (no /run/systemd/system): its services are enabled with systemctl'
+expect_not_in "service.enabled without systemd on rhel: no update-rc.d" "$OUT" 'update-rc.d'
+
 finish
