@@ -635,8 +635,8 @@ check_inferred_os(checker *k)
                            os_name(other->targets, t2, sizeof t2));
         if (rc == PROP_OK)
             rc = diag_note(&b, host_origin(h),
-                           "host \"%s\" is declared here: give it os.debian(...), "
-                           "os.buntish(...) or os.freebsd(...), or remove the property that "
+                           "host \"%s\" is declared here: give it its OS (os.debian(...), "
+                           "os.rhel(...), os.freebsd(...), ...), or remove the property that "
                            "does not belong",
                            h->name);
         return rc == PROP_OK ? diag_end(&b) : rc;

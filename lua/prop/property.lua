@@ -113,7 +113,7 @@ end
 -- Keys prop itself sets, with what sets them: a property that set them
 -- could change how its host is reached or what OS it is checked against.
 local function reserved_info(k)
-   if k == "os" then return "os.debian(...), os.buntish(...) or os.freebsd(...)" end
+   if k == "os" then return "os.debian(...), os.rhel(...), os.arch(...) or another os.*" end
    if k == "connect" or k:find("^connect%.") then return "connect.ssh{...}, connect.dir(...)" end
    if k == "ipv4" or k == "ipv6" or k == "alias" then return fmt('%s "..."', k) end
    if k == "address.shared" then return 'ipv4("...", { shared = true })' end

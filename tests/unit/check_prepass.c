@@ -569,8 +569,8 @@ START_TEST(p003_no_os)
                                  "declares no operating system, and no system runs both");
     expect_note(d, 0, 2, "\"apt installed nginx\" runs only on DebianLike");
     expect_note(d, 1, 1,
-                "host \"web1\" is declared here: give it os.debian(...), os.buntish(...) or "
-                "os.freebsd(...), or remove the property that does not belong");
+                "host \"web1\" is declared here: give it its OS (os.debian(...), os.rhel(...), "
+                "os.freebsd(...), ...), or remove the property that does not belong");
 }
 END_TEST
 
