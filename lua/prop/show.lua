@@ -47,7 +47,9 @@ local function children_of(p)
       if r then
          names[i] = r[i]
       elseif kind == "pick_os" then
-         names[i] = "if " .. table.concat(kid.targets, " | ") .. ": "
+         -- The alternative's targets as its type names them ("DebianLike").
+         local set = type(kid.type) == "string" and kid.type:match("^([^,]+)")
+         names[i] = "if " .. (set or table.concat(kid.targets, " | ")) .. ": "
       end
    end
    return kids, names

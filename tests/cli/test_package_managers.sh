@@ -84,8 +84,10 @@ expect_in "show: the types" "$OUT" \
   'dnf installed httpd : RedHatLike, revertable' \
   'pacman installed nginx in /mnt : ArchLinux, revertable' \
   'packages installed git : UnixLike, revertable' \
-  'if arch: pacman installed git : ArchLinux, revertable' \
-  'if fedora | rhel: dnf installed git : RedHatLike, revertable' \
+  'if ArchLinux: pacman installed git : ArchLinux, revertable' \
+  'if RedHatLike: dnf installed git : RedHatLike, revertable' \
+  'if DebianLike: apt installed git : DebianLike, revertable' \
+  'if FreeBSD: pkg installed git : FreeBSD, revertable' \
   'claims package.installed nginx in /mnt'
 
 # -- claims ---------------------------------------------------------------------
