@@ -154,9 +154,10 @@ local upgraded = M.no_args("upgraded",
   pkgs: a list of RPM package names, or one name; the options may be
   given in the list: dnf.installed { "httpd", installroot = "/srv/img" }.
   installroot: install into the tree at that path of the target (dnf
-  --installroot, which reads the tree's /etc/yum.repos.d and keeps its
-  cache and rpm database in the tree), with --releasever from releasever
-  or else the host's os.* release.
+  --installroot, which reads the tree's /etc/dnf and /etc/yum.repos.d
+  when it has them, else the host's, and keeps its cache, logs and rpm
+  database in the tree), with --releasever from releasever or else the
+  host's os.* release.
   Run time: rpm -q tells which are missing; dnf -y install of those.
   dnf's message says why an install failed ("Unable to find a match").
   Example:
