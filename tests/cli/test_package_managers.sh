@@ -73,6 +73,18 @@ expect_in "P003 for apt with dnf" "$OUT" 'p003.lua:1: error[P003]' 'runs only on
   'runs only on DebianLike'
 expect_not_in "dnf with packages.* is fine" "$OUT" 'host "rh"'
 
+# P005: one props cannot hold dnf and pacman (no system runs both).
+cat >p005.lua <<'S'
+local both = props { dnf.installed "httpd",
+  pacman.installed "nginx" }
+host "h" { both }
+S
+OUT=$TMP/p005.out
+run_prop "$OUT" lint p005.lua
+expect_in "P005 for dnf with pacman in one props" "$OUT" \
+  'p005.lua:1: error[P005]: cannot combine "dnf installed httpd" (RedHatLike) with "pacman installed nginx" (ArchLinux) in props' \
+  'p005.lua:2: note: "pacman installed nginx" runs only on ArchLinux'
+
 # -- types as prop show gives them ---------------------------------------------
 cat >types.lua <<'S'
 host "r" { os.rhel("9", "amd64"), dnf.installed "httpd", packages.installed "git" }
