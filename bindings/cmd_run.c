@@ -90,9 +90,18 @@ typedef struct host_run {
     int *attach;
     /* A shared trigger target running now, and what triggered it. */
     const prop_node *trig;
-    const prop_node *const *trig_sources;
+    const prop_node *const *trig_sources; /* a NULL: owed from the last run */
     size_t trig_n;
+    /* Owed trigger targets, kept on the target in PENDING_PATH (every
+     * host's records there); NULL: not read, never written. */
+    prop_transport *t;
+    prop_pending *pending;
 } host_run;
+
+/* Where a target keeps the trigger targets owed from an earlier run. */
+#define PENDING_DIR "/var/lib/prop"
+#define PENDING_PATH PENDING_DIR "/pending"
+#define PENDING_TEXT "pending from the last run"
 
 /*
  * SIGINT and SIGTERM stop the run.  stop_requested counts them: the Lua
@@ -614,7 +623,7 @@ triggered_text(const host_run *hr, char *buf, size_t size)
     len = k > 0 ? (size_t)k : 0;
     for (i = 0; i < hr->trig_n && len < size; i++) {
         k = snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
-                     prop_node_desc(hr->trig_sources[i]));
+                     hr->trig_sources[i] ? prop_node_desc(hr->trig_sources[i]) : PENDING_TEXT);
         len += k > 0 ? (size_t)k : 0;
     }
     if (len < size)
@@ -622,19 +631,220 @@ triggered_text(const host_run *hr, char *buf, size_t size)
     return buf;
 }
 
-/* ,"triggered_by":[...] */
+/* ,"triggered_by":[...] (and "pending":true when owed from the last run) */
 static void
 json_triggered(const host_run *hr)
 {
     size_t i;
+    int any = 0, owed = 0;
 
     fputs(",\"triggered_by\":[", stdout);
     for (i = 0; i < hr->trig_n; i++) {
-        if (i)
+        if (!hr->trig_sources[i]) {
+            owed = 1;
+            continue;
+        }
+        if (any++)
             putchar(',');
         json_str(prop_node_desc(hr->trig_sources[i]));
     }
     putchar(']');
+    if (owed)
+        fputs(",\"pending\":true", stdout);
+}
+
+/* ---- owed triggers ------------------------------------------------------- */
+
+/*
+ * Write hr->pending to PENDING_PATH on the target (atomically), or remove
+ * the file when nothing is owed.  0, or -1 with why.
+ */
+static int
+pending_save(host_run *hr, char *why, size_t wsize)
+{
+    static const char *const dirs[] = {"/var", "/var/lib", PENDING_DIR};
+    const prop_file_attrs dattrs = {0755, NULL, NULL}, fattrs = {0600, NULL, NULL};
+    prop_file_stat st;
+    char *data = NULL;
+    size_t len = 0, i;
+    int rc;
+
+    if (prop_pending_count(hr->pending) == 0) {
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, PENDING_PATH, &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            return 0;
+        if (prop_transport_remove(hr->t, PENDING_PATH) == PROP_OK)
+            return 0;
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, dirs[i], &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            rc = prop_transport_mkdir(hr->t, dirs[i], &dattrs);
+        if (rc != PROP_OK) {
+            snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+            return -1;
+        }
+    }
+    if (prop_pending_format(hr->pending, &data, &len) != PROP_OK) {
+        snprintf(why, wsize, "out of memory");
+        return -1;
+    }
+    rc = prop_transport_write(hr->t, PENDING_PATH, data, len, &fattrs);
+    free(data);
+    if (rc != PROP_OK) {
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    return 0;
+}
+
+/* The executor's owe(): keep (or forget) n as owed on the target. */
+static void
+on_owe(void *ud, const prop_node *n, int owed)
+{
+    host_run *hr = ud;
+    char where[1200], why[1200], line[2600];
+    int len;
+
+    if (hr->o->dry || hr->pending == NULL)
+        return;
+    prop_node_origin_text(n, where, sizeof where);
+    if (owed) {
+        if (prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where) != PROP_OK) {
+            snprintf(why, sizeof why, "out of memory");
+            goto warn;
+        }
+    } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {
+        return;
+    }
+    if (pending_save(hr, why, sizeof why) == 0)
+        return;
+warn:
+    len = snprintf(line, sizeof line,
+                   "warning: cannot keep the owed trigger \"%s\" in %s: %s (a run stopped before "
+                   "it runs will not run it)",
+                   prop_node_desc(n), PENDING_PATH, why);
+    if (len > 0)
+        lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+}
+
+/*
+ * Read PENDING_PATH on the target into hr->pending, and list this host's
+ * records in *owed (malloc'd, *nowed of them; pointing into
+ * hr->pending).  A file that cannot be read leaves hr->pending NULL (it
+ * is then never written) with a warning; 0, or -1 out of memory.
+ */
+static int
+pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
+{
+    char *data = NULL;
+    size_t len = 0, i, n;
+    unsigned bad = 0;
+    int rc;
+
+    *owed = NULL;
+    *nowed = 0;
+    rc = prop_transport_read(hr->t, PENDING_PATH, &data, &len);
+    if (rc == PROP_ENOTFOUND)
+        return prop_pending_new(&hr->pending) == PROP_OK ? 0 : -1;
+    if (rc != PROP_OK) {
+        fprintf(stderr, "prop run: %s: warning: cannot read %s: %s; owed triggers are not kept\n",
+                hr->name, PENDING_PATH, prop_transport_error(hr->t));
+        return 0;
+    }
+    rc = prop_pending_parse(data, len, &hr->pending, &bad);
+    free(data);
+    if (rc != PROP_OK)
+        return -1;
+    if (bad)
+        fprintf(stderr, "prop run: %s: warning: %s:%u: not a record of an owed trigger (skipped)\n",
+                hr->name, PENDING_PATH, bad);
+    n = prop_pending_count(hr->pending);
+    if (n && !(*owed = calloc(n, sizeof **owed)))
+        return -1;
+    for (i = 0; i < n; i++) {
+        const char *host, *desc, *origin;
+
+        prop_pending_get(hr->pending, i, &host, &desc, &origin);
+        if (strcmp(host, hr->name) != 0)
+            continue;
+        (*owed)[*nowed].desc = desc;
+        (*owed)[*nowed].origin = origin;
+        (*nowed)++;
+    }
+    return 0;
+}
+
+/*
+ * After prop_triggers_new_owed: say what is owed from the last run, and
+ * drop (with a warning) what the site no longer has; a record found
+ * under another origin is named by its target's from now on.
+ */
+static void
+pending_report(host_run *hr, prop_owed *owed, size_t nowed)
+{
+    char where[1200], why[1200];
+    size_t i, j, dropped = 0;
+
+    for (i = 0; i < nowed; i++) {
+        char *desc = strdup(owed[i].desc), *origin = strdup(owed[i].origin);
+
+        if (!desc || !origin) {
+            free(desc);
+            free(origin);
+            continue;
+        }
+        if (owed[i].target)
+            prop_node_origin_text(owed[i].target, where, sizeof where);
+        if (hr->o->json) {
+            fputs(owed[i].target ? "{\"event\":\"pending\"," : "{\"event\":\"pending_dropped\",",
+                  stdout);
+            json_host(hr->h);
+            fputs(",\"desc\":", stdout);
+            json_str(desc);
+            fputs(",\"origin\":", stdout);
+            json_str(owed[i].target ? where : origin);
+            if (hr->o->dry)
+                fputs(",\"dry_run\":true", stdout);
+            fputs("}\n", stdout);
+        } else if (owed[i].target) {
+            printf("%s  %s: ", hr->name, PENDING_TEXT);
+            text(desc);
+            fputs(" (", stdout);
+            text(where);
+            printf(")%s\n", hr->o->dry ? ": would run" : "");
+        } else {
+            printf("%s  %swarning%s: %s: ", hr->name, hr->color ? "\033[1;35m" : "",
+                   hr->color ? "\033[0m" : "", PENDING_TEXT);
+            text(desc);
+            fputs(" (", stdout);
+            text(origin);
+            printf("): the site has no trigger target so described any more; %s\n",
+                   hr->o->dry ? "a real run drops it" : "dropped");
+        }
+        /* owed[i] points into its own record (records are never the
+         * same twice): only that one is changed. */
+        if (!owed[i].target) {
+            dropped += prop_pending_remove(hr->pending, hr->name, desc, origin) > 0;
+        } else if (strcmp(where, origin) != 0) {
+            for (j = 0; j < prop_pending_count(hr->pending); j++) {
+                const char *h, *d, *o;
+
+                prop_pending_get(hr->pending, j, &h, &d, &o);
+                if (strcmp(h, hr->name) == 0 && strcmp(d, desc) == 0 && strcmp(o, origin) == 0)
+                    (void)prop_pending_set_origin(hr->pending, j, where);
+            }
+        }
+        free(desc);
+        free(origin);
+    }
+    if (!hr->o->dry && dropped && pending_save(hr, why, sizeof why) != 0)
+        fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
+                why);
 }
 
 static void
@@ -1366,7 +1576,10 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
                          want_stop,
                          test_only_if,
                          on_triggered,
-                         o->ntags || o->nskip ? select_node : NULL};
+                         o->ntags || o->nskip ? select_node : NULL,
+                         on_owe};
+    prop_owed *owed = NULL;
+    size_t nowed = 0;
     prop_triggers *trig = NULL;
     prop_transport *t = NULL;
     tstack ts = {{NULL}, 0};
@@ -1435,12 +1648,18 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         oc->refused = 1;
         goto out;
     }
-    /* Shared on_change targets run once (exec.h). */
-    if (prop_triggers_new(it.v, it.n, os, &trig) != PROP_OK) {
+    /* Shared on_change targets run once (exec.h); those owed from the
+     * last run are run in this one. */
+    hr.t = t;
+    if (pending_load(&hr, &owed, &nowed) != 0 ||
+        prop_triggers_new_owed(it.v, it.n, os, owed, nowed, &trig) != PROP_OK) {
         snprintf(why, sizeof why, "out of memory");
         oc->failed = 1;
         goto out;
     }
+    pending_report(&hr, owed, nowed);
+    free(owed);
+    owed = NULL;
     split_os_info(h, suite, arch);
     hr.sys.t = t;
     hr.sys.host = hr.name;
@@ -1495,6 +1714,8 @@ out:
     fflush(stdout);
 done:
     prop_triggers_free(trig);
+    free(owed);
+    prop_pending_free(hr.pending);
     prop_secrets_free(hr.store);
     free(it.v);
     free(hr.attach);
