@@ -109,6 +109,13 @@ prop_run() {
   done
 }
 
+# strip_run OUT : removes from the events in OUT the fields every event of
+# a run carries (its "run" id, and "commit" and "dirty" when the site is in
+# a git work tree), for tests that compare whole events.
+strip_run() {
+  sed -E -i 's/^(\{"event":"[a-z_]+",)"run":"[0-9a-f]{32}",("commit":"[0-9a-f]+","dirty":(true|false),)?/\1/' "$1"
+}
+
 # Counts from the JSON Lines of prop run --json.
 # results OUT RESULT [HOST] : top-level property events with that result.
 results() {
