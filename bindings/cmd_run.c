@@ -100,8 +100,10 @@ typedef struct host_run {
 } host_run;
 
 /* Where a target keeps the trigger targets owed from an earlier run. */
-#define PENDING_DIR "/var/lib/prop"
-#define PENDING_PATH PENDING_DIR "/pending"
+#define STATE_DIR "/var/lib/prop"
+static char state_dir[1024] = STATE_DIR; /* PROP_STATE_DIR, when set */
+static char pending_path[1100] = STATE_DIR "/pending";
+#define PENDING_PATH pending_path
 #define PENDING_TEXT "pending from the last run"
 
 /*
@@ -810,10 +812,9 @@ report_property(const host_run *hr, const prop_node *n, unsigned depth, prop_res
 static int
 pending_save(host_run *hr, char *why, size_t wsize)
 {
-    static const char *const dirs[] = {"/var", "/var/lib", PENDING_DIR};
     const prop_file_attrs dattrs = {0755, NULL, NULL}, fattrs = {0600, NULL, NULL};
     prop_file_stat st;
-    char *data = NULL;
+    char *data = NULL, dir[sizeof state_dir];
     size_t len = 0, i;
     int rc;
 
@@ -827,11 +828,16 @@ pending_save(host_run *hr, char *why, size_t wsize)
         snprintf(why, wsize, "%s", prop_transport_error(hr->t));
         return -1;
     }
-    for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    /* The state directory and those above it, made as needed. */
+    for (i = 1; state_dir[i - 1] != '\0'; i++) {
+        if (state_dir[i] != '/' && state_dir[i] != '\0')
+            continue;
+        memcpy(dir, state_dir, i);
+        dir[i] = '\0';
         memset(&st, 0, sizeof st);
-        rc = prop_transport_stat(hr->t, dirs[i], &st);
+        rc = prop_transport_stat(hr->t, dir, &st);
         if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
-            rc = prop_transport_mkdir(hr->t, dirs[i], &dattrs);
+            rc = prop_transport_mkdir(hr->t, dir, &dattrs);
         if (rc != PROP_OK) {
             snprintf(why, wsize, "%s", prop_transport_error(hr->t));
             return -1;
@@ -2877,6 +2883,28 @@ run_run(int argc, char **argv)
         cli_usage_error(&cmd_run,
                         "--max-fail counts failed hosts between batches: it needs --serial");
         goto usage;
+    }
+    {
+        /* Where a target keeps prop's state: an absolute path, as
+         * transports take them (no "//", ".", ".." or trailing '/'). */
+        const char *sd = getenv("PROP_STATE_DIR");
+
+        if (sd && *sd) {
+            size_t l = strlen(sd);
+
+            if (sd[0] != '/' || l < 2 || l >= sizeof state_dir || sd[l - 1] == '/' ||
+                strstr(sd, "//") || strstr(sd, "/./") || strstr(sd, "/../") ||
+                (l >= 2 && strcmp(sd + l - 2, "/.") == 0) ||
+                (l >= 3 && strcmp(sd + l - 3, "/..") == 0)) {
+                cli_usage_error(&cmd_run,
+                                "PROP_STATE_DIR=%s: an absolute path is wanted, without \"//\", "
+                                "\".\", \"..\" or a trailing \"/\"",
+                                sd);
+                goto usage;
+            }
+            snprintf(state_dir, sizeof state_dir, "%s", sd);
+            snprintf(pending_path, sizeof pending_path, "%s/pending", sd);
+        }
     }
     o.site_path = site;
     ctx = cli_load_site(site, &o.site, &evaluated);

@@ -31,6 +31,10 @@ fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-run.XXXXXX")"
 chmod 755 "$TMP"
+# prop's state on a target (owed triggers) is kept in the scratch
+# directory, not in /var/lib/prop of this machine (on a connect.dir tree,
+# under the tree).
+export PROP_STATE_DIR="$TMP/prop-state"
 cleanups=()
 # on_exit CMD: run CMD (a string for eval) when the test ends, last first.
 on_exit() {

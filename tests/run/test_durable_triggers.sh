@@ -9,10 +9,13 @@
 # reported and dropped; another host's records are kept.
 #
 # Everything happens in a connect.dir tree in the test's scratch
-# directory: its /var/lib/prop/pending is $T/var/lib/prop/pending.
+# directory: its /var/lib/prop/pending is $T/var/lib/prop/pending.  At
+# the end, PROP_STATE_DIR puts the record elsewhere.
 set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+# The default place, under the tree.
+unset PROP_STATE_DIR
 
 T="$TMP/tree"
 PENDING="$T/var/lib/prop/pending"
@@ -161,5 +164,22 @@ same "gone: b did not run" "$(count)" 3
 same "gone: only the other host's record is left" "$(grep -v '^#' "$PENDING")" \
   "$(printf 'web9\trestart b\tx.lua:1')"
 check "gone: no crash" bash -c "! grep -Eqi 'AddressSanitizer|runtime error:' '$TMP/out11'"
+
+# ---- PROP_STATE_DIR: the record is kept there ------------------------------
+rm -f "$PENDING" "$T/ready"
+site "$TMP/s5.lua" v5
+PROP_STATE_DIR=/srv/prop-state run_prop "$TMP/out12" run "$TMP/s5.lua"
+same "state dir: exit" "$rc" 1
+check "state dir: the record is there" grep -q "$(printf 'box\trestart b')" \
+  "$T/srv/prop-state/pending"
+check "state dir: not in the default place" test ! -e "$PENDING"
+touch "$T/ready"
+PROP_STATE_DIR=/srv/prop-state run_prop "$TMP/out13" run "$TMP/s5.lua"
+same "state dir: the owed run" "$rc/$(count)" "0/4"
+check "state dir: the record is removed" test ! -e "$T/srv/prop-state/pending"
+PROP_STATE_DIR=relative/dir run_prop "$TMP/out14" run "$TMP/s5.lua"
+same "state dir: a relative path is a usage error" "$rc" 64
+check "state dir: said so" grep -q 'PROP_STATE_DIR=relative/dir: an absolute path is wanted' \
+  "$TMP/out14"
 
 finish
