@@ -1949,6 +1949,14 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
             continue;
         }
         if (o->dry && hr->attach[i] == PROP_RESULT_CHANGED) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *m = report_begin(&buf, &len, 'H', c);
+
+            if (m) {
+                fputs(",\"ok\":0,\"changed\":0,\"failed\":0,\"not_made\":true", m);
+                report_end(m, &buf, &len);
+            }
             if (o->json) {
                 json_event(stdout, "host");
                 json_host(c);
