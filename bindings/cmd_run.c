@@ -2630,6 +2630,12 @@ report_open(const char *file, char **tmp)
     }
     snprintf(*tmp, need, "%.*s.%s.XXXXXX", (int)dl, file, file + dl);
     fd = mkstemp(*tmp);
+    /* Not for the commands a run starts. */
+    if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        close(fd);
+        unlink(*tmp);
+        fd = -1;
+    }
     if (fd < 0) {
         fprintf(stderr, "prop run: --report %s: cannot write there: %s\n", file, strerror(errno));
         free(*tmp);
@@ -2969,7 +2975,8 @@ run_run(int argc, char **argv)
         }
         snprintf(tpl, sizeof tpl, "%s/prop-report.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
         if ((report_fd = mkstemp(tpl)) < 0 || unlink(tpl) != 0 ||
-            fcntl(report_fd, F_SETFL, O_APPEND) != 0) {
+            fcntl(report_fd, F_SETFL, O_APPEND) != 0 ||
+            fcntl(report_fd, F_SETFD, FD_CLOEXEC) != 0) {
             fprintf(stderr, "prop run: --report: cannot make a temporary file in %s: %s\n",
                     tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
             rc = EXIT_FAILED;

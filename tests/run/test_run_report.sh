@@ -143,6 +143,18 @@ same "twice: the second changed nothing" \
   "$(jq -r '[.hosts[] | select(.pass == 2) | .changed] | add' "$TMP/r5.json")" 0
 check "twice: flagged" jqok '.twice == true' "$TMP/r5.json"
 
+# ---- the report's files are not passed to the commands a run starts ----------
+cat >"$TMP/fds.lua" <<LUA
+host "localhost" {
+  cmd.run { "sh", "-c", "ls -l /proc/self/fd/ > $TMP/fds" },
+}
+LUA
+prop_run "$TMP/e8" "$TMP/fds.lua" --report "$TMP/r8.json"
+same "fds: exit" "$rc" 0
+check "fds: the command listed its descriptors" test -s "$TMP/fds"
+check "fds: neither report file is open in it" bash -c "! grep -Eq 'prop-report|r8\.json' '$TMP/fds'"
+same "fds: the report has the command" "$(jq -r '.hosts[0].properties[0].result' "$TMP/r8.json")" changed
+
 # ---- bad input: nowhere to write it ------------------------------------------
 before="$(tree_state "$T1")"
 run_prop "$TMP/e6" run "$R/site.lua" --report "$TMP/no/such/dir/r.json"
