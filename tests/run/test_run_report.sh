@@ -155,6 +155,44 @@ check "fds: the command listed its descriptors" test -s "$TMP/fds"
 check "fds: neither report file is open in it" bash -c "! grep -Eq 'prop-report|r8\.json' '$TMP/fds'"
 same "fds: the report has the command" "$(jq -r '.hosts[0].properties[0].result' "$TMP/r8.json")" changed
 
+# ---- an interrupted run still has its report ---------------------------------
+cat >"$TMP/int.lua" <<LUA
+host "one" {
+  connect.dir "$T1",
+  os.debian("bookworm", "amd64"),
+  property {
+    desc = "waits",
+    apply = function(sys)
+      sys:write("/started", "1")
+      while sys:exists("/hold") do end
+    end,
+  },
+  file.has_content("/never", { "x" }),
+}
+LUA
+rm -f "$T1/started"
+touch "$T1/hold"
+"$PROP" run "$TMP/int.lua" --report "$TMP/r9.json" --max-instructions 100000000000000 \
+  >"$TMP/e9" 2>&1 &
+pid=$!
+(sleep 120 && kill -KILL "$pid") >/dev/null 2>&1 &
+dog=$!
+for ((i = 0; i < 600; i++)); do
+  [[ -s "$T1/started" ]] && break
+  sleep 0.1
+done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+kill "$dog" 2>/dev/null
+wait "$dog" 2>/dev/null
+rm -f "$T1/hold"
+same "interrupted: exit" "$rc" 130
+same "interrupted: the report's exit" "$(jq -r .exit "$TMP/r9.json")" 130
+same "interrupted: the host" "$(jq -r '.hosts[0] | "\(.host) \(.interrupted) \(.skipped)"' "$TMP/r9.json")" \
+  "one true 2"
+same "interrupted: the property" "$(jq -r '.hosts[0].properties[0].result' "$TMP/r9.json")" interrupted
+
 # ---- bad input: nowhere to write it ------------------------------------------
 before="$(tree_state "$T1")"
 run_prop "$TMP/e6" run "$R/site.lua" --report "$TMP/no/such/dir/r.json"
