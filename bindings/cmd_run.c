@@ -54,6 +54,7 @@ typedef struct run_opts {
     size_t ntags, nskip;
     int max_fail;          /* hosts that may fail before the next batch is held back */
     const char *site_path; /* the site file: its secret store is beside it */
+    const char *report;    /* --report FILE */
 } run_opts;
 
 /* What became of one host. */
@@ -90,9 +91,20 @@ typedef struct host_run {
     int *attach;
     /* A shared trigger target running now, and what triggered it. */
     const prop_node *trig;
-    const prop_node *const *trig_sources;
+    const prop_node *const *trig_sources; /* a NULL: owed from the last run */
     size_t trig_n;
+    /* Owed trigger targets, kept on the target in PENDING_PATH (every
+     * host's records there); NULL: not read, never written. */
+    prop_transport *t;
+    prop_pending *pending;
 } host_run;
+
+/* Where a target keeps the trigger targets owed from an earlier run. */
+#define STATE_DIR "/var/lib/prop"
+static char state_dir[1024] = STATE_DIR; /* PROP_STATE_DIR, when set */
+static char pending_path[1100] = STATE_DIR "/pending";
+#define PENDING_PATH pending_path
+#define PENDING_TEXT "pending from the last run"
 
 /*
  * SIGINT and SIGTERM stop the run.  stop_requested counts them: the Lua
@@ -177,6 +189,110 @@ static void
 json_str(const char *s)
 {
     prop_json_write_string(stdout, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* ---- the run: its id, its site's commit, its report ------------------------ */
+
+/*
+ * Every run has an id (random, 32 hex digits) and, when the site file is
+ * in a git work tree, the commit checked out there and whether the tree
+ * has changes: each JSON event and the report carry them.  Set before
+ * any host runs (jobs inherit them).
+ */
+static char run_id[33];
+static char run_commit[72]; /* "" when not known */
+static int run_dirty;
+
+/* {"event":"NAME","run":"ID"[,"commit":"C","dirty":B], and the event's
+ * own fields follow. */
+static void
+json_event(FILE *f, const char *name)
+{
+    fprintf(f, "{\"event\":\"%s\",\"run\":\"%s\",", name, run_id);
+    if (run_commit[0])
+        fprintf(f, "\"commit\":\"%s\",\"dirty\":%s,", run_commit, run_dirty ? "true" : "false");
+}
+
+/*
+ * --report: while the run goes on, each property and each host is an
+ * entry, a line "KIND<TAB>PASS<TAB>HOST<TAB>OBJECT" (KIND P or H, PASS 0,
+ * or 1 and 2 under --twice, HOST the host's name as a JSON string) in an
+ * unnamed temporary file opened O_APPEND; every entry is one write(2), so
+ * the entries of parallel jobs never mix.  The document is made of them
+ * at the end.
+ */
+static int report_fd = -1;
+static int report_pass;
+
+/* Start an entry in a memory stream; NULL when out of memory. */
+static FILE *
+report_begin(char **buf, size_t *len, char kind, const prop_host *h)
+{
+    FILE *m;
+
+    *buf = NULL;
+    *len = 0;
+    if (report_fd < 0 || (m = open_memstream(buf, len)) == NULL)
+        return NULL;
+    fprintf(m, "%c\t%d\t", kind, report_pass);
+    prop_json_write_string(m, prop_host_fullname(h), strlen(prop_host_fullname(h)));
+    fputs("\t{\"host\":", m);
+    prop_json_write_string(m, prop_host_fullname(h), strlen(prop_host_fullname(h)));
+    if (prop_host_container_kind(h) != PROP_CONTAINER_NONE) {
+        fputs(",\"container\":", m);
+        prop_json_write_string(m, prop_host_name(h), strlen(prop_host_name(h)));
+    }
+    return m;
+}
+
+/* End the entry (its object's closing brace is written here) and add it. */
+static void
+report_end(FILE *m, char **buf, size_t *len)
+{
+    size_t off = 0;
+
+    if (m == NULL)
+        return;
+    fputs("}\n", m);
+    if (fclose(m) == 0 && *buf && *len) {
+        while (off < *len) {
+            ssize_t w = write(report_fd, *buf + off, *len - off);
+
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            off += (size_t)w;
+        }
+    }
+    free(*buf);
+    *buf = NULL;
+}
+
+static void
+report_str(FILE *m, const char *key, const char *v)
+{
+    fprintf(m, ",\"%s\":", key);
+    prop_json_write_string(m, v ? v : "", v ? strlen(v) : 0);
+}
+
+/* ,"key":["line",...] of the lines of text (not changed). */
+static void
+report_lines(FILE *m, const char *key, const char *text)
+{
+    const char *p = text, *nl;
+    int first = 1;
+
+    fprintf(m, ",\"%s\":[", key);
+    while (p && *p) {
+        nl = strchr(p, '\n');
+        if (!first)
+            fputc(',', m);
+        first = 0;
+        prop_json_write_string(m, p, nl ? (size_t)(nl - p) : strlen(p));
+        p = nl ? nl + 1 : NULL;
+    }
+    fputc(']', m);
 }
 
 /* "host":"box/web","container":"web" (a host has no "container"). */
@@ -460,7 +576,7 @@ print_lines(host_run *hr, const char *event, const char *parent, char *lines)
         return;
     for (line = strtok_r(lines, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         if (hr->o->json) {
-            printf("{\"event\":\"%s\",", event);
+            json_event(stdout, event);
             json_host(hr->h);
             if (strcmp(event, "warning") == 0)
                 fputs(",\"code\":\"W104\"", stdout);
@@ -532,7 +648,8 @@ record_again(host_run *hr, const prop_node *n)
         goto send;
     origin_of(n, where, sizeof where);
     if (hr->o->json) {
-        fputs("{\"event\":\"changed_again\",\"host\":", m);
+        json_event(m, "changed_again");
+        fputs("\"host\":", m);
         prop_json_write_string(m, hr->name, strlen(hr->name));
         fputs(",\"desc\":", m);
         prop_json_write_string(m, prop_node_desc(n), strlen(prop_node_desc(n)));
@@ -614,7 +731,7 @@ triggered_text(const host_run *hr, char *buf, size_t size)
     len = k > 0 ? (size_t)k : 0;
     for (i = 0; i < hr->trig_n && len < size; i++) {
         k = snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
-                     prop_node_desc(hr->trig_sources[i]));
+                     hr->trig_sources[i] ? prop_node_desc(hr->trig_sources[i]) : PENDING_TEXT);
         len += k > 0 ? (size_t)k : 0;
     }
     if (len < size)
@@ -622,19 +739,265 @@ triggered_text(const host_run *hr, char *buf, size_t size)
     return buf;
 }
 
-/* ,"triggered_by":[...] */
+/* ,"triggered_by":[...] (and "pending":true when owed from the last run) */
 static void
 json_triggered(const host_run *hr)
 {
     size_t i;
+    int any = 0, owed = 0;
 
     fputs(",\"triggered_by\":[", stdout);
     for (i = 0; i < hr->trig_n; i++) {
-        if (i)
+        if (!hr->trig_sources[i]) {
+            owed = 1;
+            continue;
+        }
+        if (any++)
             putchar(',');
         json_str(prop_node_desc(hr->trig_sources[i]));
     }
     putchar(']');
+    if (owed)
+        fputs(",\"pending\":true", stdout);
+}
+
+/* A property's entry of --report; notes and diffs: its lines (top level). */
+static void
+report_property(const host_run *hr, const prop_node *n, unsigned depth, prop_result r, double ms,
+                const char *msg, int trig, const char *notes, const char *diffs)
+{
+    char *buf = NULL, where[1200];
+    size_t len = 0, i;
+    int any = 0, owed = 0;
+    FILE *m = report_begin(&buf, &len, 'P', hr->h);
+
+    if (m == NULL)
+        return;
+    if (depth > 0)
+        report_str(m, "parent", prop_node_desc(hr->top));
+    report_str(m, "desc", prop_node_desc(n));
+    report_str(m, "origin", origin_of(n, where, sizeof where));
+    fprintf(m, ",\"result\":\"%s\",\"ms\":%.1f", prop_result_name(r), ms);
+    if (msg && *msg)
+        report_str(m, "message", msg);
+    if (trig) {
+        fputs(",\"triggered_by\":[", m);
+        for (i = 0; i < hr->trig_n; i++) {
+            if (!hr->trig_sources[i]) {
+                owed = 1;
+                continue;
+            }
+            if (any++)
+                fputc(',', m);
+            prop_json_write_string(m, prop_node_desc(hr->trig_sources[i]),
+                                   strlen(prop_node_desc(hr->trig_sources[i])));
+        }
+        fputc(']', m);
+        if (owed)
+            fputs(",\"pending\":true", m);
+    }
+    if (notes)
+        report_lines(m, "notes", notes);
+    if (diffs)
+        report_str(m, "diff", diffs);
+    report_end(m, &buf, &len);
+}
+
+/* ---- owed triggers ------------------------------------------------------- */
+
+/*
+ * Write hr->pending to PENDING_PATH on the target (atomically), or remove
+ * the file when nothing is owed.  0, or -1 with why.
+ */
+static int
+pending_save(host_run *hr, char *why, size_t wsize)
+{
+    const prop_file_attrs dattrs = {0755, NULL, NULL}, fattrs = {0600, NULL, NULL};
+    prop_file_stat st;
+    char *data = NULL, dir[sizeof state_dir];
+    size_t len = 0, i;
+    int rc;
+
+    if (prop_pending_count(hr->pending) == 0) {
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, PENDING_PATH, &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            return 0;
+        if (prop_transport_remove(hr->t, PENDING_PATH) == PROP_OK)
+            return 0;
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    /* The state directory and those above it, made as needed. */
+    for (i = 1; state_dir[i - 1] != '\0'; i++) {
+        if (state_dir[i] != '/' && state_dir[i] != '\0')
+            continue;
+        memcpy(dir, state_dir, i);
+        dir[i] = '\0';
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, dir, &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            rc = prop_transport_mkdir(hr->t, dir, &dattrs);
+        if (rc != PROP_OK) {
+            snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+            return -1;
+        }
+    }
+    if (prop_pending_format(hr->pending, &data, &len) != PROP_OK) {
+        snprintf(why, wsize, "out of memory");
+        return -1;
+    }
+    rc = prop_transport_write(hr->t, PENDING_PATH, data, len, &fattrs);
+    free(data);
+    if (rc != PROP_OK) {
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    return 0;
+}
+
+/* The executor's owe(): keep (or forget) n as owed on the target. */
+static void
+on_owe(void *ud, const prop_node *n, int owed)
+{
+    host_run *hr = ud;
+    char where[1200], why[1200], line[2600];
+    int len;
+
+    if (hr->o->dry || hr->pending == NULL)
+        return;
+    prop_node_origin_text(n, where, sizeof where);
+    if (owed) {
+        if (prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where) != PROP_OK) {
+            snprintf(why, sizeof why, "out of memory");
+            goto warn;
+        }
+    } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {
+        return;
+    }
+    if (pending_save(hr, why, sizeof why) == 0)
+        return;
+warn:
+    len = snprintf(line, sizeof line,
+                   "warning: cannot keep the owed trigger \"%s\" in %s: %s (a run stopped before "
+                   "it runs will not run it)",
+                   prop_node_desc(n), PENDING_PATH, why);
+    if (len > 0)
+        lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+}
+
+/*
+ * Read PENDING_PATH on the target into hr->pending, and list this host's
+ * records in *owed (malloc'd, *nowed of them; pointing into
+ * hr->pending).  A file that cannot be read leaves hr->pending NULL (it
+ * is then never written) with a warning; 0, or -1 out of memory.
+ */
+static int
+pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
+{
+    char *data = NULL;
+    size_t len = 0, i, n;
+    unsigned bad = 0;
+    int rc;
+
+    *owed = NULL;
+    *nowed = 0;
+    rc = prop_transport_read(hr->t, PENDING_PATH, &data, &len);
+    if (rc == PROP_ENOTFOUND)
+        return prop_pending_new(&hr->pending) == PROP_OK ? 0 : -1;
+    if (rc != PROP_OK) {
+        fprintf(stderr, "prop run: %s: warning: cannot read %s: %s; owed triggers are not kept\n",
+                hr->name, PENDING_PATH, prop_transport_error(hr->t));
+        return 0;
+    }
+    rc = prop_pending_parse(data, len, &hr->pending, &bad);
+    free(data);
+    if (rc != PROP_OK)
+        return -1;
+    if (bad)
+        fprintf(stderr, "prop run: %s: warning: %s:%u: not a record of an owed trigger (skipped)\n",
+                hr->name, PENDING_PATH, bad);
+    n = prop_pending_count(hr->pending);
+    if (n && !(*owed = calloc(n, sizeof **owed)))
+        return -1;
+    for (i = 0; i < n; i++) {
+        const char *host, *desc, *origin;
+
+        prop_pending_get(hr->pending, i, &host, &desc, &origin);
+        if (strcmp(host, hr->name) != 0)
+            continue;
+        (*owed)[*nowed].desc = desc;
+        (*owed)[*nowed].origin = origin;
+        (*nowed)++;
+    }
+    return 0;
+}
+
+/*
+ * After prop_triggers_new_owed: say what is owed from the last run, and
+ * drop (with a warning) what the site no longer has; a record found
+ * under another origin is named by its target's from now on.
+ */
+static void
+pending_report(host_run *hr, prop_owed *owed, size_t nowed)
+{
+    char where[1200], why[1200];
+    size_t i, j, dropped = 0;
+
+    for (i = 0; i < nowed; i++) {
+        char *desc = strdup(owed[i].desc), *origin = strdup(owed[i].origin);
+
+        if (!desc || !origin) {
+            free(desc);
+            free(origin);
+            continue;
+        }
+        if (owed[i].target)
+            prop_node_origin_text(owed[i].target, where, sizeof where);
+        if (hr->o->json) {
+            json_event(stdout, owed[i].target ? "pending" : "pending_dropped");
+            json_host(hr->h);
+            fputs(",\"desc\":", stdout);
+            json_str(desc);
+            fputs(",\"origin\":", stdout);
+            json_str(owed[i].target ? where : origin);
+            if (hr->o->dry)
+                fputs(",\"dry_run\":true", stdout);
+            fputs("}\n", stdout);
+        } else if (owed[i].target) {
+            printf("%s  %s: ", hr->name, PENDING_TEXT);
+            text(desc);
+            fputs(" (", stdout);
+            text(where);
+            printf(")%s\n", hr->o->dry ? ": would run" : "");
+        } else {
+            printf("%s  %swarning%s: %s: ", hr->name, hr->color ? "\033[1;35m" : "",
+                   hr->color ? "\033[0m" : "", PENDING_TEXT);
+            text(desc);
+            fputs(" (", stdout);
+            text(origin);
+            printf("): the site has no trigger target so described any more; %s\n",
+                   hr->o->dry ? "a real run drops it" : "dropped");
+        }
+        /* owed[i] points into its own record (records are never the
+         * same twice): only that one is changed. */
+        if (!owed[i].target) {
+            dropped += prop_pending_remove(hr->pending, hr->name, desc, origin) > 0;
+        } else if (strcmp(where, origin) != 0) {
+            for (j = 0; j < prop_pending_count(hr->pending); j++) {
+                const char *h, *d, *o;
+
+                prop_pending_get(hr->pending, j, &h, &d, &o);
+                if (strcmp(h, hr->name) == 0 && strcmp(d, desc) == 0 && strcmp(o, origin) == 0)
+                    (void)prop_pending_set_origin(hr->pending, j, where);
+            }
+        }
+        free(desc);
+        free(origin);
+    }
+    if (!hr->o->dry && dropped && pending_save(hr, why, sizeof why) != 0)
+        fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
+                why);
 }
 
 static void
@@ -688,9 +1051,13 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
     if (depth > 0) {
         /* A recipe's own pair says the same as its first side: one event.
          * A shared trigger target has its event whatever it is. */
-        if (hr->o->json && (trig || (prop_node_kind(n) == PROP_LEAF &&
-                                     strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0))) {
-            fputs("{\"event\":\"property\",", stdout);
+        int event = trig || (prop_node_kind(n) == PROP_LEAF &&
+                             strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0);
+
+        if (event)
+            report_property(hr, n, depth, r, ms, msg, trig, NULL, NULL);
+        if (hr->o->json && event) {
+            json_event(stdout, "property");
             json_host(hr->h);
             fputs(",\"parent\":", stdout);
             json_str(prop_node_desc(hr->top));
@@ -709,7 +1076,7 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         return;
     }
     if (hr->o->json) {
-        fputs("{\"event\":\"property\",", stdout);
+        json_event(stdout, "property");
         json_host(hr->h);
         fputs(",\"desc\":", stdout);
         json_str(prop_node_desc(n));
@@ -737,6 +1104,10 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
         hr->trig = NULL;
     {
         char *notes = lsys_take_notes(&hr->sys), *warnings = lsys_take_warnings(&hr->sys);
+        char *diffs = lsys_take_diffs(&hr->sys);
+
+        report_property(hr, n, depth, r, ms, msg, trig, notes, diffs);
+        free(diffs);
         print_lines(hr, "warning", prop_node_desc(n), warnings);
         print_lines(hr, "note", prop_node_desc(n), notes);
         free(warnings);
@@ -938,9 +1309,25 @@ print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const 
                 int color)
 {
     const char *name = prop_host_fullname(h);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = report_begin(&buf, &len, 'H', h);
 
+    if (m) {
+        fprintf(m, ",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
+                oc->failed, oc->ms);
+        if (oc->unreachable || oc->refused) {
+            fputs(oc->unreachable ? ",\"unreachable\":true" : ",\"refused\":true", m);
+            report_str(m, "error", why);
+        }
+        if (oc->info_only)
+            fputs(",\"info_only\":true", m);
+        if (oc->stopped)
+            fprintf(m, ",\"interrupted\":true,\"skipped\":%u", oc->skipped);
+        report_end(m, &buf, &len);
+    }
     if (o->json) {
-        fputs("{\"event\":\"host\",", stdout);
+        json_event(stdout, "host");
         json_host(h);
         printf(",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                oc->failed, oc->ms);
@@ -1358,7 +1745,10 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
                          want_stop,
                          test_only_if,
                          on_triggered,
-                         o->ntags || o->nskip ? select_node : NULL};
+                         o->ntags || o->nskip ? select_node : NULL,
+                         on_owe};
+    prop_owed *owed = NULL;
+    size_t nowed = 0;
     prop_triggers *trig = NULL;
     prop_transport *t = NULL;
     tstack ts = {{NULL}, 0};
@@ -1427,12 +1817,18 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         oc->refused = 1;
         goto out;
     }
-    /* Shared on_change targets run once (exec.h). */
-    if (prop_triggers_new(it.v, it.n, os, &trig) != PROP_OK) {
+    /* Shared on_change targets run once (exec.h); those owed from the
+     * last run are run in this one. */
+    hr.t = t;
+    if (pending_load(&hr, &owed, &nowed) != 0 ||
+        prop_triggers_new_owed(it.v, it.n, os, owed, nowed, &trig) != PROP_OK) {
         snprintf(why, sizeof why, "out of memory");
         oc->failed = 1;
         goto out;
     }
+    pending_report(&hr, owed, nowed);
+    free(owed);
+    owed = NULL;
     split_os_info(h, suite, arch);
     hr.sys.t = t;
     hr.sys.host = hr.name;
@@ -1447,6 +1843,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     }
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
+    hr.sys.keep_diffs = o->diff && report_fd >= 0;
     hr.sys.reveal = reveal_secret;
     hr.sys.reveal_ud = &hr;
     if (lsys_push(L, &hr.sys) != 0) {
@@ -1487,6 +1884,8 @@ out:
     fflush(stdout);
 done:
     prop_triggers_free(trig);
+    free(owed);
+    prop_pending_free(hr.pending);
     prop_secrets_free(hr.store);
     free(it.v);
     free(hr.attach);
@@ -1542,8 +1941,16 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
             continue;
         }
         if (o->dry && hr->attach[i] == PROP_RESULT_CHANGED) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *m = report_begin(&buf, &len, 'H', c);
+
+            if (m) {
+                fputs(",\"ok\":0,\"changed\":0,\"failed\":0,\"not_made\":true", m);
+                report_end(m, &buf, &len);
+            }
             if (o->json) {
-                fputs("{\"event\":\"host\",", stdout);
+                json_event(stdout, "host");
                 json_host(c);
                 fputs(",\"ok\":0,\"changed\":0,\"failed\":0,\"not_made\":true,"
                       "\"dry_run\":true}\n",
@@ -1879,7 +2286,8 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
         to = from + size < n ? from + size : n;
         b++;
         if (o->json) {
-            printf("{\"event\":\"batch\",\"batch\":%zu,\"of\":%zu,\"hosts\":[", b, nb);
+            json_event(stdout, "batch");
+            printf("\"batch\":%zu,\"of\":%zu,\"hosts\":[", b, nb);
             for (k = from; k < to; k++) {
                 if (k > from)
                     putchar(',');
@@ -1909,8 +2317,8 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
     }
     if (!want_stop(NULL)) {
         if (o->json) {
-            printf("{\"event\":\"held\",\"failed\":%zu,\"max_fail\":%d,\"hosts\":[", failed,
-                   o->max_fail);
+            json_event(stdout, "held");
+            printf("\"failed\":%zu,\"max_fail\":%d,\"hosts\":[", failed, o->max_fail);
             for (k = to; k < n; k++) {
                 if (k > to)
                     putchar(',');
@@ -2024,26 +2432,31 @@ run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, o
 {
     int rc;
 
-    if (o->json)
-        puts("{\"event\":\"pass\",\"pass\":1}");
-    else
+    if (o->json) {
+        json_event(stdout, "pass");
+        puts("\"pass\":1}");
+    } else
         printf("prop run --twice: first run\n");
+    report_pass = 1;
     rc = first_pass(ctx, o, hosts, nhosts, ocs);
     if (rc != EXIT_WELL) {
         fprintf(stderr,
                 "prop run --twice: the first run did not succeed (exit %d); no second run\n", rc);
         return rc;
     }
-    if (o->json)
-        puts("{\"event\":\"pass\",\"pass\":2}");
-    else
+    if (o->json) {
+        json_event(stdout, "pass");
+        puts("\"pass\":2}");
+    } else
         printf("\nprop run --twice: second run, which must change nothing\n");
     o->record = 1;
+    report_pass = 2;
     rc = run_pass(ctx, o, hosts, nhosts, ocs);
     if (o->json) {
         if (again.buf)
             fputs(again.buf, stdout);
-        printf("{\"event\":\"twice\",\"changed_again\":%zu}\n", again.n);
+        json_event(stdout, "twice");
+        printf("\"changed_again\":%zu}\n", again.n);
     } else if (again.n > 0) {
         printf("\nprop run --twice: the second run changed %zu propert%s; the site does not "
                "converge in one run:\n%s",
@@ -2055,6 +2468,329 @@ run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, o
     again.buf = NULL;
     if (again.n > 0 && rc == EXIT_WELL)
         rc = EXIT_FAILED;
+    return rc;
+}
+
+/* ---- run id, commit, report ------------------------------------------------ */
+
+/* A random id for this run (32 hex digits) into run_id. */
+static void
+make_run_id(void)
+{
+    unsigned char b[16];
+    size_t i, got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+    while (fd >= 0 && got < sizeof b) {
+        ssize_t r = read(fd, b + got, sizeof b - got);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (got < sizeof b) {
+        /* No /dev/urandom: the time and the pid, which still differ. */
+        struct timespec ts;
+        unsigned long long x;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        x = (unsigned long long)ts.tv_sec * 1000000007ULL ^ (unsigned long long)ts.tv_nsec ^
+            ((unsigned long long)getpid() << 32);
+        for (i = 0; i < sizeof b; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+            b[i] = (unsigned char)(x >> 56);
+    }
+    for (i = 0; i < sizeof b; i++)
+        snprintf(run_id + 2 * i, 3, "%02x", b[i]);
+}
+
+/*
+ * git -C dir ARGS... with no input and no error output: its exit status
+ * (-1: it could not be run), and the first size-1 bytes of its output in
+ * out.  No lock is taken (GIT_OPTIONAL_LOCKS=0).
+ */
+static int
+git_in(const char *dir, const char *a1, const char *a2, const char *a3, char *out, size_t size)
+{
+    int p[2], status;
+    size_t len = 0;
+    pid_t pid;
+    char sink[512];
+
+    out[0] = '\0';
+    if (pipe(p) != 0)
+        return -1;
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
+        int null = open("/dev/null", O_RDWR);
+
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
+            dup2(p[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        close(p[0]);
+        close(p[1]);
+        setenv("GIT_OPTIONAL_LOCKS", "0", 1);
+        execvp("git", (char *const *)argv);
+        _exit(127);
+    }
+    close(p[1]);
+    for (;;) {
+        char *to = len + 1 < size ? out + len : sink;
+        size_t room = len + 1 < size ? size - 1 - len : sizeof sink;
+        ssize_t r = read(p[0], to, room);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (to != sink)
+            len += (size_t)r;
+    }
+    out[len] = '\0';
+    close(p[0]);
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
+}
+
+/* The commit of the site's git work tree into run_commit ("" when the
+ * site is not in one, or git is not there), and whether it has changes. */
+static void
+find_site_commit(const char *site)
+{
+    char dir[4096], out[128];
+    const char *slash = strrchr(site, '/');
+    size_t i, n;
+
+    run_commit[0] = '\0';
+    run_dirty = 0;
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == site)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - site), site);
+    if (git_in(dir, "rev-parse", "--verify", "HEAD", out, sizeof out) != 0)
+        return;
+    n = strcspn(out, "\n");
+    if (n < 40 || n >= sizeof run_commit)
+        return;
+    for (i = 0; i < n; i++)
+        if (!strchr("0123456789abcdef", out[i]))
+            return;
+    memcpy(run_commit, out, n);
+    run_commit[n] = '\0';
+    if (git_in(dir, "status", "--porcelain", "--ignore-submodules=none", out, sizeof out) == 0)
+        run_dirty = out[0] != '\0';
+}
+
+/* "2026-12-05T12:00:00Z" */
+static void
+utc_time(time_t t, char buf[32])
+{
+    struct tm tm;
+
+    if (gmtime_r(&t, &tm) == NULL || strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, 32, "%lld", (long long)t);
+}
+
+/* The temporary file beside FILE that becomes it; -1 with a message. */
+static int
+report_open(const char *file, char **tmp)
+{
+    const char *slash = strrchr(file, '/');
+    size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
+    size_t need = strlen(file) + 16;
+    int fd;
+
+    *tmp = malloc(need);
+    if (*tmp == NULL) {
+        fprintf(stderr, "prop run: out of memory\n");
+        return -1;
+    }
+    snprintf(*tmp, need, "%.*s.%s.XXXXXX", (int)dl, file, file + dl);
+    fd = mkstemp(*tmp);
+    /* Not for the commands a run starts. */
+    if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        close(fd);
+        unlink(*tmp);
+        fd = -1;
+    }
+    if (fd < 0) {
+        fprintf(stderr, "prop run: --report %s: cannot write there: %s\n", file, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return fd;
+}
+
+/* The entries of report_fd as one document; 0, or -1 out of memory. */
+static int
+report_document(FILE *m, const run_opts *o, const prop_host **hosts, size_t nhosts,
+                const outcome *ocs, int rc, const char *started, const char *ended)
+{
+    char *data = NULL, *line, *end;
+    size_t len = 0, cap = 0, k;
+    int first = 1;
+
+    for (;;) {
+        ssize_t r;
+
+        if (cap - len < 65536) {
+            char *b = realloc(data, cap = cap ? cap * 2 : 65536);
+
+            if (b == NULL) {
+                free(data);
+                return -1;
+            }
+            data = b;
+        }
+        r = pread(report_fd, data + len, cap - len - 1, (off_t)len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    if (data == NULL)
+        return -1;
+    data[len] = '\0';
+    fprintf(m, "{\"run\":\"%s\"", run_id);
+    if (run_commit[0])
+        fprintf(m, ",\"commit\":\"%s\",\"dirty\":%s", run_commit, run_dirty ? "true" : "false");
+    report_str(m, "site", o->site_path);
+    report_str(m, "started", started);
+    report_str(m, "ended", ended);
+    fprintf(m, ",\"dry_run\":%s,\"twice\":%s,\"exit\":%d,\"hosts\":[", o->dry ? "true" : "false",
+            o->twice ? "true" : "false", rc);
+    /* Each host entry, with the property entries of its host and pass. */
+    for (line = data; line < data + len; line = end + 1) {
+        char *t1, *t2, *t3, *p, *pe;
+
+        end = strchr(line, '\n');
+        if (end == NULL)
+            break;
+        if (line[0] != 'H' || !(t1 = memchr(line, '\t', (size_t)(end - line))) ||
+            !(t2 = memchr(t1 + 1, '\t', (size_t)(end - t1 - 1))) ||
+            !(t3 = memchr(t2 + 1, '\t', (size_t)(end - t2 - 1))) || end[-1] != '}')
+            continue;
+        if (!first)
+            fputc(',', m);
+        first = 0;
+        fwrite(t3 + 1, 1, (size_t)(end - 1 - (t3 + 1)), m);
+        if (o->twice)
+            fprintf(m, ",\"pass\":%.*s", (int)(t2 - t1 - 1), t1 + 1);
+        fputs(",\"properties\":[", m);
+        {
+            int pfirst = 1;
+
+            for (p = data; p < data + len; p = pe + 1) {
+                size_t keylen = (size_t)(t3 - t1); /* "\tPASS\tHOST" */
+
+                pe = strchr(p, '\n');
+                if (pe == NULL)
+                    break;
+                if (p[0] != 'P' || (size_t)(pe - p) <= keylen + 1 ||
+                    memcmp(p + 1, t1, keylen) != 0 || p[1 + keylen] != '\t')
+                    continue;
+                if (!pfirst)
+                    fputc(',', m);
+                pfirst = 0;
+                fwrite(p + 2 + keylen, 1, (size_t)(pe - (p + 2 + keylen)), m);
+            }
+        }
+        fputs("]}", m);
+    }
+    /* Hosts that never started: held back by --max-fail, or interrupted. */
+    for (k = 0; k < nhosts; k++) {
+        if (!ocs[k].held &&
+            !(ocs[k].stopped && ocs[k].ms == 0 && !ocs[k].ok && !ocs[k].failed && !ocs[k].changed))
+            continue;
+        if (!first)
+            fputc(',', m);
+        first = 0;
+        fputs("{\"host\":", m);
+        prop_json_write_string(m, prop_host_fullname(hosts[k]),
+                               strlen(prop_host_fullname(hosts[k])));
+        fputs(ocs[k].held ? ",\"not_run\":true,\"held\":true,\"properties\":[]}"
+                          : ",\"not_run\":true,\"interrupted\":true,\"properties\":[]}",
+              m);
+    }
+    fputs("]}\n", m);
+    free(data);
+    return 0;
+}
+
+/*
+ * Write the report into its temporary file and rename it over FILE.
+ * Returns rc, or EXIT_FAILED (with a message) when it cannot be written.
+ */
+static int
+report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
+             const outcome *ocs, int rc, time_t t0)
+{
+    char started[32], ended[32], *doc = NULL;
+    size_t len = 0, off = 0;
+    FILE *m = open_memstream(&doc, &len);
+    mode_t um = umask(0);
+    int ok;
+
+    umask(um);
+    utc_time(t0, started);
+    utc_time(time(NULL), ended);
+    ok = m != NULL && report_document(m, o, hosts, nhosts, ocs, rc, started, ended) == 0;
+    if (m && fclose(m) != 0)
+        ok = 0;
+    while (ok && off < len) {
+        ssize_t w = write(fd, doc + off, len - off);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            ok = 0;
+        else
+            off += (size_t)w;
+    }
+    free(doc);
+    if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0))
+        ok = 0;
+    if (close(fd) != 0)
+        ok = 0;
+    if (ok && rename(tmp, o->report) != 0)
+        ok = 0;
+    if (!ok) {
+        fprintf(stderr, "prop run: --report %s: cannot write it: %s\n", o->report,
+                errno ? strerror(errno) : "out of memory");
+        unlink(tmp);
+        free(tmp);
+        return rc == EXIT_WELL ? EXIT_FAILED : rc;
+    }
+    {
+        /* The rename is kept once its directory is on disk. */
+        const char *slash = strrchr(o->report, '/');
+        char dir[4096];
+        int dfd;
+
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - o->report) + 1 : 1,
+                 slash ? o->report : ".");
+        if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+    }
+    free(tmp);
     return rc;
 }
 
@@ -2070,7 +2806,9 @@ run_run(int argc, char **argv)
     lprop_ctx *ctx = NULL;
     struct sigaction sa;
     const char **names;
-    int nnames = 0, max_fail_given = 0;
+    int nnames = 0, max_fail_given = 0, rfd = -1;
+    char *rtmp = NULL;
+    time_t t0 = time(NULL);
 
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
@@ -2119,6 +2857,12 @@ run_run(int argc, char **argv)
         } else if (opt_value("--skip-tags", argc, argv, &i, &v)) {
             if (tag_list("--skip-tags", (char *)v, o.skip_tags, &o.nskip))
                 goto usage;
+        } else if (opt_value("--report", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_run, "--report wants a file name");
+                goto usage;
+            }
+            o.report = v;
         } else if (opt_value("--max-fail", argc, argv, &i, &v)) {
             if (int_arg("--max-fail", v, 0, 1000000, &o.max_fail))
                 goto usage;
@@ -2145,6 +2889,28 @@ run_run(int argc, char **argv)
         cli_usage_error(&cmd_run,
                         "--max-fail counts failed hosts between batches: it needs --serial");
         goto usage;
+    }
+    {
+        /* Where a target keeps prop's state: an absolute path, as
+         * transports take them (no "//", ".", ".." or trailing '/'). */
+        const char *sd = getenv("PROP_STATE_DIR");
+
+        if (sd && *sd) {
+            size_t l = strlen(sd);
+
+            if (sd[0] != '/' || l < 2 || l >= sizeof state_dir || sd[l - 1] == '/' ||
+                strstr(sd, "//") || strstr(sd, "/./") || strstr(sd, "/../") ||
+                (l >= 2 && strcmp(sd + l - 2, "/.") == 0) ||
+                (l >= 3 && strcmp(sd + l - 3, "/..") == 0)) {
+                cli_usage_error(&cmd_run,
+                                "PROP_STATE_DIR=%s: an absolute path is wanted, without \"//\", "
+                                "\".\", \"..\" or a trailing \"/\"",
+                                sd);
+                goto usage;
+            }
+            snprintf(state_dir, sizeof state_dir, "%s", sd);
+            snprintf(pending_path, sizeof pending_path, "%s/pending", sd);
+        }
     }
     o.site_path = site;
     ctx = cli_load_site(site, &o.site, &evaluated);
@@ -2188,6 +2954,27 @@ run_run(int argc, char **argv)
             if (prop_host_container_kind(prop_site_host(ctx->site, k)) == PROP_CONTAINER_NONE)
                 hosts[nhosts++] = prop_site_host(ctx->site, k);
 
+    make_run_id();
+    if (o.json || o.report)
+        find_site_commit(site);
+    if (o.report) {
+        char tpl[4096];
+        const char *tmpdir = getenv("TMPDIR");
+
+        if ((rfd = report_open(o.report, &rtmp)) < 0) {
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        snprintf(tpl, sizeof tpl, "%s/prop-report.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if ((report_fd = mkstemp(tpl)) < 0 || unlink(tpl) != 0 ||
+            fcntl(report_fd, F_SETFL, O_APPEND) != 0 ||
+            fcntl(report_fd, F_SETFD, FD_CLOEXEC) != 0) {
+            fprintf(stderr, "prop run: --report: cannot make a temporary file in %s: %s\n",
+                    tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+            rc = EXIT_FAILED;
+            goto done;
+        }
+    }
     signal_ctx = ctx;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
@@ -2199,12 +2986,26 @@ run_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
     ctx->interrupt = &stop_requested;
-    if (!o.twice) {
+    if (!o.twice)
         rc = run_pass(ctx, &o, hosts, nhosts, ocs);
-        goto done;
+    else
+        rc = run_twice(ctx, &o, hosts, nhosts, ocs);
+    if (o.report) {
+        fflush(stdout);
+        rc = report_write(&o, rfd, rtmp, hosts, nhosts, ocs, rc, t0);
+        rfd = -1;
+        rtmp = NULL;
     }
-    rc = run_twice(ctx, &o, hosts, nhosts, ocs);
 done:
+    if (rtmp) {
+        unlink(rtmp);
+        free(rtmp);
+    }
+    if (rfd >= 0)
+        close(rfd);
+    if (report_fd >= 0)
+        close(report_fd);
+    report_fd = -1;
     lprop_close(ctx);
     free(hosts);
     free(ocs);
@@ -2222,4 +3023,5 @@ const cli_command cmd_run = {
     "prop run SITE [HOST...] [--dry-run] [--twice] [--diff] [--json] [-j N]\n"
     "                [--accept-new-host-keys] [--connect-timeout S] [--timeout S]\n"
     "                [--serial N|N%] [--max-fail K] [--tags T,...] [--skip-tags T,...]\n"
+    "                [--report FILE.json]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

@@ -111,6 +111,18 @@ lsys_take_notes(lsys *s)
 }
 
 char *
+lsys_take_diffs(lsys *s)
+{
+    char *d = s->diffs;
+
+    if (s->diffs_len == 0)
+        return NULL;
+    s->diffs = NULL;
+    s->diffs_len = s->diffs_cap = 0;
+    return d;
+}
+
+char *
 lsys_take_warnings(lsys *s)
 {
     char *w = s->warnings;
@@ -131,6 +143,9 @@ lsys_clear(lsys *s)
     free(s->warnings);
     s->warnings = NULL;
     s->warnings_len = s->warnings_cap = 0;
+    free(s->diffs);
+    s->diffs = NULL;
+    s->diffs_len = s->diffs_cap = 0;
 }
 
 static void notef(lsys *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -608,8 +623,11 @@ note_diff(lsys *s, const char *path, const char *content, size_t len, int secret
     snprintf(b, sizeof b, "b%s", path);
     if (prop_diff_unified(old ? old : "", oldlen, content, len, a, b, 3, &d, &dlen) != PROP_OK)
         notef(s, "%s: no memory for a diff", path);
-    else if (d && dlen)
+    else if (d && dlen) {
         lsys_note(s, d, dlen);
+        if (s->keep_diffs)
+            add_line(s, &s->diffs, &s->diffs_len, &s->diffs_cap, d, dlen);
+    }
     free(d);
     free(old);
 }

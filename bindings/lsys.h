@@ -60,6 +60,11 @@ typedef struct lsys {
     char *notes; /* lines to show under the property, each ending in \n */
     size_t notes_len, notes_cap;
     int notes_oom; /* a note was lost for want of memory */
+    /* With keep_diffs, the diffs of --diff (never a secret's) as well,
+     * apart from the notes they are in. */
+    int keep_diffs;
+    char *diffs;
+    size_t diffs_len, diffs_cap;
 } lsys;
 
 /*
@@ -76,6 +81,8 @@ void lsys_begin(lsys *s);
 void lsys_note(lsys *s, const char *text, size_t len);
 /* The notes so far (NULL when none); the caller frees them. */
 char *lsys_take_notes(lsys *s);
+/* The diffs kept so far (keep_diffs; NULL when none); the caller frees them. */
+char *lsys_take_diffs(lsys *s);
 /* The W104 warnings so far, one per line (NULL when none); the caller frees them. */
 char *lsys_take_warnings(lsys *s);
 /* Free what s owns (not the transport). */

@@ -10,6 +10,7 @@
  * Ownership: a prop_triggers owns its groups, its occurrence map and each
  * group's source array, all from malloc, freed by prop_triggers_free.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -139,9 +140,12 @@ typedef struct trig_group {
     size_t total;              /* counted on_change */
     size_t last_top;           /* the top-level property holding the last */
     size_t seen;               /* counted on_change run so far */
-    const prop_node **sources; /* noted triggers: total slots */
+    const prop_node **sources; /* noted triggers: total + 1 slots (NULL: owed
+                                  from an earlier run) */
     size_t nsources;
     const prop_node *run; /* the target to run: the last trigger's */
+    int recorded;         /* ops->owe was told it is owed (or it was owed
+                             from an earlier run), not yet that it ran */
 } trig_group;
 
 /* A counted on_change and its group (sorted by node for bsearch). */
@@ -249,19 +253,66 @@ prop_triggers_free(prop_triggers *t)
     free(t);
 }
 
+const char *
+prop_node_origin_text(const prop_node *n, char *buf, size_t size)
+{
+    const prop_origin *o = n ? prop_node_origin(n) : NULL;
+
+    if (!buf || size == 0)
+        return "";
+    if (o == NULL || o->nframes == 0 || !o->frames[0].file)
+        snprintf(buf, size, "?");
+    else
+        snprintf(buf, size, "%s:%d", o->frames[0].file, o->frames[0].line);
+    return buf;
+}
+
+/* The occurrence (first of its group) whose target an owed record names,
+ * or w->n. */
+static size_t
+owed_occurrence(const walk_list *w, const size_t *group, const prop_owed *ow)
+{
+    size_t i, best = w->n;
+    char o[1200];
+
+    if (!ow->desc)
+        return w->n;
+    for (i = 0; i < w->n; i++) {
+        const prop_node *b = node_children(w->v[i].oc)[1];
+
+        if (!b->desc || strcmp(b->desc, ow->desc) != 0)
+            continue;
+        if (best == w->n)
+            best = group[i];
+        if (ow->origin && strcmp(prop_node_origin_text(b, o, sizeof o), ow->origin) == 0)
+            return group[i];
+    }
+    return best;
+}
+
 int
 prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_triggers **out)
 {
+    return prop_triggers_new_owed(props, n, os, NULL, 0, out);
+}
+
+int
+prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, prop_owed *owed,
+                       size_t nowed, prop_triggers **out)
+{
     walk_list w = {NULL, 0, 0, 0};
     prop_triggers *t;
-    size_t *group = NULL, i, j, ng = 0, nshared = 0, *map = NULL;
+    size_t *group = NULL, i, j, ng = 0, nshared = 0, *map = NULL, *owed_at = NULL;
+    unsigned char *owes = NULL;
     int rc = PROP_ENOMEM;
 
     if (!out)
         return PROP_EINVAL;
     *out = NULL;
-    if (!props && n > 0)
+    if ((!props && n > 0) || (!owed && nowed > 0))
         return PROP_EINVAL;
+    for (i = 0; i < nowed; i++)
+        owed[i].target = NULL;
     if (!(t = calloc(1, sizeof *t)))
         return PROP_ENOMEM;
     t->props = props;
@@ -284,29 +335,43 @@ prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_
                 break;
             }
     }
-    if (w.n && !(map = calloc(w.n, sizeof *map)))
+    if (w.n && (!(map = calloc(w.n, sizeof *map)) || !(owes = calloc(w.n, 1))))
         goto fail;
+    if (nowed && !(owed_at = malloc(nowed * sizeof *owed_at)))
+        goto fail;
+    /* An owed target is shared, even when counted once. */
+    for (i = 0; i < nowed; i++)
+        if ((owed_at[i] = owed_occurrence(&w, group, &owed[i])) < w.n)
+            owes[owed_at[i]] = 1;
     /* Count each group; map[first] becomes the group's number + 1 when
      * it is shared. */
     for (i = 0; i < w.n; i++)
         map[group[i]]++;
     for (i = 0; i < w.n; i++)
-        if (group[i] == i && map[i] >= 2)
+        if (group[i] == i && (map[i] >= 2 || owes[i]))
             nshared++;
     if (nshared) {
         if (!(t->g = calloc(nshared, sizeof *t->g)))
             goto fail;
         for (i = 0; i < w.n; i++) {
-            if (group[i] != i || map[i] < 2) {
+            if (group[i] != i || (map[i] < 2 && !owes[i])) {
                 if (group[i] == i)
                     map[i] = 0;
                 continue;
             }
             t->g[ng].target = node_children(w.v[i].oc)[1];
             t->g[ng].total = map[i];
-            if (!(t->g[ng].sources = calloc(map[i], sizeof *t->g[ng].sources))) {
+            if (!(t->g[ng].sources = calloc(map[i] + 1, sizeof *t->g[ng].sources))) {
                 t->ng = ng;
                 goto fail;
+            }
+            if (owes[i]) {
+                /* Owed from an earlier run: a trigger noted already. */
+                t->g[ng].sources[0] = NULL;
+                t->g[ng].nsources = 1;
+                t->g[ng].run = t->g[ng].target;
+                t->g[ng].recorded = 1;
+                t->npending++;
             }
             map[i] = ++ng;
         }
@@ -324,6 +389,9 @@ prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_
             t->nocc++;
         }
         qsort(t->occ, t->nocc, sizeof *t->occ, occ_cmp);
+        for (i = 0; i < nowed; i++)
+            if (owed_at[i] < w.n)
+                owed[i].target = t->g[map[owed_at[i]] - 1].target;
     }
     rc = PROP_OK;
     *out = t;
@@ -332,6 +400,8 @@ fail:
     free(w.v);
     free(group);
     free(map);
+    free(owes);
+    free(owed_at);
     prop_triggers_free(t);
     return rc;
 }
@@ -466,21 +536,30 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
         r = SUB(node_children(n)[0]);
         if ((g = group_of(t, n)) != NULL) {
             /* A shared target: note the trigger; the last runs it. */
-            if (r == PROP_RESULT_CHANGED && g->nsources < g->total) {
+            if (r == PROP_RESULT_CHANGED && g->nsources <= g->total) {
                 if (g->nsources++ == 0)
                     t->npending++;
                 g->sources[g->nsources - 1] = node_children(n)[0];
                 g->run = node_children(n)[1];
+                if (!g->recorded && ops->owe)
+                    ops->owe(ud, g->target, 1);
+                g->recorded = 1;
             }
             if (++g->seen >= g->total && r != PROP_RESULT_INTERRUPTED)
                 r = prop_result_combine(r, flush(t, g, os, depth + 1, ops, ud));
         } else if (r == PROP_RESULT_CHANGED) {
+            const prop_node *b = node_children(n)[1];
+
+            if (ops->owe)
+                ops->owe(ud, b, 1);
             if (t)
                 t->in_target++;
-            r = prop_result_combine(
-                r, exec_node(t, node_children(n)[1], os, depth + 1, ops, ud, NULL, 1));
+            r2 = exec_node(t, b, os, depth + 1, ops, ud, NULL, 1);
             if (t)
                 t->in_target--;
+            if (ops->owe && r2 <= PROP_RESULT_CHANGED)
+                ops->owe(ud, b, 0);
+            r = prop_result_combine(r, r2);
         }
         break;
     case PROP_FALLBACK:
@@ -550,6 +629,12 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
         served->nsources -= nserved;
         if (served->nsources == 0 && nserved > 0)
             t->npending--;
+        /* Done with what was owed: no longer kept for the next run. */
+        if (nserved > 0 && served->recorded && served->nsources == 0 && r <= PROP_RESULT_CHANGED) {
+            served->recorded = 0;
+            if (ops->owe)
+                ops->owe(ud, served->target, 0);
+        }
     }
     free(msg);
     return r;

@@ -82,6 +82,8 @@ function Property:requires(b) end
 function Property:before(b) end
 
 ---`a:on_change(b)`: ensure `a`; ensure `b` only if `a` changed.
+---`b` is kept owed on the target until it has run without failing: a
+---run that fails or is killed before `b` leaves it to the next run.
 ---Revertable iff `a` is.
 ---@param b prop.Properties
 ---@return prop.Property

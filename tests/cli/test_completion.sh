@@ -45,6 +45,13 @@ expect_words "host names after options" "www.example.com" graph --max-instructio
 expect_words "run --twice" "--twice" run examples/site.lua --tw
 expect_words "repl options" "--max-cpu --max-instructions --max-memory" repl --max
 expect_words "--max-cpu's value is not completed" "" run --max-cpu ""
+expect_words "run --report" "--report" run examples/site.lua --rep
+mkdir -p "$TMP/rep/dir"
+touch "$TMP/rep/last.json" "$TMP/rep/site.lua"
+expect_words "--report offers directories and JSON files" "$TMP/rep/dir $TMP/rep/last.json" \
+  run examples/site.lua --report "$TMP/rep/"
+expect_words "host names after --report FILE" "www.example.com" \
+  run examples/site.lua --report r.json w
 expect_words "host names after --max-cpu" "www.example.com" show --max-cpu 10 examples/site.lua w
 expect_words "claims: kinds of thing" "package: port:" claims examples/site.lua p
 expect_words "claims options" "--json" claims --js

@@ -31,6 +31,10 @@ fi
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-run.XXXXXX")"
 chmod 755 "$TMP"
+# prop's state on a target (owed triggers) is kept in the scratch
+# directory, not in /var/lib/prop of this machine (on a connect.dir tree,
+# under the tree).
+export PROP_STATE_DIR="$TMP/prop-state"
 cleanups=()
 # on_exit CMD: run CMD (a string for eval) when the test ends, last first.
 on_exit() {
@@ -107,6 +111,13 @@ prop_run() {
     fi
     break
   done
+}
+
+# strip_run OUT : removes from the events in OUT the fields every event of
+# a run carries (its "run" id, and "commit" and "dirty" when the site is in
+# a git work tree), for tests that compare whole events.
+strip_run() {
+  sed -E -i 's/^(\{"event":"[a-z_]+",)"run":"[0-9a-f]{32}",("commit":"[0-9a-f]+","dirty":(true|false),)?/\1/' "$1"
 }
 
 # Counts from the JSON Lines of prop run --json.

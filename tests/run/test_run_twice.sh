@@ -45,6 +45,7 @@ else
 fi
 rm -rf "$A/srv" "$B/etc/issue"
 prop_run "$TMP/good.json" "$TMP/good.lua" --twice
+strip_run "$TMP/good.json"
 if [[ $rc == 0 ]] && grep -qx '{"event":"pass","pass":1}' "$TMP/good.json" &&
    grep -qx '{"event":"pass","pass":2}' "$TMP/good.json" &&
    grep -qx '{"event":"twice","changed_again":0}' "$TMP/good.json" &&
@@ -89,6 +90,7 @@ for jobs in 1 2; do
     fail "always changes, -j $jobs" "exit $rc (want 1), or the properties not named alone" "$TMP/bad$jobs.out"
   fi
   prop_run "$TMP/bad$jobs.json" "$TMP/bad.lua" --twice -j "$jobs"
+  strip_run "$TMP/bad$jobs.json"
   if [[ $rc == 1 ]] &&
      grep -qxF "{\"event\":\"changed_again\",\"host\":\"prop-test-a\",\"desc\":\"prop-test always rewrites\",\"origin\":\"$TMP/bad.lua:4\"}" "$TMP/bad$jobs.json" &&
      grep -qxF "{\"event\":\"changed_again\",\"host\":\"prop-test-b\",\"desc\":\"prop-test b always rewrites\",\"origin\":\"$TMP/bad.lua:12\"}" "$TMP/bad$jobs.json" &&

@@ -35,6 +35,7 @@ check "serial 2: the reason" grep -q '1 host failed by the end of batch 2 of 3 (
 
 rm -f "$TMP"/h*/etc/motd
 prop_run "$TMP/j.out" "$TMP/site.lua" --serial 2
+strip_run "$TMP/j.out"
 same "json: exit" "$rc" 1
 same "json: two batch events" "$(grep -c '"event":"batch"' "$TMP/j.out")" 2
 check "json: the first batch" grep -qF '{"event":"batch","batch":1,"of":3,"hosts":["h1","h2"]}' "$TMP/j.out"

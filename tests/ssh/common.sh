@@ -28,6 +28,9 @@
 
 SSHD_BIN="${SSHD_BIN:-/usr/sbin/sshd}"
 SSH_SCRATCH="$(mktemp -d "${TMPDIR:-/tmp}/prop-sshd.XXXXXX")"
+# prop's state on the target (this machine, through sshd) is kept in the
+# scratch directory, not in /var/lib/prop.
+export PROP_STATE_DIR="$SSH_SCRATCH/prop-state"
 declare -A _SSH_PIDS=() _SSH_WATCH=()
 
 _ssh_prev_trap=""

@@ -133,7 +133,7 @@ done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, con
     }
 }
 
-static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered, NULL};
+static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered, NULL, NULL};
 
 /* Run items as a host's top-level properties; results into out. */
 static void

@@ -68,6 +68,15 @@ typedef struct prop_exec_ops {
      * around it.  Without it, every node runs.
      */
     int (*select)(void *ud, const prop_node *n);
+    /*
+     * Optional, durable triggers (prop_triggers_new_owed): owed 1, the
+     * trigger target n is owed a run, before it runs (its trigger
+     * changed; a shared target, at its first trigger); owed 0, n (a
+     * target once owed) ran and did not fail, and nothing more is noted
+     * for it.  A caller keeps what is owed on the target, so that a run
+     * that fails or is killed in between leaves it owed for the next.
+     */
+    void (*owe)(void *ud, const prop_node *n, int owed);
 } prop_exec_ops;
 
 /*
@@ -127,6 +136,27 @@ typedef struct prop_triggers prop_triggers;
  */
 int prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_triggers **out);
 void prop_triggers_free(prop_triggers *t); /* accepts NULL */
+/*
+ * Durable triggers: the trigger targets an earlier run owed (their
+ * trigger changed, and they failed or never ran).  Each is named by its
+ * description and origin ("file:line" of the node that made it).  A
+ * counted on_change target with that description is the one owed (with
+ * that origin, when several have the description; the first met
+ * otherwise); it is made shared, with a trigger already noted that
+ * stands for the earlier run (a NULL entry in triggered()'s sources), so
+ * it runs once in this run, where it would run for a change, even when
+ * nothing changes now.  target is set to the shared target (its
+ * description and origin name it from now on), or NULL when no counted
+ * on_change of props has such a target any more.
+ */
+typedef struct prop_owed {
+    const char *desc, *origin; /* in */
+    const prop_node *target;   /* out */
+} prop_owed;
+int prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, prop_owed *owed,
+                           size_t nowed, prop_triggers **out);
+/* "file:line" of n's innermost frame ("?" when it has none) into buf. */
+const char *prop_node_origin_text(const prop_node *n, char *buf, size_t size);
 /* How many shared targets there are, and the i-th (first met). */
 size_t prop_triggers_count(const prop_triggers *t);
 const prop_node *prop_triggers_target(const prop_triggers *t, size_t i);
@@ -154,6 +184,32 @@ typedef struct prop_exec_summary {
  */
 prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud,
                            prop_exec_summary *sum);
+
+/*
+ * The record of owed triggers a target keeps between runs
+ * (/var/lib/prop/pending): host, description, origin of each, one a
+ * line, tab-separated (backslash, tab, newline and carriage return
+ * escaped as \\, \t, \n, \r); '#' starts a comment line.
+ */
+typedef struct prop_pending prop_pending;
+int prop_pending_new(prop_pending **out);
+void prop_pending_free(prop_pending *p); /* accepts NULL */
+/*
+ * Parse a record file.  A malformed line is skipped: *bad_line is the
+ * first such line's number (0: none); a record met again is kept once.
+ * PROP_ENOMEM, PROP_EINVAL.
+ */
+int prop_pending_parse(const char *data, size_t len, prop_pending **out, unsigned *bad_line);
+size_t prop_pending_count(const prop_pending *p);
+int prop_pending_get(const prop_pending *p, size_t i, const char **host, const char **desc,
+                     const char **origin);
+/* Add a record unless the same is there. */
+int prop_pending_add(prop_pending *p, const char *host, const char *desc, const char *origin);
+/* Remove every record equal to this one; how many were. */
+size_t prop_pending_remove(prop_pending *p, const char *host, const char *desc, const char *origin);
+int prop_pending_set_origin(prop_pending *p, size_t i, const char *origin);
+/* The file's text (malloc'd *out, a comment line first). */
+int prop_pending_format(const prop_pending *p, char **out, size_t *len);
 
 #ifdef __cplusplus
 }
