@@ -46,6 +46,8 @@ if command -v ip >/dev/null; then
   ip -o addr show | sed -n 's/^[0-9][0-9]*: \([^ ]*\) *\(inet6*\) \([^ ]*\).*/addr=\1 \2 \3/p'
 elif [ -d /sys/class/net ]; then
   for i in /sys/class/net/*; do [ -e "$i" ] && printf 'if=%s\n' "${i##*/}"; done
+elif [ "$(uname -s)" = FreeBSD ]; then
+  for i in $(ifconfig -l); do printf 'if=%s\n' "$i"; done
 fi
 if [ -d /run/systemd/system ]; then echo init=systemd
 elif [ "$(uname -s)" = FreeBSD ]; then echo init=rc.d

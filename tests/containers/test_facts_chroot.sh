@@ -4,8 +4,9 @@
 # dpkg) through the container's transport, gathered once per host: an
 # nproc put first on the tree's PATH logs each call, and the gathering
 # command runs it once however many of the container's properties ask.
-# The parent host has its own facts.  Everything is below the scratch
-# directory.
+# The parent host has its own facts.  The tree has no ip(8): the
+# addresses are absent, and that is no error.  Everything is below the
+# scratch directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -61,6 +62,10 @@ same "inside: dpkg_arch, the tree's dpkg" "$(fact "$F" dpkg_arch)" "$(chroot "$T
 same "inside: kernel, shared with this machine" "$(fact "$F" kernel)" "$(uname -r)"
 same "inside: cpus" "$(fact "$F" cpus)" "$(nproc)"
 same "inside: not a tree (commands ran)" "$(fact "$F" tree)" ""
+# A minbase tree has no ip(8): no default addresses, and no error either.
+check "inside: the tree has no ip(8)" test ! -e "$T/web/usr/sbin/ip" -a ! -e "$T/web/bin/ip"
+same "inside: no ipv4 without ip(8)" "$(fact "$F" ipv4)" ""
+same "inside: no ipv6 without ip(8)" "$(fact "$F" ipv6)" ""
 same "inside: kernel in check" "$(cat "$T/web/etc/prop-kernel")" "$(uname -r)"
 same "inside: only_if on facts" "$(cat "$T/web/etc/motd")" bookworm
 # shellcheck disable=SC1091
