@@ -204,24 +204,31 @@ ID=TestOS
 ID_LIKE="debian ubuntu"
 EOF
 ln -s ../usr/lib/os-release "$T/etc/os-release"
+mkdir -p "$TMP/templates"
+printf '%s\n' '{{ name }}' 'like: {{ like | join(", ") }}' >"$TMP/templates/issue"
 cat >"$TMP/tree.lua" <<EOF
 local dump = require "dump"
 host "tree" {
   connect.dir "$T",
   file.has_content("/etc/facts", dump),
   file.has_content("/etc/motd", function(f) return f.os_id == "testos" and "tree\n" or "no\n" end),
+  file.has_content("/etc/issue", function(f)
+    return template("templates/issue", { name = f.os_name, like = f.os_like })
+  end),
   property { desc = "tree facts", check = function(sys) return sys.facts.tree end,
              apply = function(sys) error("not a tree") end },
 }
 EOF
 : >"$TMP/nproc.log"
 PATH="$SHIM:$PATH" prop_run "$TMP/tree.out" "$TMP/tree.lua"
-expect_run "tree: run" "$TMP/tree.out" 0 2 1 0
+expect_run "tree: run" "$TMP/tree.out" 0 3 1 0
 same "tree: no command ran" "$(calls)" 0
 same "tree: facts from its os-release" "$(cat "$T/etc/facts")" "$(printf '%s\n' \
   'os_codename=tcode' 'os_id=testos' 'os_like=debian ubuntu' 'os_name=Test OS 9.1 (tcode)' \
   'os_release=9.1' 'tree=true')"
 same "tree: content by facts" "$(cat "$T/etc/motd")" tree
+same "tree: a template rendered with facts at run time" "$(cat "$T/etc/issue")" \
+  "$(printf 'Test OS 9.1 (tcode)\nlike: debian, ubuntu')"
 
 T2="$TMP/bare"
 mkdir -p "$T2/etc"
