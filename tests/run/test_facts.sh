@@ -5,8 +5,9 @@
 # calls), values that match what this machine says (uname, nproc,
 # /etc/os-release, /proc/meminfo, ip, dpkg), a site that chooses a file's
 # content by facts (dry run, --diff, the real run, a second run), an
-# error in a content function, writes to the read-only table, the claim
-# prop claims and the pre-pass see, and facts on a connect.dir tree.
+# error in a content function, a gathering command that fails, writes to
+# the read-only table, the claim prop claims and the pre-pass see, and
+# facts on a connect.dir tree (a template rendered with them too).
 # Everything prop writes is under the test's scratch directory.
 set -u
 # shellcheck source=common.sh
@@ -177,6 +178,35 @@ check "errors: facts are read-only" grep -qF "$TMP/bad.lua:6: sys.facts is read-
 check "errors: nested facts are read-only" grep -qF "$TMP/bad.lua:7: sys.facts is read-only" "$TMP/bad.out"
 check "errors: nothing written for the failures" test ! -e "$L/raises" -a ! -e "$L/number"
 check "errors: the rest ran" test -f "$L/fine"
+
+# --- the gathering command fails (an sh on PATH that exits 3): each
+# property that asks fails with what it said, the next one asks again,
+# the others run.
+BROKEN="$TMP/broken"
+mkdir -p "$BROKEN"
+cat >"$BROKEN/sh" <<EOF
+#!/bin/bash
+echo called >>"$TMP/sh.log"
+echo "no shell here" >&2
+exit 3
+EOF
+chmod 755 "$BROKEN/sh"
+: >"$TMP/sh.log"
+cat >"$TMP/broken.lua" <<EOF
+host "localhost" {
+  file.has_content("$L/b1", function(facts) return facts.os_id end),
+  property { desc = "asks again", check = function(sys) return sys.facts.kernel ~= nil end,
+             apply = function(sys) end },
+  file.has_content("$L/b-plain", "plain\n"),
+}
+EOF
+PATH="$BROKEN:$PATH" prop_run "$TMP/broken.out" "$TMP/broken.lua"
+expect_run "broken sh: two failed, the plain file written" "$TMP/broken.out" 1 1 0 2
+check "broken sh: the failure says why" \
+  grep -qF "sys.facts: the command that gathers the facts exited with 3: no shell here" "$TMP/broken.out"
+same "broken sh: a failure is not kept, the next property asks again" \
+  "$(wc -l <"$TMP/sh.log" | tr -d ' ')" 2
+check "broken sh: nothing written by the content function" test ! -e "$L/b1"
 
 # --- claims: the path is claimed before the run, the content named as computed.
 run_prop "$TMP/claims.out" claims "$TMP/local.lua" "$L/motd"
