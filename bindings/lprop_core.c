@@ -977,6 +977,26 @@ l_is_property(lua_State *L)
     return 1;
 }
 
+/*
+ * core.defined_at(fn): "FILE:LINE" where the Lua function fn is defined
+ * (what a recipe names for content computed at run time), or nil for a
+ * C function.
+ */
+static int
+l_defined_at(lua_State *L)
+{
+    lua_Debug ar;
+
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_pushvalue(L, 1);
+    if (!lua_getinfo(L, ">S", &ar) || ar.linedefined <= 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.linedefined);
+    return 1;
+}
+
 /* ---- hosts ---- */
 
 /*
@@ -1532,6 +1552,7 @@ static const luaL_Reg node_methods[] = {{"requires", l_requires},
 static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"invalid", l_invalid},
                                       {"is_property", l_is_property},
+                                      {"defined_at", l_defined_at},
                                       {"set_unknown_field", l_set_unknown_field},
                                       {"entry", l_entry},
                                       {"check_targets", l_check_targets},

@@ -1120,12 +1120,13 @@ run_site_module(lua_State *L, const char *name)
  * cached per state; a module that requires itself is an error.
  */
 static int
-l_require(lua_State *L)
+do_require(lua_State *L, int from_prop)
 {
     const char *name = luaL_checkstring(L, 1);
     int top;
 
-    if (strncmp(name, "prop.", 5) == 0 && !lprop_site_may_require(name) && lprop_user_caller(L))
+    if (strncmp(name, "prop.", 5) == 0 && !lprop_site_may_require(name) && !from_prop &&
+        lprop_user_caller(L))
         return lprop_error(L,
                            "module \"%s\" is internal to prop: a site uses the recipe modules "
                            "(prop.apt, prop.file, ...) and property {}",
@@ -1337,10 +1338,25 @@ lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf_visi
     lua_remove(L, -2);
 }
 
+static int
+l_require(lua_State *L)
+{
+    return do_require(L, 0);
+}
+
+/* require for prop's own C code, which may load its internal modules
+ * whatever Lua code is on the stack below (a site's check asking for
+ * sys.facts). */
+static int
+l_require_prop(lua_State *L)
+{
+    return do_require(L, 1);
+}
+
 int
 lprop_require(lua_State *L, const char *name)
 {
-    lua_pushcfunction(L, l_require);
+    lua_pushcfunction(L, l_require_prop);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
     return 1;

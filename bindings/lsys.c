@@ -899,7 +899,29 @@ sys_note(lua_State *L)
     return 0;
 }
 
-/* __index: a method, or a field from the uservalue table (host, os, dry, cache). */
+/*
+ * sys.facts, the first time it is asked for on this host: gathered by
+ * prop.facts (one command through the transport) and kept in the
+ * uservalue table, which lives as long as the host's run.  A failure is
+ * not kept: the next use tries again.
+ */
+static int
+gather_facts(lua_State *L)
+{
+    check_sys(L);
+    lprop_require(L, "prop.facts");
+    lua_getfield(L, -1, "gather");
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "facts");
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* __index: a method, or a field from the uservalue table (host, os, dry,
+ * cache, facts once gathered). */
 static int
 sys_index(lua_State *L)
 {
@@ -913,8 +935,22 @@ sys_index(lua_State *L)
     }
     lua_getiuservalue(L, 1, 1);
     lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
+    if (lua_rawget(L, -2) == LUA_TNIL && lua_type(L, 2) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, 2), "facts") == 0) {
+        lua_settop(L, 1);
+        return gather_facts(L);
+    }
     return 1;
+}
+
+/* Writing a field of sys: refused, with what to do instead. */
+static int
+sys_newindex(lua_State *L)
+{
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?";
+
+    return sys_error(L, "sys.%s cannot be set: keep values in sys.cache (sys.facts is read-only)",
+                     k);
 }
 
 static int
@@ -958,6 +994,8 @@ push_sys(lua_State *L)
         lua_setfield(L, -2, "__methods");
         lua_pushcfunction(L, sys_index);
         lua_setfield(L, -2, "__index");
+        lua_pushcfunction(L, sys_newindex);
+        lua_setfield(L, -2, "__newindex");
         lua_pushcfunction(L, sys_tostring);
         lua_setfield(L, -2, "__tostring");
         lua_pushliteral(L, "sys");

@@ -1,7 +1,9 @@
 /*
  * lsys.h - the `sys` handle that properties written in Lua get at run time
  * (SPEC 2.4): run, query, read, write, has_content, stat, remove, mkdir,
- * symlink, chattr, exists and note, over any prop_transport.  A secret
+ * symlink, chattr, exists and note, over any prop_transport; and
+ * sys.facts, gathered by lua/prop/facts.lua on first use and kept for the
+ * host's run.  A secret
  * (lprop_secret.c) is taken as content and as standard input; its bytes
  * are made in C, used and wiped, and never reach Lua, an argv or a note.
  *

@@ -24,8 +24,30 @@ local function result(changed)
    return changed and "changed" or "ok"
 end
 
+-- content given as a function: called with the host's facts, and what it
+-- returns checked as a content given in the site is.
+local check_content
+
+local function computed_content(sys, a)
+   local ok, v = pcall(a.content, sys.facts)
+   local where = a.defined_at and " (" .. a.defined_at .. ")" or ""
+   if not ok then
+      R.fail("file.has_content %s: the content function%s failed: %s", a.path, where,
+             tostring(v))
+   end
+   local err, content = check_content(v, "its result")
+   if type(v) == "function" then err = "its result must be a string or a list of lines, got a function" end
+   if err then R.fail("file.has_content %s: the content function%s: %s", a.path, where, err) end
+   return content, core.is_secret(content)
+end
+
 function impl.has_content.ensure(sys, a)
-   return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
+   if type(a.content) ~= "function" then
+      return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
+   end
+   local content, secret = computed_content(sys, a)
+   local o = { mode = a.mode, owner = a.owner, group = a.group, secret = a.secret or secret }
+   return result(R.ensure_content(sys, "file.has_content", a.path, content, o))
 end
 
 -- "Key value" lines of content, by lower-cased key: the first value each
@@ -192,9 +214,10 @@ function impl.owner.ensure(sys, a)
 end
 
 -- content: a string, or a list of lines joined with "\n" and ending with
--- one (an empty list is an empty file).
-local function check_content(v, what)
-   if type(v) == "string" then return nil, v end
+-- one (an empty list is an empty file), or a function of the facts that
+-- returns one of those at run time.
+function check_content(v, what)
+   if type(v) == "string" or type(v) == "function" then return nil, v end
    if core.is_secret(v) then return nil, v end
    if type(v) ~= "table" then
       return fmt("%s must be a string or a list of lines, got %s", what, args.got(v))
@@ -258,11 +281,17 @@ end
 
 --[[ file.has_content(path, content [, { mode=, owner=, group=, secret= }])
   UnixLike, not revertable.
-  Claims: file.content path = content; file.mode / file.owner when given.
+  Claims: file.content path = content (file.generated for a function);
+  file.mode / file.owner when given.
   content is a string, or a list of lines (joined with "\n", ending with one),
   or a secret (secret "name", or strings joined with one): its value comes
   from the site's store at run time and is never shown.
   secret = true keeps a plain content out of output too.
+  content may also be a function(facts) returning one of those: it is
+  called at run time (dry runs too) with sys.facts, and the path is
+  claimed as file.generated "the content function at FILE:LINE (computed
+  at run time)"; an error in it, or a result that is no content, fails
+  the property with the function's place.
   Run time: rewrites the file atomically when its content differs (a
   symlink at path is replaced by a regular file; a directory fails), then
   sets mode/owner/group when they differ.  A new file without mode is
@@ -293,7 +322,19 @@ function file.has_content(path, content, opts)
    if secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
                secret = secret }
-   local claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, o)
+   local claims
+   if type(a.content) == "function" then
+      -- The path is known now, the content only at run time: the claim
+      -- says where it comes from, so that two functions for one file
+      -- clash and one function used twice does not.
+      a.defined_at = core.defined_at(a.content)
+      local by = a.defined_at and "the content function at " .. a.defined_at .. " "
+         or "a content function "
+      claims = ownership_claims({ "file.generated", a.path, by .. "(computed at run time)" },
+                                a.path, o)
+   else
+      claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, o)
+   end
    return core.leaf(desc, nil, impl.has_content, a, claims,
                     secret and has_secret_content_extra or has_content_extra)
 end

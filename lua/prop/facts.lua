@@ -1,0 +1,199 @@
+-- prop.facts: what a target says about itself at run time (sys.facts).
+--
+-- Gathered once per host per run, on first use of sys.facts (bindings/
+-- lsys.c calls gather and keeps the table with the host's `sys`): one
+-- shell command, run through the transport like any sys:query (on this
+-- machine, over SSH, inside a container), prints every fact as a
+-- "key=value" line; it is parsed here.  A connect.dir tree runs no
+-- command: its facts are what its files say (/etc/os-release), the rest
+-- is absent.  The table and the tables in it are read-only.
+--
+-- Fields (man/prop-site.5, "Facts"): os_id, os_like, os_release,
+-- os_codename, os_name, system, kernel, arch, dpkg_arch, cpus, memory,
+-- hostname, fqdn, ipv4, ipv6, interfaces, init, container, tree.
+
+local M = {}
+
+-- Every line of output is "key=value"; values never hold a newline.
+-- Commands that may be missing are tried with `command -v`, and their
+-- errors dropped: a fact that cannot be known is left out, never an error.
+-- `ip route get` only asks the kernel's routing table which source
+-- address a packet to that address would leave from; nothing is sent.
+M.script = [=[
+exec 2>/dev/null
+PATH="$PATH:/usr/sbin:/sbin:/usr/bin:/bin"
+f=
+if [ -r /etc/os-release ]; then f=/etc/os-release; elif [ -r /usr/lib/os-release ]; then f=/usr/lib/os-release; fi
+if [ -n "$f" ]; then sed -n 's/^\([A-Z_][A-Z0-9_]*\)=/os.\1=/p' "$f"; fi
+printf 'system=%s\n' "$(uname -s)"
+printf 'kernel=%s\n' "$(uname -r)"
+printf 'arch=%s\n' "$(uname -m)"
+if command -v dpkg >/dev/null; then a=$(dpkg --print-architecture) && printf 'dpkg_arch=%s\n' "$a"; fi
+n=$(nproc) || n=$(getconf _NPROCESSORS_ONLN) || n=$(getconf NPROCESSORS_ONLN) || n=
+printf 'cpus=%s\n' "$n"
+if [ -r /proc/meminfo ]; then
+  sed -n 's/^MemTotal:[ 	]*\([0-9][0-9]*\) kB.*/memory_kb=\1/p' /proc/meminfo
+else
+  m=$(sysctl -n hw.physmem) && printf 'memory=%s\n' "$m"
+fi
+h=$(hostname) || h=$(uname -n)
+printf 'hostname=%s\n' "$h"
+if command -v timeout >/dev/null; then q=$(timeout 10 hostname -f); else q=$(hostname -f); fi && printf 'fqdn=%s\n' "$q"
+if command -v ip >/dev/null; then
+  ip -4 route get 192.0.2.1 | sed -n 's/.* src \([^ ]*\).*/ipv4=\1/p' | head -n 1
+  ip -6 route get 2001:db8::1 | sed -n 's/.* src \([^ ]*\).*/ipv6=\1/p' | head -n 1
+  ip -o link show | sed -n 's/^[0-9][0-9]*: \([^:@ ]*\)[:@].*/if=\1/p'
+  ip -o addr show | sed -n 's/^[0-9][0-9]*: \([^ ]*\) *\(inet6*\) \([^ ]*\).*/addr=\1 \2 \3/p'
+elif [ -d /sys/class/net ]; then
+  for i in /sys/class/net/*; do [ -e "$i" ] && printf 'if=%s\n' "${i##*/}"; done
+elif [ "$(uname -s)" = FreeBSD ]; then
+  for i in $(ifconfig -l); do printf 'if=%s\n' "$i"; done
+fi
+if [ -d /run/systemd/system ]; then echo init=systemd
+elif [ "$(uname -s)" = FreeBSD ]; then echo init=rc.d
+else echo init=sysv; fi
+c=
+if command -v systemd-detect-virt >/dev/null; then
+  c=$(systemd-detect-virt -c) || c=
+  [ "$c" = none ] && c=
+  if [ -z "$c" ] && systemd-detect-virt -r; then c=chroot; fi
+fi
+if [ -z "$c" ] && [ -e /.dockerenv ]; then c=docker; fi
+if [ -z "$c" ] && [ -e /run/.containerenv ]; then c=podman; fi
+if [ -z "$c" ] && [ -r /proc/1/environ ]; then
+  c=$(tr '\0' '\n' </proc/1/environ | sed -n 's/^container=//p' | head -n 1)
+fi
+if [ -z "$c" ] && [ "$(sysctl -n security.jail.jailed)" = 1 ]; then c=jail; fi
+printf 'container=%s\n' "$c"
+exit 0
+]=]
+
+-- A value of os-release: unquoted as the shell would ("..." with \"
+-- \\ \$ \` escapes, or '...').
+local function unquote(v)
+   v = v:gsub("%s+$", "")
+   local q = v:sub(1, 1)
+   if q == '"' and v:sub(-1) == '"' and #v >= 2 then
+      return (v:sub(2, -2):gsub('\\([\\"$`])', "%1"))
+   elseif q == "'" and v:sub(-1) == "'" and #v >= 2 then
+      return v:sub(2, -2)
+   end
+   return v
+end
+
+-- The facts from os-release's variables (a table NAME -> value).
+local function from_os_release(f, os)
+   if os.ID and os.ID ~= "" then f.os_id = os.ID:lower() end
+   if os.ID_LIKE and os.ID_LIKE ~= "" then
+      local like = {}
+      for w in os.ID_LIKE:gmatch("%S+") do like[#like + 1] = w:lower() end
+      f.os_like = like
+   end
+   if os.VERSION_ID and os.VERSION_ID ~= "" then f.os_release = os.VERSION_ID end
+   local code = os.VERSION_CODENAME
+   if code == nil or code == "" then code = os.UBUNTU_CODENAME end
+   if (code == nil or code == "") and os.VERSION then code = os.VERSION:match("%(([%w%-]+)%)") end
+   if code and code ~= "" then f.os_codename = code:lower() end
+   local name = os.PRETTY_NAME
+   if name == nil or name == "" then name = os.NAME end
+   if name and name ~= "" then f.os_name = name end
+end
+
+local function parse_os_release(text)
+   local os = {}
+   for k, v in (text or ""):gmatch("([A-Z_][A-Z0-9_]*)=([^\n]*)") do os[k] = unquote(v) end
+   return os
+end
+
+-- The facts table from the script's output.
+function M.parse(out)
+   local f, os, ifaces, order = {}, {}, {}, {}
+   local function iface(name)
+      local i = ifaces[name]
+      if not i then
+         i = { name = name, ipv4 = {}, ipv6 = {} }
+         ifaces[name] = i
+         order[#order + 1] = name
+      end
+      return i
+   end
+   for line in out:gmatch("[^\n]+") do
+      local k, v = line:match("^([%w_.]+)=(.*)$")
+      if k == nil then
+         -- not a fact (a login script's chatter): ignored
+      elseif k:sub(1, 3) == "os." then
+         os[k:sub(4)] = unquote(v)
+      elseif v == "" then
+         -- unknown: left out
+      elseif k == "cpus" then
+         f.cpus = math.tointeger(tonumber(v))
+      elseif k == "memory_kb" then
+         local n = math.tointeger(tonumber(v))
+         f.memory = n and n * 1024
+      elseif k == "memory" then
+         f.memory = math.tointeger(tonumber(v))
+      elseif k == "if" then
+         iface((v:gsub("@.*", "")))
+      elseif k == "addr" then
+         local name, fam, addr = v:match("^(%S+) (%S+) (%S+)$")
+         if name then
+            local i = iface((name:gsub("@.*", "")))
+            local list = fam == "inet6" and i.ipv6 or i.ipv4
+            list[#list + 1] = addr
+         end
+      elseif k == "system" or k == "kernel" or k == "arch" or k == "dpkg_arch"
+         or k == "hostname" or k == "fqdn" or k == "ipv4" or k == "ipv6" or k == "init"
+         or k == "container" then
+         f[k] = v
+      end
+   end
+   from_os_release(f, os)
+   if #order > 0 then
+      table.sort(order)
+      f.interfaces = ifaces
+      f.interface_names = order
+   end
+   return f
+end
+
+-- A read-only view of t (and of the tables in it).
+local function frozen(t)
+   local view = {}
+   for k, v in pairs(t) do
+      if type(v) == "table" then t[k] = frozen(v) end
+   end
+   return setmetatable(view, {
+      __index = t,
+      __newindex = function(_, k)
+         error(string.format("sys.facts is read-only (setting %s): keep your own values "
+                             .. "in sys.cache or a local", tostring(k)), 2)
+      end,
+      __pairs = function() return next, t, nil end,
+      __len = function() return #t end,
+      __metatable = false,
+   })
+end
+M.frozen = frozen
+
+-- The facts of the host behind sys.  Raises when the command cannot run.
+function M.gather(sys)
+   local t = sys.transport
+   local f
+   if type(t) == "string" and t:sub(1, 4) == "dir:" then
+      f = {}
+      local text = sys:read("/etc/os-release") or sys:read("/usr/lib/os-release")
+      from_os_release(f, parse_os_release(text))
+      f.tree = true
+   else
+      local r = sys:query({ "sh", "-c", M.script })
+      if r.code ~= 0 then
+         local why = (r.stderr or ""):gsub("%s+$", "")
+         error(string.format("sys.facts: the command that gathers the facts exited with %d%s",
+                             r.code, why ~= "" and ": " .. why or ""), 0)
+      end
+      f = M.parse(r.stdout)
+   end
+   return frozen(f)
+end
+
+return M
