@@ -326,6 +326,7 @@ url_hash(const char *url, char out[17])
 
 typedef struct pull_opts {
     const char *repo, *branch, *host, *state_dir, *site;
+    char shown[4096]; /* repo as printed and recorded: without a password */
     const char *keyrings[MAX_KEYRINGS];
     size_t nkeyrings;
     int dry, json;
@@ -349,6 +350,31 @@ opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
         return 0;
     *v = *i + 1 < argc ? argv[++*i] : NULL;
     return 1;
+}
+
+/*
+ * The URL to print and record: "https://user:token@host/x" without its
+ * token (user:***), so that a password never reaches a log or
+ * last-run.json.
+ */
+static void
+hide_password(const char *url, char *out, size_t size)
+{
+    const char *host = strstr(url, "://"), *at = NULL, *colon, *p;
+
+    snprintf(out, size, "%s", url);
+    if (host == NULL)
+        return;
+    host += 3;
+    for (p = host; *p && *p != '/'; p++)
+        if (*p == '@')
+            at = p;
+    if (at == NULL)
+        return;
+    colon = memchr(host, ':', (size_t)(at - host));
+    if (colon == NULL)
+        return;
+    snprintf(out, size, "%.*s:***%s", (int)(colon - url), url, at);
 }
 
 /* A branch name git would take, and never an option. */
@@ -607,7 +633,7 @@ write_last_run(const pull_opts *o, const char *host, const char *commit, const c
     jstr(f, host);
     fprintf(f, ",\"time\":\"%s\",\"epoch\":%lld,\"seconds\":%.3f,\"repo\":", when, (long long)start,
             secs);
-    jstr(f, o->repo);
+    jstr(f, o->shown);
     fputs(",\"branch\":", f);
     jstr(f, o->branch);
     fputs(",\"site\":", f);
@@ -717,7 +743,7 @@ say_refused(const pull_opts *o, const char *commit, const char *why)
 {
     if (o->json) {
         fputs("{\"event\":\"pull\",\"repo\":", stdout);
-        jstr(stdout, o->repo);
+        jstr(stdout, o->shown);
         fputs(",\"commit\":", stdout);
         jstr(stdout, commit);
         fputs(",\"refused\":true,\"error\":", stdout);
@@ -725,7 +751,7 @@ say_refused(const pull_opts *o, const char *commit, const char *why)
         fputs("}\n", stdout);
     }
     fprintf(stderr, "prop pull: commit %.12s of %s refused: %s; nothing was changed\n",
-            commit ? commit : "?", o->repo, why);
+            commit ? commit : "?", o->shown, why);
 }
 
 static int
@@ -825,6 +851,7 @@ pull_run(int argc, char **argv)
         cli_usage_error(&cmd_pull, "\"%s\" is not a repository URL or path", o.repo);
         goto usage;
     }
+    hide_password(o.repo, o.shown, sizeof o.shown);
     if (o.nkeyrings == 0 && add_keys_dir(&o, owned, &nowned) != 0) {
         fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
         goto done;
@@ -864,7 +891,7 @@ pull_run(int argc, char **argv)
         goto done;
     }
     if (flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
-        fprintf(stderr, "prop pull: another prop pull of %s is running (it holds %s)\n", o.repo,
+        fprintf(stderr, "prop pull: another prop pull of %s is running (it holds %s)\n", o.shown,
                 lockp);
         goto done;
     }
@@ -889,7 +916,7 @@ pull_run(int argc, char **argv)
                          "--force", "--",        (char *)o.repo, ref,     NULL};
         if (spawn(fetch, NULL, NULL) != 0) {
             fprintf(stderr, "prop pull: cannot fetch %s from %s; nothing was changed\n",
-                    o.branch ? o.branch : "HEAD", o.repo);
+                    o.branch ? o.branch : "HEAD", o.shown);
             rc = EXIT_UNREACHABLE;
             goto done;
         }
@@ -904,7 +931,7 @@ pull_run(int argc, char **argv)
                          "refs/prop/fetched^{commit}",
                          NULL};
         if (spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
-            fprintf(stderr, "prop pull: %s has no commit at %s\n", o.repo,
+            fprintf(stderr, "prop pull: %s has no commit at %s\n", o.shown,
                     o.branch ? o.branch : "HEAD");
             goto done;
         }
@@ -924,7 +951,7 @@ pull_run(int argc, char **argv)
         goto done;
     if (o.json) {
         fputs("{\"event\":\"pull\",\"repo\":", stdout);
-        jstr(stdout, o.repo);
+        jstr(stdout, o.shown);
         fputs(",\"branch\":", stdout);
         jstr(stdout, o.branch);
         fputs(",\"commit\":", stdout);
@@ -933,7 +960,7 @@ pull_run(int argc, char **argv)
         jstr(stdout, signer);
         fputs("}\n", stdout);
     } else {
-        printf("prop pull: %s %s: commit %.12s, signed by %s\n", o.repo,
+        printf("prop pull: %s %s: commit %.12s, signed by %s\n", o.shown,
                o.branch ? o.branch : "HEAD", commit, signer);
     }
     fflush(stdout);

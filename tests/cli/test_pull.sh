@@ -156,6 +156,14 @@ else
 fi
 unchanged "unsigned commit" one "$C1" "$TMP/p3"
 
+# With --json, the refusal is an event too.
+pull "$TMP/p3j" --host box --json
+if [[ $rc == 2 ]] && grep -q "^{\"event\":\"pull\",.*\"commit\":\"$C2\",\"refused\":true,\"error\":\"it is not signed\"}" "$TMP/p3j"; then
+  pass
+else
+  fail "unsigned commit, --json" "exit $rc, expected 2 and a refused event" "$TMP/p3j"
+fi
+
 # 5. A commit signed by a key the host does not trust: refused likewise.
 site stranger
 C3="$(commit stranger stranger)"
@@ -269,6 +277,16 @@ if [[ $rc == 0 ]] && grep -q "^box: changed at .* commit ${C8:0:12}" "$TMP/s3" &
 else
   fail "status after a good run" "exit $rc, expected 0" "$TMP/s3"
 fi
+# This machine (the local transport), the record in a directory of ours.
+cat >"$TMP/local.lua" <<EOF
+host "localhost" { file.has_content("$TMP/unused", "x\n") }
+EOF
+run_prop "$TMP/s5" status "$TMP/local.lua" --state-dir "$STATE"
+if [[ $rc == 0 ]] && grep -q "^localhost: changed at .* commit ${C8:0:12}" "$TMP/s5"; then
+  pass
+else
+  fail "status of this machine" "exit $rc, expected the record read here" "$TMP/s5"
+fi
 # A damaged record is named, not trusted.
 printf '{"result": "ok", ' >"$TMP/fresh/bad.json"
 mkdir -p "$TMP/fresh/var/lib/prop" && mv "$TMP/fresh/bad.json" "$TMP/fresh/var/lib/prop/last-run.json"
@@ -299,7 +317,16 @@ else
   fail "host by name" "exit $rc, expected the host named $short to run" "$TMP/p12"
 fi
 
-# 13. Bad input: clear errors, nothing fetched.
+# 13. A password in the URL is never printed by prop (nor recorded).
+run_prop "$TMP/u0" pull "https://ops:s3cret@127.0.0.1:1/site.git" --keyring "$TMP/trusted.asc" --state-dir "$TMP/s0"
+if [[ $rc == 69 ]] && grep -q 'cannot fetch HEAD from https://ops:\*\*\*@127.0.0.1:1/site.git' "$TMP/u0" &&
+  ! grep -q 's3cret' "$TMP/u0"; then
+  pass
+else
+  fail "password in the URL" "exit $rc, expected 69 without the password" "$TMP/u0"
+fi
+
+# 14. Bad input: clear errors, nothing fetched.
 run_prop "$TMP/u1" pull "$ORIGIN" --keyring "$TMP/nonexistent.asc" --state-dir "$TMP/s"
 [[ $rc == 64 && ! -e "$TMP/s" ]] && grep -q 'keyring .*nonexistent.asc: No such file' "$TMP/u1" && pass ||
   fail "missing keyring" "exit $rc" "$TMP/u1"
