@@ -317,6 +317,34 @@ else
   fail "host by name" "exit $rc, expected the host named $short to run" "$TMP/p12"
 fi
 
+# Two pulls of one repository never run at once: the second stops at once.
+lock="$(ls "$STATE"/pull/*/lock)"
+rc=0
+flock -n "$lock" timeout 120 "$PROP" pull "$ORIGIN" --keyring "$TMP/trusted.asc" --state-dir "$STATE" \
+  --host "$short" >"$TMP/p13" 2>&1 || rc=$?
+if [[ $rc == 1 ]] && grep -q "another prop pull of .*origin.git is running (it holds $lock)" "$TMP/p13"; then
+  pass
+else
+  fail "pull lock" "exit $rc, expected 1 naming the lock" "$TMP/p13"
+fi
+
+# --site: the site file elsewhere in the repository.
+mkdir -p "$WORK/ops"
+git -C "$WORK" mv site.lua ops/fleet.lua
+commit signer moved >/dev/null
+pull "$TMP/p14" --site ops/fleet.lua
+if [[ $rc == 0 ]] && grep -q '1 ok, 0 changed' "$TMP/p14"; then
+  pass
+else
+  fail "--site" "exit $rc, expected the site at ops/fleet.lua to run" "$TMP/p14"
+fi
+pull "$TMP/p15"
+if [[ $rc == 2 ]] && grep -q 'has no site file site.lua; nothing was run' "$TMP/p15"; then
+  pass
+else
+  fail "no site.lua" "exit $rc, expected 2" "$TMP/p15"
+fi
+
 # 13. A password in the URL is never printed by prop (nor recorded).
 run_prop "$TMP/u0" pull "https://ops:s3cret@127.0.0.1:1/site.git" --keyring "$TMP/trusted.asc" --state-dir "$TMP/s0"
 if [[ $rc == 69 ]] && grep -q 'cannot fetch HEAD from https://ops:\*\*\*@127.0.0.1:1/site.git' "$TMP/u0" &&
