@@ -1040,9 +1040,11 @@ pull_run(int argc, char **argv)
 
     /* The run. */
     start = time(NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (clock_gettime(CLOCK_MONOTONIC, &t0) != 0)
+        memset(&t0, 0, sizeof t0);
     rc = run_site(&o, o.site, hostname);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (clock_gettime(CLOCK_MONOTONIC, &t1) != 0)
+        t1 = t0;
     if (!o.dry && rc != EXIT_USAGE && rc != EXIT_REJECTED &&
         write_last_run(&o, hostname, commit, signer, start,
                        (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
