@@ -416,11 +416,22 @@ site_path_ok(const char *s)
 static int
 add_keys_dir(pull_opts *o, char **owned, size_t *nowned)
 {
-    DIR *d = opendir(DEFAULT_KEYS_DIR);
+    DIR *d;
     struct dirent *e;
+    struct stat st;
 
-    if (d == NULL)
+    if (stat(DEFAULT_KEYS_DIR, &st) != 0)
         return errno == ENOENT ? 0 : -1;
+    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+        fprintf(stderr,
+                "prop pull: %s can be written by %s: its keys are not trusted (chown root, "
+                "chmod go-w); nothing was changed\n",
+                DEFAULT_KEYS_DIR, (st.st_mode & 022) ? "others" : "another user");
+        return -2;
+    }
+    d = opendir(DEFAULT_KEYS_DIR);
+    if (d == NULL)
+        return -1;
     while ((e = readdir(d)) != NULL && o->nkeyrings < MAX_KEYRINGS) {
         size_t l = strlen(e->d_name);
         char *path;
@@ -852,8 +863,10 @@ pull_run(int argc, char **argv)
         goto usage;
     }
     hide_password(o.repo, o.shown, sizeof o.shown);
-    if (o.nkeyrings == 0 && add_keys_dir(&o, owned, &nowned) != 0) {
-        fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
+    if (o.nkeyrings == 0 && (r = add_keys_dir(&o, owned, &nowned)) != 0) {
+        if (r == -1)
+            fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
+        rc = r == -1 ? EXIT_FAILED : EXIT_USAGE;
         goto done;
     }
     if (o.nkeyrings == 0) {
@@ -865,12 +878,24 @@ pull_run(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    for (k = 0; k < o.nkeyrings; k++)
-        if (access(o.keyrings[k], R_OK) != 0) {
+    for (k = 0; k < o.nkeyrings; k++) {
+        struct stat st;
+
+        if (access(o.keyrings[k], R_OK) != 0 || stat(o.keyrings[k], &st) != 0) {
             fprintf(stderr, "prop pull: keyring %s: %s\n", o.keyrings[k], strerror(errno));
             rc = EXIT_USAGE;
             goto done;
         }
+        /* A key others could replace is no reason to trust a commit. */
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+            fprintf(stderr,
+                    "prop pull: keyring %s can be written by %s: it is not trusted (chown root, "
+                    "chmod go-w); nothing was changed\n",
+                    o.keyrings[k], (st.st_mode & 022) ? "others" : "another user");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
 
     /* The clone, and the lock that keeps two pulls of it apart. */
     url_hash(o.repo, hash);

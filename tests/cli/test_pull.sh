@@ -362,6 +362,10 @@ echo 'not a key' >"$TMP/junk.asc"
 run_prop "$TMP/u2" pull "$ORIGIN" --keyring "$TMP/junk.asc" --state-dir "$TMP/s"
 [[ $rc != 0 ]] && grep -q 'junk.asc: not a public key gpg can import' "$TMP/u2" && pass ||
   fail "junk keyring" "exit $rc" "$TMP/u2"
+cp "$TMP/trusted.asc" "$TMP/open.asc" && chmod 0666 "$TMP/open.asc"
+run_prop "$TMP/u2b" pull "$ORIGIN" --keyring "$TMP/open.asc" --state-dir "$TMP/s2b"
+[[ $rc == 64 && ! -e "$TMP/s2b" ]] && grep -q 'open.asc can be written by others: it is not trusted' "$TMP/u2b" && pass ||
+  fail "keyring writable by others" "exit $rc, expected 64" "$TMP/u2b"
 run_prop "$TMP/u3" pull "$TMP/no-such-repo.git" --keyring "$TMP/trusted.asc" --state-dir "$TMP/s"
 [[ $rc == 69 ]] && grep -q 'cannot fetch HEAD from' "$TMP/u3" && pass ||
   fail "missing repository" "exit $rc, expected 69" "$TMP/u3"
