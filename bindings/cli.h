@@ -9,6 +9,7 @@
 
 #include "lprop.h"
 #include "prop/secrets.h"
+#include "prop/transport.h"
 
 /* Exit codes (SPEC: 0 well, 1 failed, 2 rejected, 64 usage, 69 unreachable). */
 enum { EXIT_WELL = 0, EXIT_FAILED = 1, EXIT_REJECTED = 2, EXIT_USAGE = 64, EXIT_UNREACHABLE = 69 };
@@ -21,7 +22,7 @@ typedef struct cli_command {
 } cli_command;
 
 extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain, cmd_claims,
-    cmd_secret;
+    cmd_secret, cmd_pull, cmd_status;
 
 /* Options shared by the commands that read a site. */
 typedef struct cli_site_opts {
@@ -119,5 +120,28 @@ int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
  * list (EXIT_REJECTED when the site cannot be evaluated).
  */
 int cli_secret_uses(const char *site, prop_secrets *store, FILE *out);
+
+/*
+ * What prop pull asks of the prop run it makes (cmd_pull.c defines them,
+ * cmd_run.c calls them).  cli_run_local: the host is this machine, so it
+ * is reached here whatever its connect.* info says, unless it is a
+ * directory tree (connect.dir).  cli_run_note_host is called with each
+ * host's (and container's) summary as it is printed, state "unreachable",
+ * "refused", "interrupted" or NULL; cli_run_note_failed with each failed
+ * property.  Both do nothing unless prop pull is keeping a record.
+ */
+extern int cli_run_local;
+void cli_run_note_host(const prop_host *h, unsigned ok, unsigned changed, unsigned failed,
+                       const char *state, const char *why);
+void cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg);
+
+/*
+ * Reach host h (not a container) the way prop run does (cmd_run.c): its
+ * connect.* info, the same host key checks; a tree that is not there is
+ * unreachable.  0, or PROP_EUNREACHABLE with the reason in why; *t may be
+ * set even on failure (the caller closes it).
+ */
+int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
+                       char *why, size_t wsize);
 
 #endif

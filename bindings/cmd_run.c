@@ -705,7 +705,7 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
     else if (r == PROP_RESULT_CHANGED)
         hr->oc->changed++, record_again(hr, n);
     else
-        hr->oc->failed++;
+        hr->oc->failed++, cli_run_note_failed(hr->h, n, msg);
 }
 
 static void
@@ -1142,7 +1142,9 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
     int rc;
 
     *t = NULL;
-    if ((how == NULL && strcmp(name, "localhost") == 0) || (how && strcmp(how, "local") == 0)) {
+    /* prop pull runs on the host itself: only a tree is reached elsewhere. */
+    if ((how == NULL && strcmp(name, "localhost") == 0) || (how && strcmp(how, "local") == 0) ||
+        (cli_run_local && !(how && strcmp(how, "dir") == 0))) {
         rc = prop_transport_local(t);
     } else if (how && strcmp(how, "dir") == 0) {
         const char *root = prop_host_info(h, PROP_INFO_CONNECT_PATH, 0);
@@ -1192,6 +1194,20 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
     if (rc != PROP_OK)
         snprintf(why, wsize, "%s", *t ? prop_transport_error(*t) : "out of memory");
     return rc == PROP_OK ? PROP_OK : PROP_EUNREACHABLE;
+}
+
+int
+cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
+                   char *why, size_t wsize)
+{
+    run_opts o;
+
+    memset(&o, 0, sizeof o);
+    o.dry = 1; /* a tree that is not there is not made */
+    o.accept_new = accept_new;
+    o.connect_timeout = connect_timeout;
+    o.op_timeout = connect_timeout;
+    return open_transport(&o, h, t, why, wsize);
 }
 
 /*
@@ -1313,6 +1329,12 @@ print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const 
     size_t len = 0;
     FILE *m = report_begin(&buf, &len, 'H', h);
 
+    cli_run_note_host(h, oc->ok, oc->changed, oc->failed,
+                      oc->unreachable ? "unreachable"
+                      : oc->refused   ? "refused"
+                      : oc->stopped   ? "interrupted"
+                                      : NULL,
+                      why);
     if (m) {
         fprintf(m, ",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                 oc->failed, oc->ms);

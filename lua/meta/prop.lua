@@ -876,6 +876,17 @@ function locale.available(locale) end
 ---@return prop.Property
 function locale.selected(locale) end
 
+pull = {}
+
+---UnixLike, revertable (the revert removes the timer or the cron job).
+---Installs prop's own timer running `prop pull REPO` on the host: a
+---systemd timer and oneshot service (/etc/systemd/system/prop-pull.*)
+---where systemd runs, else /etc/cron.d/prop-pull under flock.
+---@param repo string the git repository (URL or path)
+---@param opts? { every?: string, jitter?: string|0, branch?: string, host?: string, site?: string, keyring?: string[], state_dir?: string, prop?: string, via?: "systemd"|"cron" } every "30m", jitter "5m" by default; prop "/usr/local/bin/prop"
+---@return prop.Property
+function pull.scheduled(repo, opts) end
+
 apache = {}
 
 ---DebianLike, ports 80 and 443.  Installs apache2.

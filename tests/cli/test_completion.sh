@@ -31,7 +31,7 @@ expect_words() {
   fi
 }
 
-expect_words "subcommands" "claims explain graph help lint repl run secret show version" ""
+expect_words "subcommands" "claims explain graph help lint pull repl run secret show status version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
@@ -55,6 +55,10 @@ expect_words "host names after --report FILE" "www.example.com" \
 expect_words "host names after --max-cpu" "www.example.com" show --max-cpu 10 examples/site.lua w
 expect_words "claims: kinds of thing" "package: port:" claims examples/site.lua p
 expect_words "claims options" "--json" claims --js
+expect_words "pull options" "--site --state-dir" pull --s
+expect_words "pull: --keyring takes a file" "bindings/prop.bash-completion" pull repo --keyring bindings/prop.bash
+expect_words "pull: the repository is a directory" "examples" pull exam
+expect_words "status: host names" "files.example.com foo.example.com" status examples/site.lua f
 expect_words "secret: subcommands" "list recipients rm set" secret ""
 expect_words "secret: options" "--help --host --json" secret set --
 expect_words "secret: site files" "examples/site.lua" secret list examples/si

@@ -144,7 +144,7 @@ else
 fi
 
 # Every recipe a site can call is described in lua/meta/prop.lua.
-piped meta $'for _, m in ipairs { "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd", "hostname", "apache", "tor", "os", "connect" } do for k in pairs(_G[m]) do print(m .. "." .. k) end end\n'
+piped meta $'for _, m in ipairs { "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd", "hostname", "apache", "tor", "os", "connect", "pull" } do for k in pairs(_G[m]) do print(m .. "." .. k) end end\n'
 missing=""
 while read -r fn; do
   mod="${fn%%.*}" name="${fn#*.}"

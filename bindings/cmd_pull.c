@@ -1,0 +1,1108 @@
+/*
+ * cmd_pull.c - prop pull REPO: on the host itself, fetch the site from a
+ * git repository, check that the commit is signed by a key this host
+ * trusts, check the site as prop lint does, and run this host's part of
+ * it the way prop run does; the summary is kept in last-run.json for
+ * prop status.
+ *
+ * State (--state-dir, /var/lib/prop by default):
+ *   pull/<hash of REPO>/repo.git       a bare clone; fetched into, never run
+ *   pull/<hash of REPO>/trees/<commit> the verified commit's files, made
+ *                                      only once its signature is good
+ *   pull/<hash of REPO>/lock           held for the whole pull
+ *   last-run.json                      the last run's summary
+ * The trusted keys (--keyring FILE, else /etc/prop/pull-keys/ *.asc and
+ * *.gpg) are imported into a GNUPGHOME made for each pull and removed
+ * after it, so a key taken out of the directory is trusted no more.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <netdb.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define DEFAULT_STATE_DIR "/var/lib/prop"
+#define DEFAULT_KEYS_DIR "/etc/prop/pull-keys"
+#define MAX_KEYRINGS 32
+#define MAX_FAILURES 200
+#define MAX_OUTPUT (1u << 20)
+
+/* ---- what the run did, for last-run.json ------------------------------ */
+
+typedef struct host_sum {
+    char *name, *state, *why;
+    unsigned ok, changed, failed;
+} host_sum;
+
+typedef struct failure {
+    char *host, *prop, *origin, *msg;
+} failure;
+
+static struct record {
+    int on;
+    host_sum *hosts;
+    size_t nhosts, caphosts;
+    failure fails[MAX_FAILURES];
+    size_t nfails, lost; /* lost: failures beyond MAX_FAILURES */
+} rec;
+
+int cli_run_local;
+
+static char *
+dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+void
+cli_run_note_host(const prop_host *h, unsigned ok, unsigned changed, unsigned failed,
+                  const char *state, const char *why)
+{
+    host_sum *hs;
+
+    if (!rec.on)
+        return;
+    if (rec.nhosts == rec.caphosts) {
+        size_t cap = rec.caphosts ? rec.caphosts * 2 : 4;
+        host_sum *v = realloc(rec.hosts, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        rec.hosts = v;
+        rec.caphosts = cap;
+    }
+    hs = &rec.hosts[rec.nhosts++];
+    hs->name = dup_or_null(prop_host_fullname(h));
+    hs->state = dup_or_null(state);
+    hs->why = state ? dup_or_null(why) : NULL;
+    hs->ok = ok;
+    hs->changed = changed;
+    hs->failed = failed;
+}
+
+void
+cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg)
+{
+    const prop_origin *o = prop_node_origin(n);
+    failure *f;
+    char where[1100];
+
+    if (!rec.on)
+        return;
+    if (rec.nfails == MAX_FAILURES) {
+        rec.lost++;
+        return;
+    }
+    f = &rec.fails[rec.nfails++];
+    where[0] = '\0';
+    if (o && o->nframes > 0)
+        snprintf(where, sizeof where, "%s:%d", o->frames[0].file, o->frames[0].line);
+    f->host = dup_or_null(prop_host_fullname(h));
+    f->prop = dup_or_null(prop_node_desc(n));
+    f->origin = where[0] ? strdup(where) : NULL;
+    f->msg = msg && *msg ? strdup(msg) : NULL;
+}
+
+static void
+record_free(void)
+{
+    size_t i;
+
+    for (i = 0; i < rec.nhosts; i++) {
+        free(rec.hosts[i].name);
+        free(rec.hosts[i].state);
+        free(rec.hosts[i].why);
+    }
+    for (i = 0; i < rec.nfails; i++) {
+        free(rec.fails[i].host);
+        free(rec.fails[i].prop);
+        free(rec.fails[i].origin);
+        free(rec.fails[i].msg);
+    }
+    free(rec.hosts);
+    memset(&rec, 0, sizeof rec);
+}
+
+/* ---- running git and gpg ------------------------------------------------ */
+
+/*
+ * Run argv (looked up in PATH), standard input from /dev/null, its
+ * standard error on ours; its standard output into *out (malloc'd,
+ * NUL-terminated) when out is not NULL, else on our standard error (our
+ * standard output stays for prop's own report).  GNUPGHOME is set to
+ * gnupghome when it is not NULL; git never asks for a password.
+ * Returns the exit status, 128+N for a signal N, -1 when it could not be
+ * started or its output could not be kept.
+ */
+static int
+spawn(char *const *argv, const char *gnupghome, char **out)
+{
+    int p[2] = {-1, -1}, status, lost = 0;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    pid_t pid;
+
+    if (out) {
+        *out = NULL;
+        if (pipe(p) != 0) {
+            fprintf(stderr, "prop pull: pipe: %s\n", strerror(errno));
+            return -1;
+        }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "prop pull: cannot start %s: %s\n", argv[0], strerror(errno));
+        if (out) {
+            close(p[0]);
+            close(p[1]);
+        }
+        return -1;
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+
+        if (null < 0 || dup2(null, STDIN_FILENO) < 0)
+            _exit(127);
+        if (out) {
+            close(p[0]);
+            if (dup2(p[1], STDOUT_FILENO) < 0)
+                _exit(127);
+            close(p[1]);
+        } else if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            _exit(127);
+        }
+        if (setenv("GIT_TERMINAL_PROMPT", "0", 1) != 0 ||
+            (gnupghome && setenv("GNUPGHOME", gnupghome, 1) != 0))
+            _exit(127);
+        execvp(argv[0], argv);
+        fprintf(stderr, "prop pull: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    if (out) {
+        close(p[1]);
+        for (;;) {
+            ssize_t got;
+
+            if (cap - len < 4096 && !lost) {
+                size_t ncap = cap ? cap * 2 : 8192;
+                char *b = ncap <= MAX_OUTPUT ? realloc(buf, ncap) : NULL;
+                if (b == NULL) {
+                    lost = 1;
+                } else {
+                    buf = b;
+                    cap = ncap;
+                }
+            }
+            if (lost) {
+                char sink[4096];
+                got = read(p[0], sink, sizeof sink);
+            } else {
+                got = read(p[0], buf + len, cap - len - 1);
+            }
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                break;
+            if (!lost)
+                len += (size_t)got;
+        }
+        close(p[0]);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            free(buf);
+            return -1;
+        }
+    if (out) {
+        if (lost || buf == NULL) {
+            free(buf);
+            fprintf(stderr, "prop pull: the output of %s could not be kept\n", argv[0]);
+            return -1;
+        }
+        buf[len] = '\0';
+        *out = buf;
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* mkdir -p path with mode for the directories it makes; 0 or -1 (errno). */
+static int
+mkdirs(const char *path, mode_t mode)
+{
+    char buf[4096];
+    size_t i, len = strlen(path);
+
+    if (len == 0 || len >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, len + 1);
+    for (i = 1; i <= len; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, mode) != 0 && errno != EEXIST)
+            return -1;
+        buf[i] = path[i];
+    }
+    return 0;
+}
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP)
+        return rmdir(path) != 0 && errno != ENOENT;
+    return unlink(path) != 0 && errno != ENOENT;
+}
+
+/* rm -rf path; 0 when it is gone. */
+static int
+remove_tree(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+/* Remove the entries of dir whose names start with prefix, but keep. */
+static void
+remove_entries(const char *dir, const char *prefix, const char *keep)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[4096];
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+            continue;
+        if (keep && strcmp(e->d_name, keep) == 0)
+            continue;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
+            remove_tree(path) != 0)
+            fprintf(stderr, "prop pull: cannot remove %s: %s\n", path, strerror(errno));
+    }
+    closedir(d);
+}
+
+/* FNV-1a, 64 bits: the clone's directory name for a repository. */
+static void
+url_hash(const char *url, char out[17])
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *url; url++) {
+        h ^= (unsigned char)*url;
+        h *= 1099511628211ULL;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* ---- the options -------------------------------------------------------- */
+
+typedef struct pull_opts {
+    const char *repo, *branch, *host, *state_dir, *site;
+    char shown[4096]; /* repo as printed and recorded: without a password */
+    const char *keyrings[MAX_KEYRINGS];
+    size_t nkeyrings;
+    int dry, json;
+    /* The shared options (--max-instructions ...), passed on to the run. */
+    char **site_args;
+    int nsite_args;
+} pull_opts;
+
+static int
+opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
+{
+    size_t l = strlen(opt);
+
+    if (strncmp(argv[*i], opt, l) != 0)
+        return 0;
+    if (argv[*i][l] == '=') {
+        *v = argv[*i] + l + 1;
+        return 1;
+    }
+    if (argv[*i][l] != '\0')
+        return 0;
+    *v = *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+}
+
+/*
+ * The URL to print and record: "https://user:token@host/x" without its
+ * token (user:***), so that a password never reaches a log or
+ * last-run.json.
+ */
+static void
+hide_password(const char *url, char *out, size_t size)
+{
+    const char *host = strstr(url, "://"), *at = NULL, *colon, *p;
+
+    snprintf(out, size, "%s", url);
+    if (host == NULL)
+        return;
+    host += 3;
+    for (p = host; *p && *p != '/'; p++)
+        if (*p == '@')
+            at = p;
+    if (at == NULL)
+        return;
+    colon = memchr(host, ':', (size_t)(at - host));
+    if (colon == NULL)
+        return;
+    snprintf(out, size, "%.*s:***%s", (int)(colon - url), url, at);
+}
+
+/* A branch name git would take, and never an option. */
+static int
+branch_ok(const char *b)
+{
+    const char *p;
+
+    if (*b == '\0' || *b == '-' || *b == '/' || strstr(b, "..") || strstr(b, "//") ||
+        strstr(b, "@{") || b[strlen(b) - 1] == '/' || b[strlen(b) - 1] == '.')
+        return 0;
+    for (p = b; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr("~^:?*[\\", *p))
+            return 0;
+    return 1;
+}
+
+/* A relative path inside the repository: no "..", not absolute. */
+static int
+site_path_ok(const char *s)
+{
+    const char *p = s;
+
+    if (*s == '\0' || *s == '/')
+        return 0;
+    while (*p) {
+        size_t l = strcspn(p, "/");
+        if (l == 2 && p[0] == '.' && p[1] == '.')
+            return 0;
+        p += l;
+        if (*p == '/')
+            p++;
+    }
+    return 1;
+}
+
+/* ---- the signature -------------------------------------------------------- */
+
+static int
+add_keys_dir(pull_opts *o, char **owned, size_t *nowned)
+{
+    DIR *d;
+    struct dirent *e;
+    struct stat st;
+
+    if (stat(DEFAULT_KEYS_DIR, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+        fprintf(stderr,
+                "prop pull: %s can be written by %s: its keys are not trusted (chown root, "
+                "chmod go-w); nothing was changed\n",
+                DEFAULT_KEYS_DIR, (st.st_mode & 022) ? "others" : "another user");
+        return -2;
+    }
+    d = opendir(DEFAULT_KEYS_DIR);
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL && o->nkeyrings < MAX_KEYRINGS) {
+        size_t l = strlen(e->d_name);
+        char *path;
+        if (e->d_name[0] == '.' || l < 5 ||
+            (strcmp(e->d_name + l - 4, ".asc") != 0 && strcmp(e->d_name + l - 4, ".gpg") != 0))
+            continue;
+        path = malloc(sizeof DEFAULT_KEYS_DIR + l + 1);
+        if (path == NULL) {
+            closedir(d);
+            errno = ENOMEM;
+            return -1;
+        }
+        snprintf(path, sizeof DEFAULT_KEYS_DIR + l + 1, "%s/%s", DEFAULT_KEYS_DIR, e->d_name);
+        owned[(*nowned)++] = path;
+        o->keyrings[o->nkeyrings++] = path;
+    }
+    closedir(d);
+    return 0;
+}
+
+/*
+ * Is commit signed by one of the trusted keys?  The keys are imported
+ * into a new GNUPGHOME under dir, which is removed before returning.
+ * 0: yes, the signer's fingerprint in signer; EXIT_REJECTED: no, why in
+ * why; another exit code after printing why.
+ */
+static int
+verify_commit(const pull_opts *o, const char *dir, const char *gitdir, const char *commit,
+              char *signer, size_t ssize, char *why, size_t wsize)
+{
+    char home[4096], fmt[] = "--format=%G?%n%GF%n%GK%n%GS", *out = NULL;
+    size_t i;
+    int rc, ret = EXIT_FAILED;
+
+    if (snprintf(home, sizeof home, "%s/gnupg.XXXXXX", dir) >= (int)sizeof home ||
+        mkdtemp(home) == NULL) {
+        fprintf(stderr, "prop pull: cannot make a GNUPGHOME in %s: %s\n", dir, strerror(errno));
+        return EXIT_FAILED;
+    }
+    for (i = 0; i < o->nkeyrings; i++) {
+        char *imp[] = {"gpg",       "--batch", "--quiet",  "--no-tty",
+                       "--homedir", home,      "--import", (char *)o->keyrings[i],
+                       NULL};
+        if (spawn(imp, home, NULL) != 0) {
+            fprintf(stderr, "prop pull: %s: not a public key gpg can import\n", o->keyrings[i]);
+            goto out;
+        }
+    }
+    {
+        /* An SSH or X.509 signature is not one of ours: only OpenPGP. */
+        char *logv[] = {"git",
+                        "--git-dir",
+                        (char *)gitdir,
+                        "-c",
+                        "gpg.program=gpg",
+                        "-c",
+                        "gpg.ssh.allowedSignersFile=/dev/null",
+                        "-c",
+                        "gpg.x509.program=false",
+                        "log",
+                        "-1",
+                        "--no-show-signature",
+                        fmt,
+                        (char *)commit,
+                        "--",
+                        NULL};
+        rc = spawn(logv, home, &out);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "prop pull: git log could not read the signature of %s\n", commit);
+        goto out;
+    }
+    {
+        char *lines[4] = {"", "", "", ""}, *p = out;
+        int k;
+
+        for (k = 0; k < 4 && p; k++) {
+            char *nl = strchr(p, '\n');
+            lines[k] = p;
+            if (nl)
+                *nl = '\0';
+            p = nl ? nl + 1 : NULL;
+        }
+        ret = EXIT_REJECTED;
+        switch (lines[0][0]) {
+        case 'G':
+        case 'U':
+            snprintf(signer, ssize, "%s", *lines[1] ? lines[1] : lines[2]);
+            ret = 0;
+            break;
+        case 'N':
+            snprintf(why, wsize, "it is not signed");
+            break;
+        case 'E':
+            snprintf(why, wsize, "it is signed by key %s, which this host does not trust",
+                     *lines[2] ? lines[2] : "(unknown)");
+            break;
+        case 'B':
+            snprintf(why, wsize, "its signature (key %s) is bad: the commit was altered",
+                     *lines[2] ? lines[2] : "(unknown)");
+            break;
+        case 'X':
+            snprintf(why, wsize, "its signature (key %s) has expired", lines[2]);
+            break;
+        case 'Y':
+            snprintf(why, wsize, "it is signed by key %s, which has expired", lines[2]);
+            break;
+        case 'R':
+            snprintf(why, wsize, "it is signed by key %s, which is revoked", lines[2]);
+            break;
+        default:
+            snprintf(why, wsize, "its signature cannot be checked (git says \"%s\")", lines[0]);
+            break;
+        }
+    }
+out:
+    free(out);
+    {
+        char *kill_agent[] = {"gpgconf", "--homedir", home, "--kill", "all", NULL};
+        (void)spawn(kill_agent, home, NULL);
+    }
+    if (remove_tree(home) != 0)
+        fprintf(stderr, "prop pull: cannot remove %s: %s\n", home, strerror(errno));
+    return ret;
+}
+
+/* ---- which host is this ------------------------------------------------- */
+
+static const prop_host *
+this_host(const prop_site *s, char *name, size_t size)
+{
+    char hn[256];
+    struct addrinfo hints, *ai = NULL;
+    const prop_host *h;
+    char *dot;
+
+    if (gethostname(hn, sizeof hn) != 0)
+        return NULL;
+    hn[sizeof hn - 1] = '\0';
+    memset(&hints, 0, sizeof hints);
+    hints.ai_flags = AI_CANONNAME;
+    if (getaddrinfo(hn, NULL, &hints, &ai) == 0 && ai && ai->ai_canonname) {
+        h = prop_site_find_host(s, ai->ai_canonname);
+        snprintf(name, size, "%s", ai->ai_canonname);
+        freeaddrinfo(ai);
+        if (h)
+            return h;
+    } else if (ai) {
+        freeaddrinfo(ai);
+    }
+    if ((h = prop_site_find_host(s, hn)) != NULL) {
+        snprintf(name, size, "%s", hn);
+        return h;
+    }
+    dot = strchr(hn, '.');
+    if (dot) {
+        *dot = '\0';
+        if ((h = prop_site_find_host(s, hn)) != NULL) {
+            snprintf(name, size, "%s", hn);
+            return h;
+        }
+    }
+    if (name[0] == '\0')
+        snprintf(name, size, "%s", hn);
+    return NULL;
+}
+
+/* ---- last-run.json ---------------------------------------------------- */
+
+static void
+jstr(FILE *f, const char *s)
+{
+    if (s == NULL)
+        fputs("null", f);
+    else
+        prop_json_write_string(f, s, strlen(s));
+}
+
+static int
+write_last_run(const pull_opts *o, const char *host, const char *commit, const char *signer,
+               time_t start, double secs, int rc)
+{
+    char path[4096], when[64], *data = NULL;
+    size_t len = 0, i;
+    unsigned ok = 0, changed = 0, failed = 0;
+    const char *result;
+    prop_transport *t = NULL;
+    prop_file_attrs attrs = {0644, NULL, NULL};
+    struct tm tm;
+    FILE *f;
+    int w;
+
+    for (i = 0; i < rec.nhosts; i++) {
+        ok += rec.hosts[i].ok;
+        changed += rec.hosts[i].changed;
+        failed += rec.hosts[i].failed;
+    }
+    result = rc == 130                ? "interrupted"
+             : rc == EXIT_UNREACHABLE ? "unreachable"
+             : rc != EXIT_WELL        ? "failed"
+             : changed                ? "changed"
+                                      : "ok";
+    if (gmtime_r(&start, &tm) == NULL ||
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(when, sizeof when, "?");
+    f = open_memstream(&data, &len);
+    if (f == NULL)
+        return -1;
+    fputs("{\"version\":1,\"host\":", f);
+    jstr(f, host);
+    fprintf(f, ",\"time\":\"%s\",\"epoch\":%lld,\"seconds\":%.3f,\"repo\":", when, (long long)start,
+            secs);
+    jstr(f, o->shown);
+    fputs(",\"branch\":", f);
+    jstr(f, o->branch);
+    fputs(",\"site\":", f);
+    jstr(f, o->site);
+    fputs(",\"commit\":", f);
+    jstr(f, commit);
+    fputs(",\"signer\":", f);
+    jstr(f, signer);
+    fprintf(f, ",\"result\":\"%s\",\"exit\":%d,\"ok\":%u,\"changed\":%u,\"failed\":%u,\"hosts\":[",
+            result, rc, ok, changed, failed);
+    for (i = 0; i < rec.nhosts; i++) {
+        fputs(i ? ",{\"host\":" : "{\"host\":", f);
+        jstr(f, rec.hosts[i].name);
+        fprintf(f, ",\"ok\":%u,\"changed\":%u,\"failed\":%u", rec.hosts[i].ok, rec.hosts[i].changed,
+                rec.hosts[i].failed);
+        if (rec.hosts[i].state) {
+            fputs(",\"state\":", f);
+            jstr(f, rec.hosts[i].state);
+            fputs(",\"error\":", f);
+            jstr(f, rec.hosts[i].why);
+        }
+        fputc('}', f);
+    }
+    fputs("],\"failures\":[", f);
+    for (i = 0; i < rec.nfails; i++) {
+        fputs(i ? ",{\"host\":" : "{\"host\":", f);
+        jstr(f, rec.fails[i].host);
+        fputs(",\"property\":", f);
+        jstr(f, rec.fails[i].prop);
+        fputs(",\"origin\":", f);
+        jstr(f, rec.fails[i].origin);
+        fputs(",\"error\":", f);
+        jstr(f, rec.fails[i].msg);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"failures_not_kept\":%zu}\n", rec.lost);
+    if (fclose(f) != 0 || data == NULL) {
+        free(data);
+        return -1;
+    }
+    w = snprintf(path, sizeof path, "%s/last-run.json", o->state_dir);
+    if (w < 0 || w >= (int)sizeof path || prop_transport_local(&t) != PROP_OK ||
+        prop_transport_write(t, path, data, len, &attrs) != PROP_OK) {
+        fprintf(stderr, "prop pull: cannot write %s: %s\n", path,
+                t ? prop_transport_error(t) : "out of memory");
+        prop_transport_close(t);
+        free(data);
+        return -1;
+    }
+    prop_transport_close(t);
+    free(data);
+    return 0;
+}
+
+/* ---- the command ----------------------------------------------------- */
+
+static int
+list_hosts(const prop_site *s, char *buf, size_t size)
+{
+    size_t k, len = 0;
+
+    buf[0] = '\0';
+    for (k = 0; k < prop_site_nhosts(s) && len < size; k++) {
+        const prop_host *h = prop_site_host(s, k);
+        int w;
+        if (prop_host_container_kind(h) != PROP_CONTAINER_NONE)
+            continue;
+        w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", prop_host_name(h));
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return (int)k;
+}
+
+/* Run this host's part of the site at path, as prop run does. */
+static int
+run_site(const pull_opts *o, const char *path, const char *host)
+{
+    char **argv = calloc((size_t)o->nsite_args + 8, sizeof *argv);
+    int argc = 0, i, rc;
+
+    if (argv == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_FAILED;
+    }
+    argv[argc++] = "run";
+    argv[argc++] = (char *)path;
+    argv[argc++] = (char *)host;
+    if (o->dry)
+        argv[argc++] = "--dry-run";
+    if (o->json)
+        argv[argc++] = "--json";
+    for (i = 0; i < o->nsite_args; i++)
+        argv[argc++] = o->site_args[i];
+    cli_run_local = 1;
+    rec.on = !o->dry;
+    rc = cmd_run.run(argc, argv);
+    rec.on = 0;
+    cli_run_local = 0;
+    free(argv);
+    return rc;
+}
+
+static void
+say_refused(const pull_opts *o, const char *commit, const char *why)
+{
+    if (o->json) {
+        fputs("{\"event\":\"pull\",\"repo\":", stdout);
+        jstr(stdout, o->shown);
+        fputs(",\"commit\":", stdout);
+        jstr(stdout, commit);
+        fputs(",\"refused\":true,\"error\":", stdout);
+        jstr(stdout, why);
+        fputs("}\n", stdout);
+    }
+    fprintf(stderr, "prop pull: commit %.12s of %s refused: %s; nothing was changed\n",
+            commit ? commit : "?", o->shown, why);
+}
+
+static int
+pull_run(int argc, char **argv)
+{
+    pull_opts o;
+    cli_site_opts so;
+    char *owned[MAX_KEYRINGS];
+    size_t nowned = 0, k;
+    char hash[17], dir[4096], gitdir[4200], trees[4200], tree[4400], lockp[4200], sitep[8600];
+    char ref[600], signer[256] = "", why[1200] = "", hostname[300] = "";
+    char *commit = NULL, *out = NULL;
+    const char *v;
+    int i, r, rc = EXIT_FAILED, lockfd = -1, cwd = -1, evaluated;
+    lprop_ctx *ctx = NULL;
+    const prop_host *h;
+    struct timespec t0, t1;
+    time_t start;
+
+    memset(&o, 0, sizeof o);
+    cli_site_opts_init(&so);
+    o.state_dir = DEFAULT_STATE_DIR;
+    o.site = "site.lua";
+    o.site_args = calloc((size_t)argc, sizeof *o.site_args);
+    if (o.site_args == NULL)
+        return EXIT_FAILED;
+    for (i = 1; i < argc; i++) {
+        int at = i;
+        if (cli_is_help(argv[i])) {
+            free(o.site_args);
+            return cli_print_help(&cmd_pull);
+        }
+        r = cli_site_opt(&so, argc, argv, &i);
+        if (r < 0)
+            goto usage;
+        if (r > 0) {
+            for (; at <= i; at++)
+                o.site_args[o.nsite_args++] = argv[at];
+            continue;
+        }
+        if (strcmp(argv[i], "--dry-run") == 0 || strcmp(argv[i], "-n") == 0) {
+            o.dry = 1;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            o.json = 1;
+        } else if (opt_value("--branch", argc, argv, &i, &v)) {
+            if (v == NULL || !branch_ok(v)) {
+                cli_usage_error(&cmd_pull, "--branch wants a branch name, not \"%s\"", v ? v : "");
+                goto usage;
+            }
+            o.branch = v;
+        } else if (opt_value("--host", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_pull, "--host wants a host name of the site");
+                goto usage;
+            }
+            o.host = v;
+        } else if (opt_value("--site", argc, argv, &i, &v)) {
+            if (v == NULL || !site_path_ok(v)) {
+                cli_usage_error(&cmd_pull,
+                                "--site wants the site file's path inside the repository "
+                                "(relative, without \"..\"), not \"%s\"",
+                                v ? v : "");
+                goto usage;
+            }
+            o.site = v;
+        } else if (opt_value("--state-dir", argc, argv, &i, &v)) {
+            if (v == NULL || v[0] != '/') {
+                cli_usage_error(&cmd_pull, "--state-dir wants an absolute directory");
+                goto usage;
+            }
+            o.state_dir = v;
+        } else if (opt_value("--keyring", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_pull, "--keyring wants a file of public keys");
+                goto usage;
+            }
+            if (o.nkeyrings == MAX_KEYRINGS) {
+                cli_usage_error(&cmd_pull, "at most %d --keyring files", MAX_KEYRINGS);
+                goto usage;
+            }
+            o.keyrings[o.nkeyrings++] = v;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            cli_usage_error(&cmd_pull, "unknown option \"%s\"", argv[i]);
+            goto usage;
+        } else if (o.repo == NULL) {
+            o.repo = argv[i];
+        } else {
+            cli_usage_error(&cmd_pull, "one repository only (\"%s\" is a second)", argv[i]);
+            goto usage;
+        }
+    }
+    if (o.repo == NULL) {
+        cli_usage_error(&cmd_pull, "which git repository?");
+        goto usage;
+    }
+    if (o.repo[0] == '-' || strpbrk(o.repo, "\n\r") != NULL) {
+        cli_usage_error(&cmd_pull, "\"%s\" is not a repository URL or path", o.repo);
+        goto usage;
+    }
+    hide_password(o.repo, o.shown, sizeof o.shown);
+    if (o.nkeyrings == 0 && (r = add_keys_dir(&o, owned, &nowned)) != 0) {
+        if (r == -1)
+            fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
+        rc = r == -1 ? EXIT_FAILED : EXIT_USAGE;
+        goto done;
+    }
+    if (o.nkeyrings == 0) {
+        fprintf(stderr,
+                "prop pull: no trusted keys: put the public keys whose signatures this host "
+                "accepts in %s/ (NAME.asc or NAME.gpg), or name them with --keyring FILE; "
+                "nothing was changed\n",
+                DEFAULT_KEYS_DIR);
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    for (k = 0; k < o.nkeyrings; k++) {
+        struct stat st;
+
+        if (access(o.keyrings[k], R_OK) != 0 || stat(o.keyrings[k], &st) != 0) {
+            fprintf(stderr, "prop pull: keyring %s: %s\n", o.keyrings[k], strerror(errno));
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        /* A key others could replace is no reason to trust a commit. */
+        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+            fprintf(stderr,
+                    "prop pull: keyring %s can be written by %s: it is not trusted (chown root, "
+                    "chmod go-w); nothing was changed\n",
+                    o.keyrings[k], (st.st_mode & 022) ? "others" : "another user");
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+
+    /* The clone, and the lock that keeps two pulls of it apart. */
+    url_hash(o.repo, hash);
+    if (snprintf(dir, sizeof dir, "%s/pull/%s", o.state_dir, hash) >= (int)sizeof dir) {
+        fprintf(stderr, "prop pull: --state-dir is too long\n");
+        goto done;
+    }
+    snprintf(gitdir, sizeof gitdir, "%s/repo.git", dir);
+    snprintf(trees, sizeof trees, "%s/trees", dir);
+    snprintf(lockp, sizeof lockp, "%s/lock", dir);
+    if (mkdirs(o.state_dir, 0755) != 0 || mkdirs(dir, 0700) != 0 || chmod(dir, 0700) != 0) {
+        fprintf(stderr, "prop pull: cannot make %s: %s\n", dir, strerror(errno));
+        goto done;
+    }
+    lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lockfd < 0) {
+        fprintf(stderr, "prop pull: cannot open %s: %s\n", lockp, strerror(errno));
+        goto done;
+    }
+    if (flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr, "prop pull: another prop pull of %s is running (it holds %s)\n", o.shown,
+                lockp);
+        goto done;
+    }
+    /* What a pull killed on its way left behind. */
+    remove_entries(dir, "gnupg.", NULL);
+    remove_entries(dir, "new.", NULL);
+    if (access(gitdir, F_OK) != 0) {
+        char tmp[4300];
+        char *init[] = {"git", "init", "--bare", "--quiet", "--template=", tmp, NULL};
+        snprintf(tmp, sizeof tmp, "%s/new.repo", dir);
+        if (spawn(init, NULL, NULL) != 0 || rename(tmp, gitdir) != 0) {
+            fprintf(stderr, "prop pull: cannot make the clone %s\n", gitdir);
+            goto done;
+        }
+    }
+
+    /* Fetch.  Nothing in the clone is ever run or checked out. */
+    snprintf(ref, sizeof ref, "+%s%s:refs/prop/fetched", o.branch ? "refs/heads/" : "",
+             o.branch ? o.branch : "HEAD");
+    {
+        char *fetch[] = {"git",     "--git-dir", gitdir,         "fetch", "--quiet", "--no-tags",
+                         "--force", "--",        (char *)o.repo, ref,     NULL};
+        if (spawn(fetch, NULL, NULL) != 0) {
+            fprintf(stderr, "prop pull: cannot fetch %s from %s; nothing was changed\n",
+                    o.branch ? o.branch : "HEAD", o.shown);
+            rc = EXIT_UNREACHABLE;
+            goto done;
+        }
+    }
+    {
+        char *parse[] = {"git",
+                         "--git-dir",
+                         gitdir,
+                         "rev-parse",
+                         "--verify",
+                         "--quiet",
+                         "refs/prop/fetched^{commit}",
+                         NULL};
+        if (spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
+            fprintf(stderr, "prop pull: %s has no commit at %s\n", o.shown,
+                    o.branch ? o.branch : "HEAD");
+            goto done;
+        }
+        out[strcspn(out, "\n")] = '\0';
+        commit = out;
+        out = NULL;
+    }
+
+    /* The signature, before anything of the commit is written out. */
+    r = verify_commit(&o, dir, gitdir, commit, signer, sizeof signer, why, sizeof why);
+    if (r == EXIT_REJECTED) {
+        say_refused(&o, commit, why);
+        rc = EXIT_REJECTED;
+        goto done;
+    }
+    if (r != 0)
+        goto done;
+    if (o.json) {
+        fputs("{\"event\":\"pull\",\"repo\":", stdout);
+        jstr(stdout, o.shown);
+        fputs(",\"branch\":", stdout);
+        jstr(stdout, o.branch);
+        fputs(",\"commit\":", stdout);
+        jstr(stdout, commit);
+        fputs(",\"signer\":", stdout);
+        jstr(stdout, signer);
+        fputs("}\n", stdout);
+    } else {
+        printf("prop pull: %s %s: commit %.12s, signed by %s\n", o.shown,
+               o.branch ? o.branch : "HEAD", commit, signer);
+    }
+    fflush(stdout);
+
+    /* The verified commit's files: made aside, then put in place. */
+    snprintf(tree, sizeof tree, "%s/%s", trees, commit);
+    if (access(tree, F_OK) != 0) {
+        char tmp[4300], tar[4400];
+        char *archive[] = {"git", "--git-dir", gitdir, "archive", "--format=tar",
+                           "-o",  tar,         commit, NULL};
+        char *untar[] = {"tar", "-x", "--no-same-owner", "-f", tar, "-C", tmp, NULL};
+
+        snprintf(tmp, sizeof tmp, "%s/new.XXXXXX", dir);
+        if (mkdirs(trees, 0700) != 0 || mkdtemp(tmp) == NULL) {
+            fprintf(stderr, "prop pull: cannot make a directory in %s: %s\n", dir, strerror(errno));
+            goto done;
+        }
+        snprintf(tar, sizeof tar, "%s.tar", tmp);
+        if (spawn(archive, NULL, NULL) != 0 || spawn(untar, NULL, NULL) != 0 ||
+            rename(tmp, tree) != 0) {
+            fprintf(stderr, "prop pull: cannot write commit %s out into %s\n", commit, tree);
+            (void)unlink(tar);
+            (void)remove_tree(tmp);
+            goto done;
+        }
+        (void)unlink(tar);
+    }
+    remove_entries(trees, "", commit);
+    snprintf(sitep, sizeof sitep, "%s/%s", tree, o.site);
+    if (access(sitep, R_OK) != 0) {
+        fprintf(stderr, "prop pull: commit %.12s has no site file %s; nothing was run\n", commit,
+                o.site);
+        rc = EXIT_REJECTED;
+        goto done;
+    }
+
+    /* The pre-pass, and this host.  Inside the tree, so that findings and
+     * failures name the repository's own paths (site.lua:3). */
+    cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cwd < 0 || chdir(tree) != 0) {
+        fprintf(stderr, "prop pull: cannot enter %s: %s\n", tree, strerror(errno));
+        goto done;
+    }
+    so.limits.check_only = 1;
+    ctx = cli_load_site(o.site, &so, &evaluated);
+    if (ctx == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        goto done;
+    }
+    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
+        prop_diags_print_text(ctx->site, stderr, so.color_err, 0);
+        cli_print_summary(ctx, o.site, stderr, 0);
+        fprintf(stderr, "prop pull: the site at commit %.12s has errors; nothing was run\n",
+                commit);
+        rc = EXIT_REJECTED;
+        goto done;
+    }
+    if (o.host) {
+        h = prop_site_find_host(ctx->site, o.host);
+        snprintf(hostname, sizeof hostname, "%s", o.host);
+    } else {
+        h = this_host(ctx->site, hostname, sizeof hostname);
+    }
+    if (h == NULL) {
+        char names[2000];
+        list_hosts(ctx->site, names, sizeof names);
+        fprintf(stderr,
+                "prop pull: the site declares no host \"%s\"%s (its hosts: %s); name one with "
+                "--host\n",
+                hostname, o.host ? "" : ", this machine's name", names[0] ? names : "none");
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    snprintf(hostname, sizeof hostname, "%s", prop_host_fullname(h));
+    lprop_close(ctx);
+    ctx = NULL;
+
+    /* The run. */
+    start = time(NULL);
+    if (clock_gettime(CLOCK_MONOTONIC, &t0) != 0)
+        memset(&t0, 0, sizeof t0);
+    rc = run_site(&o, o.site, hostname);
+    if (clock_gettime(CLOCK_MONOTONIC, &t1) != 0)
+        t1 = t0;
+    if (!o.dry && rc != EXIT_USAGE && rc != EXIT_REJECTED &&
+        write_last_run(&o, hostname, commit, signer, start,
+                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+                       rc) != 0 &&
+        rc == EXIT_WELL)
+        rc = EXIT_FAILED;
+done:
+    record_free();
+    lprop_close(ctx);
+    if (cwd >= 0) {
+        if (fchdir(cwd) != 0)
+            fprintf(stderr, "prop pull: cannot go back to the directory it started in: %s\n",
+                    strerror(errno));
+        close(cwd);
+    }
+    if (lockfd >= 0)
+        close(lockfd);
+    free(commit);
+    free(out);
+    for (k = 0; k < nowned; k++)
+        free(owned[k]);
+    free(o.site_args);
+    if (fflush(stdout) != 0 && rc == EXIT_WELL)
+        rc = EXIT_FAILED;
+    return rc;
+usage:
+    free(o.site_args);
+    return EXIT_USAGE;
+}
+
+const cli_command cmd_pull = {
+    "pull", pull_run,
+    "on the host itself: fetch the site from git, check its signature, run this host's part",
+    "prop pull REPO [--branch B] [--host NAME] [--site PATH] [--keyring FILE]...\n"
+    "                [--state-dir DIR] [--dry-run] [--json]\n"
+    "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};
