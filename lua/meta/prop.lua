@@ -167,6 +167,11 @@ function Host:info(key) end
 ---@class prop.Sys
 ---@field host string the host's name
 ---@field os? prop.Family the host's OS family
+---@field suite? string from the host's os.* declaration ("bookworm")
+---@field arch? string from the host's os.* declaration ("amd64")
+---@field container? "chroot"|"nspawn"|"docker"|"jail" in a container, its kind
+---@field transport string "local", "dir:/srv/tree", "ssh:root@web1:22"
+---@field ports integer[] the ports the host's properties declare (ports=), increasing
 ---@field dry boolean a dry run
 ---@field cache table one per host per run, for recipes to share lookups
 local Sys = {}
