@@ -743,6 +743,55 @@ apache = {}
 ---@return prop.Property
 function apache.installed() end
 
+nginx = {}
+
+---DebianLike, ports 80 and 443.  Installs nginx and starts it.
+---@return prop.Property
+function nginx.installed() end
+
+---DebianLike, revertable (to nginx.site_disabled).  sites-available/NAME
+---and its sites-enabled link; nginx -t before the reload, and a
+---configuration nginx refuses is put back as it was.
+---@param name string a file name: "example.org"
+---@param content string the server blocks
+---@return prop.Property
+function nginx.site(name, content) end
+
+---DebianLike.  sites-enabled/NAME removed (the file in sites-available
+---kept), tested with nginx -t, reloaded.
+---@param name string "default"
+---@return prop.Property
+function nginx.site_disabled(name) end
+
+firewall = {}
+
+---@class prop.FirewallRule
+---@field port integer
+---@field proto? "tcp"|"udp" default "tcp"
+---@field from? string an address or network: "192.0.2.0/24", "2001:db8::/32"
+
+---@class prop.FirewallOptions
+---@field allow? (integer|prop.FirewallRule)[] a number is a TCP port
+---@field policy? "drop"|"reject" default "drop"
+---@field ping? boolean accept ICMP echo (default true)
+
+---@class prop.NftablesOptions: prop.FirewallOptions
+---@field declared? boolean also accept the host's declared ports (sys.ports)
+
+---DebianLike, revertable.  /etc/nftables.conf holding the table "inet
+---prop" (input policy drop), checked with nft -c, then loaded with nft -f;
+---prop's SSH port is always accepted.  Other tables are left alone.
+---@param opts prop.NftablesOptions
+---@return prop.Property
+function firewall.nftables(opts) end
+
+---DebianLike, revertable.  firewall.nftables accepting exactly the ports the
+---host's properties declare (ports=), on TCP and UDP, plus allow and
+---prop's SSH port.
+---@param opts? prop.FirewallOptions
+---@return prop.Property
+function firewall.open_declared(opts) end
+
 tor = {}
 
 ---DebianLike, port 443.  A Tor bridge relay.
