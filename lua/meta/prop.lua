@@ -743,6 +743,33 @@ apache = {}
 ---@return prop.Property
 function apache.installed() end
 
+---DebianLike, revertable (to apache.site_disabled).  sites-available/NAME.conf
+---and its sites-enabled link; apachectl configtest before the reload, and
+---a configuration Apache refuses is put back as it was.
+---@param name string without ".conf": "example.org"
+---@param content string the VirtualHost blocks
+---@return prop.Property
+function apache.site(name, content) end
+
+---DebianLike.  sites-enabled/NAME.conf removed (the file in
+---sites-available kept), tested, reloaded.
+---@param name string without ".conf": "000-default"
+---@return prop.Property
+function apache.site_disabled(name) end
+
+---DebianLike, revertable (a2dismod).  a2enmod NAME, tested with
+---apachectl configtest (a2dismod again when refused), then a restart.
+---@param name string "rewrite", "headers", "proxy_http"
+---@return prop.Property
+function apache.module(name) end
+
+---DebianLike.  /etc/apache2/ports.conf with one Listen line per port,
+---tested, reloaded; declares the ports (but 80 and 443, which
+---apache.installed declares).
+---@param ports integer[] { 80, 8080 }
+---@return prop.Property
+function apache.listen_ports(ports) end
+
 nginx = {}
 
 ---DebianLike, ports 80 and 443.  Installs nginx and starts it.
