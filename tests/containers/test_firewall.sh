@@ -9,8 +9,10 @@
 # ruleset before it is written: one nft refuses fails with nft's words
 # and leaves the file as it was; the chroot's ruleset is not loaded, as
 # it would be this machine's; revert empties prop's table.  Over SSH (a
-# throwaway sshd inside the namespace) a dry run's ruleset accepts the
-# port prop is connected to.  Lint: two properties on one port are P006,
+# throwaway sshd in a mount and network namespace of the test's own, with
+# a copy of /etc), the ruleset accepts the port prop is connected to: a
+# dry run shows it and changes nothing, a run loads it, a table deleted
+# by hand is loaded again, revert deletes it.  Lint: two properties on one port are P006,
 # two firewalls on one host P007, bad arguments P012.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -165,39 +167,93 @@ check "revert: nft -c accepts it" unshare -n chroot "$C" nft -c -f /etc/nftables
 netns_run "$TMP/c5.out" "$TMP/chroot.lua"
 same "revert: again, nothing to do" "$(host_count "$TMP/c5.out" localhost/fw changed)" 0
 
-# ---- over SSH: prop's own port is always accepted (a dry run on this machine) ---------------
-if [[ -x /usr/sbin/sshd ]] && command -v ip >/dev/null; then
+# ---- over SSH, loaded for real: in a mount and network namespace of its own ----
+# sshd runs inside a namespace whose /etc is a copy (prop writes
+# /etc/nftables.conf there) and whose firewall is empty; systemd, if any,
+# is out of reach.  nftables must be installed on this machine already:
+# prop would install it, and this machine's packages are not the test's.
+if [[ -x /usr/sbin/sshd ]] && command -v ip >/dev/null && command -v nft >/dev/null; then
   sum_before="$(md5sum /etc/nftables.conf 2>/dev/null || echo none)"
-  cat >"$TMP/ssh-inner.sh" <<EOF
+  D="$TMP/ns"
+  mkdir -m 700 "$D"
+  cat >"$D/inner.sh" <<'INNER'
 set -eu
+mount --make-rprivate /
+cp -a /etc "$D/etc"
+mount --bind "$D/etc" /etc
+if [ -d /run/systemd ]; then mount -t tmpfs tmpfs /run/systemd; fi
 ip link set lo up
 source "$PROP_SOURCE_DIR/tests/ssh/common.sh"
 ssh_start fw >/dev/null
-echo "\$SSH_PORT" >"$TMP/ssh.port"
-cat >"$TMP/ssh.lua" <<LUA
+echo "$SSH_PORT" >"$D/ssh.port"
+site() {
+  cat >"$D/ssh.lua" <<LUA
 host "box" {
-  connect.ssh { address = "\$SSH_HOST", port = \$SSH_PORT, identity = "\$SSH_KEY",
-                known_hosts = "\$SSH_KNOWN_HOSTS" },
-  os.debian("$SUITE", "$ARCH"),
+  connect.ssh { address = "$SSH_HOST", port = $SSH_PORT, identity = "$SSH_KEY",
+                known_hosts = "$SSH_KNOWN_HOSTS" },
+  os.debian("bookworm", "amd64"),
   property { desc = "web", ports = { 8443 }, check = function() return true end, apply = function() end },
-  firewall.open_declared(),
+  $1
 }
 LUA
-rc=0
-timeout 300 "$PROP" run "$TMP/ssh.lua" --dry-run --diff >"$TMP/ssh.out" 2>&1 || rc=\$?
-echo "\$rc" >"$TMP/ssh.rc"
-EOF
-  timeout 400 unshare -n bash "$TMP/ssh-inner.sh" >"$TMP/ssh-inner.log" 2>&1 || true
-  OUT="$TMP/ssh.out"
-  port="$(cat "$TMP/ssh.port" 2>/dev/null || echo none)"
-  same "ssh: the dry run's exit" "$(cat "$TMP/ssh.rc" 2>/dev/null || cat "$TMP/ssh-inner.log")" 0
+}
+run() { # NAME [ARGS...]: the output, exit code, live ruleset and file after it
+  local n="$1" rc=0
+  shift
+  timeout 300 "$PROP" run "$D/ssh.lua" "$@" >"$D/$n.out" 2>&1 || rc=$?
+  echo "$rc" >"$D/$n.rc"
+  nft list ruleset >"$D/$n.rules" 2>&1 || true
+  cp /etc/nftables.conf "$D/$n.conf" 2>/dev/null || true
+}
+cp /etc/nftables.conf "$D/before.conf" 2>/dev/null || true
+site "firewall.open_declared(),"
+run dry --dry-run --diff
+run first
+run second
+nft delete table inet prop
+run unloaded
+site "revert(firewall.open_declared()),"
+run revert
+run again
+INNER
+  D="$D" PROP="$PROP" PROP_SOURCE_DIR="$PROP_SOURCE_DIR" timeout 600 unshare -m -n bash "$D/inner.sh" \
+    >"$D/inner.log" 2>&1 || true
+  port="$(cat "$D/ssh.port" 2>/dev/null || echo none)"
+  res() { cat "$D/$1.rc" 2>/dev/null || echo none; }
+  OUT="$D/inner.log"
+  same "ssh dry run: exit" "$(res dry)" 0
+  OUT="$D/dry.out"
   # The diff shows a tab as \t.
-  check "ssh: the ruleset accepts prop's SSH port" grep -qF "+\\t\\ttcp dport $port accept comment \"SSH: prop's connection\"" "$TMP/ssh.out"
-  check "ssh: and the declared port" grep -qF '+\t\ttcp dport 8443 accept comment' "$TMP/ssh.out"
-  check "ssh: the note says so" grep -q "port $port (prop's SSH connection) is accepted" "$TMP/ssh.out"
+  check "ssh dry run: the ruleset accepts prop's SSH port" grep -qF "+\\t\\ttcp dport $port accept comment \"SSH: prop's connection\"" "$D/dry.out"
+  check "ssh dry run: and the declared port" grep -qF '+\t\ttcp dport 8443 accept comment' "$D/dry.out"
+  check "ssh dry run: nothing loaded" bash -c "! grep -q 'table inet prop' '$D/dry.rules'"
+  check "ssh dry run: the file is unchanged" cmp -s "$D/before.conf" "$D/dry.conf"
+  OUT="$D/first.out"
+  same "ssh: exit" "$(res first)" 0
+  check "ssh: changed, and loaded" grep -q 'the ruleset was loaded (nft -f /etc/nftables.conf)' "$D/first.out"
+  check "ssh: the note names prop's port" grep -q "port $port (prop's SSH connection) is accepted" "$D/first.out"
+  same "ssh: the live ruleset's rules" "$(grep -E 'dport|policy' "$D/first.rules" | sed 's/^\s*//')" \
+"type filter hook input priority filter; policy drop;
+tcp dport $port accept comment \"SSH: prop's connection\"
+tcp dport 8443 accept comment \"declared by the host's properties\"
+udp dport 8443 accept comment \"declared by the host's properties\""
+  check "ssh: the file holds them" grep -q "tcp dport $port accept" "$D/first.conf"
+  OUT="$D/second.out"
+  check "ssh: a second run changes nothing" grep -q '^box: 2 ok, 0 changed, 0 failed' "$D/second.out"
+  OUT="$D/unloaded.out"
+  check "ssh: a table deleted by hand is loaded again" grep -q 'firewall allows the declared ports ... changed' "$D/unloaded.out"
+  check "ssh: it is back" grep -q 'table inet prop' "$D/unloaded.rules"
+  OUT="$D/revert.out"
+  same "ssh: revert: exit" "$(res revert)" 0
+  check "ssh: revert removes the table" bash -c "! grep -q 'table inet prop' '$D/revert.rules'"
+  check "ssh: revert leaves a file that only deletes it" grep -q '^delete table inet prop$' "$D/revert.conf"
+  OUT="$D/again.out"
+  check "ssh: revert again: nothing to do" grep -q '^box: 2 ok, 0 changed, 0 failed' "$D/again.out"
+  OUT=""
   same "ssh: this machine's /etc/nftables.conf is untouched" "$(md5sum /etc/nftables.conf 2>/dev/null || echo none)" "$sum_before"
+  check "ssh: this machine's firewall has no prop table" bash -c "! nft list table inet prop >/dev/null 2>&1"
 else
-  echo "SKIP (part): no sshd or ip command for the SSH check"
+  echo "SKIP (part): no sshd, ip or nft on this machine for the SSH checks"
 fi
 
 finish
