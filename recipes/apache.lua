@@ -65,6 +65,11 @@ end
 local function module_change(sys, a, enable)
    local st = sys:stat(ETC .. "mods-available")
    if st == nil or st.type ~= "directory" then
+      if sys.dry and st == nil and enable then
+         sys:note(fmt("a2enmod %s would run once apache2 is installed", a.name))
+         return "changed"
+      end
+      if not enable and st == nil then return "ok" end
       R.fail("%s: %smods-available is missing: is apache2 installed? (%s)", a.what, ETC, INSTALL)
    end
    if module_enabled(sys, a.name) == enable then return "ok" end
@@ -123,7 +128,8 @@ end
   file and the link are put back as they were (a new site is removed)
   and the property fails with Apache's message.  When the test passes, a
   running apache2 is reloaded (gracefully).  A dry run tests nothing and
-  says it would.
+  says it would; before apache2 is installed, it says the site would be
+  written once it is.
   Example:
     apache.site("example.org",
                 "<VirtualHost *:80>\n  ServerName example.org\n  DocumentRoot /srv/www\n</VirtualHost>\n")

@@ -88,7 +88,8 @@ end
   and the property fails with nginx's message, so nginx goes on serving
   the previous configuration.  When the test passes, a running nginx is
   reloaded (service nginx reload).  Nothing to change: nginx is neither
-  tested nor reloaded.  A dry run tests nothing and says it would.
+  tested nor reloaded.  A dry run tests nothing and says it would; before
+  nginx is installed, it says the site would be written once it is.
   Example:
     nginx.site("example.org",
                "server { listen 80; server_name example.org; root /srv/www/example.org; }\n")

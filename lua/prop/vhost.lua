@@ -57,19 +57,29 @@ local function reload(sys, a)
    end
 end
 
+-- False in a dry run where dir is missing (the server is not installed
+-- yet: the property that installs it would have made it).
 local function need_dir(sys, a, dir)
    local st = sys:stat(dir)
    if st == nil or st.type ~= "directory" then
+      if sys.dry and st == nil then
+         sys:note(fmt("%s would be written once %s is installed (%s is missing)",
+                      a.available, a.service, dir))
+         return false
+      end
       R.fail("%s: %s is missing: is %s installed? (%s)", a.what, dir, a.service, a.install)
    end
+   return true
 end
 
 -- a: { what =, service =, available = path, enabled = path, target =
 -- what the link points at, content =, test = argv, install = hint }.
 -- Without enabled, only the file is ensured (apache's ports.conf).
 function V.ensure_site(sys, a)
-   need_dir(sys, a, a.available:match("^(.*)/[^/]*$"))
-   if a.enabled then need_dir(sys, a, a.enabled:match("^(.*)/[^/]*$")) end
+   if not need_dir(sys, a, a.available:match("^(.*)/[^/]*$"))
+      or (a.enabled and not need_dir(sys, a, a.enabled:match("^(.*)/[^/]*$"))) then
+      return "changed"
+   end
    local old = save(sys, a.what, a.available)
    local link = a.enabled and save(sys, a.what, a.enabled)
    local same_content = old ~= nil and old.content == a.content

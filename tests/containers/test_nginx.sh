@@ -4,7 +4,9 @@
 # this machine): nginx.installed installs and starts it; nginx.site adds a
 # site that curl inside the container is served by; a second run changes
 # nothing; a dry run with --diff shows the new content and changes
-# nothing; new content is served after the reload; a broken site is
+# nothing; new content is served after the reload; without nginx, a dry
+# run says the site would be written once it is installed and a run says
+# what is missing; a broken site is
 # refused by nginx -t, put back, and the old one is still served; a
 # broken new site leaves no file behind; revert(nginx.site) and
 # nginx.site_disabled take sites out; bad arguments are P012 at their
@@ -59,6 +61,25 @@ check "show: nginx installed declares 80 and 443" grep -q 'nginx installed : Deb
 check "show: the site claims its file" grep -q 'claims file.content /etc/nginx/sites-available/a' "$TMP/show.out"
 check "show: and its link" grep -q 'claims file.symlink /etc/nginx/sites-enabled/a "/etc/nginx/sites-available/a"' "$TMP/show.out"
 check "show: the revert takes the link away" grep -q 'claims file.absent /etc/nginx/sites-enabled/b' "$TMP/show.out"
+
+# ---- without nginx: a dry run says what it would do, a run says what is missing -----
+mkdir -p "$TMP/bare/etc"
+cat >"$TMP/bare.lua" <<EOF
+host "bare" {
+  connect.dir "$TMP/bare",
+  os.debian("bookworm", "amd64"),
+  nginx.site("prop-a", "server { listen 8081; }\n"),
+  nginx.site_disabled "default",
+}
+EOF
+prop_run "$TMP/bare-dry.out" "$TMP/bare.lua" --dry-run
+same "no nginx, dry run: exit" "$rc" 0
+check "no nginx, dry run: the site would be written once nginx is there" grep -q 'would be written once nginx is installed' "$TMP/bare-dry.out"
+same "no nginx, dry run: nothing to disable" "$(result_of "$TMP/bare-dry.out" "nginx site default disabled")" ok
+prop_run "$TMP/bare.out" "$TMP/bare.lua"
+same "no nginx: exit" "$rc" 1
+check "no nginx: says what is missing" grep -q 'nginx.site: /etc/nginx/sites-available is missing: is nginx installed? (nginx.installed())' "$TMP/bare.out"
+check "no nginx: nothing written" bash -c "! test -e '$TMP/bare/etc/nginx'"
 
 # ---- Docker -------------------------------------------------------------------
 if ! command -v docker >/dev/null 2>&1; then
