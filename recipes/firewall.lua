@@ -5,10 +5,11 @@
 -- loads at boot) as one table, "inet prop", with an input chain that
 -- drops what it does not accept.  Only that table is prop's: the file
 -- replaces it as a whole when loaded, and leaves every other table alone
--- (Docker's, libvirt's).  A ruleset is checked with nft -c before it is
--- written, and loaded with nft -f once written.  When prop reaches the
--- host over SSH, the port it is connected to is always accepted: a run
--- never locks itself out.
+-- (Docker's, libvirt's); only traffic to the host itself is filtered,
+-- not what is forwarded to containers.  A ruleset is checked with nft -c
+-- before it is written, and loaded with nft -f once written.  When prop
+-- reaches the host over SSH, the port it is connected to is always
+-- accepted: a run never locks itself out.
 
 local core = require "prop.core"
 local args = require "prop.args"
