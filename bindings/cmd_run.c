@@ -1863,6 +1863,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
 
         hr.sys.container = (size_t)kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : NULL;
     }
+    hr.sys.declared = h;
     hr.sys.dry = o->dry;
     hr.sys.diff = o->diff;
     hr.sys.keep_diffs = o->diff && report_fd >= 0;

@@ -981,6 +981,45 @@ static const luaL_Reg sys_methods[] = {
     {NULL, NULL},
 };
 
+/*
+ * The ports the properties of h declare, each once and in increasing
+ * order: every top-level property's port set (which holds its parts'
+ * ports, a reverted property's being those of its revert action) is
+ * sorted, so each round takes the least port above the last one pushed.
+ */
+static void
+push_declared_ports(lua_State *L, const prop_host *h)
+{
+    size_t i, j, nprops = h ? prop_host_nprops(h) : 0;
+    lua_Integer k = 0;
+    int last = 0;
+
+    lua_newtable(L);
+    for (;;) {
+        int next = 0;
+
+        for (i = 0; i < nprops; i++) {
+            const prop_node *n = prop_host_prop(h, i);
+            size_t cnt = prop_node_nports(n);
+
+            for (j = 0; j < cnt; j++) {
+                int p = prop_node_port(n, j);
+
+                if (p > last) {
+                    if (next == 0 || p < next)
+                        next = p;
+                    break;
+                }
+            }
+        }
+        if (next == 0)
+            return;
+        lua_pushinteger(L, next);
+        lua_rawseti(L, -2, ++k);
+        last = next;
+    }
+}
+
 /* Protected (lprop_cpcall): the `sys` userdata for the lsys at ud. */
 static int
 push_sys(lua_State *L)
@@ -1023,6 +1062,8 @@ push_sys(lua_State *L)
         lua_pushstring(L, s->container);
         lua_setfield(L, -2, "container");
     }
+    push_declared_ports(L, s->declared);
+    lua_setfield(L, -2, "ports");
     lua_pushboolean(L, s->dry);
     lua_setfield(L, -2, "dry");
     lua_pushstring(L, prop_transport_name(s->t));

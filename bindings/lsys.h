@@ -40,6 +40,9 @@ typedef struct lsys {
     /* The kind of container the host is ("chroot", "nspawn", "docker",
      * "jail"), or NULL for a host. */
     const char *container;
+    /* The host whose properties' declared ports (ports=) sys.ports lists,
+     * or NULL for an empty list. */
+    const struct prop_host *declared;
     int dry;          /* a dry run: changes are recorded, not made */
     int diff;         /* record a unified diff of every file write */
     lsys_mode mode;   /* what the running code may do */

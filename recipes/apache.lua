@@ -3,10 +3,18 @@
 local core = require "prop.core"
 local args = require "prop.args"
 local R = require "prop.runtime"
+local V = require "prop.vhost"
 
 local apache = {}
 
-local impl = { installed = {} }
+local fmt = string.format
+local concat = table.concat
+
+local ETC = "/etc/apache2/"
+local TEST = { "apache2ctl", "configtest" }
+local INSTALL = "apache.installed()"
+
+local impl = { installed = {}, site = {}, disabled = {}, module = {}, nomodule = {}, ports = {} }
 
 function impl.installed.ensure(sys, a)
    local changed = R.apt_install(sys, "apache.installed", { a.package })
@@ -32,6 +40,206 @@ function apache.installed(a, ...)
                     { "package.installed", "apache2", false }, {
       ports = { 80, 443 },
       norevert = 'apache.installed has no revert action: use apt.removed "apache2" to remove it',
+   })
+end
+
+function impl.site.ensure(sys, a)
+   return V.ensure_site(sys, a)
+end
+
+function impl.disabled.ensure(sys, a)
+   return V.ensure_disabled(sys, a)
+end
+
+function impl.ports.ensure(sys, a)
+   return V.ensure_site(sys, a)
+end
+
+-- A module is enabled when mods-enabled has its .load link (a2enmod
+-- makes it, with its .conf and those of the modules it depends on).
+local function module_enabled(sys, name)
+   local st = sys:stat(ETC .. "mods-enabled/" .. name .. ".load")
+   return st ~= nil
+end
+
+local function module_change(sys, a, enable)
+   local st = sys:stat(ETC .. "mods-available")
+   if st == nil or st.type ~= "directory" then
+      if sys.dry and st == nil and enable then
+         sys:note(fmt("a2enmod %s would run once apache2 is installed", a.name))
+         return "changed"
+      end
+      if not enable and st == nil then return "ok" end
+      R.fail("%s: %smods-available is missing: is apache2 installed? (%s)", a.what, ETC, INSTALL)
+   end
+   if module_enabled(sys, a.name) == enable then return "ok" end
+   if enable and not sys:exists(ETC .. "mods-available/" .. a.name .. ".load") then
+      R.fail("%s: there is no module %s (no %smods-available/%s.load)", a.what, a.name, ETC, a.name)
+   end
+   local on = { "a2enmod", "-q", a.name }
+   local off = { "a2dismod", "-q", "-f", a.name }
+   return V.run_tested(sys, a, enable and on or off, enable and off or on,
+                       enable and "the module enabled" or "the module disabled")
+end
+
+function impl.module.ensure(sys, a)
+   return module_change(sys, a, true)
+end
+
+function impl.nomodule.ensure(sys, a)
+   return module_change(sys, a, false)
+end
+
+local function site_args(name)
+   local file = name .. ".conf"
+   return {
+      what = "apache.site", service = "apache2", install = INSTALL, test = TEST,
+      available = ETC .. "sites-available/" .. file, enabled = ETC .. "sites-enabled/" .. file,
+      target = "../sites-available/" .. file,
+   }
+end
+
+local function disabled_leaf(name, extra)
+   local a = site_args(name)
+   a.what = "apache.site_disabled"
+   return core.leaf("apache site " .. name .. " disabled", "DebianLike", impl.disabled, a,
+                    { "file.absent", a.enabled, false }, extra)
+end
+
+-- A site name as a2ensite takes it: without ".conf".
+local function check_site_name(v, what)
+   local err = V.check_name(v, what)
+   if err then return err end
+   if v:find("%.conf$") then
+      return fmt('%s %s must be given without ".conf" (the file is NAME.conf)', what, args.show(v))
+   end
+   return nil, v
+end
+
+--[[ apache.site(name, content)
+  DebianLike, revertable: its revert is apache.site_disabled(name).
+  Claims: file.content /etc/apache2/sites-available/NAME.conf = content,
+  and file.symlink /etc/apache2/sites-enabled/NAME.conf =
+  ../sites-available/NAME.conf (as a2ensite makes it).
+  name: without ".conf" ("example.org", "000-default").  content: the
+  VirtualHost blocks, a string.  Needs apache.installed().
+  Run time: writes the file and makes the link when either differs, then
+  runs apachectl configtest; when Apache refuses the configuration, the
+  file and the link are put back as they were (a new site is removed)
+  and the property fails with Apache's message.  When the test passes, a
+  running apache2 is reloaded (gracefully).  A dry run tests nothing and
+  says it would; before apache2 is installed, it says the site would be
+  written once it is.
+  Example:
+    apache.site("example.org",
+                "<VirtualHost *:80>\n  ServerName example.org\n  DocumentRoot /srv/www\n</VirtualHost>\n")
+]]
+function apache.site(name, content, opts)
+   local desc = "apache site " .. (type(name) == "string" and name or "?")
+   local msg = args.join("apache.site", (check_site_name(name, "name")),
+                         (args.string(content, "content")),
+                         (args.options(opts, {}, "apache.site")))
+   if msg then return core.invalid(desc, msg) end
+   local a = site_args(name)
+   a.content = content
+   local site = core.leaf(desc, "DebianLike", impl.site, a,
+                          { "file.content", a.available, content,
+                            "file.symlink", a.enabled, a.target })
+   return core.pair(site, disabled_leaf(name))
+end
+
+--[[ apache.site_disabled(name)
+  DebianLike, not revertable (use apache.site to enable a site).
+  Claims: file.absent /etc/apache2/sites-enabled/NAME.conf; the file in
+  sites-available is kept (as a2dissite does).
+  Run time: removes the link when there is one, runs apachectl
+  configtest (putting the link back and failing when Apache refuses),
+  then reloads a running apache2.
+  Example:
+    apache.site_disabled "000-default"
+]]
+function apache.site_disabled(name, opts)
+   local desc = "apache site " .. (type(name) == "string" and name or "?") .. " disabled"
+   local msg = args.join("apache.site_disabled", (check_site_name(name, "name")),
+                         (args.options(opts, {}, "apache.site_disabled")))
+   if msg then return core.invalid(desc, msg) end
+   return disabled_leaf(name, {
+      norevert = "apache.site_disabled has no revert action: apache.site(name, content) "
+         .. "enables a site with its content",
+   })
+end
+
+--[[ apache.module(name)
+  DebianLike, revertable: its revert disables the module (a2dismod -f).
+  Claims: file.symlink /etc/apache2/mods-enabled/NAME.load =
+  ../mods-available/NAME.load; the revert claims file.absent of that link.
+  Run time: when mods-enabled/NAME.load is missing, a2enmod NAME (which
+  enables the modules it depends on too), then apachectl configtest
+  (a2dismod again and a failure when Apache refuses), then a running
+  apache2 is restarted, as a new module needs.  A module that
+  mods-available does not have is a failure.
+  Example:
+    apache.module "rewrite"
+]]
+function apache.module(name, opts)
+   local desc = "apache module " .. (type(name) == "string" and name or "?")
+   local err = args.matching(name, "name", "[%w_][%w_.-]*",
+                             'a module name such as "rewrite" or "proxy_http"')
+   local msg = args.join("apache.module", err, (args.options(opts, {}, "apache.module")))
+   if msg then return core.invalid(desc, msg) end
+   local link = ETC .. "mods-enabled/" .. name .. ".load"
+   local a = { what = "apache.module", name = name, service = "apache2", test = TEST,
+               reload = "restart" }
+   local on = core.leaf(desc, "DebianLike", impl.module, a,
+                        { "file.symlink", link, "../mods-available/" .. name .. ".load" })
+   local off = core.leaf(desc .. " disabled", "DebianLike", impl.nomodule, a,
+                         { "file.absent", link, false })
+   return core.pair(on, off)
+end
+
+--[[ apache.listen_ports(ports)
+  DebianLike, not revertable.  The ports Apache listens on.
+  Claims: file.content /etc/apache2/ports.conf (one "Listen PORT" line
+  each).  Ports: those given, but 80 and 443, which apache.installed
+  declares already (so apache.listen_ports { 80, 8080 } beside it is no
+  P006; another service on 8080 is).
+  ports: a non-empty list of port numbers.
+  Run time: writes ports.conf when it differs, runs apachectl configtest
+  (putting the old file back and failing when Apache refuses), then
+  reloads a running apache2, which then listens on the new ports.
+  Example:
+    apache.listen_ports { 80, 443, 8080 }
+]]
+function apache.listen_ports(ports, opts)
+   local err, list
+   if type(ports) ~= "table" then
+      err = fmt("ports must be a list of port numbers such as { 80, 8080 }, got %s",
+                args.show(ports))
+   else
+      err, list = args.list(ports, "ports", args.port, { single = false, nonempty = true })
+   end
+   local msg = args.join("apache.listen_ports", err, (args.options(opts, {}, "apache.listen_ports")))
+   if msg then return core.invalid("apache listen ports", msg) end
+   local sorted, seen, declared = {}, {}, {}
+   for _, p in ipairs(list) do
+      if not seen[p] then
+         seen[p] = true
+         sorted[#sorted + 1] = p
+      end
+   end
+   table.sort(sorted)
+   local lines = { "# Written by prop (apache.listen_ports): the ports Apache listens on." }
+   for _, p in ipairs(sorted) do
+      lines[#lines + 1] = "Listen " .. p
+      if p ~= 80 and p ~= 443 then declared[#declared + 1] = p end
+   end
+   local content = concat(lines, "\n") .. "\n"
+   local a = { what = "apache.listen_ports", service = "apache2", install = INSTALL, test = TEST,
+               available = ETC .. "ports.conf", content = content }
+   return core.leaf("apache listens on " .. concat(sorted, " "), "DebianLike", impl.ports, a,
+                    { "file.content", a.available, content }, {
+      ports = #declared > 0 and declared or nil,
+      norevert = "apache.listen_ports has no revert action: the ports.conf it replaced is not kept",
    })
 end
 

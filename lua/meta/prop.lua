@@ -169,6 +169,11 @@ function Host:info(key) end
 ---@class prop.Sys
 ---@field host string the host's name
 ---@field os? prop.Family the host's OS family, as the site declares it
+---@field suite? string from the host's os.* declaration ("bookworm")
+---@field arch? string from the host's os.* declaration ("amd64")
+---@field container? "chroot"|"nspawn"|"docker"|"jail" in a container, its kind
+---@field transport string "local", "dir:/srv/tree", "ssh:root@web1:22"
+---@field ports integer[] the ports the host's properties declare (ports=), increasing
 ---@field dry boolean a dry run
 ---@field cache table one per host per run, for recipes to share lookups
 ---@field facts prop.Facts what the target says about itself (gathered once per host, on first use)
@@ -892,6 +897,82 @@ apache = {}
 ---DebianLike, ports 80 and 443.  Installs apache2.
 ---@return prop.Property
 function apache.installed() end
+
+---DebianLike, revertable (to apache.site_disabled).  sites-available/NAME.conf
+---and its sites-enabled link; apachectl configtest before the reload, and
+---a configuration Apache refuses is put back as it was.
+---@param name string without ".conf": "example.org"
+---@param content string the VirtualHost blocks
+---@return prop.Property
+function apache.site(name, content) end
+
+---DebianLike.  sites-enabled/NAME.conf removed (the file in
+---sites-available kept), tested, reloaded.
+---@param name string without ".conf": "000-default"
+---@return prop.Property
+function apache.site_disabled(name) end
+
+---DebianLike, revertable (a2dismod).  a2enmod NAME, tested with
+---apachectl configtest (a2dismod again when refused), then a restart.
+---@param name string "rewrite", "headers", "proxy_http"
+---@return prop.Property
+function apache.module(name) end
+
+---DebianLike.  /etc/apache2/ports.conf with one Listen line per port,
+---tested, reloaded; declares the ports (but 80 and 443, which
+---apache.installed declares).
+---@param ports integer[] { 80, 8080 }
+---@return prop.Property
+function apache.listen_ports(ports) end
+
+nginx = {}
+
+---DebianLike, ports 80 and 443.  Installs nginx and starts it.
+---@return prop.Property
+function nginx.installed() end
+
+---DebianLike, revertable (to nginx.site_disabled).  sites-available/NAME
+---and its sites-enabled link; nginx -t before the reload, and a
+---configuration nginx refuses is put back as it was.
+---@param name string a file name: "example.org"
+---@param content string the server blocks
+---@return prop.Property
+function nginx.site(name, content) end
+
+---DebianLike.  sites-enabled/NAME removed (the file in sites-available
+---kept), tested with nginx -t, reloaded.
+---@param name string "default"
+---@return prop.Property
+function nginx.site_disabled(name) end
+
+firewall = {}
+
+---@class prop.FirewallRule
+---@field port integer
+---@field proto? "tcp"|"udp" default "tcp"
+---@field from? string an address or network: "192.0.2.0/24", "2001:db8::/32"
+
+---@class prop.FirewallOptions
+---@field allow? (integer|prop.FirewallRule)[] a number is a TCP port
+---@field policy? "drop"|"reject" default "drop"
+---@field ping? boolean accept ICMP echo (default true)
+
+---@class prop.NftablesOptions: prop.FirewallOptions
+---@field declared? boolean also accept the host's declared ports (sys.ports)
+
+---DebianLike, revertable.  /etc/nftables.conf holding the table "inet
+---prop" (input policy drop), checked with nft -c, then loaded with nft -f;
+---prop's SSH port is always accepted.  Other tables are left alone.
+---@param opts prop.NftablesOptions
+---@return prop.Property
+function firewall.nftables(opts) end
+
+---DebianLike, revertable.  firewall.nftables accepting exactly the ports the
+---host's properties declare (ports=), on TCP and UDP, plus allow and
+---prop's SSH port.
+---@param opts? prop.FirewallOptions
+---@return prop.Property
+function firewall.open_declared(opts) end
 
 tor = {}
 

@@ -1,0 +1,382 @@
+-- prop.firewall: the host's packet filter, with nftables, on Debian and
+-- Ubuntu.
+--
+-- The ruleset is written to /etc/nftables.conf (which nftables.service
+-- loads at boot) as one table, "inet prop", with an input chain that
+-- drops what it does not accept.  Only that table is prop's: the file
+-- replaces it as a whole when loaded, and leaves every other table alone
+-- (Docker's, libvirt's); only traffic to the host itself is filtered,
+-- not what is forwarded to containers.  A ruleset is checked with nft -c
+-- before it is written, and loaded with nft -f once written.  When prop
+-- reaches the host over SSH, the port it is connected to is always
+-- accepted: a run never locks itself out.
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+
+local firewall = {}
+
+local fmt = string.format
+local concat = table.concat
+
+local PATH = "/etc/nftables.conf"
+local TABLE = { "inet", "prop" }
+
+local HEADER = [[
+#!/usr/sbin/nft -f
+# Written by prop (%s): the table "inet prop" is this
+# host's firewall.  Loading this file replaces that table as a whole and
+# leaves every other table alone.  Edits here are lost at the next run.
+
+]]
+
+local REVERTED = [[
+#!/usr/sbin/nft -f
+# Written by prop (firewall.nftables reverted): prop's table "inet prop"
+# is removed when this file is loaded; no other table is touched.
+
+table inet prop
+delete table inet prop
+]]
+
+local impl = { nftables = {}, reverted = {} }
+
+-- Why the ruleset is not loaded on this target, or nil when it has a
+-- network of its own: a chroot and a directory tree share the network of
+-- the machine running prop, whose firewall nft -f would change.
+local function network_not_own(sys)
+   if R.is_dir_tree(sys) then
+      return "a directory tree shares the network of the machine running prop"
+   end
+   if sys.container == "chroot" then return "a chroot shares this machine's network" end
+   return nil
+end
+
+-- The port of prop's own SSH connection to the target, or nil.
+local function ssh_port(sys)
+   local t = sys.transport
+   if type(t) ~= "string" or t:sub(1, 4) ~= "ssh:" then return nil end
+   return tonumber(t:match(":(%d+)$"))
+end
+
+local function set(list)
+   if #list == 1 then return tostring(list[1]) end
+   return "{ " .. concat(list, ", ") .. " }"
+end
+
+-- The text of the ruleset for a host whose declared ports are declared
+-- and whose SSH connection (if any) is on port ssh.
+local function ruleset(a, declared, ssh)
+   local out = { fmt(HEADER, a.recipe) }
+   local function add(...) out[#out + 1] = fmt(...) end
+   add("table inet prop\ndelete table inet prop\n\n")
+   add("table inet prop {\n\tchain input {\n")
+   add("\t\ttype filter hook input priority filter; policy drop;\n")
+   add("\t\tct state established,related accept\n")
+   add("\t\tct state invalid drop\n")
+   add('\t\tiifname "lo" accept\n')
+   if a.ping then
+      add("\t\tmeta l4proto { icmp, ipv6-icmp } accept\n")
+   else
+      add("\t\ticmp type { destination-unreachable, time-exceeded, parameter-problem } accept\n")
+      add("\t\ticmpv6 type { destination-unreachable, packet-too-big, time-exceeded, "
+          .. "parameter-problem, nd-router-advert, nd-neighbor-solicit, nd-neighbor-advert } "
+          .. "accept\n")
+   end
+   if ssh then
+      add('\t\ttcp dport %d accept comment "SSH: prop\'s connection"\n', ssh)
+   end
+   local seen = {}
+   for _, r in ipairs(a.allow) do
+      local line
+      if r.from then
+         line = fmt("\t\t%s saddr %s %s dport %d accept\n", r.from:find(":") and "ip6" or "ip",
+                    r.from, r.proto, r.port)
+      else
+         line = fmt("\t\t%s dport %d accept\n", r.proto, r.port)
+      end
+      if not seen[line] then
+         seen[line] = true
+         out[#out + 1] = line
+      end
+   end
+   if declared and #declared > 0 then
+      add('\t\ttcp dport %s accept comment "declared by the host\'s properties"\n', set(declared))
+      add('\t\tudp dport %s accept comment "declared by the host\'s properties"\n', set(declared))
+   end
+   if a.policy == "reject" then
+      add("\t\tmeta l4proto tcp reject with tcp reset\n")
+      add("\t\treject with icmpx type admin-prohibited\n")
+   end
+   add("\t}\n}\n")
+   return concat(out)
+end
+
+local function table_loaded(sys, what)
+   local argv = { "nft", "list", "table", TABLE[1], TABLE[2] }
+   return R.query(sys, what, argv).code == 0
+end
+
+-- The ruleset checked by nft -c, given on standard input.  Nil when it
+-- passes, else what nft said.
+local function nft_check(sys, what, text)
+   local r = R.query(sys, what, { "nft", "-c", "-f", "/dev/stdin" }, { stdin = text })
+   if r.code == 0 then return nil end
+   local out = R.tail(r.stderr ~= "" and r.stderr or r.stdout, 8)
+   if out:find("Operation not permitted", 1, true) then
+      out = out .. "\n(nft needs CAP_NET_ADMIN in the target's network namespace: a Docker "
+         .. "container has it only when run with --cap-add NET_ADMIN)"
+   end
+   return out
+end
+
+local function load(sys, what, why_not)
+   if why_not then
+      sys:note(fmt("%s: not loaded, %s; it is loaded when that system boots", PATH, why_not))
+      return false
+   end
+   R.run(sys, what, { "nft", "-f", PATH })
+   sys:note(sys.dry and "the ruleset would be loaded (nft -f " .. PATH .. ")"
+            or "the ruleset was loaded (nft -f " .. PATH .. ")")
+   return true
+end
+
+-- nftables.service loads the file at boot where systemd is the init.
+local function enable_at_boot(sys, what)
+   if R.init_system(sys) ~= "systemd" then return false end
+   local r = R.query(sys, what, { "systemctl", "is-enabled", "nftables" })
+   if r.code == 0 and (r.stdout:match("%S+") == "enabled") then return false end
+   R.run(sys, what, { "systemctl", "enable", "nftables" })
+   return true
+end
+
+function impl.nftables.ensure(sys, a)
+   local what = a.recipe
+   local ssh = ssh_port(sys)
+   local text = ruleset(a, a.declared and sys.ports or nil, ssh)
+   local old = sys:read(PATH)
+   if R.is_dir_tree(sys) then
+      -- Files only: nothing to install, check or load with.
+      if old == text then return "ok" end
+      sys:write(PATH, text, { mode = tonumber("0755", 8) })
+      sys:note(fmt("%s written, not checked with nft -c nor loaded: a directory tree runs no "
+                   .. "commands", PATH))
+      return "changed"
+   end
+   local changed = R.apt_install(sys, what, { "nftables" })
+   local why_not = network_not_own(sys)
+   if changed and sys.dry then
+      -- nft is not there yet to check the ruleset with.
+      sys:note("the ruleset would be checked with nft -c once nftables is installed")
+   else
+      local err = nft_check(sys, what, text)
+      if err then
+         R.fail("%s: nft -c refused the ruleset, so %s was left as it was:\n%s", what, PATH, err)
+      end
+   end
+   if old ~= text then
+      sys:write(PATH, text, { mode = tonumber("0755", 8) })
+      changed = true
+      if ssh then sys:note(fmt("port %d (prop's SSH connection) is accepted", ssh)) end
+      load(sys, what, why_not)
+   elseif not why_not and not table_loaded(sys, what) then
+      changed = load(sys, what, why_not) or changed
+   end
+   if enable_at_boot(sys, what) then changed = true end
+   return changed and "changed" or "ok"
+end
+
+function impl.reverted.ensure(sys, a)
+   local what = a.recipe
+   local changed = false
+   local old = sys:read(PATH)
+   if old ~= nil and old ~= REVERTED and old:find("^#!/usr/sbin/nft %-f\n# Written by prop") then
+      sys:write(PATH, REVERTED, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   if not network_not_own(sys) and sys:exists("/usr/sbin/nft")
+      and table_loaded(sys, what) then
+      R.run(sys, what, { "nft", "delete", "table", TABLE[1], TABLE[2] })
+      sys:note("table inet prop removed from the running ruleset")
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+-- Arguments --------------------------------------------------------------
+
+local function check_v4(v)
+   local a, b, c, d, len = v:match("^(%d+)%.(%d+)%.(%d+)%.(%d+)/?(%d*)$")
+   if not a then return false end
+   for _, o in ipairs({ a, b, c, d }) do
+      if #o > 3 or tonumber(o) > 255 then return false end
+   end
+   return len == "" or (#len <= 2 and tonumber(len) <= 32)
+end
+
+local function check_v6(v)
+   local addr, len = v:match("^([%x:.]+)/?(%d*)$")
+   if not addr or not addr:find(":") or addr:find(":::") then return false end
+   local _, dc = addr:gsub("::", "")
+   if dc > 1 then return false end
+   return len == "" or (#len <= 3 and tonumber(len) <= 128)
+end
+
+local function check_from(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if check_v4(v) or check_v6(v) then return nil, v end
+   return fmt('%s %s is not an address or network: expected such as "192.0.2.0/24", '
+              .. '"198.51.100.7" or "2001:db8::/32"', what, args.show(v))
+end
+
+local rule_schema = {
+   port = args.port,
+   proto = function(v, what)
+      if v == "tcp" or v == "udp" then return nil, v end
+      return fmt('%s must be "tcp" or "udp", got %s', what, args.show(v))
+   end,
+   from = check_from,
+}
+
+-- An entry of allow: a port (TCP), or { port =, proto =, from = }.
+local function check_rule(v, what)
+   if type(v) ~= "table" then
+      local err, p = args.port(v, what)
+      if err then
+         return err .. ' (or a table { port = 53, proto = "udp", from = "192.0.2.0/24" })'
+      end
+      return nil, { port = p, proto = "tcp" }
+   end
+   local err, o = args.options(v, rule_schema, what)
+   if err then return err end
+   if o.port == nil then return fmt("%s has no port", what) end
+   return nil, { port = o.port, proto = o.proto or "tcp", from = o.from }
+end
+
+local function schema(with_declared)
+   local s = {
+      allow = function(v, what)
+         if type(v) ~= "table" then
+            return fmt('%s must be a list of ports and rules such as { 22, 80, '
+                       .. '{ port = 53, proto = "udp" } }, got %s', what, args.show(v))
+         end
+         return args.list(v, what, check_rule, { single = false })
+      end,
+      policy = function(v, what)
+         if v == "drop" or v == "reject" then return nil, v end
+         return fmt('%s must be "drop" or "reject", got %s', what, args.show(v))
+      end,
+      ping = args.boolean,
+   }
+   if with_declared then s.declared = args.boolean end
+   return s
+end
+
+-- What the ruleset is made of, in words: the value of its file.generated
+-- claim, so that two different firewalls on one host conflict (P007).
+local function summary(a)
+   local parts = { a.recipe }
+   for _, r in ipairs(a.allow) do
+      parts[#parts + 1] = (r.from and r.from .. " " or "") .. r.port .. "/" .. r.proto
+   end
+   if a.declared then parts[#parts + 1] = "declared ports" end
+   parts[#parts + 1] = "policy " .. a.policy
+   if not a.ping then parts[#parts + 1] = "no ping" end
+   return concat(parts, " ")
+end
+
+local function make(recipe, opts, with_declared)
+   local err, o = args.options(opts, schema(with_declared), recipe)
+   if err then return core.invalid((recipe:gsub("%.", " ")), args.join(recipe, err)) end
+   local a = {
+      recipe = recipe,
+      allow = o.allow or {},
+      declared = (not with_declared) or o.declared == true,
+      policy = o.policy or "drop",
+      ping = o.ping ~= false,
+   }
+   local desc = {}
+   for _, r in ipairs(a.allow) do
+      desc[#desc + 1] = (r.from and r.from .. " " or "") .. r.port .. (r.proto == "udp" and "/udp" or "")
+   end
+   local label
+   if with_declared then
+      if a.declared then desc[#desc + 1] = "the declared ports" end
+      label = fmt("firewall nftables allows %s", #desc > 0 and concat(desc, ", ") or "nothing")
+   else
+      table.insert(desc, 1, "the declared ports")
+      label = fmt("firewall allows %s", concat(desc, ", "))
+   end
+   local on = core.leaf(label, "DebianLike", impl.nftables, a,
+                        { "package.installed", "nftables", false,
+                          "file.generated", PATH, summary(a) })
+   local off = core.leaf("firewall nftables reverted", "DebianLike", impl.reverted,
+                         { recipe = recipe .. " (reverted)" },
+                         { "file.generated", PATH, "firewall.nftables reverted" })
+   return core.pair(on, off)
+end
+
+--[[ firewall.nftables { allow = { PORT | { port =, proto =, from = }, ... },
+                         declared = false, policy = "drop", ping = true }
+  DebianLike, revertable: its revert empties prop's table (the file then
+  deletes it when loaded) and removes it from the running ruleset.
+  Claims: package.installed nftables, file.generated /etc/nftables.conf
+  (the value names the rules: two different firewalls on one host are
+  P007).  The revert claims file.generated /etc/nftables.conf too.
+  allow: ports accepted; a number is a TCP port, a table gives proto
+  ("tcp" or "udp") and from (an IPv4 or IPv6 address or network that
+  the connection must come from).  declared: also accept every port the
+  host's properties declare (sys.ports), on TCP and UDP, as
+  firewall.open_declared does.  policy: "drop" (default) or "reject"
+  (a TCP reset or an ICMP "administratively prohibited").  ping: accept
+  ICMP and ICMPv6 (default true); false accepts only the ICMP errors and
+  the IPv6 neighbour discovery the network needs.
+  Always accepted: loopback, established and related connections, and,
+  when prop reaches the host over SSH, the port of that connection.
+  Run time: installs nftables when missing; writes the ruleset of one
+  table "inet prop" (input chain, policy drop) to /etc/nftables.conf
+  after nft -c -f accepted it (a ruleset nft refuses leaves the file and
+  the running firewall alone, and fails with nft's message), loads it
+  with nft -f /etc/nftables.conf when the file changed or the table is
+  not loaded, and enables nftables.service where systemd runs.  Other
+  tables (Docker's) are not touched.  In a chroot or a connect.dir tree
+  the file is written but not loaded (they share this machine's network).
+  Example:
+    firewall.nftables { allow = { 22, 80, 443, { port = 53, proto = "udp" },
+                                  { port = 5432, from = "192.0.2.0/24" } } }
+]]
+function firewall.nftables(opts, ...)
+   if select("#", ...) > 0 then
+      return core.invalid("firewall nftables", "firewall.nftables takes one table of options")
+   end
+   return make("firewall.nftables", opts, true)
+end
+
+--[[ firewall.open_declared { allow = {...}, policy = "drop", ping = true }
+  DebianLike, revertable (as firewall.nftables).
+  firewall.nftables accepting exactly the ports that the host's
+  properties declare (ports=: apache.installed's 80 and 443, a
+  property {} with ports, the ports its Docker containers publish), on
+  TCP and UDP, and those of allow; with the SSH port prop is connected to
+  and nothing else.  A port stops being accepted when the property that
+  declared it leaves the host.  prop show and prop claims port:N list
+  what declares each port.
+  Claims: as firewall.nftables.
+  Example:
+    host "web1.example.com" {
+      os.debian("bookworm", "amd64"),
+      nginx.installed(),            -- 80 and 443
+      firewall.open_declared(),     -- 80, 443 and prop's SSH port
+    }
+]]
+function firewall.open_declared(opts, ...)
+   if select("#", ...) > 0 then
+      return core.invalid("firewall open_declared",
+                          "firewall.open_declared takes one table of options")
+   end
+   return make("firewall.open_declared", opts, false)
+end
+
+return args.strict_module(firewall, "firewall")

@@ -1,0 +1,133 @@
+-- prop.nginx: the nginx web server on Debian and Ubuntu.
+--
+-- Sites live as Debian lays them out: /etc/nginx/sites-available/NAME,
+-- enabled by the symlink /etc/nginx/sites-enabled/NAME.  Every change
+-- is tested with nginx -t before nginx is reloaded; a configuration
+-- nginx refuses is put back as it was, and the property fails with what
+-- nginx said.
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+local V = require "prop.vhost"
+
+local nginx = {}
+
+local AVAILABLE = "/etc/nginx/sites-available/"
+local ENABLED = "/etc/nginx/sites-enabled/"
+
+local impl = { installed = {}, site = {}, disabled = {} }
+
+function impl.installed.ensure(sys, a)
+   local changed = R.apt_install(sys, "nginx.installed", { a.package })
+   if R.ensure_running(sys, a.package) then changed = true end
+   return changed and "changed" or "ok"
+end
+
+function impl.site.ensure(sys, a)
+   return V.ensure_site(sys, a)
+end
+
+function impl.disabled.ensure(sys, a)
+   return V.ensure_disabled(sys, a)
+end
+
+local function no_args(recipe, a, ...)
+   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
+      return args.options(a, {}, recipe) or (recipe .. " takes no arguments")
+   end
+   return nil
+end
+
+--[[ nginx.installed()
+  DebianLike, not revertable, ports 80 and 443.
+  Claims: package.installed nginx, service.running nginx.  Debian's
+  default site listens on port 80; a TLS site on 443.
+  Run time: apt-installs nginx when missing (as apt.installed), then
+  starts the nginx service when it is not running (as service.running).
+  Example:
+    nginx.installed()
+]]
+function nginx.installed(a, ...)
+   local err = no_args("nginx.installed", a, ...)
+   if err then return core.invalid("nginx installed", err) end
+   return core.leaf("nginx installed", "DebianLike", impl.installed, { package = "nginx" },
+                    { "package.installed", "nginx", false, "service.running", "nginx", false }, {
+      ports = { 80, 443 },
+      norevert = 'nginx.installed has no revert action: use apt.removed "nginx" to remove it',
+   })
+end
+
+local function site_args(name)
+   return {
+      what = "nginx.site", service = "nginx", install = "nginx.installed()",
+      available = AVAILABLE .. name, enabled = ENABLED .. name, target = AVAILABLE .. name,
+      test = { "nginx", "-t", "-q" },
+   }
+end
+
+local function disabled_leaf(name, extra)
+   local a = site_args(name)
+   a.what = "nginx.site_disabled"
+   return core.leaf("nginx site " .. name .. " disabled", "DebianLike", impl.disabled, a,
+                    { "file.absent", a.enabled, false }, extra)
+end
+
+--[[ nginx.site(name, content)
+  DebianLike, revertable: its revert is nginx.site_disabled(name).
+  Claims: file.content /etc/nginx/sites-available/NAME = content, and
+  file.symlink /etc/nginx/sites-enabled/NAME =
+  /etc/nginx/sites-available/NAME (as Debian's default site is linked).
+  name: a file name ("example.org").  content: the server blocks, a
+  string (template.text makes one from variables).
+  Needs nginx installed (nginx.installed()): without /etc/nginx/sites-*
+  it fails and says so.
+  Run time: writes the file and makes the link when either differs, then
+  tests the whole configuration with nginx -t; when nginx refuses it, the
+  file and the link are put back as they were (a new site is removed)
+  and the property fails with nginx's message, so nginx goes on serving
+  the previous configuration.  When the test passes, a running nginx is
+  reloaded (service nginx reload).  Nothing to change: nginx is neither
+  tested nor reloaded.  A dry run tests nothing and says it would; before
+  nginx is installed, it says the site would be written once it is.
+  Example:
+    nginx.site("example.org",
+               "server { listen 80; server_name example.org; root /srv/www/example.org; }\n")
+]]
+function nginx.site(name, content, opts)
+   local desc = "nginx site " .. (type(name) == "string" and name or "?")
+   local nerr = V.check_name(name, "name")
+   local cerr = args.string(content, "content")
+   local msg = args.join("nginx.site", nerr, cerr, (args.options(opts, {}, "nginx.site")))
+   if msg then return core.invalid(desc, msg) end
+   local a = site_args(name)
+   a.content = content
+   local site = core.leaf(desc, "DebianLike", impl.site, a,
+                          { "file.content", a.available, content,
+                            "file.symlink", a.enabled, a.target })
+   return core.pair(site, disabled_leaf(name))
+end
+
+--[[ nginx.site_disabled(name)
+  DebianLike, not revertable (the content to enable again is not known:
+  use nginx.site).
+  Claims: file.absent /etc/nginx/sites-enabled/NAME.  The file in
+  sites-available is kept.
+  Run time: removes the link (or file) sites-enabled/NAME when there is
+  one, tests with nginx -t (putting it back and failing when nginx
+  refuses), then reloads a running nginx.
+  Example:
+    nginx.site_disabled "default"
+]]
+function nginx.site_disabled(name, opts)
+   local desc = "nginx site " .. (type(name) == "string" and name or "?") .. " disabled"
+   local msg = args.join("nginx.site_disabled", (V.check_name(name, "name")),
+                         (args.options(opts, {}, "nginx.site_disabled")))
+   if msg then return core.invalid(desc, msg) end
+   return disabled_leaf(name, {
+      norevert = "nginx.site_disabled has no revert action: nginx.site(name, content) enables "
+         .. "a site with its content",
+   })
+end
+
+return args.strict_module(nginx, "nginx")

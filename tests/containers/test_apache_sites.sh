@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Apache sites, modules and ports for real, inside a Docker container made
+# by the test (from the cached bookworm tree, with this machine's
+# dockerd; nothing listens on this machine): apache.listen_ports makes it
+# listen on a new port, apache.module enables headers, apache.site adds a
+# virtual host that curl inside the container is served by (with the
+# module's header); a second run changes nothing; a broken site is
+# refused by apachectl configtest, put back, the old one still served;
+# disabling a module the site needs is refused and the module put back;
+# revert(apache.site) and apache.site_disabled take sites out and
+# revert(apache.module) disables it; bad arguments are P012 at their
+# line.  Every image and container is named prop-test-* and removed on
+# exit.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# ---- arguments, checked before anything runs ---------------------------------
+cat >"$TMP/bad.lua" <<'EOF'
+host "web" {
+  os.debian("bookworm", "amd64"),
+  apache.installed(),
+  apache.site("a.conf", "x"),
+  apache.module "../x",
+  apache.listen_ports(8080),
+  apache.listen_ports { 80, 70000 },
+  apache.site_disabled "",
+}
+EOF
+run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
+same "bad arguments: exit" "$rc" 2
+check "a site name with .conf is P012" grep -q 'bad.lua:4: error\[P012\]: apache.site: name "a.conf" must be given without ".conf"' "$TMP/bad.out"
+check "a module name with a slash" grep -q 'bad.lua:5: error\[P012\]: apache.module: name "../x" is not valid' "$TMP/bad.out"
+check "ports must be a list" grep -q 'bad.lua:6: error\[P012\]: apache.listen_ports: ports must be a list of port numbers' "$TMP/bad.out"
+check "a port out of range" grep -q 'bad.lua:7: error\[P012\]: apache.listen_ports: ports\[2\] 70000 is outside 1..65535' "$TMP/bad.out"
+check "an empty site name" grep -q 'bad.lua:8: error\[P012\]: apache.site_disabled: name must not be empty' "$TMP/bad.out"
+
+cat >"$TMP/ports.lua" <<'EOF'
+host "web" {
+  os.debian("bookworm", "amd64"),
+  apache.installed(),
+  apache.listen_ports { 80, 443, 8080 },
+  property { desc = "metrics", ports = { 8080 }, apply = function() end },
+}
+EOF
+run_prop "$TMP/ports.out" lint "$TMP/ports.lua"
+same "ports: exit" "$rc" 2
+check "listen_ports beside apache.installed: 80 is no clash" bash -c "! grep -q 'port 80 ' '$TMP/ports.out'"
+check "another service on a listened port is P006" grep -q 'error\[P006\]: port 8080 is used by both' "$TMP/ports.out"
+run_prop "$TMP/claims.out" claims "$TMP/ports.lua" port:8080
+check "prop claims port:8080 names listen_ports" grep -q 'apache listens on 80 443 8080' "$TMP/claims.out"
+
+# ---- Docker -------------------------------------------------------------------
+if ! command -v docker >/dev/null 2>&1; then
+  echo "SKIP: no docker command on this machine"
+  finish
+  exit $?
+fi
+if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
+  echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"
+  dockerd --pidfile "$TMP/dockerd.pid" >"$TMP/dockerd.log" 2>&1 &
+  dockerd_pid=$!
+  on_exit "kill $dockerd_pid; for _ in \$(seq 100); do kill -0 $dockerd_pid || break; sleep 0.2; done"
+  for _ in $(seq 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+fi
+if ! docker info >/dev/null 2>&1; then
+  fail "dockerd" "docker info fails: this test needs a running dockerd" "$TMP/dockerd.log"
+  finish
+  exit 1
+fi
+
+rootfs_cache
+IMG="prop-test-apache-img-$$"
+CTR="prop-test-apache-$$"
+on_exit "docker image rm -f $IMG"
+on_exit "docker image rm -f $CTR:prop-state"
+on_exit "docker rm -f $CTR"
+
+VHOST_A='<VirtualHost *:8081>\n  DocumentRoot /var/www/prop-a\n  Header set X-Prop-Test yes\n</VirtualHost>\n'
+VHOST_B='<VirtualHost *:8081>\n  DocumentRoot /var/www/prop-b\n  Header set X-Prop-Test yes\n</VirtualHost>\n'
+BROKEN='<VirtualHost *:8081>\n  DocumentRoot /var/www/prop-b\n  NoSuchDirective on\n</VirtualHost>\n'
+
+write_site() { # PROPERTIES...
+  local extra
+  extra="$(printf '  %s,\n' "$@")"
+  cat >"$TMP/site.lua" <<EOF
+local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
+local web = docker.container("$CTR", base, {
+  apache.installed(),
+  apt.installed { "curl" },
+  file.directory "/var/www/prop-a",
+  file.directory "/var/www/prop-b",
+  file.has_content("/var/www/prop-a/index.html", "site a\n"),
+  file.has_content("/var/www/prop-b/index.html", "site b\n"),
+  apache.listen_ports { 80, 8081 },
+$extra
+})
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  docker.running(web),
+}
+EOF
+}
+
+fetch() { # PORT
+  docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
+}
+inside() {
+  docker exec "$CTR" "$@"
+}
+changed_inside() {
+  echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"
+}
+
+# ---- installed, a port, a module, a site ---------------------------------------
+docker image rm -f "$IMG" >/dev/null 2>&1 || true
+write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_A\")"
+PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "first run: exit" "$rc" 0
+same "first run: the container's changes" "$(changed_inside "$TMP/r1.out")" "9/0"
+check "apache2 runs" inside service apache2 status
+same "ports.conf" "$(inside cat /etc/apache2/ports.conf)" \
+  "# Written by prop (apache.listen_ports): the ports Apache listens on.
+Listen 80
+Listen 8081"
+same "the module is enabled" "$(inside readlink /etc/apache2/mods-enabled/headers.load)" \
+  "../mods-available/headers.load"
+same "the site is linked as a2ensite does" "$(inside readlink /etc/apache2/sites-enabled/prop-a.conf)" \
+  "../sites-available/prop-a.conf"
+same "the site is served on the new port" "$(fetch 8081)" "site a"
+check "with the module's header" bash -c "docker exec $CTR curl -sI --max-time 5 http://127.0.0.1:8081/ | grep -qi '^X-Prop-Test: yes'"
+
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "second run: nothing changed" "$rc/$(changed_inside "$TMP/r2.out")" "0/0/0"
+
+# ---- new content, then a broken one -------------------------------------------------
+write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_B\")"
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "new content: changed" "$rc/$(changed_inside "$TMP/r3.out")" "0/1/0"
+check "new content: apache2 reloaded" grep -q 'apache2 reloaded' "$TMP/r3.out"
+same "new content: served" "$(fetch 8081)" "site b"
+
+write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$BROKEN\")"
+prop_run "$TMP/r4.out" "$TMP/site.lua"
+same "broken: refused" "$rc/$(changed_inside "$TMP/r4.out")" "1/0/1"
+check "broken: Apache's message is shown" grep -q 'NoSuchDirective' "$TMP/r4.out"
+check "broken: says it was put back" grep -q 'apache2ctl configtest refused the configuration with the new content, so it was put back' "$TMP/r4.out"
+check "broken: the previous file is back" inside grep -q 'DocumentRoot /var/www/prop-b' /etc/apache2/sites-available/prop-a.conf
+check "broken: configtest passes" inside apache2ctl configtest
+same "broken: the previous site is still served" "$(fetch 8081)" "site b"
+
+# ---- a module the site needs cannot go ---------------------------------------------
+write_site 'revert(apache.module "headers")' "apache.site(\"prop-a\", \"$VHOST_B\")"
+prop_run "$TMP/r5.out" "$TMP/site.lua"
+same "module needed: refused" "$rc/$(changed_inside "$TMP/r5.out")" "1/0/1"
+check "module needed: the module is back" inside test -L /etc/apache2/mods-enabled/headers.load
+same "module needed: still served" "$(fetch 8081)" "site b"
+
+# ---- sites out, then the module ---------------------------------------------------
+write_site 'apache.module "headers"' "revert(apache.site(\"prop-a\", \"$VHOST_B\"))" 'apache.site_disabled "000-default"'
+prop_run "$TMP/r6.out" "$TMP/site.lua"
+same "disabled: both changed" "$rc/$(changed_inside "$TMP/r6.out")" "0/2/0"
+check "disabled: the link is gone" bash -c "! docker exec $CTR test -e /etc/apache2/sites-enabled/prop-a.conf"
+check "disabled: the file is kept" inside test -f /etc/apache2/sites-available/prop-a.conf
+check "disabled: the default site is gone" bash -c "! docker exec $CTR test -e /etc/apache2/sites-enabled/000-default.conf"
+write_site 'revert(apache.module "headers")' "revert(apache.site(\"prop-a\", \"$VHOST_B\"))" 'apache.site_disabled "000-default"'
+prop_run "$TMP/r7.out" "$TMP/site.lua"
+same "module reverted: changed" "$rc/$(changed_inside "$TMP/r7.out")" "0/1/0"
+check "module reverted: disabled" bash -c "! docker exec $CTR test -e /etc/apache2/mods-enabled/headers.load"
+check "module reverted: apache2 still runs" inside service apache2 status
+prop_run "$TMP/r8.out" "$TMP/site.lua"
+same "again: nothing changed" "$rc/$(changed_inside "$TMP/r8.out")" "0/0/0"
+
+finish

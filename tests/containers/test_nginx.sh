@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# nginx for real, inside a Docker container made by the test (from the
+# cached bookworm tree, with this machine's dockerd; nothing listens on
+# this machine): nginx.installed installs and starts it; nginx.site adds a
+# site that curl inside the container is served by; a second run changes
+# nothing; a dry run with --diff shows the new content and changes
+# nothing; new content is served after the reload; without nginx, a dry
+# run says the site would be written once it is installed and a run says
+# what is missing; a broken site is
+# refused by nginx -t, put back, and the old one is still served; a
+# broken new site leaves no file behind; revert(nginx.site) and
+# nginx.site_disabled take sites out; bad arguments are P012 at their
+# line.  Every image and container is named prop-test-* and removed on
+# exit.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# ---- arguments, checked before anything runs ---------------------------------
+cat >"$TMP/bad.lua" <<'EOF'
+host "web" {
+  os.debian("bookworm", "amd64"),
+  nginx.installed(),
+  nginx.site("../etc", "server {}\n"),
+  nginx.site("ok", 42),
+  nginx.site_disabled(""),
+  nginx.installed { port = 80 },
+}
+EOF
+run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
+same "bad arguments: exit" "$rc" 2
+check "a name with a slash is P012 at its line" grep -q 'bad.lua:4: error\[P012\]: nginx.site: name "../etc" is not valid' "$TMP/bad.out"
+check "content must be a string" grep -q 'bad.lua:5: error\[P012\]: nginx.site: content must be a string, got number' "$TMP/bad.out"
+check "an empty name" grep -q 'bad.lua:6: error\[P012\]: nginx.site_disabled: name must not be empty' "$TMP/bad.out"
+check "nginx.installed takes no options" grep -q 'bad.lua:7: error\[P012\]: unknown key "port" for nginx.installed' "$TMP/bad.out"
+
+cat >"$TMP/types.lua" <<'EOF'
+host "web" {
+  os.debian("bookworm", "amd64"),
+  nginx.installed(),
+  nginx.site("a", "server { listen 8081; }\n"),
+  revert(nginx.site("b", "server { listen 8082; }\n")),
+}
+host "two" {
+  os.debian("bookworm", "amd64"),
+  nginx.installed(),
+  nginx.site("a", "one\n"),
+  nginx.site("a", "two\n"),
+  revert(nginx.site_disabled "default"),
+}
+host "bsd" { os.freebsd("14.1", "amd64"), nginx.installed() }
+EOF
+run_prop "$TMP/types.out" lint "$TMP/types.lua"
+same "types: exit" "$rc" 2
+check "one site given two contents is P007" grep -q 'types.lua:1[01]: error\[P007\]: "/etc/nginx/sites-available/a"' "$TMP/types.out"
+check "nginx.site_disabled cannot be reverted (P001)" grep -q 'types.lua:12: error\[P001\]' "$TMP/types.out"
+check "nginx on FreeBSD is a type error" grep -q 'types.lua:14: error\[P00[0-9]\].*DebianLike' "$TMP/types.out"
+check "the first host is clean" bash -c "! grep -q 'types.lua:[345]:' '$TMP/types.out'"
+sed -n '1,6p' "$TMP/types.lua" >"$TMP/web.lua"
+run_prop "$TMP/show.out" show "$TMP/web.lua" web
+check "show: nginx installed declares 80 and 443" grep -q 'nginx installed : DebianLike, ports 80 443' "$TMP/show.out"
+check "show: the site claims its file" grep -q 'claims file.content /etc/nginx/sites-available/a' "$TMP/show.out"
+check "show: and its link" grep -q 'claims file.symlink /etc/nginx/sites-enabled/a "/etc/nginx/sites-available/a"' "$TMP/show.out"
+check "show: the revert takes the link away" grep -q 'claims file.absent /etc/nginx/sites-enabled/b' "$TMP/show.out"
+
+# ---- without nginx: a dry run says what it would do, a run says what is missing -----
+mkdir -p "$TMP/bare/etc"
+cat >"$TMP/bare.lua" <<EOF
+host "bare" {
+  connect.dir "$TMP/bare",
+  os.debian("bookworm", "amd64"),
+  nginx.site("prop-a", "server { listen 8081; }\n"),
+  nginx.site_disabled "default",
+}
+EOF
+prop_run "$TMP/bare-dry.out" "$TMP/bare.lua" --dry-run
+same "no nginx, dry run: exit" "$rc" 0
+check "no nginx, dry run: the site would be written once nginx is there" grep -q 'would be written once nginx is installed' "$TMP/bare-dry.out"
+same "no nginx, dry run: nothing to disable" "$(result_of "$TMP/bare-dry.out" "nginx site default disabled")" ok
+prop_run "$TMP/bare.out" "$TMP/bare.lua"
+same "no nginx: exit" "$rc" 1
+check "no nginx: says what is missing" grep -q 'nginx.site: /etc/nginx/sites-available is missing: is nginx installed? (nginx.installed())' "$TMP/bare.out"
+check "no nginx: nothing written" bash -c "! test -e '$TMP/bare/etc/nginx'"
+
+# ---- Docker -------------------------------------------------------------------
+if ! command -v docker >/dev/null 2>&1; then
+  echo "SKIP: no docker command on this machine"
+  finish
+  exit $?
+fi
+if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
+  echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"
+  dockerd --pidfile "$TMP/dockerd.pid" >"$TMP/dockerd.log" 2>&1 &
+  dockerd_pid=$!
+  on_exit "kill $dockerd_pid; for _ in \$(seq 100); do kill -0 $dockerd_pid || break; sleep 0.2; done"
+  for _ in $(seq 60); do
+    docker info >/dev/null 2>&1 && break
+    sleep 1
+  done
+fi
+if ! docker info >/dev/null 2>&1; then
+  fail "dockerd" "docker info fails: this test needs a running dockerd" "$TMP/dockerd.log"
+  finish
+  exit 1
+fi
+
+rootfs_cache
+IMG="prop-test-nginx-img-$$"
+CTR="prop-test-nginx-$$"
+on_exit "docker image rm -f $IMG"
+on_exit "docker image rm -f $CTR:prop-state"
+on_exit "docker rm -f $CTR"
+
+SITE_A='server { listen 8081; root /var/www/prop-a; }\n'
+SITE_B='server { listen 8081; root /var/www/prop-b; }\n'
+BROKEN='server { listen 8081; root /var/www/prop-b; no_such_directive on; }\n'
+
+write_site() { # PROPERTIES...
+  local extra
+  extra="$(printf '  %s,\n' "$@")"
+  cat >"$TMP/site.lua" <<EOF
+local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
+local web = docker.container("$CTR", base, {
+  nginx.installed(),
+  apt.installed { "curl" },
+  file.directory "/var/www/prop-a",
+  file.directory "/var/www/prop-b",
+  file.has_content("/var/www/prop-a/index.html", "site a\n"),
+  file.has_content("/var/www/prop-b/index.html", "site b\n"),
+$extra
+})
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  docker.running(web),
+}
+EOF
+}
+
+# fetch PORT : what curl inside the container is served on PORT.
+fetch() {
+  docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
+}
+inside() {
+  docker exec "$CTR" "$@"
+}
+changed_inside() {
+  echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"
+}
+
+# ---- installed, a site added ---------------------------------------------------
+docker image rm -f "$IMG" >/dev/null 2>&1 || true
+write_site "nginx.site(\"prop-a\", \"$SITE_A\")"
+PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "first run: exit" "$rc" 0
+same "first run: the container's changes" "$(changed_inside "$TMP/r1.out")" "7/0"
+check "nginx is installed" inside dpkg-query -W nginx
+check "nginx runs" inside service nginx status
+same "the site is served" "$(fetch 8081)" "site a"
+same "the site is in sites-available" "$(inside cat /etc/nginx/sites-available/prop-a)" \
+  "server { listen 8081; root /var/www/prop-a; }"
+same "it is enabled by a symlink" "$(inside readlink /etc/nginx/sites-enabled/prop-a)" \
+  "/etc/nginx/sites-available/prop-a"
+check "Debian's default site still answers on port 80" bash -c "docker exec $CTR curl -sf -o /dev/null http://127.0.0.1/"
+check "nothing listens on this machine's port 8081" bash -c "! ss -H -ltn 'sport = :8081' | grep -q ."
+
+# ---- a second run changes nothing --------------------------------------------------
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "second run: exit" "$rc" 0
+same "second run: nothing changed" "$(changed_inside "$TMP/r2.out")/$(host_count "$TMP/r2.out" localhost changed)" "0/0/0"
+
+# ---- a dry run shows the new content and changes nothing -----------------------------
+write_site "nginx.site(\"prop-a\", \"$SITE_B\")"
+prop_run "$TMP/dry.out" "$TMP/site.lua" --dry-run --diff
+same "dry run: exit" "$rc" 0
+same "dry run: one would change" "$(changed_inside "$TMP/dry.out")" "1/0"
+check "dry run: the diff has the old line" grep -qF -- '-server { listen 8081; root /var/www/prop-a; }' "$TMP/dry.out"
+check "dry run: and the new one" grep -qF -- '+server { listen 8081; root /var/www/prop-b; }' "$TMP/dry.out"
+check "dry run: says it would test" grep -q 'would be tested with nginx -t -q' "$TMP/dry.out"
+same "dry run: the file is unchanged" "$(inside cat /etc/nginx/sites-available/prop-a)" \
+  "server { listen 8081; root /var/www/prop-a; }"
+same "dry run: the old site is served" "$(fetch 8081)" "site a"
+
+# ---- new content: tested, reloaded, served --------------------------------------------
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "new content: exit" "$rc" 0
+same "new content: the site changed" "$(changed_inside "$TMP/r3.out")" "1/0"
+check "new content: nginx reloaded" grep -q 'nginx reloaded' "$TMP/r3.out"
+same "new content: served" "$(fetch 8081)" "site b"
+
+# ---- a broken site: refused, put back, the old one still served ---------------------
+write_site "nginx.site(\"prop-a\", \"$BROKEN\")"
+prop_run "$TMP/r4.out" "$TMP/site.lua"
+same "broken: exit" "$rc" 1
+same "broken: the site failed" "$(changed_inside "$TMP/r4.out")" "0/1"
+check "broken: nginx's message is shown" grep -q 'unknown directive' "$TMP/r4.out"
+check "broken: says it was put back" grep -q 'put back as it was' "$TMP/r4.out"
+same "broken: the file is the previous one" "$(inside cat /etc/nginx/sites-available/prop-a)" \
+  "server { listen 8081; root /var/www/prop-b; }"
+check "broken: nginx -t passes" inside nginx -t -q
+same "broken: the previous site is still served" "$(fetch 8081)" "site b"
+prop_run "$TMP/r4b.out" "$TMP/site.lua"
+same "broken, again: refused again, nothing left changed" "$(changed_inside "$TMP/r4b.out")" "0/1"
+
+# ---- a broken new site leaves nothing behind -------------------------------------------
+write_site "nginx.site(\"prop-a\", \"$SITE_B\")" 'nginx.site("prop-c", "this is not nginx\n")'
+prop_run "$TMP/r5.out" "$TMP/site.lua"
+same "broken new site: exit" "$rc" 1
+same "broken new site: it alone failed" "$(changed_inside "$TMP/r5.out")" "0/1"
+check "broken new site: no file left" bash -c "! docker exec $CTR test -e /etc/nginx/sites-available/prop-c"
+check "broken new site: no link left" bash -c "! docker exec $CTR test -L /etc/nginx/sites-enabled/prop-c"
+same "broken new site: the other is served" "$(fetch 8081)" "site b"
+
+# ---- revert and site_disabled take sites out ------------------------------------------
+write_site "revert(nginx.site(\"prop-a\", \"$SITE_B\"))" 'nginx.site_disabled "default"'
+prop_run "$TMP/r6.out" "$TMP/site.lua"
+same "disabled: exit" "$rc" 0
+same "disabled: both changed" "$(changed_inside "$TMP/r6.out")" "2/0"
+check "disabled: the link is gone" bash -c "! docker exec $CTR test -L /etc/nginx/sites-enabled/prop-a"
+check "disabled: the file is kept" inside test -f /etc/nginx/sites-available/prop-a
+check "disabled: port 8081 is closed" bash -c "! docker exec $CTR curl -s -o /dev/null --max-time 5 http://127.0.0.1:8081/"
+check "disabled: the default site is gone" bash -c "! docker exec $CTR test -e /etc/nginx/sites-enabled/default"
+check "disabled: port 80 is closed" bash -c "! docker exec $CTR curl -s -o /dev/null --max-time 5 http://127.0.0.1/"
+check "disabled: nginx still runs" inside service nginx status
+prop_run "$TMP/r7.out" "$TMP/site.lua"
+same "disabled, again: nothing changed" "$(changed_inside "$TMP/r7.out")" "0/0"
+
+finish
