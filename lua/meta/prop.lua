@@ -562,6 +562,63 @@ function apt.upgraded() end
 ---@return prop.Property
 function apt.std_sources_list(mirror) end
 
+---DebianLike, revertable (the revert removes the file).  An armored
+---OpenPGP public key written to /etc/apt/keyrings/NAME.asc, for the
+---sources whose `signed_by` names it; checked when the site is read.
+---@param name string letters, digits, "_", "-", "."
+---@param armored string gpg --armor --export
+---@return prop.Property
+function apt.key(name, armored) end
+
+---@class prop.AptSource
+---@field uris string|string[]
+---@field suites string|string[] "./" for a flat repository
+---@field components? string|string[] required unless the repository is flat
+---@field types? string|string[] "deb" (default) or "deb-src"
+---@field signed_by? string an `apt.key` name or an absolute path
+---@field architectures? string|string[]
+---@field languages? string|string[]
+---@field trusted? boolean
+---@field enabled? boolean
+---@field check_valid_until? boolean
+
+---DebianLike, revertable (the revert removes the file).  A deb822 source,
+---/etc/apt/sources.list.d/NAME.sources.  Chain `:on_change(apt.update())`.
+---@param name string
+---@param fields prop.AptSource
+---@return prop.Property
+function apt.sources(name, fields) end
+
+---DebianLike, revertable.  /etc/apt/preferences.d/prop-PKG-RELEASE.pref:
+---one package pinned to one release twice with two priorities is P007.
+---@param pkg string
+---@param release string codename (n=), archive name (a=) or "o=...,a=..." terms
+---@param priority integer -32768..32767, not 0
+---@return prop.Property
+function apt.pinned(pkg, release, priority) end
+
+---DebianLike, revertable (the revert writes "0"s).  unattended-upgrades
+---installed and /etc/apt/apt.conf.d/20auto-upgrades turned on.
+---@return prop.Property
+function apt.unattended_upgrades() end
+
+---DebianLike.  debconf answers { question, type, value } set, then
+---`dpkg-reconfigure -fnoninteractive pkg`, only when one differs.
+---@param pkg string
+---@param selections { [1]: string, [2]: string, [3]: string|boolean }[]
+---@return prop.Property
+function apt.reconfigured(pkg, selections) end
+
+---DebianLike.  apt-get clean when packages were downloaded.
+---@return prop.Property
+function apt.cache_cleaned() end
+
+---DebianLike, revertable (its revert is `apt.removed`).  The package
+---installed and its service of the same name running.
+---@param pkg string
+---@return prop.Property
+function apt.service_installed_running(pkg) end
+
 pkg = {}
 
 ---FreeBSD, revertable (its revert is `pkg.removed`).
