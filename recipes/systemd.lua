@@ -722,7 +722,10 @@ end
 
 --[[ systemd.started(unit)
   DebianLike, revertable: its revert stops the unit.
-  Claims: service.running UNIT (the revert: service.stopped).
+  Claims: service.running UNIT (the revert: service.stopped); a service
+  is claimed by its bare name, as service.running claims it, so
+  service.stopped "nginx" beside systemd.started "nginx.service" is a
+  conflict.
   Run time: systemctl is-active; when inactive, systemctl start.  Where
   no systemd runs (a chroot, a machine that is not booted, a tree) it is
   ok with a note: the unit starts at boot if it is enabled.
@@ -735,10 +738,12 @@ function systemd.started(name, opts)
    local msg = args.join("systemd.started", nerr, (args.options(opts, {}, "systemd.started")))
    if msg then return core.invalid(desc, msg) end
    local a = { name = n }
+   -- Claimed as service.running claims it: "nginx", not "nginx.service".
+   local svc = n:gsub("%.service$", "")
    return core.pair(core.leaf("systemd " .. n .. " started", "DebianLike", unit_impl.started, a,
-                              { "service.running", n, false }),
+                              { "service.running", svc, false }),
                     core.leaf("systemd " .. n .. " stopped", "DebianLike", unit_impl.stopped, a,
-                              { "service.stopped", n, false }))
+                              { "service.stopped", svc, false }))
 end
 
 --[[ systemd.masked(unit)

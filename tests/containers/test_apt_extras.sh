@@ -82,6 +82,9 @@ global_keys="$(ls "$R/etc/apt/trusted.gpg.d"; ls "$R/etc/apt/trusted.gpg" 2>&1 |
 # ---- dry run -----------------------------------------------------------------------
 prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
 same "dry run: exit" "$rc" 0
+run_prop "$TMP/dd.out" run "$TMP/site.lua" --dry-run --diff
+check "dry run: --diff shows the source" grep -qE '^[^ ]* +[+]Signed-By: /etc/apt/keyrings/proptest.asc$' "$TMP/dd.out"
+check "dry run: --diff shows the pin" grep -qE '^[^ ]* +[+]Pin-Priority: 990$' "$TMP/dd.out"
 same "dry run: nothing failed" "$(host_count "$TMP/d.out" $H failed)" 0
 check "dry run: would change" test "$(host_count "$TMP/d.out" $H changed)" -ge 6
 same "dry run: /etc/apt of the tree untouched" "$(apt_state)" "$before"

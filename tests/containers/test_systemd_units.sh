@@ -77,6 +77,9 @@ etc_before="$(tree_state "$R/etc/systemd")"
 # ---- dry run -----------------------------------------------------------------------
 prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
 same "dry run: exit" "$rc" 0
+run_prop "$TMP/dd.out" run "$TMP/site.lua" --dry-run --diff
+check "dry run: --diff shows the new unit" grep -qE '^[^ ]* +[+]ExecStart=/bin/true$' "$TMP/dd.out"
+check "dry run: --diff shows the journald setting" grep -qE '^[^ ]* +[+]SystemMaxUse=200M$' "$TMP/dd.out"
 same "dry run: nothing failed" "$(host_count "$TMP/d.out" $H failed)" 0
 same "dry run: would change the seven that write" "$(results "$TMP/d.out" changed $H)" 7
 same "dry run: /etc/systemd untouched" "$(tree_state "$R/etc/systemd")" "$etc_before"
@@ -132,16 +135,18 @@ same "missing command: the old file is in place" "$(cat "$U/prop-test.service")"
 
 # ---- the site check: a unit written and masked, enabled and masked ------------------------
 write_site 'systemd.unit("prop-test.service", unit), systemd.masked "prop-test.service",
-    systemd.enabled "prop-test.timer", systemd.masked "prop-test.timer",'
+    systemd.enabled "prop-test.timer", systemd.masked "prop-test.timer",
+    systemd.started "prop-test.service", service.stopped "prop-test",'
 run_prop "$TMP/p.out" lint "$TMP/site.lua"
 check "conflicts: lint fails" test "$rc" -ne 0
 check "conflicts: written and masked is P007" \
   grep -q 'P007.*"/etc/systemd/system/prop-test.service" must be a symlink' "$TMP/p.out"
 check "conflicts: enabled and masked is P007" \
   grep -q 'P007.*prop-test.timer must be "masked" here but "enabled"' "$TMP/p.out"
-run_prop "$TMP/c.out" claims "$TMP/site.lua" service:prop-test.timer
 run_prop "$TMP/c2.out" claims "$TMP/site.lua" /etc/systemd/system/prop-test.service
 check "claims: the unit file is claimed" grep -q 'systemd unit prop-test.service' "$TMP/c2.out"
+check "conflicts: started and service.stopped of one service" \
+  grep -q 'P009.*service "prop-test" must be stopped here but running' "$TMP/p.out"
 
 # ---- reverts ------------------------------------------------------------------------------
 write_site 'revert(systemd.enabled "prop-test.service"),
