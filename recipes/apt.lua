@@ -767,12 +767,8 @@ end
   name it (apt.sources' signed_by = NAME).
   Run time: makes /etc/apt/keyrings (0755) when missing and writes the
   key there (0644) when it differs.
-  Example:
-    apt.key("docker", [==[
-    -----BEGIN PGP PUBLIC KEY BLOCK-----
-    ...
-    -----END PGP PUBLIC KEY BLOCK-----
-    ]==])
+  Example (the key kept beside the site):
+    apt.key("docker", site.file "keys/docker.asc")
 ]]
 function apt.key(name, armored, opts)
    local desc = "apt key " .. (type(name) == "string" and name or "?")
@@ -876,7 +872,7 @@ end
   the source).  It does not refresh the lists: chain
   :on_change(apt.update()).
   Example:
-    apt.key("docker", docker_key)
+    apt.key("docker", site.file "keys/docker.asc")
     apt.sources("docker", { uris = "https://download.docker.com/linux/debian",
                             suites = "bookworm", components = "stable",
                             signed_by = "docker" }):on_change(apt.update())

@@ -406,7 +406,7 @@ local unit_impl = { unit = {}, unit_absent = {}, enabled = {}, disabled = {}, st
 local CHECK_DIR = "/run/prop-unit-check"
 local JOURNALD_D = "/etc/systemd/journald.conf.d"
 
-local function systemctl(_, ...)
+local function systemctl(...)
    return { "systemctl", ... }
 end
 
@@ -432,7 +432,7 @@ end
 local function daemon_reload(sys)
    local why = not_live(sys)
    if why then return end
-   R.run(sys, "systemctl daemon-reload", systemctl(sys, "daemon-reload"))
+   R.run(sys, "systemctl daemon-reload", systemctl("daemon-reload"))
 end
 
 function unit_impl.unit.ensure(sys, a)
@@ -496,7 +496,7 @@ end
 
 -- systemctl is-enabled's word for the unit ("enabled", "masked", ...).
 local function unit_state(sys, what, name)
-   local r = R.query(sys, what, systemctl(sys, "is-enabled", name))
+   local r = R.query(sys, what, systemctl("is-enabled", name))
    return r.stdout:match("%S+") or "", r
 end
 
@@ -514,7 +514,7 @@ function unit_impl.enabled.ensure(sys, a)
    if state == "" and not sys.dry then
       R.fail("%s: systemctl does not know the unit: %s", what, R.tail(r.stderr, 2))
    end
-   R.run(sys, what, systemctl(sys, "enable", a.name))
+   R.run(sys, what, systemctl("enable", a.name))
    return "changed"
 end
 
@@ -523,7 +523,7 @@ function unit_impl.disabled.ensure(sys, a)
    if not has_systemctl(sys, what) then return "changed" end
    local state = unit_state(sys, what, a.name)
    if state ~= "enabled" and state ~= "enabled-runtime" then return "ok" end
-   R.run(sys, what, systemctl(sys, "disable", a.name))
+   R.run(sys, what, systemctl("disable", a.name))
    return "changed"
 end
 
@@ -533,17 +533,17 @@ function unit_impl.started.ensure(sys, a)
       sys:note(fmt("%s not started: %s", a.name, why))
       return "ok"
    end
-   local r = R.query(sys, "systemd.started " .. a.name, systemctl(sys, "is-active", "--quiet", a.name))
+   local r = R.query(sys, "systemd.started " .. a.name, systemctl("is-active", "--quiet", a.name))
    if r.code == 0 then return "ok" end
-   R.run(sys, "systemd.started " .. a.name, systemctl(sys, "start", a.name))
+   R.run(sys, "systemd.started " .. a.name, systemctl("start", a.name))
    return "changed"
 end
 
 function unit_impl.stopped.ensure(sys, a)
    if not_live(sys) then return "ok" end
-   local r = R.query(sys, "systemd.started " .. a.name, systemctl(sys, "is-active", "--quiet", a.name))
+   local r = R.query(sys, "systemd.started " .. a.name, systemctl("is-active", "--quiet", a.name))
    if r.code ~= 0 then return "ok" end
-   R.run(sys, "systemd.started " .. a.name .. " (revert)", systemctl(sys, "stop", a.name))
+   R.run(sys, "systemd.started " .. a.name .. " (revert)", systemctl("stop", a.name))
    return "changed"
 end
 
@@ -559,9 +559,9 @@ function unit_impl.masked.ensure(sys, a)
       R.fail("%s: %s is a %s", what, a.path, st.type)
    end
    if not not_live(sys) then
-      local r = R.query(sys, what, systemctl(sys, "is-active", "--quiet", a.name))
+      local r = R.query(sys, what, systemctl("is-active", "--quiet", a.name))
       if r.code == 0 then
-         R.run(sys, what, systemctl(sys, "stop", a.name))
+         R.run(sys, what, systemctl("stop", a.name))
          sys:note((sys.dry and "would stop " or "stopped ") .. a.name)
       end
    end
@@ -586,7 +586,7 @@ local function restart_journald(sys)
       sys:note("systemd-journald not restarted: " .. why)
       return
    end
-   R.run(sys, "restart systemd-journald", systemctl(sys, "restart", "systemd-journald"))
+   R.run(sys, "restart systemd-journald", systemctl("restart", "systemd-journald"))
 end
 
 function unit_impl.dropin.ensure(sys, a)
