@@ -440,7 +440,8 @@ function unit_impl.unit.ensure(sys, a)
    local st = sys:stat(a.path)
    if st and st.type ~= "file" then
       R.fail("%s: %s is a %s, not a file%s", what, a.path, st.type,
-             st.type == "link" and " (a masked unit: unmask it first)" or "")
+             st.type == "link" and st.target == "/dev/null" and " (a masked unit: unmask it first)"
+             or "")
    end
    if st and sys:read(a.path) == a.content then
       local fix = R.attrs_to_fix(st, { mode = "0644" })
@@ -456,6 +457,8 @@ function unit_impl.unit.ensure(sys, a)
       end
    elseif a.template then
       sys:note("a template is not checked with systemd-analyze verify (only its instances could be)")
+   elseif R.is_dir_tree(sys) then
+      sys:note("not checked with systemd-analyze verify: a directory tree runs no command")
    elseif not analyze then
       sys:note("not checked: systemd-analyze is not installed on the target")
    else

@@ -188,6 +188,8 @@ prop_run "$TMP/t1.out" "$TMP/dir.lua"
 same "dir tree: exit" "$rc" 0
 same "dir tree: three changed" "$(results "$TMP/t1.out" changed treehost)" 3
 check "dir tree: the unit in the tree" grep -qx 'ExecStart=/bin/true' "$U/prop-test-dir.service"
+check "dir tree: says the unit was not verified, and why" \
+  grep -q 'not checked with systemd-analyze verify: a directory tree runs no command' "$TMP/t1.out"
 same "dir tree: masked in the tree" "$(readlink "$U/prop-test-gone.service")" /dev/null
 check "dir tree: journald's drop-in in the tree" test -f "$R/etc/systemd/journald.conf.d/50-prop-persistent.conf"
 same "dir tree: this machine's units untouched" "$(ls -R /etc/systemd/system 2>/dev/null | md5sum)" "$host_units"
