@@ -147,6 +147,17 @@ write_site 'apt.pinned("prop-test-hello", "o=prop-test", 990),
 run_prop "$TMP/p.out" lint "$TMP/site.lua"
 check "two pins: lint fails" test "$rc" -ne 0
 check "two pins: P007" grep -q 'P007.*prop-prop-test-hello-o_prop-test.pref' "$TMP/p.out"
+write_site 'apt.reconfigured("debconf", { { "debconf/priority", "select", "critical" } }),
+    apt.reconfigured("debconf", { { "debconf/priority", "select", "low" } }),
+    apt.pinned("prop-test-hello", "o=prop-test", 0),
+    apt.sources("x", { uris = "https://example.invalid/debian", suites = "bookworm" }),'
+run_prop "$TMP/q.out" lint "$TMP/site.lua"
+check "two answers to one question: P007" \
+  grep -q 'P007.*/var/cache/debconf/config.dat.*debconf/priority' "$TMP/q.out"
+check "priority 0 refused" grep -q 'P012.*priority 0 is not valid' "$TMP/q.out"
+check "a source without components refused" grep -q 'P012.*components are missing' "$TMP/q.out"
+write_site 'apt.pinned("prop-test-hello", "o=prop-test", 990),
+    apt.pinned("prop-test-hello", "o=prop-test", 100),'
 run_prop "$TMP/c.out" claims "$TMP/site.lua" /etc/apt/preferences.d/prop-prop-test-hello-o_prop-test.pref
 check "two pins: prop claims shows both" test "$(grep -c 'apt pinned prop-test-hello' "$TMP/c.out")" -ge 2
 

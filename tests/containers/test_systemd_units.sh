@@ -148,6 +148,12 @@ check "claims: the unit file is claimed" grep -q 'systemd unit prop-test.service
 check "conflicts: started and service.stopped of one service" \
   grep -q 'P009.*service "prop-test" must be stopped here but running' "$TMP/p.out"
 
+write_site 'systemd.journald_configured { SystemMaxUze = "1G" }, systemd.unit("prop-test", unit),'
+run_prop "$TMP/q.out" lint "$TMP/site.lua"
+check "unknown journald key: P012 with the nearest" \
+  grep -q 'P012.*unknown key "SystemMaxUze" for systemd.journald_configured (did you mean "SystemMaxUse"?)' "$TMP/q.out"
+check "a unit name without its type: P012" grep -q 'P012.*name "prop-test" has no unit type' "$TMP/q.out"
+
 # ---- reverts ------------------------------------------------------------------------------
 write_site 'revert(systemd.enabled "prop-test.service"),
     revert(systemd.enabled "prop-test.timer"),
