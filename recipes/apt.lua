@@ -5,13 +5,15 @@
 
 local core = require "prop.core"
 local args = require "prop.args"
+local conf = require "prop.conf"
 local R = require "prop.runtime"
 local packaging = require "prop.packaging"
 
 local apt = {}
 
 local impl = { installed = {}, installed_min = {}, removed = {}, update = {}, upgraded = {},
-               std_sources_list = {} }
+               std_sources_list = {}, auto_upgrades = {}, reconfigured = {}, cache_cleaned = {},
+               file = {}, absent = {} }
 
 local fmt = string.format
 
@@ -271,6 +273,701 @@ function apt.std_sources_list(mirror, opts)
                       "apt.std_sources_list " .. (mirror or "default") }, {
       norevert = "apt.std_sources_list has no revert action: the old sources.list is not known",
    })
+end
+
+-- ---------------------------------------------------------------------
+-- Files of /etc/apt written whole: sources, keys, pins, 20auto-upgrades.
+
+local KEYRINGS = "/etc/apt/keyrings"
+local SOURCES_D = "/etc/apt/sources.list.d"
+local PREFERENCES_D = "/etc/apt/preferences.d"
+local AUTO_UPGRADES = "/etc/apt/apt.conf.d/20auto-upgrades"
+
+function impl.absent.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then return "ok" end
+   if st.type == "directory" then R.fail("%s: %s is a directory", a.what, a.path) end
+   sys:remove(a.path)
+   return "changed"
+end
+
+local function file_leaf(desc, a)
+   local claims = { "file.content", a.path, a.content }
+   if a.dir then
+      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.directory", a.dir, false
+   end
+   return core.leaf(desc, "DebianLike", impl.file, a, claims)
+end
+
+local function absent_leaf(desc, what, path)
+   return core.leaf(desc, "DebianLike", impl.absent, { what = what, path = path },
+                    { "file.absent", path, false })
+end
+
+-- A name that becomes a file name under /etc/apt: apt reads only names of
+-- letters, digits, "_", "-" and ".".
+local function check_file_name(v, what)
+   local err = args.matching(v, what, "[%w][%w_.-]*",
+                             'a name of letters, digits, "_", "-" and "." such as "docker"')
+   if err then return err end
+   if #v > 64 then return fmt("%s %s is longer than 64 characters", what, args.show(v)) end
+   return nil, v
+end
+
+-- unattended-upgrades ----------------------------------------------------
+
+-- What dpkg-reconfigure unattended-upgrades writes for "yes" and "no".
+local function auto_upgrades_text(on)
+   local v = on and "1" or "0"
+   return fmt('APT::Periodic::Update-Package-Lists "%s";\nAPT::Periodic::Unattended-Upgrade "%s";\n',
+              v, v)
+end
+
+-- debconf keeps the answer too: a later dpkg-reconfigure or upgrade of
+-- the package writes the file from it.
+local function auto_upgrades_debconf(sys, on)
+   if not sys.dry and not R.dpkg_installed(R.dpkg_status(sys)["unattended-upgrades"]) then
+      return
+   end
+   R.run(sys, "apt.unattended_upgrades", { "debconf-set-selections" }, {
+      stdin = fmt("unattended-upgrades unattended-upgrades/enable_auto_updates boolean %s\n",
+                  on and "true" or "false"),
+   })
+end
+
+-- a: { what =, path =, content =, dir = (made 0755 when missing),
+-- needs = (a file that must be there, else a failure: the key a source
+-- names) }.
+function impl.file.ensure(sys, a)
+   local changed = false
+   if a.dir and not sys:exists(a.dir) then
+      sys:mkdir(a.dir, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   if a.needs and not sys:exists(a.needs) then
+      if not sys.dry then
+         R.fail("%s: %s is missing: write the key first (apt.key, before this property); "
+                .. "apt would refuse the source without it", a.what, a.needs)
+      end
+      sys:note(a.needs .. " is missing (an earlier property may write it)")
+   end
+   changed = R.ensure_content(sys, a.what, a.path, a.content, { mode = "0644" }) or changed
+   if changed and a.auto ~= nil then auto_upgrades_debconf(sys, a.auto) end
+   return result(changed)
+end
+
+function impl.auto_upgrades.ensure(sys, a)
+   local changed = R.apt_install(sys, "apt.unattended_upgrades", { "unattended-upgrades" })
+   return result(impl.file.ensure(sys, a) == "changed" or changed)
+end
+
+--[[ apt.unattended_upgrades()
+  DebianLike, revertable: its revert turns the periodic runs off again
+  (the package stays).
+  Claims: package.installed unattended-upgrades, and file.content
+  /etc/apt/apt.conf.d/20auto-upgrades (the revert: the same file with
+  "0"s).
+  Run time: installs unattended-upgrades when missing, then writes
+  20auto-upgrades as dpkg-reconfigure unattended-upgrades does when told
+  yes: APT::Periodic::Update-Package-Lists "1" and
+  APT::Periodic::Unattended-Upgrade "1" (0644).  When the file changes,
+  debconf's unattended-upgrades/enable_auto_updates is set to match, so
+  that a later dpkg-reconfigure or upgrade of the package keeps the
+  choice.  Which upgrades are applied stays the package's own
+  50unattended-upgrades (security updates by default).
+  Example:
+    apt.unattended_upgrades()
+]]
+function apt.unattended_upgrades(...)
+   local err = no_args("apt.unattended_upgrades", ..., select("#", ...))
+   if err then return core.invalid("apt unattended upgrades", err) end
+   local on = { what = "apt.unattended_upgrades", path = AUTO_UPGRADES,
+                content = auto_upgrades_text(true), auto = true }
+   local off = { what = "apt.unattended_upgrades (revert)", path = AUTO_UPGRADES,
+                 content = auto_upgrades_text(false), auto = false }
+   local up = core.leaf("apt unattended upgrades on", "DebianLike", impl.auto_upgrades, on,
+                        { "package.installed", "unattended-upgrades", false,
+                          "file.content", AUTO_UPGRADES, on.content })
+   local down = core.leaf("apt unattended upgrades off", "DebianLike", impl.file, off,
+                          { "file.content", AUTO_UPGRADES, off.content })
+   return core.pair(up, down)
+end
+
+-- debconf ------------------------------------------------------------------
+
+local DEBCONF_DB = "/var/cache/debconf/config.dat"
+
+-- The values debconf holds for questions, from one debconf-communicate
+-- (part of debconf itself): question -> value, nil when it has none.
+local function debconf_values(sys, what, questions)
+   local cmds = {}
+   for i, q in ipairs(questions) do cmds[i] = "GET " .. q end
+   local argv = { "debconf-communicate" }
+   local r = R.query(sys, what, argv, { stdin = table.concat(cmds, "\n") .. "\n" })
+   if r.code ~= 0 and r.stdout == "" then R.command_failed(what, argv, r) end
+   local values, i = {}, 0
+   for l in r.stdout:gmatch("[^\n]*\n") do
+      i = i + 1
+      local code, v = l:match("^(%d+) ?(.-)\n$")
+      if questions[i] and code == "0" then values[questions[i]] = v end
+   end
+   return values
+end
+
+function impl.reconfigured.ensure(sys, a)
+   local what = "apt.reconfigured " .. a.package
+   if not R.dpkg_installed(R.dpkg_status(sys)[a.package]) then
+      if not sys.dry then
+         R.fail("%s: the package %s is not installed (install it first, for example with "
+                .. "apt.installed)", what, a.package)
+      end
+      sys:note(a.package .. " is not installed (an earlier property may install it)")
+   end
+   local qs = {}
+   for i, s in ipairs(a.selections) do qs[i] = s[1] end
+   local have = debconf_values(sys, what, qs)
+   local lines, differ = {}, {}
+   for _, s in ipairs(a.selections) do
+      lines[#lines + 1] = fmt("%s %s %s %s", a.package, s[1], s[2], s[3])
+      if have[s[1]] ~= s[3] then
+         if s[2] == "password" then
+            differ[#differ + 1] = s[1] .. ": (a password)"
+         else
+            differ[#differ + 1] = fmt("%s: %s -> %s", s[1], have[s[1]] == nil and "(unset)"
+                                      or args.show(have[s[1]]), args.show(s[3]))
+         end
+      end
+   end
+   if #differ == 0 then return "ok" end
+   sys:note(table.concat(differ, "\n"))
+   R.run(sys, what, { "debconf-set-selections" }, { stdin = table.concat(lines, "\n") .. "\n" })
+   R.run(sys, what, { "env", "DEBIAN_FRONTEND=noninteractive", "dpkg-reconfigure",
+                      "-fnoninteractive", a.package })
+   if sys.dry then return "changed" end
+   -- Some configuration scripts answer from the system's state instead
+   -- (tzdata from /etc/localtime): the answers did not hold, and every
+   -- run would reconfigure again.
+   have = debconf_values(sys, what, qs)
+   local lost = {}
+   for _, s in ipairs(a.selections) do
+      if have[s[1]] ~= s[3] then
+         lost[#lost + 1] = s[2] == "password" and s[1]
+            or fmt("%s (debconf holds %s)", s[1], have[s[1]] == nil and "nothing"
+                   or args.show(have[s[1]]))
+      end
+   end
+   if #lost > 0 then
+      R.fail("%s: dpkg-reconfigure replaced the answers to %s: the package's configuration "
+             .. "script takes them from the system itself; change that instead", what,
+             table.concat(lost, ", "))
+   end
+   return "changed"
+end
+
+local debconf_types = { string = true, boolean = true, select = true, multiselect = true,
+                        note = true, text = true, password = true, title = true, error = true }
+
+local function check_selection(v, what)
+   if type(v) ~= "table" or #v ~= 3 then
+      return fmt('%s must be a triple { question, type, value } such as '
+                 .. '{ "tzdata/Areas", "select", "Europe" }, got %s', what, args.show(v))
+   end
+   local q, t, val = v[1], v[2], v[3]
+   local err = args.matching(q, what .. " question", "[%w][%w._+-]*/[%w._+/-]+",
+                             'a debconf question such as "tzdata/Areas"')
+   if err then return err end
+   if not debconf_types[t] then
+      return fmt("%s type %s is not a debconf type (string, boolean, select, multiselect, "
+                 .. "password, note, text, title, error)", what, args.show(t))
+   end
+   if type(val) == "boolean" then val = tostring(val) end
+   if math.type(val) == "integer" then val = tostring(val) end
+   if type(val) ~= "string" then
+      return fmt("%s value must be a string, got %s", what, args.got(val))
+   end
+   if val:find("[\n\r]") then return fmt("%s value contains a newline", what) end
+   if t == "boolean" and val ~= "true" and val ~= "false" then
+      return fmt("%s value of a boolean must be true or false, got %s", what, args.show(val))
+   end
+   return nil, { q, t, val }
+end
+
+--[[ apt.reconfigured(pkg, selections)
+  DebianLike, not revertable (the earlier answers are not kept).
+  Answers debconf's questions of pkg, then reconfigures the package
+  with them, as dpkg-reconfigure does when a person answers.
+  selections: a list of triples { question, type, value } as
+  debconf-set-selections reads them; a boolean's value may be true or
+  false.
+  Claims: file.setting /var/cache/debconf/config.dat = "QUESTION=VALUE"
+  for each selection (debconf's database: one question given two values
+  on a host is P007).  A password selection keeps the property's values
+  secret.
+  Run time: pkg must be installed, or the property fails.  The values
+  debconf holds are read with debconf-communicate GET (it only looks);
+  when every one already matches, ok.  Otherwise the selections go
+  through debconf-set-selections, then dpkg-reconfigure -fnoninteractive
+  pkg runs, and the note says which answers changed.  When the answers
+  do not hold afterwards (a configuration script that takes them from the
+  system, as tzdata's reads /etc/localtime and unattended-upgrades' its
+  20auto-upgrades), the property fails, saying which.
+  Example:
+    apt.reconfigured("tzdata", { { "tzdata/Areas", "select", "Europe" },
+                                 { "tzdata/Zones/Europe", "select", "Paris" } })
+]]
+function apt.reconfigured(pkg, selections, opts)
+   local desc = "apt reconfigured " .. (type(pkg) == "string" and pkg or "?")
+   local perr = check_package(pkg, "package")
+   if not perr and pkg:find(":", 1, true) then
+      perr = fmt("package %s: name the package without an architecture", args.show(pkg))
+   end
+   local serr, list = args.list(selections, "selection", check_selection, { nonempty = true })
+   local msg = args.join("apt.reconfigured", perr, serr,
+                         (args.options(opts, {}, "apt.reconfigured")))
+   if msg then return core.invalid(desc, msg) end
+   local claims, secret = {}, false
+   for _, s in ipairs(list) do
+      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
+         "file.setting", DEBCONF_DB, conf.claim(s[1], s[3])
+      if s[2] == "password" then secret = true end
+   end
+   return core.leaf(desc, "DebianLike", impl.reconfigured,
+                    { package = pkg, selections = list }, claims, {
+      norevert = "apt.reconfigured has no revert action: the earlier answers are not known",
+      secret = secret or nil,
+   })
+end
+
+-- The package cache ----------------------------------------------------------
+
+-- The downloads: the *.bin caches apt-get clean removes too are made
+-- again by any apt command (apt-cache, apt-get), so they do not count.
+local cache_argv = { "find", "/var/cache/apt/archives", "-maxdepth", "2", "-type", "f", "(",
+                     "-path", "/var/cache/apt/archives/*.deb", "-o",
+                     "-path", "/var/cache/apt/archives/partial/*", ")", "-printf", "%s %p\n" }
+
+function impl.cache_cleaned.ensure(sys)
+   local r = R.query(sys, "apt.cache_cleaned", cache_argv)
+   local n, bytes = 0, 0
+   for size in r.stdout:gmatch("(%d+) [^\n]*\n") do
+      n, bytes = n + 1, bytes + tonumber(size)
+   end
+   if n == 0 then return "ok" end
+   R.run(sys, "apt.cache_cleaned", R.apt_get("clean"))
+   sys:note(fmt("%s %d downloaded file%s (%.1f MB)", sys.dry and "would remove" or "removed",
+                n, n == 1 and "" or "s", bytes / 1048576))
+   return "changed"
+end
+
+--[[ apt.cache_cleaned()
+  DebianLike, not revertable.  The downloaded packages and the cache
+  files of /var/cache/apt removed (apt-get clean).
+  Claims nothing.
+  Run time: looks for downloaded packages in /var/cache/apt/archives
+  (and its partial/); none is ok, else apt-get clean runs (which removes
+  the *.bin caches too; any apt command makes them again, so they are
+  not counted), and the note says how much it freed.  Put it after the
+  properties that install packages.
+  Example:
+    apt.cache_cleaned()
+]]
+function apt.cache_cleaned(...)
+   local err = no_args("apt.cache_cleaned", ..., select("#", ...))
+   if err then return core.invalid("apt cache cleaned", err) end
+   return core.leaf("apt cache cleaned", "DebianLike", impl.cache_cleaned, {}, nil, {
+      norevert = "apt.cache_cleaned has no revert action: removed downloads are gone",
+   })
+end
+
+-- Keys --------------------------------------------------------------------------
+
+local b64 = {}
+do
+   local chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+   for i = 1, 64 do b64[chars:byte(i)] = i - 1 end
+end
+
+-- The bytes of base64 text (blanks already removed); nil when it is not
+-- base64.
+local function unbase64(s)
+   if #s % 4 ~= 0 then return nil end
+   local out, n = {}, 0
+   for i = 1, #s, 4 do
+      local a, b, c, d = s:byte(i, i + 3)
+      local va, vb = b64[a], b64[b]
+      local vc = c ~= 61 and b64[c] or nil
+      local vd = d ~= 61 and b64[d] or nil
+      if va == nil or vb == nil or (c ~= 61 and vc == nil) or (d ~= 61 and vd == nil)
+         or (c == 61 and d ~= 61) or ((c == 61 or d == 61) and i + 3 < #s) then
+         return nil
+      end
+      local v = (va << 18) | (vb << 12) | ((vc or 0) << 6) | (vd or 0)
+      n = n + 1
+      out[n] = string.char((v >> 16) & 0xff)
+      if vc then n = n + 1; out[n] = string.char((v >> 8) & 0xff) end
+      if vd then n = n + 1; out[n] = string.char(v & 0xff) end
+   end
+   return table.concat(out)
+end
+
+-- OpenPGP's armor checksum (RFC 4880, 6.1).
+local function crc24(data)
+   local crc = 0xB704CE
+   for i = 1, #data do
+      crc = crc ~ (data:byte(i) << 16)
+      for _ = 1, 8 do
+         crc = crc << 1
+         if crc & 0x1000000 ~= 0 then crc = crc ~ 0x1864CFB end
+      end
+   end
+   return crc & 0xFFFFFF
+end
+
+-- The tags of the OpenPGP packets of data (RFC 4880, 4.2), or nil and
+-- why they do not fill it exactly (a key cut short, or trailing bytes).
+local function packets(data)
+   local tags, pos, n = {}, 1, #data
+   while pos <= n do
+      local b = data:byte(pos)
+      if b & 0x80 == 0 then return nil, fmt("byte %d does not start a packet", pos) end
+      local tag, len, hdr
+      if b & 0x40 == 0 then -- old format: the length's size in the tag byte
+         tag = (b >> 2) & 0x0f
+         local size = ({ [0] = 1, 2, 4 })[b & 3]
+         if size == nil then return nil, "a packet of indeterminate length" end
+         if pos + size > n then return nil, "it ends inside a packet header (cut short?)" end
+         len = 0
+         for k = 1, size do len = (len << 8) | data:byte(pos + k) end
+         hdr = 1 + size
+      else
+         tag = b & 0x3f
+         local o1 = data:byte(pos + 1)
+         if o1 == nil then return nil, "it ends inside a packet header (cut short?)" end
+         if o1 < 192 then
+            len, hdr = o1, 2
+         elseif o1 < 224 then
+            local o2 = data:byte(pos + 2)
+            if o2 == nil then return nil, "it ends inside a packet header (cut short?)" end
+            len, hdr = ((o1 - 192) << 8) + o2 + 192, 3
+         elseif o1 == 255 then
+            if pos + 5 > n then return nil, "it ends inside a packet header (cut short?)" end
+            local a, b2, c, d = data:byte(pos + 2, pos + 5)
+            len, hdr = (a << 24) | (b2 << 16) | (c << 8) | d, 6
+         else
+            return nil, "a packet of partial lengths, which keys do not have"
+         end
+      end
+      tags[#tags + 1] = tag
+      pos = pos + hdr + len
+      if pos - 1 > n then return nil, "it ends inside a packet (cut short?)" end
+   end
+   return tags
+end
+
+local BEGIN_KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
+local END_KEY = "-----END PGP PUBLIC KEY BLOCK-----"
+
+-- An ASCII-armored OpenPGP public key: the armor lines, base64 that
+-- decodes, the checksum when there is one, and a first packet that is a
+-- public key.  Returns the text with a final newline.
+local function check_armored(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   local lines = {}
+   for l in (v:gsub("\r", "") .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+   while #lines > 0 and lines[1]:find("^%s*$") do table.remove(lines, 1) end
+   while #lines > 0 and lines[#lines]:find("^%s*$") do table.remove(lines) end
+   local bad = what .. " is not an ASCII-armored OpenPGP public key"
+   if #lines == 0 or lines[1] ~= BEGIN_KEY then
+      if v:find("BEGIN PGP PRIVATE KEY BLOCK", 1, true) then
+         return what .. " is a private key: apt needs the public key (gpg --armor --export)"
+      end
+      return fmt('%s: it must start with the line "%s" (gpg --armor --export KEYID prints one)',
+                 bad, BEGIN_KEY)
+   end
+   if lines[#lines] ~= END_KEY then
+      return fmt('%s: its last line must be "%s"', bad, END_KEY)
+   end
+   local i = 2
+   while i < #lines and lines[i]:find("^[%w-]+: ") do i = i + 1 end
+   if i < #lines and lines[i] == "" then i = i + 1 end
+   local body, sum = {}, nil
+   for j = i, #lines - 1 do
+      local l = lines[j]:gsub("%s+$", "")
+      if l:find("^=") and j == #lines - 1 then
+         sum = l:sub(2)
+      elseif l ~= "" then
+         body[#body + 1] = l
+      end
+   end
+   local data = unbase64(table.concat(body))
+   if data == nil or data == "" then
+      return fmt("%s: its body (line %d on) is not base64", bad, i)
+   end
+   if sum then
+      local s = unbase64(sum)
+      if s == nil or #s ~= 3 then return fmt("%s: its checksum line is not valid", bad) end
+      local want = (s:byte(1) << 16) | (s:byte(2) << 8) | s:byte(3)
+      if crc24(data) ~= want then
+         return fmt("%s: its checksum does not match (the key was cut or changed)", bad)
+      end
+   end
+   local tags, perr = packets(data)
+   if perr then return fmt("%s: %s", bad, perr) end
+   if tags[1] ~= 6 then
+      return fmt("%s: its first packet is not a public key", bad)
+   end
+   return nil, table.concat(lines, "\n") .. "\n"
+end
+
+--[[ apt.key(name, armored)
+  DebianLike, revertable: its revert removes the key file.
+  Claims: file.directory /etc/apt/keyrings and file.content
+  /etc/apt/keyrings/NAME.asc = the key.
+  name: letters, digits, "_", "-", "."; armored: an ASCII-armored
+  OpenPGP public key (gpg --armor --export), checked when the site is
+  read: its armor lines, its base64, its checksum and its first packet,
+  so a cut or garbled key is an error of the site, never a file apt
+  cannot read.  No apt-key: the key is trusted only by the sources that
+  name it (apt.sources' signed_by = NAME).
+  Run time: makes /etc/apt/keyrings (0755) when missing and writes the
+  key there (0644) when it differs.
+  Example (the key kept beside the site):
+    apt.key("docker", site.file "keys/docker.asc")
+]]
+function apt.key(name, armored, opts)
+   local desc = "apt key " .. (type(name) == "string" and name or "?")
+   local nerr = check_file_name(name, "name")
+   local kerr, key = check_armored(armored, "key")
+   local msg = args.join("apt.key", nerr, kerr, (args.options(opts, {}, "apt.key")))
+   if msg then return core.invalid(desc, msg) end
+   local path = KEYRINGS .. "/" .. name .. ".asc"
+   local a = { what = "apt.key " .. name, path = path, content = key, dir = KEYRINGS }
+   return core.pair(file_leaf(desc, a), absent_leaf("apt key " .. name .. " absent",
+                                                    "apt.key " .. name .. " (revert)", path))
+end
+
+-- Sources -------------------------------------------------------------------------
+
+-- A list of words: a string (blanks separate words) or a list of strings.
+local function words(pattern, expected)
+   local function one(v, what)
+      return args.matching(v, what, pattern, expected)
+   end
+   return function(v, what)
+      if type(v) == "string" then
+         local list = {}
+         for w in v:gmatch("%S+") do list[#list + 1] = w end
+         if #list == 0 then return what .. " must not be empty" end
+         v = list
+      end
+      return args.list(v, what, one, { nonempty = true })
+   end
+end
+
+local source_schema = {
+   types = function(v, what)
+      local err, list = words("deb[%w-]*", '"deb" or "deb-src"')(v, what)
+      if err then return err end
+      for _, t in ipairs(list) do
+         if t ~= "deb" and t ~= "deb-src" then
+            return fmt('%s %s is not valid: expected "deb" or "deb-src"', what, args.show(t))
+         end
+      end
+      return nil, list
+   end,
+   uris = words("%a[%w+.-]*:[^%s]+", 'a URI such as "https://download.docker.com/linux/debian"'),
+   suites = words("[%w._~+/-]+", 'a suite such as "bookworm" (or "./" for a flat repository)'),
+   components = words("[%w._+/-]+", 'a component such as "main"'),
+   architectures = words("[%w-]+", 'an architecture such as "amd64"'),
+   languages = words("[%w_-]+", 'a language such as "en"'),
+   signed_by = function(v, what)
+      if type(v) == "string" and v:sub(1, 1) == "/" then
+         local err = args.abs_path(v, what)
+         if not err and v:find("%s") then err = what .. " must not contain blanks" end
+         if err then return err end
+         return nil, v
+      end
+      local err = check_file_name(v, what)
+      if err then
+         return fmt("%s must name a key of apt.key (such as \"docker\") or be an absolute path, "
+                    .. "got %s", what, args.show(v))
+      end
+      return nil, KEYRINGS .. "/" .. v .. ".asc"
+   end,
+   trusted = args.boolean,
+   enabled = args.boolean,
+   check_valid_until = args.boolean,
+}
+
+local function sources_text(name, o)
+   local lines = { fmt('# Written by prop (apt.sources "%s"): edits here are overwritten.', name) }
+   local function field(k, v)
+      if v ~= nil then lines[#lines + 1] = k .. ": " .. v end
+   end
+   local function list(v) return v and table.concat(v, " ") or nil end
+   local function yes(v) if v == nil then return nil end return v and "yes" or "no" end
+   field("Types", list(o.types) or "deb")
+   field("URIs", list(o.uris))
+   field("Suites", list(o.suites))
+   field("Components", list(o.components))
+   field("Architectures", list(o.architectures))
+   field("Languages", list(o.languages))
+   field("Signed-By", o.signed_by)
+   field("Trusted", yes(o.trusted))
+   field("Check-Valid-Until", yes(o.check_valid_until))
+   field("Enabled", yes(o.enabled))
+   return table.concat(lines, "\n") .. "\n"
+end
+
+--[[ apt.sources(name, { uris=, suites=, components=, types=, signed_by=,
+                         architectures=, languages=, trusted=, enabled=,
+                         check_valid_until= })
+  DebianLike, revertable: its revert removes the file.
+  Claims: file.content /etc/apt/sources.list.d/NAME.sources.
+  A source in apt's deb822 format.  uris, suites (required) and
+  components, types ("deb" by default), architectures and languages are
+  lists or one string of blank-separated words; components are required
+  unless every suite ends with "/" (a flat repository), and refused
+  then.  signed_by: the name of an apt.key (its
+  /etc/apt/keyrings/NAME.asc) or an absolute path.  trusted, enabled,
+  check_valid_until: true or false (Trusted: yes ...).
+  Run time: writes the file (0644) when it differs.  With signed_by,
+  the key file must be there (else the property fails: apt would refuse
+  the source).  It does not refresh the lists: chain
+  :on_change(apt.update()).
+  Example:
+    apt.key("docker", site.file "keys/docker.asc")
+    apt.sources("docker", { uris = "https://download.docker.com/linux/debian",
+                            suites = "bookworm", components = "stable",
+                            signed_by = "docker" }):on_change(apt.update())
+]]
+function apt.sources(name, fields)
+   local desc = "apt sources " .. (type(name) == "string" and name or "?")
+   local nerr = check_file_name(name, "name")
+   local ferr, o = args.options(fields, source_schema, "apt.sources")
+   if not ferr and fields == nil then ferr = "the fields { uris =, suites =, ... } are missing" end
+   if not ferr then
+      local missing = {}
+      for _, k in ipairs { "uris", "suites" } do
+         if o[k] == nil then missing[#missing + 1] = k end
+      end
+      if #missing > 0 then ferr = "missing " .. table.concat(missing, " and ") end
+   end
+   if not ferr then
+      local flat = 0
+      for _, s in ipairs(o.suites) do if s:sub(-1) == "/" then flat = flat + 1 end end
+      if flat > 0 and flat < #o.suites then
+         ferr = 'suites mixes flat ("./") and named suites: make two sources'
+      elseif flat > 0 and o.components then
+         ferr = "components must be left out for a flat repository (a suite ending with \"/\")"
+      elseif flat == 0 and not o.components then
+         ferr = 'components are missing (such as "main")'
+      end
+   end
+   local msg = args.join("apt.sources", nerr, ferr)
+   if msg then return core.invalid(desc, msg) end
+   local path = SOURCES_D .. "/" .. name .. ".sources"
+   local a = { what = "apt.sources " .. name, path = path, content = sources_text(name, o),
+               needs = o.signed_by }
+   return core.pair(file_leaf(desc, a), absent_leaf(desc .. " absent",
+                                                    "apt.sources " .. name .. " (revert)", path))
+end
+
+-- Pins ------------------------------------------------------------------------------
+
+-- Names of archives (Pin: release a=...); other words are codenames (n=).
+local archives = { stable = true, oldstable = true, oldoldstable = true, testing = true,
+                   unstable = true, experimental = true, ["proposed-updates"] = true,
+                   ["stable-updates"] = true, ["stable-backports"] = true,
+                   ["oldstable-backports"] = true, ["testing-updates"] = true }
+
+local function check_release(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("^[%w._+-]+$") then return nil, v end
+   -- Terms: "x=value" joined by ","; Lua patterns have no repetition
+   -- of groups, so each term is checked on its own.
+   local ok = not v:find("[%s]")
+   for term in (v .. ","):gmatch("([^,]*),") do
+      if not term:find("^%a=[^=]+$") then ok = false end
+   end
+   if ok then return nil, v end
+   return fmt('%s %s is not valid: expected a suite or codename such as "bookworm-backports", '
+              .. 'or apt_preferences terms such as "o=Debian,a=unstable"', what, args.show(v))
+end
+
+local function pin_expr(release)
+   if release:find("=", 1, true) then return "release " .. release end
+   return (archives[release] and "release a=" or "release n=") .. release
+end
+
+--[[ apt.pinned(pkg, release, priority)
+  DebianLike, revertable: its revert removes the pin's file.
+  Claims: file.content /etc/apt/preferences.d/prop-PKG-RELEASE.pref, so
+  one package pinned twice to one release with different priorities is
+  P007, while pins of one package to several releases agree.
+  pkg: a package name; release: a codename ("bookworm-backports",
+  written "Pin: release n=..."), an archive name ("unstable",
+  "stable": a=...), or apt_preferences terms ("o=Debian,a=unstable");
+  priority: an integer in -32768..32767 other than 0 (above 1000 allows
+  downgrades; below 0 forbids the versions).
+  Run time: writes the file (0644) when it differs.  In the file name,
+  characters apt does not accept there are written "_".
+  Example:
+    apt.pinned("linux-image-amd64", "bookworm-backports", 990)
+]]
+function apt.pinned(pkg, release, priority)
+   local desc = fmt("apt pinned %s to %s", type(pkg) == "string" and pkg or "?",
+                    type(release) == "string" and release or "?")
+   local perr = check_package(pkg, "package")
+   if not perr and pkg:find(":", 1, true) then
+      perr = fmt("package %s: pin the package without an architecture", args.show(pkg))
+   end
+   local rerr = check_release(release, "release")
+   local prerr
+   if math.type(priority) ~= "integer" then
+      prerr = fmt("priority must be an integer, got %s", args.got(priority))
+   elseif priority == 0 or priority < -32768 or priority > 32767 then
+      prerr = fmt("priority %d is not valid: expected an integer in -32768..32767 other than 0",
+                  priority)
+   end
+   local msg = args.join("apt.pinned", perr, rerr, prerr)
+   if msg then return core.invalid(desc, msg) end
+   local file = ("prop-" .. pkg .. "-" .. release):gsub("[^%w_.-]", "_")
+   local path = PREFERENCES_D .. "/" .. file .. ".pref"
+   local content = fmt("# Written by prop (apt.pinned): edits here are overwritten.\n"
+                       .. "Package: %s\nPin: %s\nPin-Priority: %d\n", pkg, pin_expr(release),
+                       priority)
+   local a = { what = "apt.pinned " .. pkg, path = path, content = content }
+   return core.pair(file_leaf(fmt("%s at %d", desc, priority), a),
+                    absent_leaf(desc .. " not pinned", "apt.pinned " .. pkg .. " (revert)", path))
+end
+
+-- Services of packages -------------------------------------------------------
+
+--[[ apt.service_installed_running(pkg)
+  DebianLike, revertable: its revert is apt.removed(pkg) (removing a
+  package stops its service).
+  Claims: package.installed pkg and service.running pkg.
+  The package installed (apt.installed), then its service, of the same
+  name, running (service.running; started when it is not): Propellor's
+  Apt.serviceInstalledRunning.
+  Example:
+    apt.service_installed_running "nginx"
+]]
+function apt.service_installed_running(pkg, opts)
+   local desc = "apt service installed running " .. (type(pkg) == "string" and pkg or "?")
+   local perr = check_package(pkg, "package")
+   if not perr and pkg:find(":", 1, true) then
+      perr = fmt("package %s: name the package without an architecture", args.show(pkg))
+   end
+   local msg = args.join("apt.service_installed_running", perr,
+                         (args.options(opts, {}, "apt.service_installed_running")))
+   if msg then return core.invalid(desc, msg) end
+   local service = require "prop.service"
+   local up = core.requires(service.running(pkg), packages_leaf("installed", { pkg }))
+   return core.pair(up, packages_leaf("removed", { pkg }))
 end
 
 return args.strict_module(apt, "apt")

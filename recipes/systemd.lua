@@ -14,6 +14,7 @@
 local core = require "prop.core"
 local args = require "prop.args"
 local R = require "prop.runtime"
+local conf = require "prop.conf"
 local C = require "prop.container"
 
 local systemd = {}
@@ -389,6 +390,475 @@ function systemd.nspawned(c, opts)
    local down = core.leaf(what .. " removed", "DebianLike", impl.removed, a, claims,
                           { container = h, detaches = true })
    return core.pair(up, down)
+end
+
+-- ---------------------------------------------------------------------
+-- Units of the host's own systemd: unit files, their state (enabled,
+-- started, masked) and journald's settings.  DebianLike.  In a chroot or
+-- a machine that is not booted, systemctl works on the files only, as it
+-- does offline, and nothing is started, reloaded or restarted.  A
+-- connect.dir tree runs no command: unit files, masks and journald's
+-- drop-ins (files and links) are written there, enabling fails.
+
+local unit_impl = { unit = {}, unit_absent = {}, enabled = {}, disabled = {}, started = {},
+                    stopped = {}, masked = {}, unmasked = {}, dropin = {}, dropin_absent = {} }
+
+local CHECK_DIR = "/run/prop-unit-check"
+local JOURNALD_D = "/etc/systemd/journald.conf.d"
+
+local function systemctl(...)
+   return { "systemctl", ... }
+end
+
+-- Why the target's systemd cannot be asked to reload or (re)start
+-- anything now, or nil when it can.
+local function not_live(sys)
+   if R.is_dir_tree(sys) then return "a directory tree runs no systemd of its own" end
+   local why = R.no_daemons(sys)
+   if why then return why end
+   if not sys:exists("/run/systemd/system") then return "systemd is not running there" end
+   return nil
+end
+
+local function has_systemctl(sys, what)
+   if sys:exists("/bin/systemctl") or sys:exists("/usr/bin/systemctl") then
+      return true
+   end
+   if not sys.dry then R.fail("%s: systemd is not installed on the target (no systemctl)", what) end
+   sys:note("systemd is not installed (an earlier property may install it)")
+   return false
+end
+
+local function daemon_reload(sys)
+   local why = not_live(sys)
+   if why then return end
+   R.run(sys, "systemctl daemon-reload", systemctl("daemon-reload"))
+end
+
+function unit_impl.unit.ensure(sys, a)
+   local what = "systemd.unit " .. a.name
+   local st = sys:stat(a.path)
+   if st and st.type ~= "file" then
+      R.fail("%s: %s is a %s, not a file%s", what, a.path, st.type,
+             st.type == "link" and st.target == "/dev/null" and " (a masked unit: unmask it first)"
+             or "")
+   end
+   if st and sys:read(a.path) == a.content then
+      local fix = R.attrs_to_fix(st, { mode = "0644" })
+      if fix == nil then return "ok" end
+      sys:chattr(a.path, fix)
+      return "changed"
+   end
+   local analyze = not R.is_dir_tree(sys) and (sys:exists("/usr/bin/systemd-analyze")
+                                               or sys:exists("/bin/systemd-analyze"))
+   if sys.dry then
+      if analyze and not a.template then
+         sys:note("would check the new unit with systemd-analyze verify before it replaces the old one")
+      end
+   elseif a.template then
+      sys:note("a template is not checked with systemd-analyze verify (only its instances could be)")
+   elseif R.is_dir_tree(sys) then
+      sys:note("not checked with systemd-analyze verify: a directory tree runs no command")
+   elseif not analyze then
+      sys:note("not checked: systemd-analyze is not installed on the target")
+   else
+      -- The check copy has the unit's own name, in a directory of its own
+      -- that systemd never loads units from.
+      if not sys:exists(CHECK_DIR) then sys:mkdir(CHECK_DIR, { mode = tonumber("0700", 8) }) end
+      sys:write(a.check, a.content, { mode = tonumber("0644", 8) })
+      -- Its messages to stderr, always: run as the first process of a
+      -- namespace (a chroot's), systemd's tools would log to the kernel.
+      local ok, r = pcall(sys.query, sys, { "env", "SYSTEMD_LOG_TARGET=console", "systemd-analyze",
+                                            "verify", "--man=no", a.check })
+      local rok, rerr = pcall(sys.remove, sys, a.check)
+      pcall(sys.remove, sys, CHECK_DIR)
+      if not ok then error(r, 0) end
+      if not rok then error(rerr, 0) end
+      local said = R.tail((((r.stderr or "") .. "\n" .. (r.stdout or "")):gsub("\r", "")), 6)
+      said = said:gsub((a.check:gsub("%p", "%%%0")), (a.path:gsub("%%", "%%%%")))
+      said = said:gsub("\n", "; ")
+      if r.code ~= 0 then
+         R.fail("%s: systemd-analyze verify refuses the new unit, %s is left as it was: %s",
+                what, a.path, said)
+      end
+      if said ~= "" then sys:note("systemd-analyze verify: " .. said) end
+   end
+   sys:write(a.path, a.content, { mode = tonumber("0644", 8) })
+   daemon_reload(sys)
+   return "changed"
+end
+
+function unit_impl.unit_absent.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then return "ok" end
+   if st.type == "directory" then R.fail("systemd.unit %s (revert): %s is a directory", a.name, a.path) end
+   sys:remove(a.path)
+   daemon_reload(sys)
+   return "changed"
+end
+
+-- systemctl is-enabled's word for the unit ("enabled", "masked", ...).
+local function unit_state(sys, what, name)
+   local r = R.query(sys, what, systemctl("is-enabled", name))
+   return r.stdout:match("%S+") or "", r
+end
+
+local enabled_states = { enabled = true, ["enabled-runtime"] = true, static = true, alias = true,
+                         indirect = true, generated = true }
+
+function unit_impl.enabled.ensure(sys, a)
+   local what = "systemd.enabled " .. a.name
+   if not has_systemctl(sys, what) then return "changed" end
+   local state, r = unit_state(sys, what, a.name)
+   if enabled_states[state] then return "ok" end
+   if state == "masked" or state == "masked-runtime" then
+      R.fail("%s: the unit is masked (systemd.masked's revert unmasks it)", what)
+   end
+   if state == "" and not sys.dry then
+      R.fail("%s: systemctl does not know the unit: %s", what, R.tail(r.stderr, 2))
+   end
+   R.run(sys, what, systemctl("enable", a.name))
+   return "changed"
+end
+
+function unit_impl.disabled.ensure(sys, a)
+   local what = "systemd.enabled " .. a.name .. " (revert)"
+   if not has_systemctl(sys, what) then return "changed" end
+   local state = unit_state(sys, what, a.name)
+   if state ~= "enabled" and state ~= "enabled-runtime" then return "ok" end
+   R.run(sys, what, systemctl("disable", a.name))
+   return "changed"
+end
+
+function unit_impl.started.ensure(sys, a)
+   local why = not_live(sys)
+   if why then
+      sys:note(fmt("%s not started: %s", a.name, why))
+      return "ok"
+   end
+   local r = R.query(sys, "systemd.started " .. a.name, systemctl("is-active", "--quiet", a.name))
+   if r.code == 0 then return "ok" end
+   R.run(sys, "systemd.started " .. a.name, systemctl("start", a.name))
+   return "changed"
+end
+
+function unit_impl.stopped.ensure(sys, a)
+   if not_live(sys) then return "ok" end
+   local r = R.query(sys, "systemd.started " .. a.name, systemctl("is-active", "--quiet", a.name))
+   if r.code ~= 0 then return "ok" end
+   R.run(sys, "systemd.started " .. a.name .. " (revert)", systemctl("stop", a.name))
+   return "changed"
+end
+
+function unit_impl.masked.ensure(sys, a)
+   local what = "systemd.masked " .. a.name
+   local st = sys:stat(a.path)
+   if st and st.type == "link" and st.target == "/dev/null" then return "ok" end
+   if st and st.type == "file" then
+      R.fail("%s: %s is a unit file of its own, which systemctl mask would not replace "
+             .. "(remove it first: revert the systemd.unit that writes it)", what, a.path)
+   end
+   if st and st.type ~= "link" then
+      R.fail("%s: %s is a %s", what, a.path, st.type)
+   end
+   if not not_live(sys) then
+      local r = R.query(sys, what, systemctl("is-active", "--quiet", a.name))
+      if r.code == 0 then
+         R.run(sys, what, systemctl("stop", a.name))
+         sys:note((sys.dry and "would stop " or "stopped ") .. a.name)
+      end
+   end
+   -- The link systemctl mask makes, made as a file operation: it works
+   -- where no command runs (a tree) and without systemd installed.
+   sys:symlink("/dev/null", a.path)
+   daemon_reload(sys)
+   return "changed"
+end
+
+function unit_impl.unmasked.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if not (st and st.type == "link" and st.target == "/dev/null") then return "ok" end
+   sys:remove(a.path)
+   daemon_reload(sys)
+   return "changed"
+end
+
+local function restart_journald(sys)
+   local why = not_live(sys)
+   if why then
+      sys:note("systemd-journald not restarted: " .. why)
+      return
+   end
+   R.run(sys, "restart systemd-journald", systemctl("restart", "systemd-journald"))
+end
+
+function unit_impl.dropin.ensure(sys, a)
+   local changed = false
+   if not sys:exists(JOURNALD_D) then
+      sys:mkdir(JOURNALD_D, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   changed = R.ensure_content(sys, a.what, a.path, a.content, { mode = "0644" }) or changed
+   if changed then restart_journald(sys) end
+   return changed and "changed" or "ok"
+end
+
+function unit_impl.dropin_absent.ensure(sys, a)
+   if sys:stat(a.path) == nil then return "ok" end
+   sys:remove(a.path)
+   restart_journald(sys)
+   return "changed"
+end
+
+-- A unit name: a name and a type that has unit files.  "@" makes a
+-- template (name@.service) or an instance (name@x.service).
+local unit_types = { service = true, socket = true, timer = true, target = true, path = true,
+                     mount = true, automount = true, swap = true, slice = true, device = true }
+
+local function check_unit(v, what)
+   local err = args.matching(v, what, "[%w:_.\\@-]+",
+                             'a unit name such as "backup.service" or "getty@tty1.service"')
+   if err then return err end
+   local suffix = v:match("%.(%a+)$")
+   if not suffix or not unit_types[suffix] then
+      return fmt("%s %s has no unit type: expected a name ending in .service, .socket, .timer, "
+                 .. ".target, .path, .mount, .automount, .swap or .slice", what, args.show(v))
+   end
+   if v:sub(1, 1) == "." or v:sub(1, 1) == "-" or #v > 255 then
+      return fmt("%s %s is not a valid unit name", what, args.show(v))
+   end
+   return nil, v
+end
+
+-- A unit whose state is set: a plain name is a service.
+local function check_unit_or_service(v, what)
+   if type(v) == "string" and not v:find("%.%a+$") and v:find("^[%w:_.\\@-]+$") then
+      v = v .. ".service"
+   end
+   return check_unit(v, what)
+end
+
+local function unit_path(name)
+   return units_dir .. "/" .. name
+end
+
+--[[ systemd.unit(name, content)
+  DebianLike, revertable: its revert removes the unit file (and reloads
+  systemd); a unit still running keeps running until stopped.
+  Claims: file.content /etc/systemd/system/NAME = content, and
+  file.generated for its check copy /run/prop-unit-check/NAME and that
+  directory.
+  name: a unit name with its type (".service", ".socket", ".timer", ...);
+  a template ("name@.service") is not checked.  content: the unit file.
+  Run time: when the file differs, the new content is first written as
+  /run/prop-unit-check/NAME and checked with systemd-analyze verify
+  --man=no (when the target has it); a refusal fails with its message and
+  leaves the old file; warnings are noted.  Then the file is written
+  (0644) and, where systemd runs, systemctl daemon-reload: only on a
+  change.  It neither enables nor starts the unit (systemd.enabled,
+  systemd.started), nor restarts it: chain :on_change(service.restarted(name)).
+  Example:
+    systemd.unit("backup.service", [=[
+    [Unit]
+    Description=Nightly backup
+    [Service]
+    Type=oneshot
+    ExecStart=/usr/local/bin/backup
+    ]=])
+]]
+function systemd.unit(name, content, opts)
+   local desc = "systemd unit " .. (type(name) == "string" and name or "?")
+   local nerr = check_unit(name, "name")
+   local cerr = args.nonempty_string(content, "content")
+   local msg = args.join("systemd.unit", nerr, cerr, (args.options(opts, {}, "systemd.unit")))
+   if msg then return core.invalid(desc, msg) end
+   if content:sub(-1) ~= "\n" then content = content .. "\n" end
+   local a = { name = name, path = unit_path(name), check = CHECK_DIR .. "/" .. name,
+               content = content, template = name:find("@%.%a+$") ~= nil }
+   local up = core.leaf(desc, "DebianLike", unit_impl.unit, a,
+                        { "file.content", a.path, content,
+                          "file.generated", CHECK_DIR, "systemd.unit",
+                          "file.generated", a.check, "systemd.unit" })
+   local down = core.leaf(desc .. " absent", "DebianLike", unit_impl.unit_absent, a,
+                          { "file.absent", a.path, false })
+   return core.pair(up, down)
+end
+
+-- The state of a unit as a setting of /etc/systemd/system, where
+-- systemctl keeps it (links): enabled, disabled and masked of one unit
+-- on a host are P007.
+local function state_claim(name, state)
+   return { "file.setting", units_dir, conf.claim(name, state) }
+end
+
+local function state_pair(recipe, name, opts, up_which, down_which, up_state, down_state, extra)
+   local desc = "systemd " .. (type(name) == "string" and name or "?")
+   local nerr, n = check_unit_or_service(name, "unit")
+   local msg = args.join("systemd." .. recipe, nerr, (args.options(opts, {}, "systemd." .. recipe)))
+   if msg then return core.invalid(desc .. " " .. recipe, msg) end
+   local a = { name = n, path = unit_path(n) }
+   local upc = up_state and state_claim(n, up_state) or {}
+   for _, x in ipairs(extra or {}) do upc[#upc + 1] = x end
+   local downc = down_state and state_claim(n, down_state) or nil
+   local up = core.leaf("systemd " .. n .. " " .. up_which, "DebianLike", unit_impl[up_which], a, upc)
+   local down = core.leaf("systemd " .. n .. " " .. down_which, "DebianLike", unit_impl[down_which],
+                          a, downc)
+   return core.pair(up, down)
+end
+
+--[[ systemd.enabled(unit)
+  DebianLike, revertable: its revert disables the unit.
+  Claims: file.setting /etc/systemd/system = "UNIT=enabled" (the revert:
+  "UNIT=disabled"; systemd.masked claims "UNIT=masked"), so two of them
+  for one unit on a host are P007.
+  unit: a unit name; a name without a type is a service ("nginx").
+  Run time: systemctl is-enabled: enabled, static, alias, indirect or
+  generated is ok; masked fails; else systemctl enable (which works on the
+  files alone where systemd does not run, such as a chroot; a connect.dir
+  tree runs no command, so it fails there).
+  Example:
+    systemd.enabled "backup.timer"
+]]
+function systemd.enabled(name, opts)
+   return state_pair("enabled", name, opts, "enabled", "disabled", "enabled", "disabled")
+end
+
+--[[ systemd.started(unit)
+  DebianLike, revertable: its revert stops the unit.
+  Claims: service.running UNIT (the revert: service.stopped); a service
+  is claimed by its bare name, as service.running claims it, so
+  service.stopped "nginx" beside systemd.started "nginx.service" is a
+  conflict.
+  Run time: systemctl is-active; when inactive, systemctl start.  Where
+  no systemd runs (a chroot, a machine that is not booted, a tree) it is
+  ok with a note: the unit starts at boot if it is enabled.
+  Example:
+    systemd.started "backup.timer"
+]]
+function systemd.started(name, opts)
+   local desc = "systemd " .. (type(name) == "string" and name or "?") .. " started"
+   local nerr, n = check_unit_or_service(name, "unit")
+   local msg = args.join("systemd.started", nerr, (args.options(opts, {}, "systemd.started")))
+   if msg then return core.invalid(desc, msg) end
+   local a = { name = n }
+   -- Claimed as service.running claims it: "nginx", not "nginx.service".
+   local svc = n:gsub("%.service$", "")
+   return core.pair(core.leaf("systemd " .. n .. " started", "DebianLike", unit_impl.started, a,
+                              { "service.running", svc, false }),
+                    core.leaf("systemd " .. n .. " stopped", "DebianLike", unit_impl.stopped, a,
+                              { "service.stopped", svc, false }))
+end
+
+--[[ systemd.masked(unit)
+  DebianLike, revertable: its revert unmasks the unit.
+  Claims: file.symlink /etc/systemd/system/UNIT = /dev/null and
+  file.setting /etc/systemd/system = "UNIT=masked" (so a systemd.unit or a
+  systemd.enabled of the same unit on the host is P007); the revert
+  claims nothing (an unmasked unit may be enabled or not).
+  Run time: ok when /etc/systemd/system/UNIT is already a link to
+  /dev/null; a unit file of its own there fails (systemctl mask would
+  not replace it); else a running unit is stopped, the link is made
+  (what systemctl mask does, as a file operation: it works on a
+  connect.dir tree too) and systemd reloaded where it runs.  The revert
+  removes the link when it is there.
+  Example:
+    systemd.masked "apt-daily-upgrade.timer"
+]]
+function systemd.masked(name, opts)
+   local _, n = check_unit_or_service(name, "unit")
+   return state_pair("masked", name, opts, "masked", "unmasked", "masked", nil,
+                     n and { "file.symlink", unit_path(n), "/dev/null" } or nil)
+end
+
+-- journald -------------------------------------------------------------------
+
+local journald_keys = {
+   "Storage", "Compress", "Seal", "SplitMode", "SyncIntervalSec", "RateLimitIntervalSec",
+   "RateLimitBurst", "SystemMaxUse", "SystemKeepFree", "SystemMaxFileSize", "SystemMaxFiles",
+   "RuntimeMaxUse", "RuntimeKeepFree", "RuntimeMaxFileSize", "RuntimeMaxFiles", "MaxFileSec",
+   "MaxRetentionSec", "ForwardToSyslog", "ForwardToKMsg", "ForwardToConsole", "ForwardToWall",
+   "ForwardToSocket", "TTYPath", "MaxLevelStore", "MaxLevelSyslog", "MaxLevelKMsg",
+   "MaxLevelConsole", "MaxLevelWall", "MaxLevelSocket", "ReadKMsg", "Audit", "LineMax",
+}
+local journald_schema = {}
+for _, k in ipairs(journald_keys) do
+   journald_schema[k] = function(v, what)
+      if type(v) == "boolean" then return nil, v and "yes" or "no" end
+      local err, s = conf.check_value(v, what)
+      if err then return err end
+      if s == "" then return what .. " must not be empty" end
+      return nil, s
+   end
+end
+
+local function journald_text(recipe, o)
+   local lines = { fmt("# Written by prop (%s): edits here are overwritten.", recipe), "[Journal]" }
+   for _, k in ipairs(journald_keys) do
+      if o[k] ~= nil then lines[#lines + 1] = k .. "=" .. o[k] end
+   end
+   return table.concat(lines, "\n") .. "\n"
+end
+
+local function journald_pair(recipe, desc, file, text)
+   local path = JOURNALD_D .. "/" .. file
+   local a = { what = recipe, path = path, content = text }
+   local up = core.leaf(desc, "DebianLike", unit_impl.dropin, a,
+                        { "file.directory", JOURNALD_D, false, "file.content", path, text })
+   local down = core.leaf(desc .. " (removed)", "DebianLike", unit_impl.dropin_absent, a,
+                          { "file.absent", path, false })
+   return core.pair(up, down)
+end
+
+--[[ systemd.journald_persistent()
+  DebianLike, revertable: its revert removes the drop-in (journald's
+  default, Storage=auto, then keeps the journal on disk only where
+  /var/log/journal exists).
+  Claims: file.directory /etc/systemd/journald.conf.d and file.content
+  of its 50-prop-persistent.conf.
+  The journal kept on disk across boots: Storage=persistent, in a
+  drop-in.  Run time: writes the drop-in (0644) when it differs, then
+  restarts systemd-journald where systemd runs (journald makes
+  /var/log/journal itself).
+  Example:
+    systemd.journald_persistent()
+]]
+function systemd.journald_persistent(...)
+   local n = select("#", ...)
+   local o = ...
+   if n > 1 or (o ~= nil and not (type(o) == "table" and next(o) == nil)) then
+      return core.invalid("systemd journald persistent",
+                          "systemd.journald_persistent takes no arguments")
+   end
+   return journald_pair("systemd.journald_persistent", "systemd journald persistent",
+                        "50-prop-persistent.conf",
+                        journald_text("systemd.journald_persistent", { Storage = "persistent" }))
+end
+
+--[[ systemd.journald_configured(settings)
+  DebianLike, revertable: its revert removes the drop-in.
+  Claims: file.directory /etc/systemd/journald.conf.d and file.content
+  of its 60-prop.conf (give every setting in one call: two calls with
+  different settings on a host are P007).
+  settings: a table of journald.conf's [Journal] keys ("SystemMaxUse",
+  "Compress", ...; an unknown key is an error, with the nearest known
+  one) and their values (strings, integers, or true/false for yes/no).
+  Run time: writes the drop-in (0644; keys in journald.conf(5)'s order)
+  when it differs, then restarts systemd-journald where systemd runs.
+  It is read after 50-prop-persistent.conf: its Storage wins.
+  Example:
+    systemd.journald_configured { SystemMaxUse = "500M", Compress = true }
+]]
+function systemd.journald_configured(settings)
+   local desc = "systemd journald configured"
+   local err, o = args.options(settings, journald_schema, "systemd.journald_configured")
+   if not err and (settings == nil or next(o) == nil) then
+      err = "systemd.journald_configured: settings must not be empty (such as { SystemMaxUse = \"500M\" })"
+   end
+   if err then return core.invalid(desc, err) end
+   local keys = {}
+   for _, k in ipairs(journald_keys) do if o[k] then keys[#keys + 1] = k .. "=" .. o[k] end end
+   return journald_pair("systemd.journald_configured", desc .. " " .. table.concat(keys, " "),
+                        "60-prop.conf", journald_text("systemd.journald_configured", o))
 end
 
 return args.strict_module(systemd, "systemd")

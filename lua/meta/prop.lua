@@ -640,6 +640,63 @@ function apt.upgraded() end
 ---@return prop.Property
 function apt.std_sources_list(mirror) end
 
+---DebianLike, revertable (the revert removes the file).  An armored
+---OpenPGP public key written to /etc/apt/keyrings/NAME.asc, for the
+---sources whose `signed_by` names it; checked when the site is read.
+---@param name string letters, digits, "_", "-", "."
+---@param armored string gpg --armor --export
+---@return prop.Property
+function apt.key(name, armored) end
+
+---@class prop.AptSource
+---@field uris string|string[]
+---@field suites string|string[] "./" for a flat repository
+---@field components? string|string[] required unless the repository is flat
+---@field types? string|string[] "deb" (default) or "deb-src"
+---@field signed_by? string an `apt.key` name or an absolute path
+---@field architectures? string|string[]
+---@field languages? string|string[]
+---@field trusted? boolean
+---@field enabled? boolean
+---@field check_valid_until? boolean
+
+---DebianLike, revertable (the revert removes the file).  A deb822 source,
+---/etc/apt/sources.list.d/NAME.sources.  Chain `:on_change(apt.update())`.
+---@param name string
+---@param fields prop.AptSource
+---@return prop.Property
+function apt.sources(name, fields) end
+
+---DebianLike, revertable.  /etc/apt/preferences.d/prop-PKG-RELEASE.pref:
+---one package pinned to one release twice with two priorities is P007.
+---@param pkg string
+---@param release string codename (n=), archive name (a=) or "o=...,a=..." terms
+---@param priority integer -32768..32767, not 0
+---@return prop.Property
+function apt.pinned(pkg, release, priority) end
+
+---DebianLike, revertable (the revert writes "0"s).  unattended-upgrades
+---installed and /etc/apt/apt.conf.d/20auto-upgrades turned on.
+---@return prop.Property
+function apt.unattended_upgrades() end
+
+---DebianLike.  debconf answers { question, type, value } set, then
+---`dpkg-reconfigure -fnoninteractive pkg`, only when one differs.
+---@param pkg string
+---@param selections { [1]: string, [2]: string, [3]: string|boolean }[]
+---@return prop.Property
+function apt.reconfigured(pkg, selections) end
+
+---DebianLike.  apt-get clean when packages were downloaded.
+---@return prop.Property
+function apt.cache_cleaned() end
+
+---DebianLike, revertable (its revert is `apt.removed`).  The package
+---installed and its service of the same name running.
+---@param pkg string
+---@return prop.Property
+function apt.service_installed_running(pkg) end
+
 dnf = {}
 
 ---Options of the dnf recipes: work on the tree at installroot (as with
@@ -756,6 +813,80 @@ function service.restarted(name) end
 ---@param name string
 ---@return prop.Property
 function service.enabled(name) end
+
+systemd = {}
+
+---A systemd-nspawn machine called name running os, whose properties are props.
+---@param name string
+---@param os prop.Property os.debian(...) or os.buntish(...)
+---@param props prop.Property[]
+---@param opts? { path?: string, include?: string[], variant?: string, mirror?: string, cache?: string, tarball?: string }
+---@return prop.Host
+function systemd.container(name, os, props, opts) end
+
+---DebianLike, revertable.  Makes the machine c and runs it.
+---@param c prop.Host
+---@param opts? { start?: boolean }
+---@return prop.Property
+function systemd.nspawned(c, opts) end
+
+---A property of a systemd.container: the parent's host_port forwarded to container_port.
+---@param host_port integer
+---@param container_port integer
+---@param opts? { protocol?: "tcp"|"udp" }
+---@return prop.Property
+function systemd.publish(host_port, container_port, opts) end
+
+---A property of a systemd.container: the parent's directory path mounted in it.
+---@param path string
+---@param container_path? string
+---@param opts? { readonly?: boolean }
+---@return prop.Property
+function systemd.bind(path, container_path, opts) end
+
+---A property of a systemd.container: a network of its own with loopback only.
+---@return prop.Property
+function systemd.private_network() end
+
+---DebianLike, revertable (the revert removes the file).  Writes
+---/etc/systemd/system/NAME after `systemd-analyze verify` accepts it (a
+---refusal fails and keeps the old file); daemon-reload only on a change.
+---@param name string a unit name with its type: "backup.service"
+---@param content string the unit file
+---@return prop.Property
+function systemd.unit(name, content) end
+
+---DebianLike, revertable (the revert disables it).  `systemctl enable`
+---unless is-enabled says so.  A name without a type is a service.
+---@param unit string
+---@return prop.Property
+function systemd.enabled(unit) end
+
+---DebianLike, revertable (the revert stops it).  `systemctl start` unless
+---active; ok with a note where no systemd runs (a chroot).
+---@param unit string
+---@return prop.Property
+function systemd.started(unit) end
+
+---DebianLike, revertable (the revert unmasks it).  /etc/systemd/system/UNIT
+---a link to /dev/null; conflicts (P007) with a systemd.unit or
+---systemd.enabled of the same unit.
+---@param unit string
+---@return prop.Property
+function systemd.masked(unit) end
+
+---DebianLike, revertable.  Storage=persistent in
+---/etc/systemd/journald.conf.d/50-prop-persistent.conf; journald restarted
+---on a change.
+---@return prop.Property
+function systemd.journald_persistent() end
+
+---DebianLike, revertable.  journald.conf's [Journal] settings in
+---/etc/systemd/journald.conf.d/60-prop.conf (give them all in one call);
+---journald restarted on a change.
+---@param settings table<string, string|integer|boolean> such as { SystemMaxUse = "500M", Compress = true }
+---@return prop.Property
+function systemd.journald_configured(settings) end
 
 user = {}
 
