@@ -701,6 +701,26 @@ function hostname.sane() end
 ---@return prop.Property
 function hostname.mailname(name) end
 
+git = {}
+
+---UnixLike, not revertable.  A clone of url in dir (cloned when missing
+---or empty; another repository or a non-repository there fails), at rev
+---when given (a branch followed on the remote, a tag or a commit;
+---fetched and checked out when HEAD differs).  Git runs as user when
+---given.  Two URLs for one dir is error P007.
+---@param url string
+---@param dir string absolute
+---@param opts? { rev?: string, branch?: string, user?: string }
+---@return prop.Property
+function git.cloned(url, dir, opts) end
+
+---UnixLike, not revertable.  git pull --ff-only when the remote branch
+---the checked-out branch follows has moved past HEAD.
+---@param dir string absolute, a clone
+---@param opts? { user?: string }
+---@return prop.Property
+function git.pulled(dir, opts) end
+
 sysctl = {}
 
 ---DebianLike, revertable.  A line of /etc/sysctl.d/60-prop.conf, applied
