@@ -675,6 +675,16 @@ cron = {}
 ---@return prop.Property
 function cron.job(name, schedule, argv, opts) end
 
+---UnixLike, revertable.  /etc/cron.d/NAME running command (a shell
+---command line) as user in cwd, under nice -n 10 and ionice -c 3.
+---@param name string
+---@param schedule string
+---@param user string
+---@param cwd string absolute
+---@param command string
+---@return prop.Property
+function cron.nice_job(name, schedule, user, cwd, command) end
+
 cmd = {}
 
 ---UnixLike.  Run a command (no shell).
@@ -700,6 +710,24 @@ function hostname.sane() end
 ---@param name string
 ---@return prop.Property
 function hostname.mailname(name) end
+
+kernel = {}
+
+---DebianLike, revertable.  /etc/modules-load.d/NAME.conf, and modprobe
+---NAME unless /sys/module/NAME exists (not in a container or a
+---connect.dir tree).  The revert removes the file and runs modprobe -r.
+---@param name string "br_netfilter"
+---@return prop.Property
+function kernel.module_loaded(name) end
+
+grub = {}
+
+---DebianLike, revertable.  GRUB_CMDLINE_LINUX_DEFAULT="ARGS" in
+---/etc/default/grub, then update-grub (on_change).  Two values on a host
+---is error P007.
+---@param args string|string[] "quiet splash" or { "quiet", "console=ttyS0" }
+---@return prop.Property
+function grub.cmdline_default(args) end
 
 git = {}
 
