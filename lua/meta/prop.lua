@@ -729,6 +729,30 @@ grub = {}
 ---@return prop.Property
 function grub.cmdline_default(args) end
 
+mount = {}
+
+---UnixLike, revertable.  The line of /etc/fstab for mount point dir,
+---edited in place or appended.  Two entries for one mount point is
+---error P007.
+---@param src string "/dev/sdb1", "UUID=...", "server:/export", "tmpfs"
+---@param dir string absolute mount point
+---@param fstype string "ext4", "nfs", "tmpfs"
+---@param opts? string|string[] "defaults" by default
+---@param more? { dump?: integer, pass?: integer }
+---@return prop.Property
+function mount.fstab_entry(src, dir, fstype, opts, more) end
+
+---UnixLike, revertable.  The fstab entry, and mounted with mount -t
+---FSTYPE -o OPTS SRC DIR unless dir is a mount point already; another
+---file system there fails.  The revert unmounts and removes the line.
+---@param src string
+---@param dir string absolute mount point
+---@param fstype string
+---@param opts? string|string[]
+---@param more? { dump?: integer, pass?: integer }
+---@return prop.Property
+function mount.mounted(src, dir, fstype, opts, more) end
+
 git = {}
 
 ---UnixLike, not revertable.  A clone of url in dir (cloned when missing

@@ -150,7 +150,7 @@ env.template = setmetatable({
 local recipe_modules = {
    "file", "apt", "pkg", "packages", "service", "user", "group", "cron", "cmd",
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
-   "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "git", "kernel", "grub",
+   "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "git", "kernel", "grub", "mount",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
