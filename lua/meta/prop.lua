@@ -104,6 +104,13 @@ function Property:describe(text) end
 ---@return prop.Property
 function Property:only_if(test) end
 
+---`p:period("daily")`: ensure `p` at most once a period ("daily",
+---"weekly", "monthly" or seconds); the time of its last successful run
+---is kept on the target under /var/lib/prop/period/.  Not due: ok.
+---@param every "daily"|"weekly"|"monthly"|integer
+---@return prop.Property
+function Property:period(every) end
+
 ---`p:tag("ntp", ...)`: `p` itself, tagged (and its parts with it), for
 ---`prop run --tags` and `--skip-tags`.
 ---@param ... string letters, digits, "_", "-", "."

@@ -185,7 +185,7 @@ setmetatable(env, {
 local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
-                "fallback", "describe", "only_if", "tag", "container" },
+                "fallback", "describe", "only_if", "tag", "container", "period" },
    host = { "name", "os", "origin", "properties", "info", "container", "short_name", "parent",
             "containers", "attached_by" },
 }
