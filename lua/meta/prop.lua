@@ -718,6 +718,13 @@ function hostname.sane() end
 ---@return prop.Property
 function hostname.mailname(name) end
 
+---UnixLike, revertable.  "search DOMAIN" in /etc/resolv.conf (domain
+---lines go); a resolv.conf linked into /run fails.  Two domains on a
+---host is error P007.
+---@param domain string
+---@return prop.Property
+function hostname.search_domain(domain) end
+
 kernel = {}
 
 ---DebianLike, revertable.  /etc/modules-load.d/NAME.conf, and modprobe
