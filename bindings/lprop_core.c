@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 
@@ -1540,14 +1541,45 @@ l_tag(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg node_methods[] = {{"requires", l_requires},
-                                        {"before", l_before},
-                                        {"on_change", l_on_change},
-                                        {"fallback", l_fallback},
-                                        {"describe", l_describe},
-                                        {"only_if", l_only_if},
-                                        {"tag", l_tag},
-                                        {NULL, NULL}};
+/*
+ * p:period(every): p ensured at most once every period.  Made in Lua by
+ * prop.property's period(), which the prelude has loaded: the schedule
+ * is plain properties (an only_if test and a leaf keeping the time of
+ * the last run on the target).
+ */
+static int
+l_period(lua_State *L)
+{
+    lua_settop(L, 2);
+    (void)to_node(L, 1, "period");
+    /* lprop_state.c's table of the modules require() has loaded. */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, "prop.loaded") != LUA_TTABLE ||
+        lua_getfield(L, -1, "prop.property") != LUA_TTABLE ||
+        lua_getfield(L, -1, "period") != LUA_TFUNCTION)
+        return lprop_error(L, "period: the prop.property module is not loaded");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* core.now(): the time of this machine, in seconds since the epoch, for
+ * run-time code (p:period) that keeps times on the target. */
+static int
+l_now(lua_State *L)
+{
+    time_t t = time(NULL);
+
+    if (t == (time_t)-1)
+        return lprop_error(L, "the clock of this machine cannot be read");
+    lua_pushinteger(L, (lua_Integer)t);
+    return 1;
+}
+
+static const luaL_Reg node_methods[] = {
+    {"requires", l_requires}, {"before", l_before},     {"on_change", l_on_change},
+    {"fallback", l_fallback}, {"describe", l_describe}, {"only_if", l_only_if},
+    {"tag", l_tag},           {"period", l_period},     {NULL, NULL}};
 
 static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"invalid", l_invalid},
@@ -1572,6 +1604,7 @@ static const luaL_Reg core_funcs[] = {{"pair", l_pair},
                                       {"find_host", l_find_host},
                                       {"container", l_container},
                                       {"site_file", lprop_site_file},
+                                      {"now", l_now},
                                       {NULL, NULL}};
 
 int

@@ -124,4 +124,51 @@ function cron.job(name, schedule, argv, opts)
    return core.pair(job, gone)
 end
 
+-- The cron line's command of a nice job: in cwd, at the lowest CPU
+-- priority nice gives by default (10) and in the idle I/O class, through
+-- sh -c so that command may be any shell command line.
+local function nice_command(cwd, command)
+   return (fmt("cd %s && nice -n 10 ionice -c 3 sh -c %s", args.shell_quote(cwd),
+               args.shell_quote(command)):gsub("%%", "\\%%"))
+end
+
+--[[ cron.nice_job(name, schedule, user, cwd, command)
+  UnixLike, revertable: its revert removes the job's file.
+  A job that gives way to everything else: command (a shell command
+  line) runs as user, in the directory cwd, under nice -n 10 and
+  ionice -c 3 (the idle I/O class), through sh -c.
+  Claims: file.content /etc/cron.d/NAME = the generated file.
+  name and schedule: as cron.job.
+  Run time: as cron.job.
+  Example:
+    cron.nice_job("updatedb", "@daily", "root", "/", "updatedb --prunepaths=/srv")
+]]
+function cron.nice_job(name, schedule, user, cwd, command, opts)
+   local desc = "cron job " .. (type(name) == "string" and name or "?") .. " (niced)"
+   local err = args.matching(name, "job name", "[%w_-]+",
+                             'letters, digits, "_" and "-" only (cron skips files in '
+                             .. '/etc/cron.d with other characters, a dot included)')
+   local serr, s = check_schedule(schedule, "schedule")
+   local uerr = args.matching(user, "user", "[a-z_][a-z0-9_-]*%$?", 'a user name such as "backup"')
+   local derr = args.abs_path(cwd, "cwd")
+   local cerr = args.nonempty_string(command, "command")
+   if not cerr and command:find("[\n\r]") then
+      cerr = "command contains a newline, which a cron line cannot hold"
+   end
+   local msg = args.join("cron.nice_job", err, serr, uerr, derr, cerr,
+                         (args.options(opts, {}, "cron.nice_job")))
+   if msg then return core.invalid(desc, msg) end
+   local path = "/etc/cron.d/" .. name
+   local content = fmt("# cron job %s, managed by prop: edits here are overwritten\n"
+                       .. "SHELL=/bin/sh\n"
+                       .. "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
+                       .. "%s %s %s\n", name, s, user, nice_command(cwd, command))
+   local job = core.leaf(desc, nil, impl.job,
+                         { name = name, schedule = s, user = user, path = path, content = content },
+                         { "file.content", path, content })
+   local gone = core.leaf("cron job " .. name .. " removed", nil, impl.absent,
+                          { name = name, path = path }, { "file.absent", path, false })
+   return core.pair(job, gone)
+end
+
 return args.strict_module(cron, "cron")

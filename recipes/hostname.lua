@@ -3,10 +3,11 @@
 local core = require "prop.core"
 local args = require "prop.args"
 local R = require "prop.runtime"
+local conf = require "prop.conf"
 
 local hostname = {}
 
-local impl = { set = {}, sane = {}, mailname = {} }
+local impl = { set = {}, sane = {}, mailname = {}, search = {}, nosearch = {} }
 
 local fmt = string.format
 
@@ -189,6 +190,81 @@ function hostname.mailname(name, opts)
                     { "file.content", "/etc/mailname", name .. "\n" }, {
       norevert = "hostname.mailname has no revert action: the old name is not known",
    })
+end
+
+local RESOLV = "/etc/resolv.conf"
+
+-- An /etc/resolv.conf that a resolver manager writes: a link into /run
+-- (systemd-resolved's stub file, resolvconf's).  Editing it would be
+-- undone when that manager writes it again.
+local function resolv_managed(sys)
+   local st = sys:stat(RESOLV)
+   if st == nil or st.type ~= "link" then return nil end
+   local target = st.target
+   local t = "/" .. target
+   if t:find("/run/") or t:find("/resolvconf/") or t:find("/systemd/resolve/") then
+      return target
+   end
+   return nil
+end
+
+function impl.search.ensure(sys, a)
+   local what = "hostname.search_domain " .. a.domain
+   local managed = resolv_managed(sys)
+   if managed then
+      R.fail("%s: %s is a link to %s, which systemd-resolved or resolvconf writes: an edit would "
+             .. "be undone; set the search domain in that program's configuration instead", what,
+             RESOLV, managed)
+   end
+   local dropped = 0
+   local changed = conf.ensure_edit(sys, what, RESOLV, function(old)
+      local new = conf.set_key(old, "search", a.domain, { sep = " " })
+      -- "domain" and "search" exclude each other: the last one wins.
+      local n1, n2
+      new, n1 = new:gsub("\n[ \t]*domain[ \t][^\n]*", "")
+      new, n2 = new:gsub("^[ \t]*domain[ \t][^\n]*\n", "")
+      dropped = n1 + n2
+      return new
+   end)
+   if changed and dropped > 0 then sys:note("the domain line goes: the search line replaces it") end
+   return changed and "changed" or "ok"
+end
+
+function impl.nosearch.ensure(sys, a)
+   if resolv_managed(sys) then return "ok" end
+   local changed = conf.ensure_edit(sys, "hostname.search_domain (revert)", RESOLV, function(old)
+      if old == nil then return "" end
+      return conf.unset_key(old, "search", a.domain, { sep = " " })
+   end)
+   return changed and "changed" or "ok"
+end
+
+--[[ hostname.search_domain(domain)
+  UnixLike, revertable: its revert removes the line "search DOMAIN".
+  The domain the resolver tries for names without a dot (resolv.conf's
+  search list, made of this domain alone).
+  Claims: file.setting /etc/resolv.conf = "search=DOMAIN" (two domains on
+  a host is P007).  The revert claims file.noline of that line.
+  Run time: the first "search" line of /etc/resolv.conf becomes
+  "search DOMAIN" where it stands (appended when there is none; the file
+  made when missing); "domain" lines go, since the last of "domain" and
+  "search" wins.  An /etc/resolv.conf that is a link into /run (written
+  by systemd-resolved or resolvconf) fails, left alone.
+  Example:
+    hostname.search_domain "example.com"
+]]
+function hostname.search_domain(domain, opts)
+   local desc = "search domain " .. (type(domain) == "string" and domain or "?")
+   local err = check_hostname(domain, "domain")
+   local msg = args.join("hostname.search_domain", err,
+                         (args.options(opts, {}, "hostname.search_domain")))
+   if msg then return core.invalid(desc, msg) end
+   local a = { domain = domain }
+   local set = core.leaf(desc, nil, impl.search, a,
+                         { "file.setting", RESOLV, conf.claim("search", domain) })
+   local unset = core.leaf("no search domain " .. domain, nil, impl.nosearch, a,
+                           { "file.noline", RESOLV, "search " .. domain })
+   return core.pair(set, unset)
 end
 
 return args.strict_module(hostname, "hostname")

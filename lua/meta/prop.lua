@@ -106,6 +106,13 @@ function Property:describe(text) end
 ---@return prop.Property
 function Property:only_if(test) end
 
+---`p:period("daily")`: ensure `p` at most once a period ("daily",
+---"weekly", "monthly" or seconds); the time of its last successful run
+---is kept on the target under /var/lib/prop/period/.  Not due: ok.
+---@param every "daily"|"weekly"|"monthly"|integer
+---@return prop.Property
+function Property:period(every) end
+
 ---`p:tag("ntp", ...)`: `p` itself, tagged (and its parts with it), for
 ---`prop run --tags` and `--skip-tags`.
 ---@param ... string letters, digits, "_", "-", "."
@@ -955,6 +962,16 @@ cron = {}
 ---@return prop.Property
 function cron.job(name, schedule, argv, opts) end
 
+---UnixLike, revertable.  /etc/cron.d/NAME running command (a shell
+---command line) as user in cwd, under nice -n 10 and ionice -c 3.
+---@param name string
+---@param schedule string
+---@param user string
+---@param cwd string absolute
+---@param command string
+---@return prop.Property
+function cron.nice_job(name, schedule, user, cwd, command) end
+
 cmd = {}
 
 ---UnixLike.  Run a command (no shell).
@@ -980,6 +997,75 @@ function hostname.sane() end
 ---@param name string
 ---@return prop.Property
 function hostname.mailname(name) end
+
+---UnixLike, revertable.  "search DOMAIN" in /etc/resolv.conf (domain
+---lines go); a resolv.conf linked into /run fails.  Two domains on a
+---host is error P007.
+---@param domain string
+---@return prop.Property
+function hostname.search_domain(domain) end
+
+kernel = {}
+
+---DebianLike, revertable.  /etc/modules-load.d/NAME.conf, and modprobe
+---NAME unless /sys/module/NAME exists (not in a container or a
+---connect.dir tree).  The revert removes the file and runs modprobe -r.
+---@param name string "br_netfilter"
+---@return prop.Property
+function kernel.module_loaded(name) end
+
+grub = {}
+
+---DebianLike, revertable.  GRUB_CMDLINE_LINUX_DEFAULT="ARGS" in
+---/etc/default/grub, then update-grub (on_change).  Two values on a host
+---is error P007.
+---@param args string|string[] "quiet splash" or { "quiet", "console=ttyS0" }
+---@return prop.Property
+function grub.cmdline_default(args) end
+
+mount = {}
+
+---UnixLike, revertable.  The line of /etc/fstab for mount point dir,
+---edited in place or appended.  Two entries for one mount point is
+---error P007.
+---@param src string "/dev/sdb1", "UUID=...", "server:/export", "tmpfs"
+---@param dir string absolute mount point
+---@param fstype string "ext4", "nfs", "tmpfs"
+---@param opts? string|string[] "defaults" by default
+---@param more? { dump?: integer, pass?: integer }
+---@return prop.Property
+function mount.fstab_entry(src, dir, fstype, opts, more) end
+
+---UnixLike, revertable.  The fstab entry, and mounted with mount -t
+---FSTYPE -o OPTS SRC DIR unless dir is a mount point already; another
+---file system there fails.  The revert unmounts and removes the line.
+---@param src string
+---@param dir string absolute mount point
+---@param fstype string
+---@param opts? string|string[]
+---@param more? { dump?: integer, pass?: integer }
+---@return prop.Property
+function mount.mounted(src, dir, fstype, opts, more) end
+
+git = {}
+
+---UnixLike, not revertable.  A clone of url in dir (cloned when missing
+---or empty; another repository or a non-repository there fails), at rev
+---when given (a branch followed on the remote, a tag or a commit;
+---fetched and checked out when HEAD differs).  Git runs as user when
+---given.  Two URLs for one dir is error P007.
+---@param url string
+---@param dir string absolute
+---@param opts? { rev?: string, branch?: string, user?: string }
+---@return prop.Property
+function git.cloned(url, dir, opts) end
+
+---UnixLike, not revertable.  git pull --ff-only when the remote branch
+---the checked-out branch follows has moved past HEAD.
+---@param dir string absolute, a clone
+---@param opts? { user?: string }
+---@return prop.Property
+function git.pulled(dir, opts) end
 
 sysctl = {}
 

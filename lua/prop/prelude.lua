@@ -151,7 +151,7 @@ local recipe_modules = {
    "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd",
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
-   "nginx", "firewall",
+   "nginx", "firewall", "git", "kernel", "grub", "mount",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
@@ -186,7 +186,7 @@ setmetatable(env, {
 local fields = {
    property = { "desc", "targets", "revertable", "ports", "info", "origin", "kind", "type",
                 "children", "claims", "reverted", "paired", "requires", "before", "on_change",
-                "fallback", "describe", "only_if", "tag", "container" },
+                "fallback", "describe", "only_if", "tag", "container", "period" },
    host = { "name", "os", "origin", "properties", "info", "container", "short_name", "parent",
             "containers", "attached_by" },
 }

@@ -256,4 +256,112 @@ function M.property(t)
    return p
 end
 
+-- ---------------------------------------------------------------------
+-- p:period(every): p at most once a period (SPEC: scheduled properties).
+--
+-- The time of p's last successful run is kept on the target, in
+-- /var/lib/prop/period/NAME, written atomically through the transport
+-- (so it works the same over SSH, in containers and on directory trees).
+-- NAME is made of the host's name and p's description, never of
+-- anything that changes from one run to the next.  The whole is
+--   only_if(due, stamp):requires(only_if(due, p))
+-- so p runs when it is due, and the stamp is written only when p
+-- succeeded; a failed p runs again next time.
+
+local PERIOD_DIR = "/var/lib/prop/period"
+local periods = { daily = 86400, weekly = 7 * 86400, monthly = 30 * 86400 }
+local period_names = { "daily", "weekly", "monthly" }
+
+-- FNV-1a, 64 bits, as 16 hex digits (Lua integers wrap).
+local function fnv(text)
+   local h = 0xcbf29ce484222325
+   for i = 1, #text do
+      h = (h ~ text:byte(i)) * 0x100000001b3
+   end
+   return fmt("%016x", h)
+end
+
+-- The stamp's path for this host: a readable part of the description
+-- and a hash of host and description.
+local function stamp_path(host, desc)
+   local slug = desc:lower():gsub("[^%w]+", "-"):gsub("^%-+", ""):sub(1, 40):gsub("%-+$", "")
+   return fmt("%s/%s%s%s", PERIOD_DIR, slug, slug ~= "" and "-" or "", fnv(host .. "\n" .. desc))
+end
+
+local function duration(secs)
+   if secs >= 86400 then return fmt("%dd %dh", secs // 86400, secs % 86400 // 3600) end
+   if secs >= 3600 then return fmt("%dh %dm", secs // 3600, secs % 3600 // 60) end
+   if secs >= 60 then return fmt("%dm %ds", secs // 60, secs % 60) end
+   return fmt("%ds", secs)
+end
+
+-- When p last ran on this target (seconds since the epoch), or nil.  A
+-- stamp that cannot be read counts as none: p is due.
+local function last_run(sys, a)
+   local text = sys:read(stamp_path(sys.host, a.desc))
+   local t = text and text:match("^last=(%d+)\n")
+   return t and math.tointeger(tonumber(t))
+end
+
+-- The test of p (says why under it) or of the stamp (quiet).  A stamp
+-- from the future (a clock set back) counts as due.
+local function due_test(a, quiet)
+   return function(sys)
+      local last, now = last_run(sys, a), core.now()
+      local age = last and now - last
+      local due = age == nil or age < 0 or age >= a.every
+      if quiet then return due end
+      if age == nil then
+         sys:note(fmt("due (%s): no run recorded", a.label))
+      elseif due then
+         sys:note(fmt("due (%s): last run %s ago", a.label, duration(math.max(age, 0))))
+      else
+         sys:note(fmt("not due (%s): last run %s ago, due again in %s", a.label, duration(age),
+                      duration(a.every - age)))
+      end
+      return due
+   end
+end
+
+local stamp_impl = {}
+
+function stamp_impl.ensure(sys, a)
+   local path = stamp_path(sys.host, a.desc)
+   local dir = ""
+   for part in PERIOD_DIR:gmatch("/[^/]+") do
+      dir = dir .. part
+      if not sys:exists(dir) then sys:mkdir(dir, { mode = tonumber("0755", 8) }) end
+   end
+   local now = core.now()
+   sys:write(path, fmt("last=%d\nhost=%s\nproperty=%s\nevery=%d\n", now, sys.host,
+                       a.desc:gsub("\n", " "), a.every), { mode = tonumber("0644", 8) })
+   -- Bookkeeping, not a change of the system.
+   return "ok"
+end
+
+function M.period(p, every)
+   local desc = p.desc
+   local secs, label
+   if type(every) == "string" then
+      secs, label = periods[every], every
+      if secs == nil then
+         return core.invalid(desc, fmt('period: "%s" is not a period: use "daily", "weekly", '
+                                       .. '"monthly" or a number of seconds%s', every,
+                                       args.did_you_mean(every, period_names)))
+      end
+   elseif math.type(every) == "integer" and every > 0 then
+      secs, label = every, fmt("every %s", duration(every))
+   else
+      return core.invalid(desc, fmt('period: expected "daily", "weekly", "monthly" or a whole '
+                                    .. "number of seconds > 0, got %s", args.show(every)))
+   end
+   local a = { desc = desc, every = secs, label = label }
+   local stamp = core.leaf(fmt("%s: time of this run kept", desc), nil, stamp_impl, a,
+                           { "file.directory", PERIOD_DIR, false },
+                           { norevert = "a period's record has nothing to revert" })
+   local guarded = core.only_if(due_test(a), p)
+   return core.only_if(due_test(a, true), stamp):requires(guarded)
+              :describe(fmt("%s (%s)", desc, label))
+end
+
 return M

@@ -1,0 +1,116 @@
+-- prop.kernel: kernel modules, loaded now and at every boot.
+--
+-- A module is loaded at boot by its own file of /etc/modules-load.d
+-- (systemd-modules-load and Debian's kmod both read it), and now by
+-- modprobe.  A module is loaded when /sys/module/NAME exists (a module
+-- built into the kernel has one too, and modprobe accepts it).
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+
+local kernel = {}
+
+local fmt = string.format
+
+local DIR = "/etc/modules-load.d"
+
+local impl = { loaded = {}, unloaded = {} }
+
+-- Why the running kernel is left alone, or nil when it is the target's
+-- own: a container or a directory tree shares another machine's kernel.
+local function kernel_not_own(sys)
+   if R.is_dir_tree(sys) then
+      return "a directory tree shares the kernel of the machine running prop"
+   end
+   local c = sys.container
+   if c == "chroot" then return "a chroot shares this machine's kernel" end
+   if c ~= nil then return fmt("a %s container shares its host's kernel", c) end
+   return nil
+end
+
+-- /sys/module names modules with "_" where modprobe accepts "-" too.
+local function sys_name(name)
+   return "/sys/module/" .. name:gsub("-", "_")
+end
+
+function impl.loaded.ensure(sys, a)
+   local what = "kernel.module_loaded " .. a.name
+   local changed = false
+   if not sys:exists(DIR) then
+      sys:mkdir(DIR, { mode = tonumber("0755", 8) })
+      changed = true
+   end
+   if R.ensure_content(sys, what, a.path, a.content, { mode = "0644", owner = "0", group = "0" }) then
+      changed = true
+   end
+   local why = kernel_not_own(sys)
+   if why then
+      if changed then
+         sys:note(fmt("%s %s to load at boot, not loaded now: %s", a.name,
+                      sys.dry and "would be set" or "set", why))
+      end
+   elseif not sys:exists(sys_name(a.name)) then
+      R.run(sys, what, { "modprobe", "--", a.name })
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+-- The file goes; a loaded module is unloaded (modprobe -r), which fails
+-- when something uses it.  A module built into the kernel stays.
+function impl.unloaded.ensure(sys, a)
+   local what = "kernel.module_loaded " .. a.name .. " (revert)"
+   local changed = false
+   local st = sys:stat(a.path)
+   if st then
+      if st.type == "directory" then R.fail("%s: %s is a directory", what, a.path) end
+      sys:remove(a.path)
+      changed = true
+   end
+   local why = kernel_not_own(sys)
+   local m = sys_name(a.name)
+   if why == nil and sys:exists(m) then
+      if sys:exists(m .. "/initstate") then
+         R.run(sys, what, { "modprobe", "-r", "--", a.name })
+         changed = true
+      else
+         sys:note(fmt("%s is built into the kernel: it stays loaded", a.name))
+      end
+   end
+   return changed and "changed" or "ok"
+end
+
+--[[ kernel.module_loaded(name)
+  DebianLike, revertable: its revert removes the file and unloads the module
+  (modprobe -r, which fails while the module is in use; one built into
+  the kernel stays).
+  Claims: file.directory /etc/modules-load.d and file.content
+  /etc/modules-load.d/NAME.conf = the module's name.
+  name: a module name ("br_netfilter", "wireguard").
+  Run time: writes /etc/modules-load.d/NAME.conf (0644, root:root), read
+  at boot, then runs modprobe NAME unless /sys/module/NAME exists.  In a
+  container or a connect.dir tree, which share another machine's kernel,
+  only the file is written, with a note.
+  Example:
+    kernel.module_loaded "br_netfilter"
+]]
+function kernel.module_loaded(name, opts)
+   local desc = "kernel module " .. (type(name) == "string" and name or "?") .. " loaded"
+   local err = args.matching(name, "module name", "[%w_][%w_-]*",
+                             'a kernel module name such as "br_netfilter" (letters, digits, "_" '
+                             .. 'and "-")')
+   local msg = args.join("kernel.module_loaded", err,
+                         (args.options(opts, {}, "kernel.module_loaded")))
+   if msg then return core.invalid(desc, msg) end
+   local path = DIR .. "/" .. name .. ".conf"
+   local content = fmt("# written by prop (kernel.module_loaded): loaded at boot\n%s\n", name)
+   local a = { name = name, path = path, content = content }
+   local up = core.leaf(desc, "DebianLike", impl.loaded, a,
+                        { "file.directory", DIR, false, "file.content", path, content })
+   local down = core.leaf("kernel module " .. name .. " not loaded", "DebianLike", impl.unloaded, a,
+                          { "file.absent", path, false })
+   return core.pair(up, down)
+end
+
+return args.strict_module(kernel, "kernel")
