@@ -379,7 +379,7 @@ end
     apt.unattended_upgrades()
 ]]
 function apt.unattended_upgrades(...)
-   local err = no_args("apt.unattended_upgrades", ..., select("#", ...))
+   local err = packaging.no_args("apt.unattended_upgrades", ..., select("#", ...))
    if err then return core.invalid("apt unattended upgrades", err) end
    local on = { what = "apt.unattended_upgrades", path = AUTO_UPGRADES,
                 content = auto_upgrades_text(true), auto = true }
@@ -572,7 +572,7 @@ end
     apt.cache_cleaned()
 ]]
 function apt.cache_cleaned(...)
-   local err = no_args("apt.cache_cleaned", ..., select("#", ...))
+   local err = packaging.no_args("apt.cache_cleaned", ..., select("#", ...))
    if err then return core.invalid("apt cache cleaned", err) end
    return core.leaf("apt cache cleaned", "DebianLike", impl.cache_cleaned, {}, nil, {
       norevert = "apt.cache_cleaned has no revert action: removed downloads are gone",
@@ -966,8 +966,8 @@ function apt.service_installed_running(pkg, opts)
                          (args.options(opts, {}, "apt.service_installed_running")))
    if msg then return core.invalid(desc, msg) end
    local service = require "prop.service"
-   local up = core.requires(service.running(pkg), packages_leaf("installed", { pkg }))
-   return core.pair(up, packages_leaf("removed", { pkg }))
+   local up = core.requires(service.running(pkg), M.leaf("installed", { pkg }))
+   return core.pair(up, M.leaf("removed", { pkg }))
 end
 
 return args.strict_module(apt, "apt")

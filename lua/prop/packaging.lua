@@ -137,6 +137,13 @@ function packaging.manager(spec)
       end
    end
 
+   -- One leaf of a package recipe, for recipes built on the manager's
+   -- (apt.service_installed_running): which over list, with opts.
+   function M.leaf(which, list, opts)
+      opts = opts or {}
+      return packages_leaf(which, list, opts, spec.where and spec.where(opts) or nil)
+   end
+
    return M
 end
 

@@ -245,11 +245,11 @@ check "a property prints its description, type and origin" \
   wait_for 'apt installed tabbed : DebianLike, revertable  (repl:1)'
 
 # Tab with several candidates: their common part, then the list.
-type_text 'apt.u'
+type_text 'apt.in'
 key Tab
-check "apt.u<Tab> completes the common part" wait_for 'prop> apt.up'
+check "apt.in<Tab> completes the common part" wait_for 'prop> apt.installed'
 key Tab
-check "a second Tab lists the candidates" wait_line '^update +upgraded *$'
+check "a second Tab lists the candidates" wait_line '^installed +installed_min *$'
 key C-u
 line 'p = apt.installed { "fieldtest" }'
 type_text 'p.de'
