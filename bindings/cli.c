@@ -351,3 +351,20 @@ cli_site_hosts_open(const cli_command *cmd, int argc, char **argv, cli_site_host
     free(names);
     return -1;
 }
+
+int
+cli_opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
+{
+    size_t l = strlen(opt);
+
+    if (strncmp(argv[*i], opt, l) != 0)
+        return 0;
+    if (argv[*i][l] == '=') {
+        *v = argv[*i] + l + 1;
+        return 1;
+    }
+    if (argv[*i][l] != '\0')
+        return 0;
+    *v = *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+}

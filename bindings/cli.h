@@ -144,4 +144,11 @@ void cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg
 int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
                        char *why, size_t wsize);
 
+/*
+ * "--opt=V" or "--opt V" at argv[*i]: 1 with *v the value (NULL when
+ * "--opt" ends argv; *i moves past a separate value), 0 when argv[*i] is
+ * not opt.
+ */
+int cli_opt_value(const char *opt, int argc, char **argv, int *i, const char **v);
+
 #endif

@@ -335,23 +335,6 @@ typedef struct pull_opts {
     int nsite_args;
 } pull_opts;
 
-static int
-opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
-{
-    size_t l = strlen(opt);
-
-    if (strncmp(argv[*i], opt, l) != 0)
-        return 0;
-    if (argv[*i][l] == '=') {
-        *v = argv[*i] + l + 1;
-        return 1;
-    }
-    if (argv[*i][l] != '\0')
-        return 0;
-    *v = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
-
 /*
  * The URL to print and record: "https://user:token@host/x" without its
  * token (user:***), so that a password never reaches a log or
@@ -807,19 +790,19 @@ pull_run(int argc, char **argv)
             o.dry = 1;
         } else if (strcmp(argv[i], "--json") == 0) {
             o.json = 1;
-        } else if (opt_value("--branch", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--branch", argc, argv, &i, &v)) {
             if (v == NULL || !branch_ok(v)) {
                 cli_usage_error(&cmd_pull, "--branch wants a branch name, not \"%s\"", v ? v : "");
                 goto usage;
             }
             o.branch = v;
-        } else if (opt_value("--host", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--host", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
                 cli_usage_error(&cmd_pull, "--host wants a host name of the site");
                 goto usage;
             }
             o.host = v;
-        } else if (opt_value("--site", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--site", argc, argv, &i, &v)) {
             if (v == NULL || !site_path_ok(v)) {
                 cli_usage_error(&cmd_pull,
                                 "--site wants the site file's path inside the repository "
@@ -828,13 +811,13 @@ pull_run(int argc, char **argv)
                 goto usage;
             }
             o.site = v;
-        } else if (opt_value("--state-dir", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--state-dir", argc, argv, &i, &v)) {
             if (v == NULL || v[0] != '/') {
                 cli_usage_error(&cmd_pull, "--state-dir wants an absolute directory");
                 goto usage;
             }
             o.state_dir = v;
-        } else if (opt_value("--keyring", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--keyring", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
                 cli_usage_error(&cmd_pull, "--keyring wants a file of public keys");
                 goto usage;

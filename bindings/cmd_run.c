@@ -2214,24 +2214,6 @@ int_arg(const char *opt, const char *v, int lo, int hi, int *out)
     return 0;
 }
 
-/* --opt=V or --opt V: the value, or NULL when argv[*i] is not opt. */
-static int
-opt_value(const char *opt, int argc, char **argv, int *i, const char **v)
-{
-    size_t l = strlen(opt);
-
-    if (strncmp(argv[*i], opt, l) != 0)
-        return 0;
-    if (argv[*i][l] == '=') {
-        *v = argv[*i] + l + 1;
-        return 1;
-    }
-    if (argv[*i][l] != '\0')
-        return 0;
-    *v = *i + 1 < argc ? argv[++*i] : NULL;
-    return 1;
-}
-
 /* --serial N or N%: hosts per batch (a percentage is stored negative). */
 static int
 serial_arg(const char *v, int *out)
@@ -2862,31 +2844,32 @@ run_run(int argc, char **argv)
         else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] != '\0' && argv[i][2] != '=') {
             if (int_arg("-j", argv[i] + 2, 1, 256, &o.jobs))
                 goto usage;
-        } else if (opt_value("-j", argc, argv, &i, &v) || opt_value("--jobs", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("-j", argc, argv, &i, &v) ||
+                   cli_opt_value("--jobs", argc, argv, &i, &v)) {
             if (int_arg("-j", v, 1, 256, &o.jobs))
                 goto usage;
-        } else if (opt_value("--connect-timeout", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--connect-timeout", argc, argv, &i, &v)) {
             if (int_arg("--connect-timeout", v, 1, 3600, &o.connect_timeout))
                 goto usage;
-        } else if (opt_value("--timeout", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--timeout", argc, argv, &i, &v)) {
             if (int_arg("--timeout", v, 1, 86400, &o.op_timeout))
                 goto usage;
-        } else if (opt_value("--serial", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--serial", argc, argv, &i, &v)) {
             if (serial_arg(v, &o.serial))
                 goto usage;
-        } else if (opt_value("--tags", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--tags", argc, argv, &i, &v)) {
             if (tag_list("--tags", (char *)v, o.tags, &o.ntags))
                 goto usage;
-        } else if (opt_value("--skip-tags", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--skip-tags", argc, argv, &i, &v)) {
             if (tag_list("--skip-tags", (char *)v, o.skip_tags, &o.nskip))
                 goto usage;
-        } else if (opt_value("--report", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--report", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
                 cli_usage_error(&cmd_run, "--report wants a file name");
                 goto usage;
             }
             o.report = v;
-        } else if (opt_value("--max-fail", argc, argv, &i, &v)) {
+        } else if (cli_opt_value("--max-fail", argc, argv, &i, &v)) {
             if (int_arg("--max-fail", v, 0, 1000000, &o.max_fail))
                 goto usage;
             max_fail_given = 1;

@@ -17,17 +17,7 @@ local DIR = "/etc/modules-load.d"
 
 local impl = { loaded = {}, unloaded = {} }
 
--- Why the running kernel is left alone, or nil when it is the target's
--- own: a container or a directory tree shares another machine's kernel.
-local function kernel_not_own(sys)
-   if R.is_dir_tree(sys) then
-      return "a directory tree shares the kernel of the machine running prop"
-   end
-   local c = sys.container
-   if c == "chroot" then return "a chroot shares this machine's kernel" end
-   if c ~= nil then return fmt("a %s container shares its host's kernel", c) end
-   return nil
-end
+local kernel_not_own = R.kernel_not_own
 
 -- /sys/module names modules with "_" where modprobe accepts "-" too.
 local function sys_name(name)

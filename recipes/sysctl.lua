@@ -22,18 +22,7 @@ local o = { sep = " = ", comment = "#" }
 
 local impl = { set = {}, unset = {} }
 
--- Why the running kernel is left alone, or nil when it is the target's
--- own: a container or a directory tree shares the kernel of the machine
--- that holds it, which sysctl -w there would change.
-local function kernel_not_own(sys)
-   if R.is_dir_tree(sys) then
-      return "a directory tree shares the kernel of the machine running prop"
-   end
-   local c = sys.container
-   if c == "chroot" then return "a chroot shares this machine's kernel" end
-   if c ~= nil then return fmt("a %s container shares its host's kernel", c) end
-   return nil
-end
+local kernel_not_own = R.kernel_not_own
 
 -- Blanks (sysctl prints tabs between the numbers of a vector) as one
 -- space.

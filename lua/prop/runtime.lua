@@ -119,6 +119,19 @@ function R.is_dir_tree(sys)
    return type(t) == "string" and t:sub(1, 4) == "dir:"
 end
 
+-- Why the running kernel is left alone (sysctl -w, modprobe), or nil when
+-- it is the target's own: a container or a directory tree shares the
+-- kernel of the machine that holds it.
+function R.kernel_not_own(sys)
+   if R.is_dir_tree(sys) then
+      return "a directory tree shares the kernel of the machine running prop"
+   end
+   local c = sys.container
+   if c == "chroot" then return "a chroot shares this machine's kernel" end
+   if c ~= nil then return fmt("a %s container shares its host's kernel", c) end
+   return nil
+end
+
 -- ---------------------------------------------------------------------
 -- Files.
 
