@@ -117,7 +117,8 @@ end
   OS is then the one an os.* property in props declares, else found when
   the container is run (/etc/os-release), as for a host that declares
   none.  The image needs /bin/sh and sleep.  Its run parameters are
-  properties in props: docker.publish, docker.volume, docker.env.
+  properties in props: docker.publish, docker.volume, docker.env,
+  docker.cap_add.
   Example:
     local app = docker.container("app", base, {
       apt.installed { "nginx" }, service.running "nginx",
@@ -237,6 +238,30 @@ function docker.env(name, value)
    return param("docker env " .. name, "env", name .. "=" .. value)
 end
 
+--[[ docker.cap_add(capability)
+  A parameter of the docker container it is in (docker run --cap-add):
+  the container's processes get the Linux capability (its name without
+  "CAP_", upper case: "NET_ADMIN", "SYS_TIME", ...) on top of Docker's
+  default set.  NET_ADMIN lets firewall.nftables and
+  firewall.open_declared load their rules in the container's own network
+  namespace.  "ALL" is refused: give each capability the container needs.
+  Example:
+    docker.cap_add "NET_ADMIN"
+]]
+function docker.cap_add(capability)
+   local err
+   if type(capability) ~= "string" then
+      err = fmt("capability must be a string such as \"NET_ADMIN\", got %s", args.got(capability))
+   elseif capability:upper() == "ALL" then
+      err = 'capability "ALL" gives the container every capability of the host: name each one it needs'
+   elseif not capability:find("^%u[%u_]*%u$") or capability:find("^CAP_") then
+      err = fmt('capability %s is not a capability name such as "NET_ADMIN" (upper case, without "CAP_")',
+                args.show(capability))
+   end
+   if err then return core.invalid("docker cap_add", "docker.cap_add: " .. err) end
+   return param("docker cap_add " .. capability, "cap_add", capability)
+end
+
 -- ---------------------------------------------------------------------
 -- Run time, on the parent host.
 
@@ -310,6 +335,7 @@ local function run_argv(a, image)
    for _, p in ipairs(a.publish) do argv[#argv + 1] = "-p"; argv[#argv + 1] = p end
    for _, v in ipairs(a.volume) do argv[#argv + 1] = "-v"; argv[#argv + 1] = v end
    for _, e in ipairs(a.env) do argv[#argv + 1] = "-e"; argv[#argv + 1] = e end
+   for _, c in ipairs(a.cap_add) do argv[#argv + 1] = "--cap-add"; argv[#argv + 1] = c end
    argv[#argv + 1] = image
    argv[#argv + 1] = "sleep"
    argv[#argv + 1] = "infinity"
@@ -456,7 +482,8 @@ end
   DebianLike or any UnixLike host with docker, revertable.  Run time:
   the image is made or pulled when docker has none of its name; then the
   container c runs: `docker run -d --init --name NAME ... IMAGE sleep
-  infinity` with its docker.publish, docker.volume and docker.env, when
+  infinity` with its docker.publish, docker.volume, docker.env and
+  docker.cap_add, when
   it does not exist; started when it is stopped; made again when its
   parameters changed (its files kept: exported and imported as the image
   NAME:prop-state, from which it runs) or its image changed (made anew
@@ -478,18 +505,22 @@ function docker.running(c)
    local image = C.get(h, "image")
    local publish, volume, env = sorted(h:info("container.publish")),
       sorted(h:info("container.volume")), sorted(h:info("container.env"))
+   local cap_add = sorted(h:info("container.cap_add"))
    local ports = {}
    for _, p in ipairs(publish) do ports[#ports + 1] = math.tointeger(tonumber(p:match("(%d+):%d+$"))) end
    local spec = C.get(h, "image.pull") and "pull" or concat({ C.get(h, "family"), C.get(h, "suite"),
       C.get(h, "arch"), C.get(h, "mirror") or "-", C.get(h, "cache") or "-" }, " ")
    local params = concat({ "image=" .. image, "p=" .. concat(publish, ","),
                            "v=" .. concat(volume, ","), "e=" .. concat(env, "\0") }, "\n")
+   -- Only when given: the digest of a container without capabilities
+   -- stays what it was.
+   if #cap_add > 0 then params = params .. "\nc=" .. concat(cap_add, ",") end
    -- The tree an image is made from the first time: beside the rootfs
    -- cache it fills, removed once the tarball is kept.
    local safe = image:gsub("[/:]", "_")
    local a = {
       name = name, image = image, pull = C.get(h, "image.pull") ~= nil, container = h,
-      publish = publish, volume = volume, env = env, digest = digest(params),
+      publish = publish, volume = volume, env = env, cap_add = cap_add, digest = digest(params),
       build_tree = (C.get(h, "cache") or C.default_cache) .. "/docker-" .. safe,
    }
    local owner = "docker container " .. name
