@@ -11,20 +11,24 @@ local os_ = {}
 
 local fmt = string.format
 
-local arches = { "amd64", "arm64", "i386", "armhf" }
-local arch_set = { amd64 = true, arm64 = true, i386 = true, armhf = true }
+-- Debian's release architectures (prop's names for every OS).
+local arches = { "amd64", "arm64", "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64" }
+local arch_set = {}
+for _, a in ipairs(arches) do arch_set[a] = true end
+local arch_list = table.concat(arches, ", ")
 -- What uname -m and other tools call them.
 local arch_aliases = { x86_64 = "amd64", aarch64 = "arm64", i686 = "i386", i586 = "i386",
-                       x86 = "i386", armv7l = "armhf", armv7 = "armhf" }
+                       x86 = "i386", armv7l = "armhf", armv7 = "armhf", armv6l = "armel",
+                       armv5tel = "armel", ppc64le = "ppc64el" }
 
 local function check_arch(v)
    if type(v) ~= "string" then
-      return fmt("arch must be one of amd64, arm64, i386, armhf, got %s", args.got(v))
+      return fmt("arch must be one of %s, got %s", arch_list, args.got(v))
    end
    if arch_set[v] then return nil end
    local hint = arch_aliases[v] and fmt(' (did you mean "%s"?)', arch_aliases[v])
       or args.did_you_mean(v, arches)
-   return fmt('arch "%s" is not one of amd64, arm64, i386, armhf%s', v, hint)
+   return fmt('arch "%s" is not one of %s%s', v, arch_list, hint)
 end
 
 local norevert = "declaring the operating system has no revert action"

@@ -445,7 +445,7 @@ function alias(name) end
 ---prop's OS module (Lua's `os` library is not available in a site).
 os = {}
 
----@alias prop.Arch "amd64"|"arm64"|"i386"|"armhf"
+---@alias prop.Arch "amd64"|"arm64"|"i386"|"armhf"|"armel"|"ppc64el"|"s390x"|"riscv64"
 
 ---Info: the host runs Debian.
 ---@param suite string "bookworm", "stable", ...

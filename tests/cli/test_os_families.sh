@@ -72,7 +72,7 @@ run_prop "$OUT" lint bad.lua
 expect_rc "bad declarations fail" 2
 expect_in "bad declarations: each reported at its line" "$OUT" \
   'bad.lua:1: error[P012]: os.rhel: release must' \
-  'bad.lua:2: error[P012]: os.fedora: arch "x86_64" is not one of amd64, arm64, i386, armhf (did you mean "amd64"?)' \
+  'bad.lua:2: error[P012]: os.fedora: arch "x86_64" is not one of amd64, arm64, i386, armhf, armel, ppc64el, s390x, riscv64 (did you mean "amd64"?)' \
   'bad.lua:3: error[P012]: os.arch: arch must be one of' \
   'bad.lua:4: error[P012]: unknown key "release" for os.arch' \
   'bad.lua:5: error[P012]: os.rocky: release must' \
