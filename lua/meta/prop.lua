@@ -1142,6 +1142,191 @@ function apache.module(name) end
 ---@return prop.Property
 function apache.listen_ports(ports) end
 
+ssh = {}
+
+---Info: the host's public key of that type, for other hosts' ssh.known_hosts.
+---@param type "ed25519"|"rsa"|"ecdsa"|"dsa"
+---@param public string "ssh-ed25519 AAAA..."
+---@return prop.Property
+function ssh.host_key(type, public) end
+
+---DebianLike.  Each key pair in /etc/ssh: the public key given, the private
+---key from the secret ssh_host_TYPE_key of the site's store; ssh restarted
+---when one changed.
+---@param keys table<"ed25519"|"rsa"|"ecdsa"|"dsa", string>
+---@return prop.Property
+function ssh.host_keys(keys) end
+
+---UnixLike.  user's known_hosts lists every host of the site that declares
+---a key, under its names and addresses.
+---@param user string
+---@param opts? { path?: string, group?: string }
+---@return prop.Property
+function ssh.known_hosts(user, opts) end
+
+---UnixLike, revertable (removes exactly these lines).  The keys in
+---~USER/.ssh/authorized_keys (0600, directory 0700), other lines kept.
+---@param user string
+---@param keys string|string[] "ssh-ed25519 AAAA... comment"
+---@return prop.Property
+function ssh.authorized_keys(user, keys) end
+
+---UnixLike.  One "Key value" line of /etc/ssh/sshd_config per setting
+---(Match blocks left alone), checked with sshd -t before it replaces the
+---file; sshd reloaded.
+---@param settings table<string, string|integer|boolean>
+---@return prop.Property
+function ssh.sshd_config(settings) end
+
+---UnixLike.  ssh.sshd_config { PasswordAuthentication = "yes"|"no" }.
+---@param allowed boolean
+---@return prop.Property
+function ssh.password_authentication(allowed) end
+
+---UnixLike.  ssh.sshd_config { Port = port }; declares the port.
+---@param port integer
+---@return prop.Property
+function ssh.listen_port(port) end
+
+sudo = {}
+
+---DebianLike, revertable.  /etc/sudoers.d/prop-USER, checked with visudo
+----cf before it is installed.
+---@param user string
+---@param opts? { nopasswd?: boolean, commands?: string[] }
+---@return prop.Property
+function sudo.enabled_for(user, opts) end
+
+conffile = {}
+
+---UnixLike, revertable.  The line "KEY<sep>VALUE" of a flat configuration
+---file; other lines kept.  One key given two values on a host is P007.
+---@param path string
+---@param key string
+---@param value string|integer|boolean
+---@param opts? { sep?: " = "|"="|" ", comment?: string }
+---@return prop.Property
+function conffile.key_value(path, key, value, opts) end
+
+---UnixLike, revertable.  key = value in [section] of an INI file.
+---@param path string
+---@param section string
+---@param key string
+---@param value string|integer|boolean
+---@param opts? { sep?: " = "|"=" }
+---@return prop.Property
+function conffile.ini_setting(path, section, key, value, opts) end
+
+dns = {}
+
+---@class prop.Soa
+---@field ns? string
+---@field email? string
+---@field ttl? integer
+---@field refresh? integer
+---@field retry? integer
+---@field expire? integer
+---@field minimum? integer
+
+---DebianLike, port 53 (bind9).  A primary zone: A/AAAA of the site's
+---hosts in it, CNAMEs of their aliases, NS and the records given; checked
+---with named-checkzone and named-checkconf before bind reloads.
+---@param zone string "example.com"
+---@param opts { soa?: prop.Soa, ns: string[], records?: string[][] }
+---@return prop.Property
+function dns.primary(zone, opts) end
+
+---DebianLike, port 53 (bind9).  A secondary zone taken from masters.
+---@param zone string
+---@param masters string[] addresses
+---@return prop.Property
+function dns.secondary(zone, masters) end
+
+chroot = {}
+
+---A chroot made with debootstrap at path, running os, with props inside.
+---@param path string
+---@param os prop.Property os.debian(...) or os.buntish(...)
+---@param props prop.Property[]
+---@param opts? { variant?: string, mirror?: string, include?: string[], cache?: string, name?: string }
+---@return prop.Host
+function chroot.debootstrapped(path, os, props, opts) end
+
+---A chroot unpacked from a tarball at path.
+---@param path string
+---@param os prop.Property
+---@param tarball string
+---@param props prop.Property[]
+---@param opts? { name?: string }
+---@return prop.Host
+function chroot.from_tarball(path, os, tarball, props, opts) end
+
+---Makes the chroot c on its host, then runs its properties inside.
+---@param c prop.Host
+---@return prop.Property
+function chroot.provisioned(c) end
+
+docker = {}
+
+---An image made from the rootfs cache (debootstrap, then docker import).
+---@param name string
+---@param os prop.Property
+---@param opts? { mirror?: string, cache?: string }
+---@return table
+function docker.image(name, os, opts) end
+
+---A Docker container running image (docker.image(...) or a name to pull).
+---@param name string
+---@param image table|string
+---@param props prop.Property[]
+---@return prop.Host
+function docker.container(name, image, props) end
+
+---A run parameter (docker run -p): the parent's host_port reaches container_port.
+---@param host_port integer
+---@param container_port integer
+---@param opts? { address?: string }
+---@return prop.Property
+function docker.publish(host_port, container_port, opts) end
+
+---A run parameter (docker run -v).
+---@param host_path string
+---@param container_path string
+---@return prop.Property
+function docker.volume(host_path, container_path) end
+
+---A run parameter (docker run -e); not a secret.
+---@param name string
+---@param value string
+---@return prop.Property
+function docker.env(name, value) end
+
+---A run parameter (docker run --cap-add): "NET_ADMIN", "SYS_TIME", ...
+---@param capability string
+---@return prop.Property
+function docker.cap_add(capability) end
+
+---UnixLike, revertable.  The container c runs on its host, made or
+---remade when its image or parameters changed; then provisioned inside.
+---@param c prop.Host
+---@return prop.Property
+function docker.running(c) end
+
+jail = {}
+
+---A FreeBSD jail called name, with props inside.
+---@param name string
+---@param os prop.Property os.freebsd(...)
+---@param props prop.Property[]
+---@param opts? { path?: string, ip4?: string, mirror?: string }
+---@return prop.Host
+function jail.container(name, os, props, opts) end
+
+---FreeBSD, revertable.  The jail c made and started, then provisioned.
+---@param c prop.Host
+---@return prop.Property
+function jail.running(c) end
+
 nginx = {}
 
 ---DebianLike, ports 80 and 443.  Installs nginx and starts it.

@@ -143,8 +143,10 @@ else
   fail "usage errors: exit $rc and $rc2, want 64" "$TMP/usage.out"
 fi
 
-# Every recipe a site can call is described in lua/meta/prop.lua.
-piped meta $'for _, m in ipairs { "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd", "hostname", "apache", "tor", "os", "connect", "pull" } do for k in pairs(_G[m]) do print(m .. "." .. k) end end\n'
+# Every recipe a site can call, of every module in recipes/, is described
+# in lua/meta/prop.lua.
+modules="$(cd "$PROP_SOURCE_DIR/recipes" && ls -- *.lua | sed 's/\.lua$//; s/.*/"&",/' | tr -d '\n')"
+piped meta "for _, m in ipairs { $modules } do local t = rawget(_G, m); if type(t) == 'table' then for k in pairs(t) do print(m .. '.' .. k) end end end"$'\n'
 missing=""
 while read -r fn; do
   mod="${fn%%.*}" name="${fn#*.}"
@@ -152,7 +154,7 @@ while read -r fn; do
     missing+=" $fn"
   fi
 done <"$TMP/meta.out"
-if [[ $rc == 0 && -s "$TMP/meta.out" && -z "$missing" ]]; then
+if [[ $rc == 0 && -z "$missing" ]] && grep -qx docker.cap_add "$TMP/meta.out" && grep -qx ssh.host_keys "$TMP/meta.out"; then
   pass
 else
   fail "lua/meta/prop.lua does not describe:$missing (exit $rc)" "$TMP/meta.err"
