@@ -150,6 +150,7 @@ EOF
             printf 'Match User %s\n  SetEnv PROP_LOCK_FILE=%s/home/%s/prop.lock\n' "$u" "$scratch" "$u"
         done
     } >"$scratch/sshd_config"
+    # shellcheck disable=SC2016 # expanded by the inner sh
     setsid unshare -m --propagation private sh -c \
         'mount --bind "$1/passwd" /etc/passwd && mount --bind "$1/group" /etc/group &&
          exec /usr/sbin/sshd -D -e -f "$1/sshd_config"' sh "$scratch" >>"$scratch/sshd.log" 2>&1 &
@@ -187,7 +188,6 @@ proxy() {
 }
 
 # ---- measuring -----------------------------------------------------------------
-tf=$scratch/time.out
 tck=$(getconf CLK_TCK)
 busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
 # timed LOG CMD...: t_s (wall), t_busy (CPU seconds of this whole machine), rc.
