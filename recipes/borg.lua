@@ -107,6 +107,11 @@ local schema = {
    when = function(v, what)
       local err = args.nonempty_string(v, what)
       if err then return err end
+      if periods[v] == nil and not v:find("%s") and v:sub(1, 1) ~= "@" then
+         local names = { "hourly", "daily", "weekly", "monthly" }
+         return fmt('%s %s must be hourly, daily, weekly, monthly or a cron schedule such as '
+                    .. '"30 3 * * *"%s', what, args.show(v), args.did_you_mean(v, names))
+      end
       return nil, periods[v] or v
    end,
    name = function(v, what)
@@ -163,12 +168,13 @@ end
   (repokey), else not encrypted.  when: "hourly", "daily" (the default),
   "weekly", "monthly", or a cron schedule ("30 3 * * *").  name: the
   backup's name, "borg-" and the repository's words by default.
-  Claims: package.installed borgbackup and cron; file.content of
+  Claims: package.installed borgbackup and cron, service.running cron
+  (started when it is not, as the job needs it); file.content of
   /usr/local/sbin/NAME (the script, 0700) and /etc/cron.d/NAME (as
   cron.job); with a passphrase, file.directory /etc/borg and
   file.content /etc/borg/NAME.passphrase (0600, secret); for a local
   repository, file.generated REPO.
-  Run time: borgbackup and cron installed, the passphrase file and the
+  Run time: borgbackup and cron installed and cron running, the passphrase file and the
   script written, the repository made with borg init (parent directories
   too) when it does not exist (a local one: REPO/config is missing; a
   remote one: borg info says so), then the cron job.  The script runs
@@ -200,6 +206,8 @@ function borg.backup(dirs, repo, opts)
    local init_claims = is_local(r) and { "file.generated", r, "borg init (borg.backup)" } or nil
    local up = {
       apt.installed { "borgbackup", "cron" },
+      -- A job nothing runs is no backup: cron's daemon runs too.
+      require("prop.service").running "cron",
    }
    if passfile then
       up[#up + 1] = file.directory("/etc/borg", { mode = "0700", owner = "root", group = "root" })

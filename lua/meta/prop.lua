@@ -1254,7 +1254,7 @@ borg = {}
 ---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
 
 ---DebianLike, revertable (the job, script and passphrase file removed;
----never the repository).  borgbackup and cron installed, the repository
+---never the repository).  borgbackup and cron installed, cron running, the repository
 ---made with borg init when missing, /usr/local/sbin/NAME running borg
 ---create, prune and compact, and /etc/cron.d/NAME running it.
 ---@param dirs string|string[] absolute paths

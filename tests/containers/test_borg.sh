@@ -22,6 +22,7 @@ host "b" {
   borg.backup("/etc", "/srv/borg", { passphrase = "plain text" }),
   borg.backup("/etc", "/srv/borg", { kep = { daily = 1 } }),
   borg.backup("/etc", "/srv/borg", { when = "every day" }),
+  borg.backup("/etc", "/srv/borg", { when = "dayly" }),
 }
 EOF
 run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
@@ -32,6 +33,7 @@ check "keep 0 is P012" grep -q 'bad.lua:5: error\[P012\]: borg.backup: keep.dail
 check "a plain passphrase is P012" grep -q 'bad.lua:6: error\[P012\]: borg.backup: passphrase must be a secret' "$TMP/bad.out"
 check "an unknown key, with a suggestion" grep -q 'bad.lua:7: error\[P012\]: unknown key "kep" for borg.backup (did you mean "keep"?)' "$TMP/bad.out"
 check "a bad schedule is P012" grep -q 'bad.lua:8: error\[P012\]: cron.job: schedule "every day" must have 5 fields' "$TMP/bad.out"
+check "a misspelt period, with a suggestion" grep -q 'bad.lua:9: error\[P012\]: borg.backup: when "dayly" must be hourly, daily, weekly, monthly or a cron schedule such as "30 3 \* \* \*" (did you mean "daily"?)' "$TMP/bad.out"
 
 export GNUPGHOME="$TMP/gnupg"
 mkdir -m 700 "$GNUPGHOME"
@@ -74,6 +76,7 @@ check "show: the script is claimed" grep -q 'claims file.content /usr/local/sbin
 check "show: the cron job is claimed" grep -q 'claims file.content /etc/cron.d/prop-test-plain' "$TMP/show.out"
 check "show: the repository is claimed" grep -q 'claims file.generated /var/backups/plain "borg init (borg.backup)"' "$TMP/show.out"
 check "show: borgbackup is claimed" grep -q 'claims package.installed borgbackup' "$TMP/show.out"
+check "show: cron's daemon is claimed running" grep -q 'claims service.running cron' "$TMP/show.out"
 check "show: the passphrase file is claimed, not shown" grep -q 'claims file.content /etc/borg/prop-test-secret.passphrase (secret)' "$TMP/show.out"
 
 # ---- dry run (before the tree exists) ------------------------------------------------
@@ -92,6 +95,7 @@ check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 check "first run: the passphrase is in no output" bash -c "! grep -qF -- '$PASS' '$TMP/r1.out'"
 check "borg is installed" test -x "$B/usr/bin/borg"
 check "cron is installed" test -x "$B/usr/sbin/cron"
+check "no daemon started in the chroot: said so" grep -q 'service cron not started: no daemon runs in a chroot' "$TMP/r1.out"
 check "the plain repository is made" test -f "$B/var/backups/plain/config"
 check "the encrypted repository is made" test -f "$B/var/backups/secret/config"
 same "the plain job" "$(grep -v '^#\|^SHELL\|^PATH' "$B/etc/cron.d/prop-test-plain")" "@daily root /usr/local/sbin/prop-test-plain"
