@@ -59,6 +59,26 @@ check "show: an empty value" grep -q 'claims file.setting /etc/postfix/main.cf "
 check "show: the jail claims its file" grep -q 'claims file.content /etc/fail2ban/jail.d/sshd.local' "$TMP/show.out"
 check "show: the jail is revertable" grep -q 'fail2ban jail sshd : DebianLike, revertable' "$TMP/show.out"
 
+run_prop "$TMP/claims.out" claims "$TMP/show.lua" port:25
+check "prop claims: port 25 is postfix's" grep -q 'port 25 .*by "postfix installed (Internet Site)"' "$TMP/claims.out"
+run_prop "$TMP/claims2.out" claims "$TMP/show.lua" /etc/postfix/main.cf
+check "prop claims: main.cf's settings, one a line" grep -q 'file.setting /etc/postfix/main.cf "message_size_limit=1024000"' "$TMP/claims2.out"
+cat >"$TMP/p6.lua" <<'EOF'
+host "m" {
+  os.debian("bookworm", "amd64"),
+  postfix.installed(),
+  property { desc = "another smtpd", ports = { 25 }, apply = function() end },
+}
+host "s" {
+  os.debian("bookworm", "amd64"),
+  postfix.satellite "smtp.example.org",
+  property { desc = "another smtpd", ports = { 25 }, apply = function() end },
+}
+EOF
+run_prop "$TMP/p6.out" lint "$TMP/p6.lua"
+check "another service on port 25 beside postfix.installed is P006" grep -q 'p6.lua:4: error\[P006\]: port 25 is used by both' "$TMP/p6.out"
+check "a satellite declares no port" bash -c "! grep -q 'p6.lua:9:' '$TMP/p6.out'"
+
 # ---- Docker -------------------------------------------------------------------
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
   fail "dockerd" "this test needs docker and a running dockerd"
