@@ -94,14 +94,15 @@ on_exit "docker image rm -f $CTR:prop-state"
 on_exit "docker rm -f $CTR"
 
 JAIL='{ filter = "sshd", logpath = "/var/log/prop-web.log", maxretry = 3, backend = "polling", port = "http,https" }'
-write_site() { # PROPERTIES...
-  local extra
+write_site() { # PROPERTIES...  (NO_AUTHLOG=1: without /var/log/auth.log)
+  local extra auth='file.has_content("/var/log/auth.log", ""),'
   extra="$(printf '  %s,\n' "$@")"
+  [[ -n "${NO_AUTHLOG:-}" ]] && auth=''
   cat >"$TMP/site.lua" <<EOF
 local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
 local mail = docker.container("$CTR", base, {
   -- Debian's sshd jail reads auth.log, which rsyslog writes: there is none here.
-  file.has_content("/var/log/auth.log", ""),
+  $auth
   file.has_content("/var/log/prop-web.log", ""),
   postfix.satellite "[relay.invalid]:587",
   fail2ban.installed(),
@@ -209,5 +210,15 @@ check "revert: the file is gone" bash -c "! docker exec $CTR test -e /etc/fail2b
 check "revert: fail2ban runs without the jail" bash -c "docker exec $CTR fail2ban-client status | grep -q 'Jail list:' && ! docker exec $CTR fail2ban-client status | grep -q prop-web"
 prop_run "$TMP/r7.out" "$TMP/site.lua"
 same "revert, again: nothing changed" "$(changed_inside "$TMP/r7.out")" "0/0"
+
+# ---- fail2ban cannot start: fail2ban.installed says why ------------------------------
+inside service fail2ban stop >/dev/null
+inside rm -f /var/log/auth.log
+NO_AUTHLOG=1 write_site 'postfix.main_cf { message_size_limit = 20480000 }'
+prop_run "$TMP/r8.out" "$TMP/site.lua"
+same "fail2ban cannot start: exit" "$rc" 1
+same "fail2ban cannot start: fail2ban.installed fails" "$(result_of "$TMP/r8.out" "fail2ban installed")" failed
+check "fail2ban cannot start: says why" grep -q 'fail2ban cannot start, fail2ban-client -t refuses its configuration' "$TMP/r8.out"
+check "fail2ban cannot start: with fail2ban's words" grep -q 'Have not found any log file for sshd jail' "$TMP/r8.out"
 
 finish
