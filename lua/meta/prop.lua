@@ -1381,3 +1381,69 @@ tor = {}
 ---DebianLike, port 443.  A Tor bridge relay.
 ---@return prop.Property
 function tor.bridge() end
+
+postfix = {}
+
+---DebianLike, port 25.  Installs postfix as debconf's "Internet Site"
+---(no question asked) and starts it.  Not beside postfix.satellite (P007).
+---@return prop.Property
+function postfix.installed() end
+
+---DebianLike.  One "name = value" line of /etc/postfix/main.cf per
+---setting (true/false: yes/no, a list joined with ", "); each claimed
+---(another value for one parameter is P007); checked with postfix check on
+---a copy before it replaces main.cf; postfix reloaded after a change.
+---@param settings table<string, string|integer|boolean|string[]> { relayhost = "[smtp.example.org]:587" }
+---@return prop.Property
+function postfix.main_cf(settings) end
+
+---@class prop.SatelliteOptions
+---@field mailname? string /etc/mailname (default: the host's own name)
+
+---DebianLike.  A null client: postfix installed as a "Satellite system",
+---relayhost = relay, mydestination empty, inet_interfaces =
+---loopback-only, myorigin = /etc/mailname; no port declared.
+---@param relay string "smtp.example.org", "[smtp.example.org]:587"
+---@param opts? prop.SatelliteOptions
+---@return prop.Property
+function postfix.satellite(relay, opts) end
+
+fail2ban = {}
+
+---DebianLike.  Installs fail2ban and starts it (failing with
+---fail2ban-client -t's message when it refuses the configuration).
+---@return prop.Property
+function fail2ban.installed() end
+
+---DebianLike, revertable (the file removed).  /etc/fail2ban/jail.d/NAME.local
+---with [NAME], enabled = true and each setting; fail2ban-client -t before
+---the reload, and a configuration fail2ban refuses is put back as it was.
+---@param name string "sshd", or "DEFAULT" for every jail's defaults
+---@param settings table<string, string|integer|boolean|string[]> { maxretry = 3, bantime = "1h" }
+---@return prop.Property
+function fail2ban.jail(name, settings) end
+
+borg = {}
+
+---@class prop.BorgKeep
+---@field hourly? integer
+---@field daily? integer
+---@field weekly? integer
+---@field monthly? integer
+---@field yearly? integer
+
+---@class prop.BorgOptions
+---@field keep? prop.BorgKeep archives borg prune keeps (none given: no pruning)
+---@field passphrase? any secret "name" from the site's store: encrypts the repository (repokey)
+---@field when? string "hourly", "daily" (default), "weekly", "monthly" or a cron schedule
+---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
+
+---DebianLike, revertable (the job, script and passphrase file removed;
+---never the repository).  borgbackup and cron installed, cron running, the repository
+---made with borg init when missing, /usr/local/sbin/NAME running borg
+---create, prune and compact, and /etc/cron.d/NAME running it.
+---@param dirs string|string[] absolute paths
+---@param repo string "/var/backups/borg" or "backup@nas:/srv/borg"
+---@param opts? prop.BorgOptions
+---@return prop.Property
+function borg.backup(dirs, repo, opts) end

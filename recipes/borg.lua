@@ -1,0 +1,230 @@
+-- prop.borg: backups with BorgBackup, run by cron.
+--
+-- A backup is a script (/usr/local/sbin/NAME) that makes an archive of
+-- the directories in the repository and prunes the old ones, and a cron
+-- job (/etc/cron.d/NAME) that runs it.  The repository is made (borg
+-- init) when it does not exist; it is never removed.
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+
+local borg = {}
+
+local impl = { init = {} }
+
+local fmt = string.format
+local concat = table.concat
+
+local BORG = "/usr/bin/borg"
+
+local function borg_argv(a, ...)
+   local argv = { "env" }
+   if a.passfile then argv[#argv + 1] = "BORG_PASSCOMMAND=cat " .. a.passfile end
+   argv[#argv + 1] = "borg"
+   for _, w in ipairs({ ... }) do argv[#argv + 1] = w end
+   return argv
+end
+
+local function is_local(repo)
+   return repo:sub(1, 1) == "/"
+end
+
+-- Whether the repository exists: a local one has its config file; a
+-- remote one is asked with borg info.
+local function repo_exists(sys, a, what)
+   if is_local(a.repo) then return sys:exists(a.repo .. "/config") end
+   local argv = borg_argv(a, "info", a.repo)
+   local r = R.query(sys, what, argv)
+   if r.code == 0 then return true end
+   if (r.stderr or ""):find("does not exist", 1, true) then return false end
+   R.command_failed(what, argv, r)
+end
+
+function impl.init.ensure(sys, a)
+   local what = "borg.backup " .. a.name
+   if not sys:exists(BORG) then
+      if not sys.dry then
+         R.fail("%s: borg is not installed (%s is missing)", what, BORG)
+      end
+      sys:note(fmt("would make the repository %s once borgbackup is installed", a.repo))
+      return "changed"
+   end
+   if repo_exists(sys, a, what) then return "ok" end
+   local argv = borg_argv(a, "init", "--encryption=" .. (a.passfile and "repokey" or "none"))
+   if is_local(a.repo) then argv[#argv + 1] = "--make-parent-dirs" end
+   argv[#argv + 1] = a.repo
+   R.run(sys, what, argv)
+   sys:note(fmt("%s the repository %s (%s)", sys.dry and "would make" or "made", a.repo,
+                a.passfile and "encrypted, repokey" or "not encrypted"))
+   return "changed"
+end
+
+-- A repository: an absolute path, or a remote one (ssh://user@host/path,
+-- user@host:path).
+local function check_repo(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("[%s'\"\\]") then
+      return fmt("%s %s must not contain blanks, quotes or backslashes", what, args.show(v))
+   end
+   if is_local(v) then return args.abs_path(v, what), v end
+   if v:find("^ssh://[%w._-]+@[%w.-]+[:%d]*/") or v:find("^[%w._-]+@[%w.-]+:") then
+      return nil, v
+   end
+   return fmt('%s %s must be an absolute path or a remote repository such as '
+              .. '"backup@nas:/srv/borg" or "ssh://backup@nas/./borg"', what, args.show(v))
+end
+
+local keep_kinds = { "hourly", "daily", "weekly", "monthly", "yearly" }
+
+local function check_keep(v, what)
+   local schema = {}
+   for _, k in ipairs(keep_kinds) do
+      schema[k] = function(x, w)
+         if math.type(x) ~= "integer" or x < 1 then
+            return fmt("%s.%s must be a positive integer, got %s", what, w, args.show(x))
+         end
+         return nil, x
+      end
+   end
+   if type(v) ~= "table" or next(v) == nil then
+      return fmt("%s must be a table such as { daily = 7, weekly = 4, monthly = 6 }, got %s",
+                 what, args.got(v))
+   end
+   return args.options(v, schema, "borg.backup keep")
+end
+
+local periods = { hourly = "@hourly", daily = "@daily", weekly = "@weekly", monthly = "@monthly" }
+
+local schema = {
+   keep = check_keep,
+   passphrase = function(v, what)
+      if core.is_secret(v) then return nil, v end
+      return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
+                 .. "passphrase is never written in the site", what, args.got(v))
+   end,
+   when = function(v, what)
+      local err = args.nonempty_string(v, what)
+      if err then return err end
+      if periods[v] == nil and not v:find("%s") and v:sub(1, 1) ~= "@" then
+         local names = { "hourly", "daily", "weekly", "monthly" }
+         return fmt('%s %s must be hourly, daily, weekly, monthly or a cron schedule such as '
+                    .. '"30 3 * * *"%s', what, args.show(v), args.did_you_mean(v, names))
+      end
+      return nil, periods[v] or v
+   end,
+   name = function(v, what)
+      return args.matching(v, what, "[%w][%w_-]*",
+                           'letters, digits, "_" and "-" (it names the cron job and the script)')
+   end,
+}
+
+-- The name of a backup to repo: "borg-" and the repository's words.
+local function default_name(repo)
+   local slug = repo:gsub("[^%w]+", "-"):gsub("^%-+", ""):gsub("%-+$", "")
+   return "borg-" .. slug:sub(1, 60)
+end
+
+local function script(name, dirs, repo, o, passfile)
+   local q = args.shell_quote
+   local qdirs = {}
+   for i, d in ipairs(dirs) do qdirs[i] = q(d) end
+   local lines = {
+      "#!/bin/sh",
+      fmt("# borg backup %s, managed by prop: edits here are overwritten", name),
+      "# Makes an archive of the directories, then prunes the old ones.",
+      "set -u",
+      "export BORG_REPO=" .. q(repo),
+   }
+   if passfile then lines[#lines + 1] = "export BORG_PASSCOMMAND=" .. q("cat " .. passfile) end
+   lines[#lines + 1] = "rc=0"
+   lines[#lines + 1] = "borg create --one-file-system '::{hostname}-{now:%Y-%m-%dT%H:%M:%S}' "
+      .. concat(qdirs, " ") .. " || rc=$?"
+   lines[#lines + 1] = "# 1 is a warning (a file changed while it was read): the archive is made."
+   lines[#lines + 1] = '[ "$rc" -le 1 ] || exit "$rc"'
+   if o.keep then
+      local flags = {}
+      for _, k in ipairs(keep_kinds) do
+         if o.keep[k] then flags[#flags + 1] = fmt("--keep-%s %d", k, o.keep[k]) end
+      end
+      lines[#lines + 1] = "borg prune --glob-archives '{hostname}-*' " .. concat(flags, " ")
+         .. " || exit $?"
+      lines[#lines + 1] = "borg compact || exit $?"
+   end
+   lines[#lines + 1] = 'exit "$rc"'
+   return concat(lines, "\n") .. "\n"
+end
+
+--[[ borg.backup(dirs, repo [, { keep = { daily=, weekly=, monthly= }, passphrase =
+                 secret "name", when = "daily", name = }])
+  DebianLike, revertable: its revert removes the cron job, the script and
+  the passphrase file (never the repository nor its archives).
+  dirs: an absolute path or a list of them.  repo: an absolute path, or
+  a remote repository ("backup@nas:/srv/borg", "ssh://backup@nas/./borg",
+  reached with root's SSH key).  keep: how many hourly, daily, weekly,
+  monthly, yearly archives borg prune keeps (without keep nothing is
+  pruned).  passphrase: a secret; the repository is then encrypted
+  (repokey), else not encrypted.  when: "hourly", "daily" (the default),
+  "weekly", "monthly", or a cron schedule ("30 3 * * *").  name: the
+  backup's name, "borg-" and the repository's words by default.
+  Claims: package.installed borgbackup and cron, service.running cron
+  (started when it is not, as the job needs it); file.content of
+  /usr/local/sbin/NAME (the script, 0700) and /etc/cron.d/NAME (as
+  cron.job); with a passphrase, file.directory /etc/borg and
+  file.content /etc/borg/NAME.passphrase (0600, secret); for a local
+  repository, file.generated REPO.
+  Run time: borgbackup and cron installed and cron running, the passphrase file and the
+  script written, the repository made with borg init (parent directories
+  too) when it does not exist (a local one: REPO/config is missing; a
+  remote one: borg info says so), then the cron job.  The script runs
+  borg create of an archive named HOST-DATE (--one-file-system; exit 1,
+  a warning, still prunes), then borg prune of this host's archives and
+  borg compact; run it by hand to make a backup now.
+  Example:
+    borg.backup({ "/etc", "/srv" }, "/var/backups/borg",
+                { keep = { daily = 7, weekly = 4, monthly = 6 } })
+]]
+function borg.backup(dirs, repo, opts)
+   local desc = "borg backup to " .. (type(repo) == "string" and repo or "?")
+   local derr, dlist = args.list(dirs, "dirs", args.abs_path, { nonempty = true })
+   if not derr then
+      for _, d in ipairs(dlist) do
+         if d:find("[\r\n]") then derr = fmt("dirs %s contains a newline", args.show(d)) end
+      end
+   end
+   local rerr, r = check_repo(repo, "repo")
+   local oerr, o = args.options(opts, schema, "borg.backup")
+   local msg = args.join("borg.backup", derr, rerr, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local apt = require "prop.apt"
+   local cron = require "prop.cron"
+   local file = require "prop.file"
+   local name = o.name or default_name(r)
+   local bin = "/usr/local/sbin/" .. name
+   local passfile = o.passphrase and "/etc/borg/" .. name .. ".passphrase" or nil
+   local init_claims = is_local(r) and { "file.generated", r, "borg init (borg.backup)" } or nil
+   local up = {
+      apt.installed { "borgbackup", "cron" },
+      -- A job nothing runs is no backup: cron's daemon runs too.
+      require("prop.service").running "cron",
+   }
+   if passfile then
+      up[#up + 1] = file.directory("/etc/borg", { mode = "0700", owner = "root", group = "root" })
+      up[#up + 1] = file.has_content(passfile, o.passphrase,
+                                     { mode = "0600", owner = "root", group = "root" })
+   end
+   up[#up + 1] = file.has_content(bin, script(name, dlist, r, o, passfile),
+                                  { mode = "0700", owner = "root", group = "root" })
+   up[#up + 1] = core.leaf("borg repository " .. r, "DebianLike", impl.init,
+                           { name = name, repo = r, passfile = passfile }, init_claims, {
+      norevert = "the repository is never removed",
+   })
+   up[#up + 1] = cron.job(name, o.when or "@daily", { bin })
+   local down = { file.absent("/etc/cron.d/" .. name), file.absent(bin) }
+   if passfile then down[#down + 1] = file.absent(passfile) end
+   return core.pair(core.props(up):describe(fmt("%s (%s)", desc, name)),
+                    core.props(down):describe(fmt("borg backup %s removed", name)))
+end
+
+return args.strict_module(borg, "borg")
