@@ -114,6 +114,14 @@ local schema = {
       end
       return nil, periods[v] or v
    end,
+   exclude = function(v, what)
+      return args.list(v, what, function(x, w)
+         local err = args.nonempty_string(x, w)
+         if err then return err end
+         if x:find("[\r\n]") then return fmt("%s %s contains a newline", w, args.show(x)) end
+         return nil, x
+      end, { nonempty = true })
+   end,
    name = function(v, what)
       return args.matching(v, what, "[%w][%w_-]*",
                            'letters, digits, "_" and "-" (it names the cron job and the script)')
@@ -139,8 +147,10 @@ local function script(name, dirs, repo, o, passfile)
    }
    if passfile then lines[#lines + 1] = "export BORG_PASSCOMMAND=" .. q("cat " .. passfile) end
    lines[#lines + 1] = "rc=0"
-   lines[#lines + 1] = "borg create --one-file-system '::{hostname}-{now:%Y-%m-%dT%H:%M:%S}' "
-      .. concat(qdirs, " ") .. " || rc=$?"
+   local excl = {}
+   for i, e in ipairs(o.exclude or {}) do excl[i] = "--exclude " .. q(e) .. " " end
+   lines[#lines + 1] = "borg create --one-file-system " .. concat(excl)
+      .. "'::{hostname}-{now:%Y-%m-%dT%H:%M:%S}' " .. concat(qdirs, " ") .. " || rc=$?"
    lines[#lines + 1] = "# 1 is a warning (a file changed while it was read): the archive is made."
    lines[#lines + 1] = '[ "$rc" -le 1 ] || exit "$rc"'
    if o.keep then
@@ -157,7 +167,7 @@ local function script(name, dirs, repo, o, passfile)
 end
 
 --[[ borg.backup(dirs, repo [, { keep = { daily=, weekly=, monthly= }, passphrase =
-                 secret "name", when = "daily", name = }])
+                 secret "name", when = "daily", exclude = { patterns }, name = }])
   DebianLike, revertable: its revert removes the cron job, the script and
   the passphrase file (never the repository nor its archives).
   dirs: an absolute path or a list of them.  repo: an absolute path, or
@@ -166,7 +176,8 @@ end
   monthly, yearly archives borg prune keeps (without keep nothing is
   pruned).  passphrase: a secret; the repository is then encrypted
   (repokey), else not encrypted.  when: "hourly", "daily" (the default),
-  "weekly", "monthly", or a cron schedule ("30 3 * * *").  name: the
+  "weekly", "monthly", or a cron schedule ("30 3 * * *").  exclude:
+  borg create's --exclude patterns ("/var/cache/*", "*.tmp").  name: the
   backup's name, "borg-" and the repository's words by default.
   Claims: package.installed borgbackup and cron, service.running cron
   (started when it is not, as the job needs it); file.content of

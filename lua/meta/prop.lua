@@ -1436,6 +1436,7 @@ borg = {}
 ---@field keep? prop.BorgKeep archives borg prune keeps (none given: no pruning)
 ---@field passphrase? any secret "name" from the site's store: encrypts the repository (repokey)
 ---@field when? string "hourly", "daily" (default), "weekly", "monthly" or a cron schedule
+---@field exclude? string|string[] borg create --exclude patterns: "/proc/*"
 ---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
 
 ---DebianLike, revertable (the job, script and passphrase file removed;

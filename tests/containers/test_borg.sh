@@ -23,6 +23,7 @@ host "b" {
   borg.backup("/etc", "/srv/borg", { kep = { daily = 1 } }),
   borg.backup("/etc", "/srv/borg", { when = "every day" }),
   borg.backup("/etc", "/srv/borg", { when = "dayly" }),
+  borg.backup("/etc", "/srv/borg", { exclude = {} }),
 }
 EOF
 run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
@@ -34,6 +35,7 @@ check "a plain passphrase is P012" grep -q 'bad.lua:6: error\[P012\]: borg.backu
 check "an unknown key, with a suggestion" grep -q 'bad.lua:7: error\[P012\]: unknown key "kep" for borg.backup (did you mean "keep"?)' "$TMP/bad.out"
 check "a bad schedule is P012" grep -q 'bad.lua:8: error\[P012\]: cron.job: schedule "every day" must have 5 fields' "$TMP/bad.out"
 check "a misspelt period, with a suggestion" grep -q 'bad.lua:9: error\[P012\]: borg.backup: when "dayly" must be hourly, daily, weekly, monthly or a cron schedule such as "30 3 \* \* \*" (did you mean "daily"?)' "$TMP/bad.out"
+check "an empty exclude list is P012" grep -q 'bad.lua:10: error\[P012\]: borg.backup: exclude must not be an empty list' "$TMP/bad.out"
 
 export GNUPGHOME="$TMP/gnupg"
 mkdir -m 700 "$GNUPGHOME"
@@ -54,12 +56,13 @@ host "localhost" {
   chroot.provisioned(chroot.from_tarball("$B", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
     file.directory "/srv/data",
     file.has_content("/srv/data/a.txt", "hello\n"),
+    file.has_content("/srv/data/skip.tmp", "not kept\n"),
     $*
   })),
 }
 EOF
 }
-PLAIN_P='borg.backup("/srv/data", "/var/backups/plain", { keep = { daily = 1 }, name = "prop-test-plain" })'
+PLAIN_P='borg.backup("/srv/data", "/var/backups/plain", { keep = { daily = 1 }, exclude = { "/srv/data/*.tmp" }, name = "prop-test-plain" })'
 SECRET_P='borg.backup({ "/srv/data", "/etc/hostname" }, "/var/backups/secret", { passphrase = secret "borg_pass", when = "30 3 * * *", name = "prop-test-secret" })'
 PLAIN="$PLAIN_P,"
 SECRET="$SECRET_P,"
@@ -89,8 +92,8 @@ check "dry run: borg not installed" test ! -e "$B/usr/bin/borg"
 # ---- first run -----------------------------------------------------------------
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
-same "first run: four changed, none failed" \
-  "$(count "$TMP/r1.out" changed)/$(count "$TMP/r1.out" failed)" "4/0"
+same "first run: five changed, none failed" \
+  "$(count "$TMP/r1.out" changed)/$(count "$TMP/r1.out" failed)" "5/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 check "first run: the passphrase is in no output" bash -c "! grep -qF -- '$PASS' '$TMP/r1.out'"
 check "borg is installed" test -x "$B/usr/bin/borg"
@@ -111,6 +114,8 @@ check "the encrypted job runs" chroot "$B" /usr/local/sbin/prop-test-secret
 same "borg list: one archive" "$(chroot "$B" borg list --short /var/backups/plain | wc -l)" 1
 ARCHIVE="$(chroot "$B" borg list --short /var/backups/plain | head -1)"
 check "the archive has the file" bash -c "chroot '$B' borg list '/var/backups/plain::$ARCHIVE' | grep -q 'srv/data/a.txt'"
+check "the archive lacks what exclude names" bash -c "! chroot '$B' borg list '/var/backups/plain::$ARCHIVE' | grep -q 'skip.tmp'"
+check "the encrypted archive (no exclude) has it" bash -c "BORG_PASSPHRASE='$PASS' chroot '$B' borg list --format '{path}{NL}' \"/var/backups/secret::\$(BORG_PASSPHRASE='$PASS' chroot '$B' borg list --short /var/backups/secret)\" | grep -q 'srv/data/skip.tmp'"
 check "the encrypted archive has both" bash -c "BORG_PASSPHRASE='$PASS' chroot '$B' borg list --format '{path}{NL}' \"/var/backups/secret::\$(BORG_PASSPHRASE='$PASS' chroot '$B' borg list --short /var/backups/secret)\" | sort | tr '\n' ' ' | grep -q 'etc/hostname srv/data srv/data/a.txt'"
 check "a second run of the plain job prunes to one a day (keep daily = 1)" chroot "$B" /usr/local/sbin/prop-test-plain
 same "borg list: pruned to one" "$(chroot "$B" borg list --short /var/backups/plain | wc -l)" 1
