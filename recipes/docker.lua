@@ -237,6 +237,25 @@ function docker.env(name, value)
    return param("docker env " .. name, "env", name .. "=" .. value)
 end
 
+--[[ docker.cap_add(capability)
+  A parameter of the docker container it is in (docker run --cap-add):
+  its processes get the Linux capability named (without "CAP_"), such as
+  "NET_ADMIN" to configure the container's own network interfaces.  The
+  capability is the container's, not the host's.
+  Example:
+    docker.cap_add "NET_ADMIN"
+]]
+function docker.cap_add(cap)
+   local err = args.matching(cap, "capability", "[A-Z][A-Z_]*",
+                             'a capability name such as "NET_ADMIN" (without "CAP_")')
+   if not err and cap:find("^CAP_") then
+      err = fmt('capability %s: leave out "CAP_" (docker adds it): "%s"', args.show(cap), cap:sub(5))
+   end
+   local msg = args.join("docker.cap_add", err)
+   if msg then return core.invalid("docker cap_add", msg) end
+   return param("docker cap_add " .. cap, "cap_add", cap)
+end
+
 -- ---------------------------------------------------------------------
 -- Run time, on the parent host.
 
@@ -310,6 +329,7 @@ local function run_argv(a, image)
    for _, p in ipairs(a.publish) do argv[#argv + 1] = "-p"; argv[#argv + 1] = p end
    for _, v in ipairs(a.volume) do argv[#argv + 1] = "-v"; argv[#argv + 1] = v end
    for _, e in ipairs(a.env) do argv[#argv + 1] = "-e"; argv[#argv + 1] = e end
+   for _, c in ipairs(a.cap_add) do argv[#argv + 1] = "--cap-add"; argv[#argv + 1] = c end
    argv[#argv + 1] = image
    argv[#argv + 1] = "sleep"
    argv[#argv + 1] = "infinity"
@@ -456,7 +476,8 @@ end
   DebianLike or any UnixLike host with docker, revertable.  Run time:
   the image is made or pulled when docker has none of its name; then the
   container c runs: `docker run -d --init --name NAME ... IMAGE sleep
-  infinity` with its docker.publish, docker.volume and docker.env, when
+  infinity` with its docker.publish, docker.volume, docker.env and
+  docker.cap_add, when
   it does not exist; started when it is stopped; made again when its
   parameters changed (its files kept: exported and imported as the image
   NAME:prop-state, from which it runs) or its image changed (made anew
@@ -478,18 +499,20 @@ function docker.running(c)
    local image = C.get(h, "image")
    local publish, volume, env = sorted(h:info("container.publish")),
       sorted(h:info("container.volume")), sorted(h:info("container.env"))
+   local cap_add = sorted(h:info("container.cap_add"))
    local ports = {}
    for _, p in ipairs(publish) do ports[#ports + 1] = math.tointeger(tonumber(p:match("(%d+):%d+$"))) end
    local spec = C.get(h, "image.pull") and "pull" or concat({ C.get(h, "family"), C.get(h, "suite"),
       C.get(h, "arch"), C.get(h, "mirror") or "-", C.get(h, "cache") or "-" }, " ")
    local params = concat({ "image=" .. image, "p=" .. concat(publish, ","),
                            "v=" .. concat(volume, ","), "e=" .. concat(env, "\0") }, "\n")
+      .. (#cap_add > 0 and "\ncap=" .. concat(cap_add, ",") or "")
    -- The tree an image is made from the first time: beside the rootfs
    -- cache it fills, removed once the tarball is kept.
    local safe = image:gsub("[/:]", "_")
    local a = {
       name = name, image = image, pull = C.get(h, "image.pull") ~= nil, container = h,
-      publish = publish, volume = volume, env = env, digest = digest(params),
+      publish = publish, volume = volume, env = env, cap_add = cap_add, digest = digest(params),
       build_tree = (C.get(h, "cache") or C.default_cache) .. "/docker-" .. safe,
    }
    local owner = "docker container " .. name

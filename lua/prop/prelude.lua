@@ -151,7 +151,7 @@ local recipe_modules = {
    "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd",
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
-   "nginx", "firewall", "git", "kernel", "grub", "mount",
+   "nginx", "firewall", "git", "kernel", "grub", "mount", "network", "letsencrypt",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)
