@@ -1,4 +1,4 @@
--- prop.tor: Tor relays.
+-- prop.tor: Tor relays and onion (hidden) services.
 
 local core = require "prop.core"
 local args = require "prop.args"
@@ -6,7 +6,9 @@ local R = require "prop.runtime"
 
 local tor = {}
 
-local impl = { bridge = {} }
+local fmt = string.format
+
+local impl = { bridge = {}, hidden = {}, no_hidden = {} }
 
 function impl.bridge.ensure(sys, a)
    local installed = R.apt_install(sys, "tor.bridge", { a.package })
@@ -22,6 +24,113 @@ function impl.bridge.ensure(sys, a)
 end
 
 local torrc = "/etc/tor/torrc"
+local TORRC_D = "/etc/tor/torrc.d"
+local INCLUDE = "%include /etc/tor/torrc.d/"
+local HS_ROOT = "/var/lib/tor/"
+-- Debian's tor.service and init script start tor with these.
+local VERIFY = { "tor", "--defaults-torrc", "/usr/share/tor/tor-service-defaults-torrc",
+                 "-f", torrc, "--verify-config" }
+
+-- tor --verify-config of the whole configuration: nil, or tor's own
+-- warnings and errors when it refuses it.
+local function verify(sys, what)
+   local r = R.query(sys, what, VERIFY)
+   if r.code == 0 then return nil end
+   local said = {}
+   for l in ((r.stdout or "") .. "\n" .. (r.stderr or "")):gmatch("[^\n]+") do
+      if l:find("%[warn%]") or l:find("%[err%]") then said[#said + 1] = l:gsub("^.-%[", "[") end
+   end
+   if #said == 0 then said[1] = R.tail((r.stderr or "") .. (r.stdout or ""), 4) end
+   return table.concat(said, "\n", math.max(1, #said - 5))
+end
+
+-- A running tor reloads its configuration: service tor reload, which
+-- sends it SIGHUP.  Debian's init script refuses when it cannot read the
+-- daemon's /proc/PID/exe (a container without CAP_SYS_PTRACE, tor having
+-- switched to its own user): the SIGHUP is then sent to the pid tor
+-- wrote, as the script would have.
+local function hup(sys, what)
+   local argv = R.init_system(sys) == "systemd" and { "systemctl", "reload", "tor" }
+      or { "service", "tor", "reload" }
+   local r = sys:run(argv, R.any)
+   if r.code == 0 then return end
+   local k = sys:run({ "sh", "-c", 'kill -HUP "$(cat /run/tor/tor.pid)"' }, R.any)
+   if k.code ~= 0 then R.command_failed(what, argv, r) end
+   sys:note(fmt("%s failed (%s); SIGHUP sent to the pid in /run/tor/tor.pid instead",
+                R.show_argv(argv), R.tail(r.stdout .. "\n" .. r.stderr, 1)))
+end
+
+-- tor running with its new configuration: reloaded when it runs, else
+-- started (Debian's package starts it when installed).
+local function reload(sys, what)
+   if R.no_daemons(sys) then
+      R.service_do(sys, "tor", "start")
+   elseif R.service_is_running(sys, "tor") then
+      hup(sys, what)
+   else
+      R.service_do(sys, "tor", "start")
+   end
+end
+
+-- The onion address tor wrote for the service, or nil.  Tor writes it
+-- once it has read the new configuration: a moment after the reload.
+local function onion_address(sys, dir)
+   local r = sys:query({ "sh", "-c", 'i=0; while [ ! -s "$1" ] && [ $i -lt 50 ]; do sleep 0.2; '
+                           .. 'i=$((i+1)); done; head -n 1 "$1"', "sh", dir .. "hostname" })
+   return r.code == 0 and r.stdout:match("^(%S+%.onion)%s*$") or nil
+end
+
+function impl.hidden.ensure(sys, a)
+   local what = a.what
+   local installed = R.apt_install(sys, what, { "tor" })
+   local old_rc = sys:read(torrc)
+   local rc_changed = R.ensure_lines(sys, what, torrc, { INCLUDE })
+   local dst = sys:stat(TORRC_D)
+   if dst == nil then
+      sys:mkdir(TORRC_D, { mode = tonumber("0755", 8) })
+   elseif dst.type ~= "directory" then
+      R.fail("%s: %s is a %s, not a directory", what, TORRC_D, dst.type)
+   end
+   local st = sys:stat(a.path)
+   if st and st.type ~= "file" then R.fail("%s: %s is a %s, not a file", what, a.path, st.type) end
+   local old = st and sys:read(a.path)
+   if old == a.content and not rc_changed and dst then
+      local started = R.ensure_running(sys, "tor")
+      return (installed or started) and "changed" or "ok"
+   end
+   sys:write(a.path, a.content)
+   if sys.dry then
+      sys:note("would check the configuration with tor --verify-config, then reload tor")
+      return "changed"
+   end
+   local err = verify(sys, what)
+   if err then
+      -- Put back as it was: tor goes on with the configuration it runs.
+      if old then sys:write(a.path, old) else sys:remove(a.path) end
+      if rc_changed then
+         if old_rc then sys:write(torrc, old_rc) else sys:remove(torrc) end
+      end
+      R.fail("%s: tor --verify-config refuses the configuration, so %s was left as it was:\n%s",
+             what, old and a.path or torrc, err)
+   end
+   reload(sys, what)
+   local onion = not R.no_daemons(sys) and onion_address(sys, a.dir)
+   if onion then
+      sys:note("onion address: " .. onion)
+   elseif not R.no_daemons(sys) then
+      sys:note("tor has not written " .. a.dir .. "hostname yet")
+   end
+   return "changed"
+end
+
+function impl.no_hidden.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then return "ok" end
+   if st.type == "directory" then R.fail("%s (revert): %s is a directory", a.what, a.path) end
+   sys:remove(a.path)
+   if not sys.dry and R.service_is_running(sys, "tor") then hup(sys, a.what) end
+   return "changed"
+end
 local bridge_lines = { "BridgeRelay 1", "ORPort 443", "ExitPolicy reject *:*" }
 
 --[[ tor.bridge()
@@ -48,6 +157,73 @@ function tor.bridge(a, ...)
       ports = { 443 },
       norevert = "tor.bridge has no revert action: use apt.removed \"tor\" to remove it",
    })
+end
+
+local function check_target(v, what)
+   if math.type(v) == "integer" then
+      local err = args.port(v, what)
+      if err then return err end
+      return nil, "127.0.0.1:" .. v
+   end
+   if type(v) == "string" then
+      if v:find("^unix:/[^%s]*$") then return nil, v end
+      local host, port = v:match("^(.+):(%d+)$")
+      local n = port and tonumber(port)
+      if host and not host:find("[%s:]") or (host and host:find("^%[[%x:]+%]$")) then
+         if n >= 1 and n <= 65535 then return nil, v end
+      end
+   end
+   return fmt('%s must be a port, "ADDRESS:PORT" (such as "127.0.0.1:8080" or "[::1]:80") or '
+              .. '"unix:/PATH", got %s', what, args.show(v))
+end
+
+--[[ tor.hidden_service(name, port [, { target= }])
+  DebianLike, revertable: its revert removes the service's file (its
+  keys in /var/lib/tor/NAME stay, so the address comes back with it).
+  An onion service: connections to port of the onion address reach
+  target (a port, "ADDRESS:PORT" or "unix:/PATH"; 127.0.0.1:PORT unless
+  told) on the host.  Its configuration is the file
+  /etc/tor/torrc.d/hidden-service-NAME ("HiddenServiceDir
+  /var/lib/tor/NAME/" and "HiddenServicePort PORT TARGET"), which torrc
+  includes.  One port per service: a second port is a second name.
+  Claims: file.content /etc/tor/torrc.d/hidden-service-NAME (one name
+  mapped two ways is P007), file.line /etc/tor/torrc "%include
+  /etc/tor/torrc.d/", package.installed tor, service.running tor.  No
+  port of the host is declared: the onion port is not one it listens on.
+  Run time: installs tor, adds the include line, writes the file; the
+  whole configuration is checked with tor --verify-config (as Debian's
+  service starts tor) and, when tor refuses it, the file and torrc are
+  put back as they were and the property fails with tor's warnings.
+  Then tor is reloaded (started when not running) and the onion address
+  it writes to /var/lib/tor/NAME/hostname is shown; sys.facts.onion[NAME]
+  reads it in later runs.  Tor writes it without reaching the network.
+  Example:
+    tor.hidden_service("web", 80)
+    tor.hidden_service("ssh", 22, { target = "127.0.0.1:22" })
+]]
+function tor.hidden_service(name, port, opts)
+   local desc = "tor hidden service " .. (type(name) == "string" and name or "?")
+   local nerr = args.matching(name, "name", "[%w][%w_-]*", 'a name such as "web" (letters, digits, "_" and "-")')
+   local perr = args.port(port, "port")
+   local oerr, o = args.options(opts, { target = check_target }, "tor.hidden_service")
+   local msg = args.join("tor.hidden_service", nerr, perr, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local target = o.target or ("127.0.0.1:" .. port)
+   local dir = HS_ROOT .. name .. "/"
+   local path = TORRC_D .. "/hidden-service-" .. name
+   local content = fmt("# onion service %s, managed by prop: edits here are overwritten\n"
+                       .. "HiddenServiceDir %s\nHiddenServicePort %d %s\n", name, dir, port, target)
+   local a = { what = "tor.hidden_service " .. name, path = path, dir = dir, content = content }
+   local up = core.leaf(desc .. " port " .. port .. " -> " .. target, "DebianLike", impl.hidden, a, {
+      "file.content", path, content,
+      "file.line", torrc, INCLUDE,
+      "file.directory", TORRC_D, false,
+      "package.installed", "tor", false,
+      "service.running", "tor", false,
+   })
+   local down = core.leaf("no " .. desc, "DebianLike", impl.no_hidden, a,
+                          { "file.absent", path, false })
+   return core.pair(up, down)
 end
 
 return args.strict_module(tor, "tor")

@@ -215,6 +215,7 @@ local Sys = {}
 ---@field ipv6? string source address of the default IPv6 route (needs ip(8))
 ---@field interfaces? table<string, prop.Interface> by name
 ---@field interface_names? string[] sorted
+---@field onion? table<string, string> each tor onion service's address by its name ("web" -> "....onion")
 ---@field init? "systemd"|"sysv"|"rc.d" systemd when /run/systemd/system exists
 ---@field container? string the container the target runs in ("docker", "lxc", "systemd-nspawn", "chroot", ...); nil when none
 ---@field tree? true set on a connect.dir tree
@@ -1448,3 +1449,57 @@ borg = {}
 ---@param opts? prop.BorgOptions
 ---@return prop.Property
 function borg.backup(dirs, repo, opts) end
+
+---@class prop.HiddenServiceOptions
+---@field target? integer|string where connections go: a port, "127.0.0.1:8080", "[::1]:80" or "unix:/run/app.sock" (default 127.0.0.1:PORT)
+
+---DebianLike, revertable.  An onion service: /etc/tor/torrc.d/hidden-service-NAME
+---(HiddenServiceDir, HiddenServicePort), included from torrc, checked
+---with tor --verify-config before tor is reloaded; one refused is put back.
+---The address is in sys.facts.onion[NAME].
+---@param name string "web"
+---@param port integer the onion address's port
+---@param opts? prop.HiddenServiceOptions
+---@return prop.Property
+function tor.hidden_service(name, port, opts) end
+
+network = {}
+
+---@class prop.InterfaceConfig
+---@field method? "dhcp"|"static" default "static" when address is given
+---@field address? string with its prefix length: "192.0.2.5/24", "2001:db8::5/64"
+---@field gateway? string inside the address's network
+---@field dns? string[] dns-nameservers
+---@field auto? boolean "auto" (default) or "allow-hotplug"
+---@field options? string[] more ifupdown lines: "mtu 1400"
+---@field over_ssh? boolean take down and up the interface prop's SSH connection goes through
+
+---DebianLike (ifupdown), revertable.  /etc/network/interfaces.d/NAME,
+---parsed with ifquery; the interface is taken down and up when it changed
+---(the old file put back when ifup fails), except the one prop's SSH
+---connection goes through unless over_ssh.
+---@param name string "eth0"
+---@param cfg prop.InterfaceConfig
+---@return prop.Property
+function network.interface(name, cfg) end
+
+---DebianLike (ifupdown).  /etc/network/interfaces.d/NAME written from the
+---interface's live static addresses and default gateway, when missing.
+---@param name string "eth0"
+---@return prop.Property
+function network.preserve_static(name) end
+
+letsencrypt = {}
+
+---@class prop.CertbotOptions
+---@field webroot? string served at http://DOMAIN/.well-known/acme-challenge/ (default "/var/www/html")
+---@field server? string an ACME directory URL (default Let's Encrypt)
+
+---DebianLike.  A certificate in /etc/letsencrypt/live/FIRST from certbot
+---certonly --webroot, requested only when the one there does not name
+---every domain or expires within 30 days.
+---@param domains string|string[] "example.org" or { "example.org", "www.example.org" }
+---@param email string "admin@example.org"
+---@param opts? prop.CertbotOptions
+---@return prop.Property
+function letsencrypt.certbot(domains, email, opts) end

@@ -10,7 +10,7 @@
 --
 -- Fields (man/prop-site.5, "Facts"): os_id, os_like, os_release,
 -- os_codename, os_name, system, kernel, arch, dpkg_arch, cpus, memory,
--- hostname, fqdn, ipv4, ipv6, interfaces, init, container, tree.
+-- hostname, fqdn, ipv4, ipv6, interfaces, onion, init, container, tree.
 
 local M = {}
 
@@ -49,6 +49,9 @@ elif [ -d /sys/class/net ]; then
 elif [ "$(uname -s)" = FreeBSD ]; then
   for i in $(ifconfig -l); do printf 'if=%s\n' "$i"; done
 fi
+for d in /var/lib/tor/*/; do
+  [ -s "${d}hostname" ] && printf 'onion=%s %s\n' "$(basename "$d")" "$(head -n 1 "${d}hostname")"
+done
 if [ -d /run/systemd/system ]; then echo init=systemd
 elif [ "$(uname -s)" = FreeBSD ]; then echo init=rc.d
 else echo init=sysv; fi
@@ -134,6 +137,13 @@ function M.parse(out)
          f.memory = math.tointeger(tonumber(v))
       elseif k == "if" then
          iface((v:gsub("@.*", "")))
+      elseif k == "onion" then
+         -- A tor onion service: its directory's name and address.
+         local name, addr = v:match("^(%S+) (%S+%.onion)$")
+         if name then
+            f.onion = f.onion or {}
+            f.onion[name] = addr
+         end
       elseif k == "addr" then
          local name, fam, addr = v:match("^(%S+) (%S+) (%S+)$")
          if name then

@@ -152,6 +152,7 @@ local recipe_modules = {
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
    "nginx", "firewall", "git", "kernel", "grub", "mount", "postfix", "fail2ban", "borg",
+   "network", "letsencrypt",
 }
 for _, name in ipairs(recipe_modules) do
    env[name] = require("prop." .. name)

@@ -1,0 +1,185 @@
+-- prop.letsencrypt: TLS certificates from Let's Encrypt (or another ACME
+-- server) with certbot's webroot method, Propellor's LetsEncrypt.
+--
+-- The certificate is what decides: a run asks the ACME server only when
+-- /etc/letsencrypt/live/FIRST/cert.pem is missing, does not name every
+-- domain, or expires within 30 days, as openssl reads it.  certbot's own
+-- timer (installed with the package) renews it in between.
+
+local core = require "prop.core"
+local args = require "prop.args"
+local R = require "prop.runtime"
+
+local letsencrypt = {}
+
+local fmt, concat = string.format, table.concat
+
+local LIVE = "/etc/letsencrypt/live/"
+-- certbot renews what expires within 30 days: so does a run.
+local RENEW_SECONDS = 30 * 24 * 3600
+
+local function check_domain(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("^%*%.") then
+      return fmt("%s %s is a wildcard: the webroot method cannot prove it (certbot needs DNS for "
+                 .. "wildcards)", what, args.show(v))
+   end
+   local ok = #v <= 253 and v:find("%.") and not v:find("%.%.") and not v:find("^%.")
+      and not v:find("%.$")
+   if ok then
+      for label in v:gmatch("[^.]+") do
+         if #label > 63 or not label:find("^%w[%w-]*$") or label:find("-$") then ok = false end
+      end
+   end
+   if not ok then
+      return fmt('%s %s is not a domain name such as "www.example.org"', what, args.show(v))
+   end
+   return nil, v:lower()
+end
+
+local function check_email(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if not v:find("^[^@%s,]+@[%w.-]+%.[%w-]+$") then
+      return fmt('%s %s is not an e-mail address such as "admin@example.org"', what, args.show(v))
+   end
+   return nil, v
+end
+
+local schema = {
+   webroot = args.abs_path,
+   server = function(v, what)
+      return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@]+",
+                           'an ACME directory URL such as '
+                           .. '"https://acme-staging-v02.api.letsencrypt.org/directory"')
+   end,
+}
+
+local impl = {}
+
+-- The DNS names of the certificate at path, and whether it is still
+-- valid for RENEW_SECONDS; nil when there is none.
+local function cert_state(sys, what, path)
+   if not sys:exists(path) then return nil end
+   local argv = { "openssl", "x509", "-in", path, "-noout", "-ext", "subjectAltName" }
+   local r = R.query(sys, what, argv)
+   if r.code ~= 0 then
+      sys:note(fmt("%s cannot be read by openssl: %s", path, R.tail(r.stderr, 2)))
+      return nil
+   end
+   local names = {}
+   for n in r.stdout:gmatch("DNS:([^,%s]+)") do names[n:lower()] = true end
+   local e = R.query(sys, what, { "openssl", "x509", "-in", path, "-noout", "-checkend",
+                                  tostring(RENEW_SECONDS) })
+   return names, e.code == 0
+end
+
+-- Why the certificate at path is not the one wanted, or nil.
+local function why_request(sys, what, a)
+   local names, fresh = cert_state(sys, what, a.cert)
+   if names == nil then return "there is no certificate " .. a.cert end
+   local missing = {}
+   for _, d in ipairs(a.domains) do
+      if not names[d] then missing[#missing + 1] = d end
+   end
+   if #missing > 0 then return "the certificate does not cover " .. concat(missing, ", ") end
+   if not fresh then return "the certificate expires within 30 days" end
+   return nil
+end
+
+function impl.ensure(sys, a)
+   local what = a.what
+   local installed = R.apt_install(sys, what, { "certbot", "openssl" })
+   if installed and sys.dry then
+      sys:note(fmt("would request a certificate for %s once certbot is installed",
+                   concat(a.domains, " ")))
+      return "changed"
+   end
+   local why = why_request(sys, what, a)
+   if why == nil then return installed and "changed" or "ok" end
+   local st = sys:stat(a.webroot)
+   if not st or st.type ~= "directory" then
+      local msg = fmt("the webroot %s is not a directory: the web server must serve it for the "
+                      .. "ACME server to read the challenge", a.webroot)
+      if not sys.dry then R.fail("%s: %s", what, msg) end
+      sys:note(msg)
+   end
+   local argv = { "certbot", "certonly", "--webroot", "-w", a.webroot, "--non-interactive",
+                  "--agree-tos", "--no-eff-email", "-m", a.email, "--cert-name", a.domains[1],
+                  "--expand", "--keep-until-expiring" }
+   if a.server then argv[#argv + 1], argv[#argv + 2] = "--server", a.server end
+   for _, d in ipairs(a.domains) do argv[#argv + 1], argv[#argv + 2] = "-d", d end
+   local r = sys:run(argv, R.any)
+   if sys.dry then
+      sys:note(fmt("%s: would ask %s for one (certbot certonly --webroot)", why,
+                   a.server or "Let's Encrypt"))
+      return "changed"
+   end
+   if r.code ~= 0 then
+      local said = R.tail((r.stderr or "") .. "\n" .. (r.stdout or ""), 6)
+      R.fail("%s: %s; certbot exited with %d, the certificate in %s is left as it was:\n%s",
+             what, why, r.code, a.live, said)
+   end
+   local still = why_request(sys, what, a)
+   if still then R.fail("%s: certbot succeeded, but %s", what, still) end
+   sys:note(fmt("%s: certificate obtained for %s", why, concat(a.domains, " ")))
+   return "changed"
+end
+
+--[[ letsencrypt.certbot(domains, email [, { webroot=, server= }])
+  DebianLike, not revertable (certbot delete --cert-name FIRST removes a
+  certificate).
+  A certificate for domains (a name or a list: the first names it) from
+  Let's Encrypt, or from the ACME server at server (an ACME directory
+  URL: Let's Encrypt's staging one, a private CA), proved with files
+  certbot writes under webroot (/var/www/html unless told), which the
+  web server must serve at http://DOMAIN/.well-known/acme-challenge/.
+  email gets the CA's expiry notices.  The files are in
+  /etc/letsencrypt/live/FIRST/ (fullchain.pem, privkey.pem).
+  Claims: file.generated /etc/letsencrypt/live/FIRST (one name given two
+  domain lists is P007), package.installed certbot and openssl.
+  Run time: installs certbot and openssl; ok when
+  /etc/letsencrypt/live/FIRST/cert.pem names every domain and does not
+  expire within 30 days (openssl x509); otherwise runs certbot certonly
+  --webroot --non-interactive --agree-tos --cert-name FIRST --expand and
+  checks the certificate again.  A refusal (the challenge not served,
+  the server unreachable) fails with certbot's words and leaves the old
+  certificate.  Use on_change to reload the web server.
+  Example:
+    letsencrypt.certbot({ "example.org", "www.example.org" }, "admin@example.org")
+      :on_change(service.reloaded "nginx")
+]]
+function letsencrypt.certbot(domains, email, opts)
+   local list = type(domains) == "string" and { domains } or domains
+   local derr, ds = args.list(list, "domains", check_domain)
+   if not derr and #ds == 0 then derr = "domains is empty: give at least one domain" end
+   local eerr = check_email(email, "email")
+   local oerr, o = args.options(opts, schema, "letsencrypt.certbot")
+   local msg = args.join("letsencrypt.certbot", derr, eerr, oerr)
+   local desc = "letsencrypt certificate " .. (type(list) == "table" and type(list[1]) == "string"
+                                               and list[1] or "?")
+   if msg then return core.invalid(desc, msg) end
+   local seen = {}
+   for _, d in ipairs(ds) do
+      if seen[d] then
+         return core.invalid(desc, fmt("letsencrypt.certbot: domains names %s twice", d))
+      end
+      seen[d] = true
+   end
+   local live = LIVE .. ds[1]
+   local a = { what = "letsencrypt.certbot " .. ds[1], domains = ds, email = email,
+               webroot = o.webroot or "/var/www/html", server = o.server, live = live,
+               cert = live .. "/cert.pem" }
+   if #ds > 1 then desc = desc .. " (+" .. (#ds - 1) .. ")" end
+   return core.leaf(desc, "DebianLike", impl, a, {
+      "file.generated", live, "certbot " .. concat(ds, " "),
+      "package.installed", "certbot", false,
+      "package.installed", "openssl", false,
+   }, {
+      norevert = "letsencrypt.certbot has no revert action: certbot delete --cert-name "
+         .. ds[1] .. " removes the certificate",
+   })
+end
+
+return args.strict_module(letsencrypt, "letsencrypt")

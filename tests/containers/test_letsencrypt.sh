@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# letsencrypt.certbot for real against a local ACME server: Debian's
+# pebble runs inside a Docker container made by the test, with a TLS
+# certificate from a throwaway CA the container trusts, and a web server
+# (python3 -m http.server) on the webroot at the port pebble checks
+# challenges on; the domains are names in the container's /etc/hosts.
+# Nothing of it reaches this machine's network or Let's Encrypt.
+# Lint: bad domains, a wildcard, a bad e-mail and URL are P012, one
+# certificate name given two domain lists is P007.  Then: a dry run
+# changes nothing; a run installs certbot and gets a certificate naming
+# every domain (openssl reads it), and its on_change runs; a second run
+# changes nothing and asks nothing; a domain added gets a new certificate
+# in the same place; a domain the ACME server cannot check, and an ACME
+# server that does not answer, fail with certbot's words and leave the
+# certificate as it was; a certificate put in place by hand that covers
+# the domains is ok without asking any server, one that expires within
+# 30 days is renewed (and fails to be, the server not answering).
+# Every image and container is named prop-test-* and removed on exit.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# ---- arguments and claims ------------------------------------------------------------
+cat >"$TMP/bad.lua" <<'EOF'
+host "a" {
+  os.debian("bookworm", "amd64"),
+  letsencrypt.certbot("*.example.org", "admin@example.org"),
+  letsencrypt.certbot({ "example.org", "bad_name.example.org" }, "admin@example.org"),
+  letsencrypt.certbot("example.org", "admin"),
+  letsencrypt.certbot("example.org", "admin@example.org", { webrot = "/srv/www" }),
+  letsencrypt.certbot("example.org", "admin@example.org", { server = "ftp://acme" }),
+  letsencrypt.certbot({}, "admin@example.org"),
+  letsencrypt.certbot({ "example.org", "Example.org" }, "admin@example.org"),
+}
+host "b" {
+  os.debian("bookworm", "amd64"),
+  letsencrypt.certbot("example.org", "admin@example.org"),
+  letsencrypt.certbot({ "example.org", "www.example.org" }, "admin@example.org"),
+}
+host "c" {
+  os.debian("bookworm", "amd64"),
+  letsencrypt.certbot({ "example.org", "www.example.org" }, "admin@example.org",
+                      { webroot = "/srv/www", server = "https://acme.example.net/dir" }),
+}
+EOF
+run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
+OUT="$TMP/bad.out"
+same "lint: exit" "$rc" 2
+check "a wildcard is refused, with why" grep -q 'bad.lua:3: error\[P012\]: letsencrypt.certbot: domains\[1\] "\*.example.org" is a wildcard' "$TMP/bad.out"
+check "a bad domain name" grep -q 'bad.lua:4: error\[P012\]: letsencrypt.certbot: domains\[2\] "bad_name.example.org" is not a domain name' "$TMP/bad.out"
+check "a bad e-mail" grep -q 'bad.lua:5: error\[P012\]: letsencrypt.certbot: email "admin" is not an e-mail address' "$TMP/bad.out"
+check "a misspelt option" grep -q 'bad.lua:6: error\[P012\]: unknown key "webrot" for letsencrypt.certbot (did you mean "webroot"?)' "$TMP/bad.out"
+check "a bad server URL" grep -q 'bad.lua:7: error\[P012\]: letsencrypt.certbot: server "ftp://acme" is not valid' "$TMP/bad.out"
+check "no domains" grep -q 'bad.lua:8: error\[P012\]: letsencrypt.certbot: domains is empty' "$TMP/bad.out"
+check "a domain twice" grep -q 'bad.lua:9: error\[P012\]: letsencrypt.certbot: domains names example.org twice' "$TMP/bad.out"
+check "one certificate, two domain lists: P007" grep -q 'bad.lua:14: error\[P007\]: "/etc/letsencrypt/live/example.org"' "$TMP/bad.out"
+same "lint: eight errors" "$(grep -c 'error\[P' "$TMP/bad.out")" 8
+sed -n '16,20p' "$TMP/bad.lua" >"$TMP/c.lua"
+run_prop "$TMP/show.out" show "$TMP/c.lua" c
+OUT="$TMP/show.out"
+check "show: the live directory" grep -q 'claims file.generated /etc/letsencrypt/live/example.org "certbot example.org www.example.org"' "$TMP/show.out"
+check "show: certbot and openssl" bash -c "grep -q 'claims package.installed certbot' '$TMP/show.out' && grep -q 'claims package.installed openssl' '$TMP/show.out'"
+
+# ---- Docker, pebble -------------------------------------------------------------
+if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
+  fail "dockerd" "this test needs docker and a running dockerd"
+  finish
+  exit 1
+fi
+rootfs_cache
+IMG="prop-test-le-img-$$"
+CTR="prop-test-le-$$"
+on_exit "docker image rm -f $IMG"
+on_exit "docker image rm -f $CTR:prop-state"
+on_exit "docker rm -f $CTR"
+
+ACME="https://127.0.0.1:14000/dir"
+write_site() { # PROPERTIES...
+  local extra=""
+  if [[ $# -gt 0 ]]; then extra="$(printf '  %s,\n' "$@")"; fi
+  cat >"$TMP/site.lua" <<EOF
+local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
+local box = docker.container("$CTR", base, {
+  apt.installed { "pebble", "python3", "ca-certificates", "openssl" },
+  file.directory "/var/www/html",
+$extra
+})
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  docker.running(box),
+}
+EOF
+}
+inside() { docker exec "$CTR" "$@"; }
+counts() { echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"; }
+sans() { docker exec "$CTR" openssl x509 -in "/etc/letsencrypt/live/$1/cert.pem" -noout -ext subjectAltName | tail -n +2 | tr -d ' '; }
+cert_sum() { docker exec "$CTR" sha256sum "/etc/letsencrypt/live/$1/cert.pem" | cut -d' ' -f1; }
+
+docker image rm -f "$IMG" >/dev/null 2>&1 || true
+write_site
+PROP_RUN_TIMEOUT=900 prop_run "$TMP/r0.out" "$TMP/site.lua"
+same "container made, pebble installed: exit" "$rc" 0
+
+# A CA of the test's own, made and trusted inside the container; pebble's
+# TLS certificate from it; the domains in /etc/hosts.
+inside sh -c 'mkdir -p /etc/pebble && cd /etc/pebble &&
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=prop test ACME CA" &&
+  openssl req -newkey rsa:2048 -nodes -keyout key.pem -out srv.csr -subj /CN=localhost &&
+  printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" >ext &&
+  openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext' >/dev/null 2>&1
+inside sh -c 'cat >/etc/pebble/pebble.json <<EOF
+{ "pebble": { "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
+  "certificate": "/etc/pebble/cert.pem", "privateKey": "/etc/pebble/key.pem",
+  "httpPort": 5002, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false } }
+EOF
+cp /etc/pebble/ca.pem /usr/local/share/ca-certificates/prop-test-acme.crt && update-ca-certificates >/dev/null 2>&1
+echo "127.0.0.1 www.prop.test prop.test api.prop.test" >>/etc/hosts'
+docker exec -d -e PEBBLE_VA_NOSLEEP=1 "$CTR" sh -c 'pebble -config /etc/pebble/pebble.json >/var/log/pebble.log 2>&1'
+docker exec -d "$CTR" sh -c 'python3 -m http.server 5002 --directory /var/www/html >/var/log/http.log 2>&1'
+up=no
+for _ in $(seq 120); do
+  if docker exec "$CTR" bash -c '</dev/tcp/127.0.0.1/14000 && </dev/tcp/127.0.0.1/5002' 2>/dev/null; then up=yes; break; fi
+  sleep 0.5
+done
+same "pebble and the web server answer" "$up" yes
+
+CERT='letsencrypt.certbot({ "www.prop.test", "prop.test" }, "admin@prop.test", { server = "'$ACME'" })'
+CERT3='letsencrypt.certbot({ "www.prop.test", "prop.test", "api.prop.test" }, "admin@prop.test", { server = "'$ACME'" })'
+MARK='file.has_content("/srv/reloaded", "yes\n")'
+
+# ---- dry run -------------------------------------------------------------------------
+write_site "$CERT"
+prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
+same "dry run: exit" "$rc" 0
+same "dry run: one would change" "$(counts "$TMP/d.out")" "1/0"
+check "dry run: says what it would do" grep -q 'would request a certificate for www.prop.test prop.test once certbot is installed' "$TMP/d.out"
+check "dry run: certbot not installed" bash -c "! docker exec $CTR test -e /usr/bin/certbot"
+
+# ---- first run, with on_change ----------------------------------------------------------
+write_site "$CERT:on_change($MARK)"
+prop_run "$TMP/r1.out" "$TMP/site.lua"
+same "first run: exit" "$rc" 0
+same "first run: the certificate and its on_change changed" "$(counts "$TMP/r1.out")" "2/0"
+check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
+same "the certificate names both domains" "$(sans www.prop.test)" "DNS:www.prop.test,DNS:prop.test"
+check "it is pebble's" bash -c "docker exec $CTR openssl x509 -in /etc/letsencrypt/live/www.prop.test/cert.pem -noout -issuer | grep -q Pebble"
+check "the note says so" grep -q 'certificate obtained for www.prop.test prop.test' "$TMP/r1.out"
+same "on_change ran" "$(inside cat /srv/reloaded)" "yes"
+SUM1="$(cert_sum www.prop.test)"
+
+# ---- second run: nothing asked, on_change not run -----------------------------------------
+inside rm /srv/reloaded
+orders_before="$(inside grep -c 'POST /order-plz' /var/log/pebble.log || true)"
+prop_run "$TMP/r2.out" "$TMP/site.lua"
+same "second run: exit" "$rc" 0
+same "second run: nothing changes" "$(counts "$TMP/r2.out")" "0/0"
+check "second run: on_change not run" bash -c "! docker exec $CTR test -e /srv/reloaded"
+same "second run: no order sent to pebble" "$(inside grep -c 'POST /order-plz' /var/log/pebble.log || true)" "$orders_before"
+same "second run: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
+
+# ---- a domain added -------------------------------------------------------------------
+write_site "$CERT3"
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "domain added: changed" "$(counts "$TMP/r3.out")/$rc" "1/0/0"
+check "domain added: says why" grep -q 'the certificate does not cover api.prop.test' "$TMP/r3.out"
+same "domain added: the certificate names all three" "$(sans www.prop.test)" "DNS:www.prop.test,DNS:prop.test,DNS:api.prop.test"
+SUM3="$(cert_sum www.prop.test)"
+
+# ---- a domain pebble cannot check: fails, the certificate stays ----------------------------
+write_site 'letsencrypt.certbot({ "www.prop.test", "prop.test", "api.prop.test", "nowhere.prop.test" }, "admin@prop.test", { server = "'$ACME'" })'
+prop_run "$TMP/f1.out" "$TMP/site.lua"
+same "unchecked domain: exit" "$rc" 1
+same "unchecked domain: fails" "$(counts "$TMP/f1.out")" "0/1"
+check "unchecked domain: certbot's words" grep -q 'nowhere.prop.test' "$TMP/f1.out"
+check "unchecked domain: says the certificate was kept" grep -q 'the certificate in /etc/letsencrypt/live/www.prop.test is left as it was' "$TMP/f1.out"
+same "unchecked domain: the certificate is the previous one" "$(cert_sum www.prop.test)" "$SUM3"
+
+# ---- the ACME server does not answer -----------------------------------------------------
+DEAD="https://127.0.0.1:1/dir"
+write_site 'letsencrypt.certbot({ "www.prop.test", "prop.test", "api.prop.test", "x.prop.test" }, "admin@prop.test", { server = "'$DEAD'" })'
+prop_run "$TMP/f2.out" "$TMP/site.lua"
+same "no server: fails" "$(counts "$TMP/f2.out")/$rc" "0/1/1"
+check "no server: certbot's words" grep -qi 'connection refused\|Max retries\|Failed to establish' "$TMP/f2.out"
+same "no server: the certificate is the previous one" "$(cert_sum www.prop.test)" "$SUM3"
+
+# ---- certificates put there by hand -----------------------------------------------------
+selfmade() { # NAME DAYS
+  inside sh -c "mkdir -p /etc/letsencrypt/live/$1 && openssl req -x509 -newkey rsa:2048 -nodes \
+    -keyout /etc/letsencrypt/live/$1/privkey.pem -out /etc/letsencrypt/live/$1/cert.pem \
+    -days $2 -subj /CN=$1 -addext subjectAltName=DNS:$1 >/dev/null 2>&1"
+}
+selfmade self.prop.test 90
+write_site 'letsencrypt.certbot("self.prop.test", "admin@prop.test", { server = "'$DEAD'" })'
+prop_run "$TMP/s1.out" "$TMP/site.lua"
+same "a covering certificate: ok, no server asked" "$(counts "$TMP/s1.out")/$rc" "0/0/0"
+selfmade old.prop.test 10
+write_site 'letsencrypt.certbot("old.prop.test", "admin@prop.test", { server = "'$DEAD'" })'
+prop_run "$TMP/s2.out" "$TMP/site.lua"
+same "an expiring certificate: renewal tried, and fails" "$(counts "$TMP/s2.out")/$rc" "0/1/1"
+check "an expiring certificate: says why" grep -q 'the certificate expires within 30 days' "$TMP/s2.out"
+
+finish
