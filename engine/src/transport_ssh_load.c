@@ -147,7 +147,7 @@ nt_close(prop_transport *t)
 
 static const prop_transport_ops no_transport_ops = {
     nt_run,     nt_read,       nt_write, nt_stat,  nt_path, nt_path_attrs,
-    nt_symlink, nt_path_attrs, nt_lock,  nt_close, NULL,
+    nt_symlink, nt_path_attrs, nt_lock,  nt_close, NULL,    NULL,
 };
 
 /*

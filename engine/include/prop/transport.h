@@ -209,22 +209,22 @@ PROP_API int prop_transport_prefetch(prop_transport *t, const char *const *paths
 PROP_API int prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len);
 /*
  * Write atomically: a temporary file in the same directory, mode and owner
- * set, fsync, rename over path, fsync of the directory.  A reader sees the
- * old content or the new, never a part.  An existing file keeps its mode
- * and owner unless attrs say otherwise; a symbolic link at path is
- * replaced by the file (its target is not written); a directory is an
- * error.
+ * set, fsync, rename over path.  A reader sees the old content or the new,
+ * never a part, and so does the system after a crash; the rename itself
+ * lasts a crash once the directory is synced (prop_transport_sync).  An
+ * existing file keeps its mode and owner unless attrs say otherwise; a
+ * symbolic link at path is replaced by the file (its target is not
+ * written); a directory is an error.
  *
  * The temporary file has no name while it is written where the system
  * allows it (Linux: O_TMPFILE, then linked as .NAME.prop-XXXXXX just
- * before the rename); elsewhere it is made under that name.  A process
- * killed outright can still leave one behind, so every write of path
- * first removes the stale ones beside it: regular files (not links) named
- * exactly ".NAME.prop-" and six letters or digits, NAME being path's last
- * component (its first 200 bytes), owned by the user prop runs as or by
- * the owner the file is given.  A symlink removes stale links of that
- * naming the same way.  (The local transport reads a directory once for
- * all its writes there until a command runs; SSH looks each time.)
+ * before the rename); elsewhere it is made under that name.  A process killed outright can still
+ * leave one behind, so every write of path first removes the stale ones beside it: regular files
+ * (not links) named exactly ".NAME.prop-" and six letters or digits, NAME being path's last
+ * component (its first 200 bytes), owned by the user prop runs as or by the owner the file is
+ * given.  A symlink removes stale links of that naming the same way.  (The local transport reads a
+ * directory once for all its writes there until a command runs; SSH looks
+ * each time.)
  */
 PROP_API int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                                   const prop_file_attrs *attrs);
@@ -242,6 +242,17 @@ PROP_API int prop_transport_symlink(prop_transport *t, const char *target, const
  */
 PROP_API int prop_transport_chattr(prop_transport *t, const char *path,
                                    const prop_file_attrs *attrs);
+/*
+ * Make what was done through t last a crash.  A write, a symlink, a mkdir
+ * or a remove is whole when it returns (the file's data is on disk before
+ * it takes its name), but the directories whose entries it changed are
+ * synced together: each once, here, however many files changed in it.
+ * Call it before saying that the work is done; a command run through t,
+ * and prop_transport_close(), sync first too (close cannot report a
+ * failure).  0, or PROP_ERROR with the directory that could not be
+ * synced.  Transports that sync as they go (SSH, containers) return 0.
+ */
+PROP_API int prop_transport_sync(prop_transport *t);
 /*
  * Take the target's run lock (held until close).  When another run holds
  * it, fails with a message naming the holder (pid and start time).
