@@ -64,8 +64,13 @@ fi
 
 # ---- examples/embed.c, shared ----
 cd "$TMP" || exit 1
+# A build with sanitizers (-DPROP_SANITIZE=ON) needs them in the program too.
+SAN=()
+if readelf -d "$libdir/libprop.so" | grep -q 'NEEDED.*libasan'; then
+  SAN=(-fsanitize=address,undefined)
+fi
 # shellcheck disable=SC2046
-if "$CC" -std=c11 -Wall -Wextra -Werror -o embed "$PROP_SOURCE_DIR/examples/embed.c" \
+if "$CC" "${SAN[@]}" -std=c11 -Wall -Wextra -Werror -o embed "$PROP_SOURCE_DIR/examples/embed.c" \
   $(pkg-config --cflags --libs prop) -Wl,-rpath,"$libdir" >"$TMP/cc.log" 2>&1; then
   pass
 else
@@ -142,7 +147,7 @@ fi
 
 # ---- examples/embed.c, static ----
 # shellcheck disable=SC2046
-if "$CC" -std=c11 -o embed-static "$PROP_SOURCE_DIR/examples/embed.c" \
+if "$CC" "${SAN[@]}" -std=c11 -o embed-static "$PROP_SOURCE_DIR/examples/embed.c" \
   $(pkg-config --cflags prop) $(pkg-config --static --libs prop | sed 's/-lprop\b/-l:libprop.a/') \
   >"$TMP/cc-static.log" 2>&1; then
   pass
@@ -175,7 +180,7 @@ int main(void)
 }
 EOF
 # shellcheck disable=SC2046
-"$CC" -std=c11 -o probe probe.c $(pkg-config --cflags --libs prop) -Wl,-rpath,"$libdir" \
+"$CC" "${SAN[@]}" -std=c11 -o probe probe.c $(pkg-config --cflags --libs prop) -Wl,-rpath,"$libdir" \
   >"$TMP/cc-probe.log" 2>&1 || fail probe "probe.c does not build" "$TMP/cc-probe.log"
 # The module's own answer for a missing address: it was found beside libprop.so.
 ./probe >out5 2>&1
