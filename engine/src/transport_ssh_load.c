@@ -4,16 +4,20 @@
  * hands the call to it.  A program that reaches no host over SSH never
  * loads libssh.
  *
- * Where the module is looked for: first as dlopen(3) looks for a bare
- * file name, which for prop and libprop.so means their run path
- * ($ORIGIN/../lib/prop and $ORIGIN/prop once installed, the build tree
- * before), then in PROP_MODULE_DIR, the directory it is installed in
- * (for a program linked with the static libprop.a).
+ * Where the module is looked for: first where dlopen(3) would look for a
+ * bare file name called from the object libprop is in, which for prop
+ * and libprop.so means their run path first ($ORIGIN/../lib/prop and
+ * $ORIGIN/prop once installed, the build tree before), then in
+ * PROP_MODULE_DIR, the directory it is installed in (for a program
+ * linked with the static libprop.a).
  *
  * The module stays loaded until the process ends: the transports it made
  * point into it.
  */
+#define _GNU_SOURCE /* dladdr1, dlinfo */
+
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,25 +33,66 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static prop_ssh_module_entry entry;
 static char load_error[768];
 
+#ifdef __GLIBC__
+/* An address inside the object this code is linked into. */
+static const char anchor;
+
+/*
+ * dlopen() of the bare name, as if called from the object that holds
+ * libprop (prop, libprop.so or a program linked with libprop.a): its run
+ * path ($ORIGIN expanded), LD_LIBRARY_PATH, the system's directories.
+ * dlopen() itself would search the caller's path, but the caller may be
+ * an interposer (a sanitizer's runtime), so every directory is tried with
+ * the full name.  NULL when none has the module.
+ */
+static void *
+open_from_search_path(void)
+{
+    Dl_serinfo size, *si;
+    struct link_map *map = NULL;
+    Dl_info info;
+    void *h = NULL;
+    unsigned i;
+
+    if (!dladdr1(&anchor, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+        dlinfo(map, RTLD_DI_SERINFOSIZE, &size) != 0 || !(si = malloc(size.dls_size)))
+        return NULL;
+    if (dlinfo(map, RTLD_DI_SERINFOSIZE, si) == 0 && dlinfo(map, RTLD_DI_SERINFO, si) == 0) {
+        for (i = 0; i < si->dls_cnt && !h; i++) {
+            char path[4096];
+            int n = snprintf(path, sizeof path, "%s/%s", si->dls_serpath[i].dls_name,
+                             PROP_SSH_MODULE_FILE);
+
+            if (n > 0 && (size_t)n < sizeof path && si->dls_serpath[i].dls_name[0] == '/')
+                h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        }
+    }
+    free(si);
+    return h;
+}
+#else
+static void *
+open_from_search_path(void)
+{
+    return dlopen(PROP_SSH_MODULE_FILE, RTLD_NOW | RTLD_LOCAL);
+}
+#endif
+
 static void
 load_module(void)
 {
-    char first[256];
     const char *why;
     void *h;
 
-    h = dlopen(PROP_SSH_MODULE_FILE, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        why = dlerror();
-        snprintf(first, sizeof first, "%s", why ? why : "not found");
+    h = open_from_search_path();
+    if (!h)
         h = dlopen(PROP_MODULE_DIR "/" PROP_SSH_MODULE_FILE, RTLD_NOW | RTLD_LOCAL);
-    }
     if (!h) {
         why = dlerror();
         snprintf(load_error, sizeof load_error,
                  "ssh: the SSH transport is not installed: cannot load " PROP_SSH_MODULE_FILE
-                 " (%s; %s)",
-                 first, why ? why : "not found");
+                 " from the library path nor from " PROP_MODULE_DIR " (%s)",
+                 why ? why : "not found");
         return;
     }
     /* POSIX's way from an object pointer to a function pointer. */

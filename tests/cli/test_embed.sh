@@ -62,6 +62,14 @@ if readelf -d "$libdir/prop/libprop-ssh.so" | grep -q 'NEEDED.*libssh'; then pas
   fail needed "the SSH module does not link libssh"
 fi
 
+# The installed prop finds the module through its run path ($ORIGIN-relative).
+runpath="$(readelf -d "$PREFIX/bin/prop" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
+if [[ "$runpath" == *'$ORIGIN'* && -e "${runpath//\$ORIGIN/$PREFIX/bin}/libprop-ssh.so" ]]; then
+  pass
+else
+  fail needed "the installed prop's run path ($runpath) does not lead to the module"
+fi
+
 # ---- examples/embed.c, shared ----
 cd "$TMP" || exit 1
 # A build with sanitizers (-DPROP_SANITIZE=ON) needs them in the program too.
@@ -189,7 +197,7 @@ if grep -qx -- '-3 ssh: ssh: no address to connect to' out5; then pass; else
 fi
 mv "$libdir/prop/libprop-ssh.so" "$TMP/libprop-ssh.so.away"
 ./probe >out6 2>&1
-if grep -q -- '^-3 ssh: ssh: the SSH transport is not installed: cannot load libprop-ssh.so (' out6; then
+if grep -q -- '^-3 ssh: ssh: the SSH transport is not installed: cannot load libprop-ssh.so from the library path nor from ' out6; then
   pass
 else
   fail module "a missing module is not a clear error" out6
@@ -203,7 +211,7 @@ host "far" {
 EOF
 timeout 120 "$PREFIX/bin/prop" run ssh-site.lua >out7 2>&1
 rc=$?
-if [[ $rc -ne 0 ]] && grep -q 'the SSH transport is not installed: cannot load libprop-ssh.so' out7; then
+if [[ $rc -ne 0 ]] && grep -q 'the SSH transport is not installed: cannot load libprop-ssh.so from the library path' out7; then
   pass
 else
   fail module "prop run without the module (exit $rc)" out7
