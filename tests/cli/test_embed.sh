@@ -42,8 +42,17 @@ done
 # ---- exports: the PROP_API functions of the headers, nothing else ----
 nm -D --defined-only "$libdir/libprop.so" | awk '$2 ~ /^[TtWDdBbRrV]$/ {print $3}' |
   sort >"$TMP/exported"
-grep -ohE '^PROP_API[^(]*\(' "$includedir"/prop/*.h | grep -oE 'prop_[a-z0-9_]+\($' |
-  tr -d '(' | sort -u >"$TMP/declared"
+# Every function declared in the headers (a line that starts a declaration
+# at the left margin) is marked PROP_API.
+grep -hE '^[A-Za-z][^(]*\bprop_[a-z0-9_]+\(' "$includedir"/prop/*.h | grep -v '^typedef' \
+  >"$TMP/declarations"
+if grep -v '^PROP_API ' "$TMP/declarations" >"$TMP/unmarked"; then
+  fail exports "functions declared without PROP_API" "$TMP/unmarked"
+else
+  pass
+fi
+grep -oE '^[^(]*\(' "$TMP/declarations" | grep -oE 'prop_[a-z0-9_]+\($' | tr -d '(' |
+  sort -u >"$TMP/declared"
 if [[ -s "$TMP/declared" ]] && diff "$TMP/declared" "$TMP/exported" >"$TMP/exports.diff"; then
   pass
 else
