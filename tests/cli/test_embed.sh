@@ -20,7 +20,8 @@ pass
 
 pc="$(find "$PREFIX" -name prop.pc -path '*/pkgconfig/*' | head -1)"
 if [[ -n "$pc" ]]; then pass; else fail install "no prop.pc installed"; fi
-export PKG_CONFIG_PATH="$(dirname "$pc")"
+PKG_CONFIG_PATH="$(dirname "$pc")"
+export PKG_CONFIG_PATH
 libdir="$(pkg-config --variable=libdir prop 2>/dev/null)"
 includedir="$(pkg-config --variable=includedir prop 2>/dev/null)"
 # The .pc file is relocatable: its prefix is where it was installed.
@@ -73,6 +74,7 @@ fi
 
 # The installed prop finds the module through its run path ($ORIGIN-relative).
 runpath="$(readelf -d "$PREFIX/bin/prop" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')"
+# shellcheck disable=SC2016 # a literal $ORIGIN
 if [[ "$runpath" == *'$ORIGIN'* && -e "${runpath//\$ORIGIN/$PREFIX/bin}/libprop-ssh.so" ]]; then
   pass
 else
@@ -84,7 +86,7 @@ cd "$TMP" || exit 1
 # A build with sanitizers (-DPROP_SANITIZE=ON) needs them in the program too.
 SAN=()
 if readelf -d "$libdir/libprop.so" | grep -q 'NEEDED.*libasan'; then
-  SAN=(-fsanitize=address,undefined)
+  SAN=("-fsanitize=address,undefined")
 fi
 # shellcheck disable=SC2046
 if "$CC" "${SAN[@]}" -std=c11 -Wall -Wextra -Werror -o embed "$PROP_SOURCE_DIR/examples/embed.c" \
