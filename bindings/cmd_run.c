@@ -1895,6 +1895,11 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     lsys_retire(L, hr.sys_idx);
     prop_secrets_free(hr.store); /* every value it decrypted is wiped */
     hr.store = NULL;
+    /* What the properties changed lasts a crash before the host is reported. */
+    if (prop_transport_sync(t) != PROP_OK) {
+        printf("%s    failed: %s\n", hr.name, prop_transport_error(t));
+        oc->failed++;
+    }
     oc->ms = now_ms() - t0;
     print_host_line(o, h, oc, why, hr.color);
     fflush(stdout);

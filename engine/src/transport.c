@@ -174,6 +174,14 @@ prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs
 }
 
 int
+prop_transport_sync(prop_transport *t)
+{
+    if (!t)
+        return PROP_EINVAL;
+    return t->ops->sync ? t->ops->sync(t) : PROP_OK;
+}
+
+int
 prop_transport_lock(prop_transport *t)
 {
     if (!t)

@@ -149,6 +149,11 @@ static int
 ctr_run(prop_transport *t, const char *const *argv, const char *in, size_t inlen,
         prop_cmd_result *r)
 {
+    ctr_tr *c = (ctr_tr *)t;
+
+    /* What was written in the tree lasts before a command can depend on it. */
+    if (c->files && files_rc(c, prop_transport_sync(c->files)) != PROP_OK)
+        return PROP_ERROR;
     return ctr_command(t, argv, in, inlen, r, 0);
 }
 
@@ -327,6 +332,15 @@ ctr_lock(prop_transport *t)
     return PROP_OK;
 }
 
+/* Scripts sync as they go; the tree of a chroot on this machine, here. */
+static int
+ctr_sync(prop_transport *t)
+{
+    ctr_tr *c = (ctr_tr *)t;
+
+    return c->files ? files_rc(c, prop_transport_sync(c->files)) : PROP_OK;
+}
+
 static void
 ctr_close(prop_transport *t)
 {
@@ -342,7 +356,7 @@ ctr_close(prop_transport *t)
 
 static const prop_transport_ops ctr_ops = {
     ctr_run,     ctr_read,   ctr_write, ctr_stat,  ctr_remove, ctr_mkdir,
-    ctr_symlink, ctr_chattr, ctr_lock,  ctr_close, NULL,
+    ctr_symlink, ctr_chattr, ctr_lock,  ctr_close, NULL,       ctr_sync,
 };
 
 int

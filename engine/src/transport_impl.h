@@ -26,6 +26,8 @@ typedef struct prop_transport_ops {
     void (*close)(prop_transport *t);
     /* Optional (NULL: the hint is ignored); see prop_transport_prefetch(). */
     int (*prefetch)(prop_transport *t, const char *const *paths, size_t npaths);
+    /* Optional (NULL: nothing to do); see prop_transport_sync(). */
+    int (*sync)(prop_transport *t);
 } prop_transport_ops;
 
 struct prop_transport {

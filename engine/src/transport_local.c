@@ -83,6 +83,13 @@ typedef struct local_transport {
     } * stale;
     size_t nstale;
     unsigned long stale_changes;
+    /*
+     * The directories whose entries changed since the last sync (host
+     * paths, malloc'd), a set by hash: each is synced once however many
+     * files were written in it (see prop_transport_sync()).
+     */
+    char **dirty;
+    size_t ndirty, dirty_cap;
 } local_transport;
 
 static local_transport *
@@ -609,7 +616,19 @@ attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_
 
 /* ---- files ---- */
 
-/* fsync a directory, so that a rename in it lasts. */
+static uint64_t
+fnv1a64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* fsync a directory, so that a rename in it lasts: 0 or errno. */
 static int
 sync_dir(const char *dir)
 {
@@ -625,6 +644,75 @@ sync_dir(const char *dir)
     if (close(fd) != 0 && !e && errno != EINTR)
         e = errno;
     return e;
+}
+
+/* Sync every directory of the dirty set, then empty it: the first failure. */
+static int
+sync_dirty(local_transport *lt)
+{
+    size_t i;
+    int e, rc = PROP_OK;
+
+    for (i = 0; i < lt->dirty_cap && lt->ndirty; i++) {
+        char *dir = lt->dirty[i];
+
+        if (!dir)
+            continue;
+        if ((e = sync_dir(dir)) != 0 && rc == PROP_OK) {
+            const char *shown = dir + lt->plen;
+
+            rc = prop_transport_fail(&lt->base, "sync %s: %s", *shown ? shown : "/", strerror(e));
+        }
+        free(dir);
+        lt->dirty[i] = NULL;
+        lt->ndirty--;
+    }
+    return rc;
+}
+
+/* Grow the dirty set to cap slots (a power of two): 0 or ENOMEM. */
+static int
+dirty_grow(local_transport *lt, size_t cap)
+{
+    char **slots = calloc(cap, sizeof *slots), **old = lt->dirty;
+    size_t i, j;
+
+    if (!slots)
+        return ENOMEM;
+    for (i = 0; i < lt->dirty_cap; i++) {
+        if (!old[i])
+            continue;
+        for (j = (size_t)fnv1a64(old[i]) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1)) {
+        }
+        slots[j] = old[i];
+    }
+    free(old);
+    lt->dirty = slots;
+    lt->dirty_cap = cap;
+    return 0;
+}
+
+/*
+ * The entries of directory dir (a host path) changed: it is synced with
+ * the others by sync_dirty().  When it cannot be remembered (out of
+ * memory) it is synced now: 0 or errno.
+ */
+static int
+dirty_add(local_transport *lt, const char *dir)
+{
+    size_t j;
+
+    if ((lt->ndirty + 1) * 2 > lt->dirty_cap &&
+        dirty_grow(lt, lt->dirty_cap ? lt->dirty_cap * 2 : 16) != 0)
+        return sync_dir(dir);
+    for (j = (size_t)fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
+         j = (j + 1) & (lt->dirty_cap - 1))
+        if (strcmp(lt->dirty[j], dir) == 0)
+            return 0;
+    if (!(lt->dirty[j] = strdup(dir)))
+        return sync_dir(dir);
+    lt->ndirty++;
+    return 0;
 }
 
 static int
@@ -836,7 +924,7 @@ link_unnamed(int fd, char *tmp)
 }
 
 static int
-l_read(prop_transport *t, const char *path, char **data, size_t *len)
+lt_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX];
@@ -878,7 +966,8 @@ l_read(prop_transport *t, const char *path, char **data, size_t *len)
 }
 
 static int
-l_write(prop_transport *t, const char *path, const char *data, size_t len, const prop_file_attrs *a)
+lt_write(prop_transport *t, const char *path, const char *data, size_t len,
+         const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
@@ -957,7 +1046,7 @@ l_write(prop_transport *t, const char *path, const char *data, size_t len, const
         goto fail;
     if (rename(tmp, hp) != 0)
         goto fail;
-    if ((e = sync_dir(dir)) != 0)
+    if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "write %s: written, but syncing its directory failed: %s",
                                    path, strerror(e));
     return PROP_OK;
@@ -972,7 +1061,7 @@ fail:
 }
 
 static int
-l_stat(prop_transport *t, const char *path, prop_file_stat *st)
+lt_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX];
@@ -1022,7 +1111,7 @@ l_stat(prop_transport *t, const char *path, prop_file_stat *st)
 }
 
 static int
-l_remove(prop_transport *t, const char *path)
+lt_remove(prop_transport *t, const char *path)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX], dir[PATH_MAX];
@@ -1048,11 +1137,14 @@ l_remove(prop_transport *t, const char *path)
             return prop_transport_fail(t, "remove %s: the directory is not empty", path);
         return fail_errno(lt, "remove", path, errno);
     }
+    if ((rc = dirty_add(lt, dir)) != 0)
+        return prop_transport_fail(t, "remove %s: removed, but syncing its directory failed: %s",
+                                   path, strerror(rc));
     return PROP_OK;
 }
 
 static int
-l_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
+lt_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX], dir[PATH_MAX];
@@ -1079,6 +1171,9 @@ l_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
         (void)rmdir(hp);
         return fail_errno(lt, "mkdir", path, e);
     }
+    if ((e = dirty_add(lt, dir)) != 0)
+        return prop_transport_fail(t, "mkdir %s: made, but syncing its parent failed: %s", path,
+                                   strerror(e));
     return PROP_OK;
 }
 
@@ -1107,7 +1202,7 @@ random_suffix(char *s)
 }
 
 static int
-l_symlink(prop_transport *t, const char *target, const char *link)
+lt_symlink(prop_transport *t, const char *target, const char *link)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
@@ -1144,7 +1239,7 @@ l_symlink(prop_transport *t, const char *target, const char *link)
             return prop_transport_fail(t, "symlink %s: it is a directory", link);
         return fail_errno(lt, "symlink", link, e);
     }
-    if ((e = sync_dir(dir)) != 0)
+    if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "symlink %s: made, but syncing its directory failed: %s",
                                    link, strerror(e));
     return PROP_OK;
@@ -1152,7 +1247,7 @@ l_symlink(prop_transport *t, const char *target, const char *link)
 
 /* chattr follows a final link (within the tree for a tree). */
 static int
-l_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
+lt_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
     char hp[PATH_MAX];
@@ -1185,18 +1280,6 @@ l_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
 
 /* ---- the run lock ---- */
 
-static uint64_t
-fnv1a64(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 /* The lock file's path, malloc'd (NULL: out of memory). */
 static char *
 lock_file_path(const local_transport *lt)
@@ -1226,7 +1309,7 @@ lock_file_path(const local_transport *lt)
 }
 
 static int
-l_lock(prop_transport *t)
+lt_lock(prop_transport *t)
 {
     local_transport *lt = lt_of(t);
     char *path, holder[256], stamp[32], line[128];
@@ -1680,8 +1763,8 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
 }
 
 static int
-l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
-      prop_cmd_result *r)
+lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+       prop_cmd_result *r)
 {
     local_transport *lt = lt_of(t);
     int inp[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
@@ -1703,6 +1786,13 @@ l_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t
         return prop_transport_fail(t, "run %s: interrupted: not started", argv[0]);
     if (lt->root)
         return tree_refuses_commands(lt, argv[0]);
+    /* What was written lasts before a command can depend on it. */
+    if (lt->ndirty && sync_dirty(lt) != PROP_OK) {
+        char why[sizeof t->err];
+
+        memcpy(why, t->err, sizeof why);
+        return prop_transport_fail(t, "run %s: not started: %s", argv[0], why);
+    }
     if (!(envp = child_env(&path)))
         return prop_transport_fail(t, "run %s: out of memory", argv[0]);
     if ((e = make_pipe(inp)) != 0 || (e = make_pipe(outp)) != 0 || (e = make_pipe(errp)) != 0 ||
@@ -1828,13 +1918,26 @@ out:
 
 /* ---- making and closing ---- */
 
-static void
-l_close(prop_transport *t)
+static int
+lt_sync(prop_transport *t)
 {
     local_transport *lt = lt_of(t);
 
+    return lt->ndirty ? sync_dirty(lt) : PROP_OK;
+}
+
+static void
+lt_close(prop_transport *t)
+{
+    local_transport *lt = lt_of(t);
+
+    if (lt->ndirty && sync_dirty(lt) != PROP_OK) {
+        /* nothing more to do: the caller did not ask, and cannot be told */
+    }
+    free(lt->dirty);
+
     if (lt->lock_fd >= 0) {
-        /* Removed while held (see l_lock); closing releases the lock. */
+        /* Removed while held (see lt_lock); closing releases the lock. */
         if (unlink(lt->lock_path) != 0 && ftruncate(lt->lock_fd, 0) != 0) {
             /* nothing more to do: a stale text names a process that is gone */
         }
@@ -1847,7 +1950,8 @@ l_close(prop_transport *t)
 }
 
 static const prop_transport_ops local_ops = {
-    l_run, l_read, l_write, l_stat, l_remove, l_mkdir, l_symlink, l_chattr, l_lock, l_close, NULL,
+    lt_run,     lt_read,   lt_write, lt_stat,  lt_remove, lt_mkdir,
+    lt_symlink, lt_chattr, lt_lock,  lt_close, NULL,      lt_sync,
 };
 
 static local_transport *
@@ -1915,7 +2019,7 @@ prop_transport_dir(prop_transport **out, const char *root)
                                    lt->base.name);
     }
     if (!(lt->root = strdup(real))) {
-        l_close(&lt->base);
+        lt_close(&lt->base);
         *out = NULL;
         return PROP_ENOMEM;
     }

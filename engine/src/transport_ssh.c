@@ -1840,7 +1840,7 @@ sshtr_close_tr(prop_transport *t)
 
 static const prop_transport_ops ssh_ops = {
     sshtr_run,     sshtr_read,   sshtr_write, sshtr_stat,     sshtr_remove,   sshtr_mkdir,
-    sshtr_symlink, sshtr_chattr, sshtr_lock,  sshtr_close_tr, sshtr_prefetch,
+    sshtr_symlink, sshtr_chattr, sshtr_lock,  sshtr_close_tr, sshtr_prefetch, NULL,
 };
 
 static int

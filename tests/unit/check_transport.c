@@ -1245,6 +1245,53 @@ START_TEST(test_dir_paths)
 }
 END_TEST
 
+/*
+ * Directory syncs are grouped: each changed directory is synced once, by
+ * prop_transport_sync() or before a command; a failure names it.
+ */
+START_TEST(test_sync_groups_dirs)
+{
+    prop_transport *t;
+    prop_cmd_result r;
+
+    ck_assert_int_eq(prop_transport_sync(NULL), PROP_EINVAL);
+    mkdirs(P("root"));
+    t = open_dir(P("root"));
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK); /* nothing yet */
+    ck_assert_int_eq(prop_transport_mkdir(t, "/a", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_mkdir(t, "/b", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/a/1", "1", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/a/2", "2", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_symlink(t, "1", "/b/l"), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    expect_file(P("root/a/2"), "2");
+
+    /* A directory gone before its sync: the sync says which, once. */
+    ck_assert_int_eq(prop_transport_write(t, "/a/3", "3", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/b/l"), PROP_OK);
+    ck_assert_int_eq(rename(P("root/a"), P("root/moved")), 0);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(t), "sync /a: "));
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    expect_file(P("root/moved/3"), "3");
+    prop_transport_close(t);
+
+    /* This machine: a command does not start before the sync. */
+    mkdirs(P("s"));
+    ck_assert_int_eq(prop_transport_write(T, P("s/f"), "f", 1, NULL), PROP_OK);
+    ck_assert_int_eq(rename(P("s"), P("s2")), 0);
+    ck_assert_int_eq(RUN(T, &r, "true"), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(T), "run true: not started: sync "));
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(T), P("s")));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_eq(RUN(T, &r, "true"), PROP_OK);
+    ck_assert_int_eq(r.code, 0);
+    prop_cmd_result_clear(&r);
+    /* Closing with a directory to sync is quiet. */
+    ck_assert_int_eq(prop_transport_write(T, P("s2/g"), "g", 1, NULL), PROP_OK);
+}
+END_TEST
+
 START_TEST(test_dir_links_stay_inside)
 {
     prop_transport *t;
@@ -1560,6 +1607,7 @@ transport_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_dir_bad_root);
     tcase_add_test(tc, test_dir_paths);
+    tcase_add_test(tc, test_sync_groups_dirs);
     tcase_add_test(tc, test_dir_links_stay_inside);
     tcase_add_test(tc, test_dir_user_database);
     tcase_add_test(tc, test_dir_refuses_commands);

@@ -36,9 +36,9 @@ extern "C" {
  * PROP_ENOMEM when memory runs out, PROP_EINVAL for a bad argument (then
  * *out is NULL too).
  */
-int prop_diff_unified(const char *old, size_t old_len, const char *new_, size_t new_len,
-                      const char *old_label, const char *new_label, unsigned context, char **out,
-                      size_t *out_len);
+PROP_API int prop_diff_unified(const char *old, size_t old_len, const char *new_, size_t new_len,
+                               const char *old_label, const char *new_label, unsigned context,
+                               char **out, size_t *out_len);
 
 #ifdef __cplusplus
 }

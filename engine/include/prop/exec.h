@@ -25,9 +25,9 @@ typedef enum prop_result {
     PROP_RESULT_INTERRUPTED = 3
 } prop_result;
 
-prop_result prop_result_combine(prop_result a, prop_result b);
+PROP_API prop_result prop_result_combine(prop_result a, prop_result b);
 /* "ok", "changed", "failed", "interrupted" */
-const char *prop_result_name(prop_result r);
+PROP_API const char *prop_result_name(prop_result r);
 
 typedef struct prop_exec_ops {
     /*
@@ -90,8 +90,8 @@ typedef struct prop_exec_ops {
  * interrupted, nothing more of n runs, and n is interrupted.  Every
  * on_change here runs its own target: sharing targets is prop_exec_top's.
  */
-prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
-                           const prop_exec_ops *ops, void *ud);
+PROP_API prop_result prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth,
+                                    const prop_exec_ops *ops, void *ud);
 
 /*
  * Triggers that run once.  When on one host the same property is the
@@ -134,8 +134,9 @@ typedef struct prop_triggers prop_triggers;
  * kept by pointer: they must outlive it) on os.  *out is NULL on entry;
  * PROP_ENOMEM, or PROP_EINVAL for a NULL props with n > 0.
  */
-int prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os, prop_triggers **out);
-void prop_triggers_free(prop_triggers *t); /* accepts NULL */
+PROP_API int prop_triggers_new(const prop_node *const *props, size_t n, prop_os_set os,
+                               prop_triggers **out);
+PROP_API void prop_triggers_free(prop_triggers *t); /* accepts NULL */
 /*
  * Durable triggers: the trigger targets an earlier run owed (their
  * trigger changed, and they failed or never ran).  Each is named by its
@@ -153,22 +154,22 @@ typedef struct prop_owed {
     const char *desc, *origin; /* in */
     const prop_node *target;   /* out */
 } prop_owed;
-int prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, prop_owed *owed,
-                           size_t nowed, prop_triggers **out);
+PROP_API int prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os,
+                                    prop_owed *owed, size_t nowed, prop_triggers **out);
 /* "file:line" of n's innermost frame ("?" when it has none) into buf. */
-const char *prop_node_origin_text(const prop_node *n, char *buf, size_t size);
+PROP_API const char *prop_node_origin_text(const prop_node *n, char *buf, size_t size);
 /* How many shared targets there are, and the i-th (first met). */
-size_t prop_triggers_count(const prop_triggers *t);
-const prop_node *prop_triggers_target(const prop_triggers *t, size_t i);
+PROP_API size_t prop_triggers_count(const prop_triggers *t);
+PROP_API const prop_node *prop_triggers_target(const prop_triggers *t, size_t i);
 /* Whether a and b are the same property in the sense above. */
-int prop_node_same(const prop_node *a, const prop_node *b);
+PROP_API int prop_node_same(const prop_node *a, const prop_node *b);
 
 /*
  * Ensure the top-level property i of t's run, at depth 0, with shared
  * targets run once as above.  Call it for i in increasing order, once
  * each (skipping some is fine: a skipped one triggers nothing).
  */
-prop_result prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud);
+PROP_API prop_result prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud);
 
 typedef struct prop_exec_summary {
     unsigned ok, changed, failed, skipped; /* top-level properties */
@@ -182,8 +183,8 @@ typedef struct prop_exec_summary {
  * Shared trigger targets run once (prop_triggers); PROP_RESULT_FAILED
  * with nothing run when memory runs out.
  */
-prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud,
-                           prop_exec_summary *sum);
+PROP_API prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud,
+                                    prop_exec_summary *sum);
 
 /*
  * The record of owed triggers a target keeps between runs
@@ -192,24 +193,27 @@ prop_result prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *u
  * escaped as \\, \t, \n, \r); '#' starts a comment line.
  */
 typedef struct prop_pending prop_pending;
-int prop_pending_new(prop_pending **out);
-void prop_pending_free(prop_pending *p); /* accepts NULL */
+PROP_API int prop_pending_new(prop_pending **out);
+PROP_API void prop_pending_free(prop_pending *p); /* accepts NULL */
 /*
  * Parse a record file.  A malformed line is skipped: *bad_line is the
  * first such line's number (0: none); a record met again is kept once.
  * PROP_ENOMEM, PROP_EINVAL.
  */
-int prop_pending_parse(const char *data, size_t len, prop_pending **out, unsigned *bad_line);
-size_t prop_pending_count(const prop_pending *p);
-int prop_pending_get(const prop_pending *p, size_t i, const char **host, const char **desc,
-                     const char **origin);
+PROP_API int prop_pending_parse(const char *data, size_t len, prop_pending **out,
+                                unsigned *bad_line);
+PROP_API size_t prop_pending_count(const prop_pending *p);
+PROP_API int prop_pending_get(const prop_pending *p, size_t i, const char **host, const char **desc,
+                              const char **origin);
 /* Add a record unless the same is there. */
-int prop_pending_add(prop_pending *p, const char *host, const char *desc, const char *origin);
+PROP_API int prop_pending_add(prop_pending *p, const char *host, const char *desc,
+                              const char *origin);
 /* Remove every record equal to this one; how many were. */
-size_t prop_pending_remove(prop_pending *p, const char *host, const char *desc, const char *origin);
-int prop_pending_set_origin(prop_pending *p, size_t i, const char *origin);
+PROP_API size_t prop_pending_remove(prop_pending *p, const char *host, const char *desc,
+                                    const char *origin);
+PROP_API int prop_pending_set_origin(prop_pending *p, size_t i, const char *origin);
 /* The file's text (malloc'd *out, a comment line first). */
-int prop_pending_format(const prop_pending *p, char **out, size_t *len);
+PROP_API int prop_pending_format(const prop_pending *p, char **out, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,18 @@ extern "C" {
 
 #define PROP_VERSION "0.1.0"
 
+/*
+ * Marks the functions of this interface: libprop.so exports them and
+ * nothing else (it is built with -fvisibility=hidden).
+ */
+#ifndef PROP_API
+#if defined(__GNUC__)
+#define PROP_API __attribute__((visibility("default")))
+#else
+#define PROP_API
+#endif
+#endif
+
 enum prop_status {
     PROP_OK = 0,
     PROP_ERROR = -1,       /* generic failure; see prop_site_error() */
@@ -62,7 +74,7 @@ typedef unsigned prop_os_set;
  * "debian", "buntish", "freebsd", "rhel", "fedora", "arch" for a single
  * family bit, else NULL.
  */
-const char *prop_os_family_name(prop_os_set family);
+PROP_API const char *prop_os_family_name(prop_os_set family);
 /*
  * A readable name for a set: a group ("UnixLike", "Linux", "DebianLike",
  * "RedHatLike", and "FreeBSD" or "ArchLinux" alone), a family ("debian"),
@@ -70,9 +82,9 @@ const char *prop_os_family_name(prop_os_set family);
  * empty set.  Returns a static string or one written into buf (always
  * terminated; 64 bytes hold every name).
  */
-const char *prop_os_set_name(prop_os_set set, char *buf, size_t n);
+PROP_API const char *prop_os_set_name(prop_os_set set, char *buf, size_t n);
 /* Parse a family or group name (as above, case-sensitive). 0 or PROP_EINVAL. */
-int prop_os_set_parse(const char *name, prop_os_set *out);
+PROP_API int prop_os_set_parse(const char *name, prop_os_set *out);
 /*
  * The family of a system from the text of its /etc/os-release: its ID,
  * else the first of its ID_LIKE words that names a known family (an
@@ -80,7 +92,7 @@ int prop_os_set_parse(const char *name, prop_os_set *out);
  * rhel, centos, rocky, almalinux and ol (Oracle Linux) are rhel.  PROP_OS_NONE when none is
  * known.
  */
-prop_os_set prop_os_from_os_release(const char *text, size_t len);
+PROP_API prop_os_set prop_os_from_os_release(const char *text, size_t len);
 
 /* ---------------------------------------------------------------------
  * Sites, origins.
@@ -106,26 +118,28 @@ typedef struct prop_origin {
     unsigned nframes;
 } prop_origin;
 
-int prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud);
-void prop_site_free(prop_site *s); /* accepts NULL */
+PROP_API int prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud);
+PROP_API void prop_site_free(prop_site *s); /* accepts NULL */
 /* The message of the last failed call on this site ("" if none). */
-const char *prop_site_error(const prop_site *s);
+PROP_API const char *prop_site_error(const prop_site *s);
 /* Bytes the site's arena holds (for benchmarks and memory tests). */
-size_t prop_site_memory(const prop_site *s);
+PROP_API size_t prop_site_memory(const prop_site *s);
 /*
  * Keep the text of a source file so that diagnostics can quote its lines.
  * file is the name used in origins ("site.lua"); the text is copied.
  */
-int prop_site_add_source(prop_site *s, const char *file, const char *text, size_t len);
+PROP_API int prop_site_add_source(prop_site *s, const char *file, const char *text, size_t len);
 /*
  * The same without a copy: the site takes text over.  text comes from the
  * site's allocator (alloc(ud, NULL, 0, size)), holds len bytes and a NUL
  * (size > len), and is given back (alloc(ud, text, size, 0)) when the
  * site is freed.  On failure the caller still owns it.
  */
-int prop_site_adopt_source(prop_site *s, const char *file, char *text, size_t len, size_t size);
+PROP_API int prop_site_adopt_source(prop_site *s, const char *file, char *text, size_t len,
+                                    size_t size);
 /* The text of line `line` of a registered source, without its newline. */
-const char *prop_site_source_line(const prop_site *s, const char *file, int line, size_t *len);
+PROP_API const char *prop_site_source_line(const prop_site *s, const char *file, int line,
+                                           size_t *len);
 
 /* ---------------------------------------------------------------------
  * Properties.
@@ -147,7 +161,7 @@ typedef enum prop_kind {
 } prop_kind;
 
 /* "property", "info", "requires", ... , "invalid". */
-const char *prop_kind_name(prop_kind k);
+PROP_API const char *prop_kind_name(prop_kind k);
 
 /*
  * A resource a leaf claims.  The pre-pass compares claims of one host to
@@ -179,8 +193,8 @@ typedef enum prop_claim_kind {
 } prop_claim_kind;
 
 /* "file.content", "package.installed", ... (as accepted by the Lua core). */
-const char *prop_claim_kind_name(prop_claim_kind k);
-int prop_claim_kind_parse(const char *name, prop_claim_kind *out);
+PROP_API const char *prop_claim_kind_name(prop_claim_kind k);
+PROP_API int prop_claim_kind_parse(const char *name, prop_claim_kind *out);
 
 /* The value of the claim is secret: compared, never shown. */
 #define PROP_CLAIM_SECRET 1u
@@ -253,26 +267,27 @@ typedef struct prop_leaf_spec {
  * node passed to a constructor must come from the same site s: mixing
  * sites is not detected.
  */
-int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, prop_node **out);
+PROP_API int prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o,
+                           prop_node **out);
 /* kind: PROP_REQUIRES, PROP_BEFORE, PROP_ON_CHANGE or PROP_FALLBACK. */
-int prop_combine_new(prop_site *s, prop_kind kind, prop_node *a, prop_node *b, const prop_origin *o,
-                     prop_node **out);
+PROP_API int prop_combine_new(prop_site *s, prop_kind kind, prop_node *a, prop_node *b,
+                              const prop_origin *o, prop_node **out);
 /*
  * revertable(a, b).  paired != 0 marks a pair made by a recipe (apt.installed
  * with apt.removed as its revert): shown and described as one property.
  */
-int prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired, const prop_origin *o,
-                        prop_node **out);
+PROP_API int prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired,
+                                 const prop_origin *o, prop_node **out);
 /* kind: PROP_PICK_OS or PROP_PROPS. */
-int prop_list_new(prop_site *s, prop_kind kind, prop_node *const *items, size_t n,
-                  const prop_origin *o, prop_node **out);
+PROP_API int prop_list_new(prop_site *s, prop_kind kind, prop_node *const *items, size_t n,
+                           const prop_origin *o, prop_node **out);
 /*
  * revert(p).  Always succeeds for a valid p: when p is not revertable the
  * node is made anyway and the pre-pass reports P001 at its origin.
  */
-int prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **out);
-int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_origin *o,
-                      prop_node **out);
+PROP_API int prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **out);
+PROP_API int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_origin *o,
+                               prop_node **out);
 /*
  * only_if(test, p): p, ensured at run time only when test holds (the
  * executor asks its caller, prop_exec_ops.test); otherwise ok.  test is
@@ -280,14 +295,15 @@ int prop_describe_new(prop_site *s, prop_node *p, const char *text, const prop_o
  * kept, for a site that is only checked).  The type is p's; reverting it
  * gives only_if(test, revert(p)).
  */
-int prop_only_if_new(prop_site *s, prop_node *p, long test, const prop_origin *o, prop_node **out);
+PROP_API int prop_only_if_new(prop_site *s, prop_node *p, long test, const prop_origin *o,
+                              prop_node **out);
 /*
  * A property made from a bad argument: records error P012 with message at o
  * and returns a node of kind PROP_INVALID (UnixLike, never runs), so that
  * evaluation can go on and report every mistake in one pass.
  */
-int prop_invalid_new(prop_site *s, const char *desc, const char *message, const prop_origin *o,
-                     prop_node **out);
+PROP_API int prop_invalid_new(prop_site *s, const char *desc, const char *message,
+                              const prop_origin *o, prop_node **out);
 
 /*
  * Making the nodes of one call again.  A caller that knows a call to be a
@@ -312,42 +328,42 @@ int prop_invalid_new(prop_site *s, const char *desc, const char *message, const 
  * older nodes are kept.  The copy of root is returned in *out.
  */
 #define PROP_REMAKE_MAX 32
-size_t prop_site_mark(const prop_site *s);
-size_t prop_node_made_since(const prop_site *s, const prop_node *root, size_t mark);
-int prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o,
-                     prop_node **out);
+PROP_API size_t prop_site_mark(const prop_site *s);
+PROP_API size_t prop_node_made_since(const prop_site *s, const prop_node *root, size_t mark);
+PROP_API int prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o,
+                              prop_node **out);
 
-prop_kind prop_node_kind(const prop_node *n);
-const char *prop_node_desc(const prop_node *n);
-prop_os_set prop_node_targets(const prop_node *n);
-int prop_node_revertable(const prop_node *n);
-int prop_node_paired(const prop_node *n);
-int prop_node_info_only(const prop_node *n);  /* nothing in it can change */
-prop_os_set prop_node_os(const prop_node *n); /* os.* leaves: the family */
-long prop_node_behaviour(const prop_node *n);
-const char *prop_node_norevert(const prop_node *n);
-const prop_origin *prop_node_origin(const prop_node *n);
-size_t prop_node_nchildren(const prop_node *n);
-prop_node *prop_node_child(const prop_node *n, size_t i);
+PROP_API prop_kind prop_node_kind(const prop_node *n);
+PROP_API const char *prop_node_desc(const prop_node *n);
+PROP_API prop_os_set prop_node_targets(const prop_node *n);
+PROP_API int prop_node_revertable(const prop_node *n);
+PROP_API int prop_node_paired(const prop_node *n);
+PROP_API int prop_node_info_only(const prop_node *n);  /* nothing in it can change */
+PROP_API prop_os_set prop_node_os(const prop_node *n); /* os.* leaves: the family */
+PROP_API long prop_node_behaviour(const prop_node *n);
+PROP_API const char *prop_node_norevert(const prop_node *n);
+PROP_API const prop_origin *prop_node_origin(const prop_node *n);
+PROP_API size_t prop_node_nchildren(const prop_node *n);
+PROP_API prop_node *prop_node_child(const prop_node *n, size_t i);
 /* REVERT: the form that runs (NULL if the child is not revertable);
  * REVERTABLE: b.  NULL for other kinds. */
-prop_node *prop_node_reverted(const prop_node *n);
+PROP_API prop_node *prop_node_reverted(const prop_node *n);
 /* Sorted, without duplicates: the union over the node's tree. */
-size_t prop_node_nports(const prop_node *n);
-int prop_node_port(const prop_node *n, size_t i);
+PROP_API size_t prop_node_nports(const prop_node *n);
+PROP_API int prop_node_port(const prop_node *n, size_t i);
 /* A leaf's own claims and info (none for composites). */
-size_t prop_node_nclaims(const prop_node *n);
-const prop_claim *prop_node_claim(const prop_node *n, size_t i);
-size_t prop_node_ninfo(const prop_node *n);
-const prop_info *prop_node_info(const prop_node *n, size_t i);
+PROP_API size_t prop_node_nclaims(const prop_node *n);
+PROP_API const prop_claim *prop_node_claim(const prop_node *n, size_t i);
+PROP_API size_t prop_node_ninfo(const prop_node *n);
+PROP_API const prop_info *prop_node_info(const prop_node *n, size_t i);
 /*
  * How many leaf visits prop_node_each_leaf(n, PROP_OS_NONE, ...) makes,
  * saturating at UINT_MAX.  A graph sharing subtrees can expand
  * exponentially; a walker checks this before starting.
  */
-size_t prop_node_weight(const prop_node *n);
+PROP_API size_t prop_node_weight(const prop_node *n);
 /* "DebianLike, revertable" / "UnixLike, ports 80 443"; returns buf. */
-const char *prop_node_type(const prop_node *n, char *buf, size_t size);
+PROP_API const char *prop_node_type(const prop_node *n, char *buf, size_t size);
 
 /*
  * Walk the leaves that take effect when n is ensured on a host running os
@@ -360,12 +376,13 @@ const char *prop_node_type(const prop_node *n, char *buf, size_t size);
  * more stack than malloc gives.  The walk itself is not recursive.
  */
 typedef int (*prop_leaf_visit)(void *ud, const prop_node *leaf);
-int prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, void *ud);
+PROP_API int prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit,
+                                 void *ud);
 
 /* ---------------------------------------------------------------------
  * Hosts.
  */
-int prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **out);
+PROP_API int prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_host **out);
 /*
  * A container: a host inside a host, with its own properties (added with
  * prop_host_add) and OS.  It is attached to its parent by a leaf made
@@ -374,45 +391,45 @@ int prop_host_new(prop_site *s, const char *name, const prop_origin *o, prop_hos
  * attached, prop_host_fullname() and prop_site_find_host() know it as
  * "PARENT/NAME".
  */
-int prop_container_new(prop_site *s, prop_container_kind kind, const char *name,
-                       const prop_origin *o, prop_host **out);
-prop_container_kind prop_host_container_kind(const prop_host *h);
+PROP_API int prop_container_new(prop_site *s, prop_container_kind kind, const char *name,
+                                const prop_origin *o, prop_host **out);
+PROP_API prop_container_kind prop_host_container_kind(const prop_host *h);
 /* After prop_site_check(): the host a container is attached to (NULL for
  * a host, or a container attached to none), the leaf that attaches it,
  * and a host's containers in the order they are attached. */
-prop_host *prop_host_parent(const prop_host *h);
-const prop_node *prop_host_attached_by(const prop_host *h);
-size_t prop_host_ncontainers(const prop_host *h);
-prop_host *prop_host_container(const prop_host *h, size_t i);
+PROP_API prop_host *prop_host_parent(const prop_host *h);
+PROP_API const prop_node *prop_host_attached_by(const prop_host *h);
+PROP_API size_t prop_host_ncontainers(const prop_host *h);
+PROP_API prop_host *prop_host_container(const prop_host *h, size_t i);
 /* "box/web" for a container web of box; a host's own name otherwise. */
-const char *prop_host_fullname(const prop_host *h);
+PROP_API const char *prop_host_fullname(const prop_host *h);
 /* The container a leaf attaches (NULL for any other node). */
-prop_host *prop_node_container(const prop_node *n);
-int prop_host_add(prop_site *s, prop_host *h, prop_node *p);
-const char *prop_host_name(const prop_host *h);
-const prop_origin *prop_host_origin(const prop_host *h);
-size_t prop_host_nprops(const prop_host *h);
-prop_node *prop_host_prop(const prop_host *h, size_t i);
+PROP_API prop_host *prop_node_container(const prop_node *n);
+PROP_API int prop_host_add(prop_site *s, prop_host *h, prop_node *p);
+PROP_API const char *prop_host_name(const prop_host *h);
+PROP_API const prop_origin *prop_host_origin(const prop_host *h);
+PROP_API size_t prop_host_nprops(const prop_host *h);
+PROP_API prop_node *prop_host_prop(const prop_host *h, size_t i);
 /* The OS family of the first os.* property of the host, PROP_OS_NONE if none. */
-prop_os_set prop_host_os(const prop_host *h);
+PROP_API prop_os_set prop_host_os(const prop_host *h);
 /*
  * The families the host's properties can run on: the intersection of the
  * targets of its top-level properties (UnixLike when it has none).  For a
  * host that declares no OS this is its type, as in Propellor; the run
  * refuses a target whose OS is outside it.
  */
-prop_os_set prop_host_targets(const prop_host *h);
+PROP_API prop_os_set prop_host_targets(const prop_host *h);
 /*
  * The i-th value of info key on the host (declaration order), NULL past
  * the end.  A container's alias is its parent's too (for the parent's
  * DNS), after the parent's own; its addresses are not (as in Propellor).
  */
-const char *prop_host_info(const prop_host *h, const char *key, size_t i);
+PROP_API const char *prop_host_info(const prop_host *h, const char *key, size_t i);
 
-size_t prop_site_nhosts(const prop_site *s);
-prop_host *prop_site_host(const prop_site *s, size_t i);
+PROP_API size_t prop_site_nhosts(const prop_site *s);
+PROP_API prop_host *prop_site_host(const prop_site *s, size_t i);
 /* The first host of that name, NULL if none. */
-prop_host *prop_site_find_host(const prop_site *s, const char *name);
+PROP_API prop_host *prop_site_find_host(const prop_site *s, const char *name);
 
 /* ---------------------------------------------------------------------
  * What manages a thing: the claims, ports and info that match it.
@@ -444,7 +461,8 @@ typedef int (*prop_claim_visit)(void *ud, const prop_claim_match *m);
  * PROP_EINVAL for an empty thing or a port outside 1..65535, PROP_ENOMEM.
  * The match and its chain are valid during the call only.
  */
-int prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit, void *ud);
+PROP_API int prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit,
+                                   void *ud);
 
 /* ---------------------------------------------------------------------
  * The pre-pass and its diagnostics.
@@ -473,36 +491,36 @@ typedef struct prop_diag {
  * file and line.  Returns the number of errors (>= 0), or a negative code.
  * Calling it twice does not repeat findings.
  */
-int prop_site_check(prop_site *s);
-size_t prop_site_ndiags(const prop_site *s);
-const prop_diag *prop_site_diag(const prop_site *s, size_t i);
+PROP_API int prop_site_check(prop_site *s);
+PROP_API size_t prop_site_ndiags(const prop_site *s);
+PROP_API const prop_diag *prop_site_diag(const prop_site *s, size_t i);
 /* Errors, counting warnings too when werror is set. */
-size_t prop_site_nerrors(const prop_site *s, int werror);
-size_t prop_site_nwarnings(const prop_site *s);
+PROP_API size_t prop_site_nerrors(const prop_site *s, int werror);
+PROP_API size_t prop_site_nwarnings(const prop_site *s);
 
 /*
  * Record a diagnostic from outside the pre-pass (the bindings use it for
  * misuse found while evaluating).  Notes for the outer frames of o
  * ("called from here") are added as for every diagnostic.
  */
-int prop_site_report(prop_site *s, const char *code, prop_severity sev, const prop_origin *o,
-                     const char *message);
+PROP_API int prop_site_report(prop_site *s, const char *code, prop_severity sev,
+                              const prop_origin *o, const char *message);
 
 /*
  * Print the diagnostics GCC-style: "file:line: error[P001]: message", the
  * quoted source line, then one "file:line: note: ..." line per note.
  * With werror, warnings are printed as errors.  color: ANSI colours.
  */
-int prop_diags_print_text(const prop_site *s, FILE *f, int color, int werror);
+PROP_API int prop_diags_print_text(const prop_site *s, FILE *f, int color, int werror);
 /* A JSON array of diagnostics, one per line, as the SPEC shapes them. */
-int prop_diags_print_json(const prop_site *s, FILE *f, int werror);
+PROP_API int prop_diags_print_json(const prop_site *s, FILE *f, int werror);
 
 /* The long explanation of a code, with an example and its fix; NULL if unknown. */
-const char *prop_explain(const char *code);
+PROP_API const char *prop_explain(const char *code);
 /* One line: what the rule is.  NULL if unknown. */
-const char *prop_explain_summary(const char *code);
+PROP_API const char *prop_explain_summary(const char *code);
 /* Every known code, in order, NULL-terminated. */
-const char *const *prop_explain_codes(void);
+PROP_API const char *const *prop_explain_codes(void);
 
 /*
  * Text from a site or a target, for people and for programs.
@@ -522,10 +540,10 @@ const char *const *prop_explain_codes(void);
  * The writers return 0, PROP_EINVAL, or PROP_ERROR on a write error.
  */
 #define PROP_TEXT_LINES 1u
-int prop_json_write_string(FILE *f, const char *s, size_t len);
-int prop_text_write(FILE *f, const char *s, size_t len, unsigned flags);
-int prop_text_puts(FILE *f, const char *s, unsigned flags); /* NULL: "" */
-int prop_text_clean(const char *s, size_t len);
+PROP_API int prop_json_write_string(FILE *f, const char *s, size_t len);
+PROP_API int prop_text_write(FILE *f, const char *s, size_t len, unsigned flags);
+PROP_API int prop_text_puts(FILE *f, const char *s, unsigned flags); /* NULL: "" */
+PROP_API int prop_text_clean(const char *s, size_t len);
 
 #ifdef __cplusplus
 }

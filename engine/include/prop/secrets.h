@@ -50,27 +50,28 @@ typedef struct prop_secrets prop_secrets;
  * failure (free it); what could be parsed is then readable, and every
  * change is refused.
  */
-int prop_secrets_open(prop_secrets **out, const char *path);
-void prop_secrets_free(prop_secrets *s); /* wipes every decrypted value; accepts NULL */
+PROP_API int prop_secrets_open(prop_secrets **out, const char *path);
+PROP_API void prop_secrets_free(prop_secrets *s); /* wipes every decrypted value; accepts NULL */
 /* The message of the last failed call ("" if none). */
-const char *prop_secrets_error(const prop_secrets *s);
-const char *prop_secrets_path(const prop_secrets *s);
+PROP_API const char *prop_secrets_error(const prop_secrets *s);
+PROP_API const char *prop_secrets_path(const prop_secrets *s);
 
 /* The entries, in file order: name, and host or NULL for a site-wide
  * value.  prop_secrets_entry gives PROP_EINVAL for i past the end. */
-size_t prop_secrets_count(const prop_secrets *s);
-int prop_secrets_entry(const prop_secrets *s, size_t i, const char **name, const char **host);
+PROP_API size_t prop_secrets_count(const prop_secrets *s);
+PROP_API int prop_secrets_entry(const prop_secrets *s, size_t i, const char **name,
+                                const char **host);
 /*
  * 1 when a value exists for name on host (a host-specific one, else a
  * site-wide one), else 0.  host may be NULL (site-wide only).
  */
-int prop_secrets_has(const prop_secrets *s, const char *name, const char *host);
+PROP_API int prop_secrets_has(const prop_secrets *s, const char *name, const char *host);
 
 /* The recipients' primary key fingerprints (upper-case hex), in file order. */
-size_t prop_secrets_nrecipients(const prop_secrets *s);
-const char *prop_secrets_recipient(const prop_secrets *s, size_t i);
+PROP_API size_t prop_secrets_nrecipients(const prop_secrets *s);
+PROP_API const char *prop_secrets_recipient(const prop_secrets *s, size_t i);
 /* The user id recorded beside recipient i when it was added, or NULL. */
-const char *prop_secrets_recipient_uid(const prop_secrets *s, size_t i);
+PROP_API const char *prop_secrets_recipient_uid(const prop_secrets *s, size_t i);
 
 /*
  * Decrypt the value for name on host (a host-specific one wins) once,
@@ -79,19 +80,20 @@ const char *prop_secrets_recipient_uid(const prop_secrets *s, size_t i);
  * with the reason (no secret key, wrong passphrase, a value that was
  * moved from another name, ...).
  */
-int prop_secrets_reveal(prop_secrets *s, const char *name, const char *host,
-                        const unsigned char **data, size_t *len);
+PROP_API int prop_secrets_reveal(prop_secrets *s, const char *name, const char *host,
+                                 const unsigned char **data, size_t *len);
 
 /*
  * Changing the store; each writes the file atomically and leaves it (and
  * s) unchanged on any failure, including when the file was changed by
  * someone else since it was opened.  value is kept byte for byte.
  */
-int prop_secrets_set(prop_secrets *s, const char *name, const char *host,
-                     const unsigned char *value, size_t len);
+PROP_API int prop_secrets_set(prop_secrets *s, const char *name, const char *host,
+                              const unsigned char *value, size_t len);
 /* The same with the value read from fd up to its end (into locked memory only). */
-int prop_secrets_set_fd(prop_secrets *s, const char *name, const char *host, int fd);
-int prop_secrets_remove(prop_secrets *s, const char *name, const char *host); /* PROP_ENOTFOUND */
+PROP_API int prop_secrets_set_fd(prop_secrets *s, const char *name, const char *host, int fd);
+PROP_API int prop_secrets_remove(prop_secrets *s, const char *name,
+                                 const char *host); /* PROP_ENOTFOUND */
 
 /*
  * Add or remove a recipient (a key id, fingerprint or user id that gpg
@@ -103,8 +105,8 @@ int prop_secrets_remove(prop_secrets *s, const char *name, const char *host); /*
  * fingerprint or key id written in the store when its key is no longer in
  * the keyring.
  */
-int prop_secrets_recipient_add(prop_secrets *s, const char *keyid);
-int prop_secrets_recipient_remove(prop_secrets *s, const char *keyid);
+PROP_API int prop_secrets_recipient_add(prop_secrets *s, const char *keyid);
+PROP_API int prop_secrets_recipient_remove(prop_secrets *s, const char *keyid);
 
 /*
  * Where to get a passphrase.  By default gpg-agent asks the user through
@@ -117,7 +119,8 @@ int prop_secrets_recipient_remove(prop_secrets *s, const char *keyid);
  */
 typedef int (*prop_secrets_passphrase_fn)(void *ud, const char *uid_hint, int attempt, char *buf,
                                           size_t size);
-void prop_secrets_set_passphrase_cb(prop_secrets *s, prop_secrets_passphrase_fn fn, void *ud);
+PROP_API void prop_secrets_set_passphrase_cb(prop_secrets *s, prop_secrets_passphrase_fn fn,
+                                             void *ud);
 
 /*
  * The path of the store of the site file at site: the file name with its
@@ -126,16 +129,16 @@ void prop_secrets_set_passphrase_cb(prop_secrets *s, prop_secrets_passphrase_fn 
  * with malloc (free it).  PROP_EINVAL for an empty path, a directory path
  * or a path that is already a store's; PROP_ENOMEM.
  */
-int prop_secrets_store_path(char **out, const char *site);
+PROP_API int prop_secrets_store_path(char **out, const char *site);
 
 /* Overwrite n bytes at p with zeros in a way the compiler cannot drop. */
-void prop_secrets_wipe(void *p, size_t n);
+PROP_API void prop_secrets_wipe(void *p, size_t n);
 
 /* 1 when name is a valid secret name: [A-Za-z_][A-Za-z0-9_.-]*, at most PROP_SECRETS_NAME_MAX. */
-int prop_secrets_name_valid(const char *name);
+PROP_API int prop_secrets_name_valid(const char *name);
 /* 1 when host can name a host in a store: valid UTF-8, no blank or
  * control character, not "*", at most PROP_SECRETS_NAME_MAX bytes. */
-int prop_secrets_host_valid(const char *host);
+PROP_API int prop_secrets_host_valid(const char *host);
 
 #ifdef __cplusplus
 }

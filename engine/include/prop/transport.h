@@ -35,7 +35,7 @@ typedef struct prop_cmd_result {
     size_t err_len;
 } prop_cmd_result;
 
-void prop_cmd_result_clear(prop_cmd_result *r);
+PROP_API void prop_cmd_result_clear(prop_cmd_result *r);
 
 typedef enum prop_file_type {
     PROP_FT_NONE = 0, /* does not exist */
@@ -64,7 +64,7 @@ typedef struct prop_file_attrs {
 } prop_file_attrs;
 
 /* This machine. */
-int prop_transport_local(prop_transport **out);
+PROP_API int prop_transport_local(prop_transport **out);
 /*
  * A directory tree used as a root: every path is taken below root.  It
  * is files only: running a command in it fails cleanly (a chroot shares
@@ -79,7 +79,7 @@ int prop_transport_local(prop_transport **out);
  * *out is still set, as for SSH: the return is PROP_ERROR, the reason in
  * prop_transport_error(), every call on it fails, and it must be closed.
  */
-int prop_transport_dir(prop_transport **out, const char *root);
+PROP_API int prop_transport_dir(prop_transport **out, const char *root);
 
 /* How to reach a host over SSH (connect.ssh); NULL fields take the defaults. */
 typedef struct prop_ssh_opts {
@@ -105,7 +105,7 @@ typedef struct prop_ssh_opts {
  * times out or the connection drops, every later operation fails at once
  * ("connection lost").
  */
-int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
+PROP_API int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
 
 /*
  * A container reached through its parent's transport (which must outlive
@@ -118,8 +118,8 @@ int prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts);
  * operation fails with "could not enter" and what the parent's command
  * said.  Its lock is the parent's.  name names it in messages.
  */
-int prop_transport_container(prop_transport **out, prop_transport *parent, const char *const *enter,
-                             const char *name);
+PROP_API int prop_transport_container(prop_transport **out, prop_transport *parent,
+                                      const char *const *enter, const char *name);
 /*
  * The containers prop knows, as prop_transport_container():
  *   chroot: the tree dir (absolute) on the parent, entered in a mount and
@@ -130,13 +130,14 @@ int prop_transport_container(prop_transport **out, prop_transport *parent, const
  *     when it runs, else systemd-nspawn --pipe for the command alone;
  *   docker: docker exec -i into the running container.
  */
-int prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
-                          const char *name);
-int prop_transport_nspawn(prop_transport **out, prop_transport *parent, const char *machine,
-                          const char *dir);
-int prop_transport_docker(prop_transport **out, prop_transport *parent, const char *container);
+PROP_API int prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
+                                   const char *name);
+PROP_API int prop_transport_nspawn(prop_transport **out, prop_transport *parent,
+                                   const char *machine, const char *dir);
+PROP_API int prop_transport_docker(prop_transport **out, prop_transport *parent,
+                                   const char *container);
 
-void prop_transport_close(prop_transport *t); /* accepts NULL */
+PROP_API void prop_transport_close(prop_transport *t); /* accepts NULL */
 
 /*
  * Interruption (prop run's SIGINT and SIGTERM).  flag, when not NULL,
@@ -161,11 +162,11 @@ void prop_transport_close(prop_transport *t); /* accepts NULL */
  * for its answer is abandoned (the remote shell is dropped).
  */
 #define PROP_INTERRUPT_GRACE_MS 5000
-void prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *flag,
-                                  const volatile sig_atomic_t *signo);
-const char *prop_transport_error(const prop_transport *t);
+PROP_API void prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *flag,
+                                           const volatile sig_atomic_t *signo);
+PROP_API const char *prop_transport_error(const prop_transport *t);
 /* "local", "dir:/srv/root". */
-const char *prop_transport_name(const prop_transport *t);
+PROP_API const char *prop_transport_name(const prop_transport *t);
 
 /*
  * Run argv (no shell); stdin_data may be NULL.  Fills r (cleared first).
@@ -177,15 +178,15 @@ const char *prop_transport_name(const prop_transport *t);
  * "apt-get: command not found", both in prop_transport_error() and in
  * r->err.  out and err are NUL-terminated, "" when empty.
  */
-int prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
-                       size_t stdin_len, prop_cmd_result *r);
+PROP_API int prop_transport_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                                size_t stdin_len, prop_cmd_result *r);
 /*
  * As prop_transport_run(), for a command that only looks at the target
  * (dpkg-query, systemctl is-active, ...): it tells the transport that
  * what prop_transport_prefetch() fetched is still true afterwards.
  */
-int prop_transport_query(prop_transport *t, const char *const *argv, const char *stdin_data,
-                         size_t stdin_len, prop_cmd_result *r);
+PROP_API int prop_transport_query(prop_transport *t, const char *const *argv,
+                                  const char *stdin_data, size_t stdin_len, prop_cmd_result *r);
 /*
  * A hint: the caller is about to stat, and perhaps read, these paths.  A
  * transport where every operation is a round trip (SSH) fetches the stat
@@ -203,42 +204,55 @@ int prop_transport_query(prop_transport *t, const char *const *argv, const char 
  * fails leaves nothing behind, and every call then asks the target, so
  * the return is 0 unless the arguments are bad or the connection is lost.
  */
-int prop_transport_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
+PROP_API int prop_transport_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
 /* Read a whole file: *data is malloc'd and NUL-terminated beyond *len. */
-int prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len);
+PROP_API int prop_transport_read(prop_transport *t, const char *path, char **data, size_t *len);
 /*
  * Write atomically: a temporary file in the same directory, mode and owner
- * set, fsync, rename over path, fsync of the directory.  A reader sees the
- * old content or the new, never a part.  An existing file keeps its mode
- * and owner unless attrs say otherwise; a symbolic link at path is
- * replaced by the file (its target is not written); a directory is an
- * error.
+ * set, fsync, rename over path.  A reader sees the old content or the new,
+ * never a part, and so does the system after a crash; the rename itself
+ * lasts a crash once the directory is synced (prop_transport_sync).  An
+ * existing file keeps its mode and owner unless attrs say otherwise; a
+ * symbolic link at path is replaced by the file (its target is not
+ * written); a directory is an error.
  *
  * The temporary file has no name while it is written where the system
  * allows it (Linux: O_TMPFILE, then linked as .NAME.prop-XXXXXX just
- * before the rename); elsewhere it is made under that name.  A process
- * killed outright can still leave one behind, so every write of path
- * first removes the stale ones beside it: regular files (not links) named
- * exactly ".NAME.prop-" and six letters or digits, NAME being path's last
- * component (its first 200 bytes), owned by the user prop runs as or by
- * the owner the file is given.  A symlink removes stale links of that
- * naming the same way.  (The local transport reads a directory once for
- * all its writes there until a command runs; SSH looks each time.)
+ * before the rename); elsewhere it is made under that name.  A process killed outright can still
+ * leave one behind, so every write of path first removes the stale ones beside it: regular files
+ * (not links) named exactly ".NAME.prop-" and six letters or digits, NAME being path's last
+ * component (its first 200 bytes), owned by the user prop runs as or by the owner the file is
+ * given.  A symlink removes stale links of that naming the same way.  (The local transport reads a
+ * directory once for all its writes there until a command runs; SSH looks
+ * each time.)
  */
-int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
-                         const prop_file_attrs *attrs);
-int prop_transport_stat(prop_transport *t, const char *path, prop_file_stat *st);
+PROP_API int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
+                                  const prop_file_attrs *attrs);
+PROP_API int prop_transport_stat(prop_transport *t, const char *path, prop_file_stat *st);
 /* Remove a file, a symlink or an empty directory. */
-int prop_transport_remove(prop_transport *t, const char *path);
-int prop_transport_mkdir(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+PROP_API int prop_transport_remove(prop_transport *t, const char *path);
+PROP_API int prop_transport_mkdir(prop_transport *t, const char *path,
+                                  const prop_file_attrs *attrs);
 /* Make link point at target, replacing what link was (atomically). */
-int prop_transport_symlink(prop_transport *t, const char *target, const char *link);
+PROP_API int prop_transport_symlink(prop_transport *t, const char *target, const char *link);
 /*
  * Set mode and/or owner (attrs fields -1 / NULL are left as they are).
  * Follows a final symbolic link.  Owner and group names are looked up on
  * the target; a name of digits only is a numeric id.
  */
-int prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs *attrs);
+PROP_API int prop_transport_chattr(prop_transport *t, const char *path,
+                                   const prop_file_attrs *attrs);
+/*
+ * Make what was done through t last a crash.  A write, a symlink, a mkdir
+ * or a remove is whole when it returns (the file's data is on disk before
+ * it takes its name), but the directories whose entries it changed are
+ * synced together: each once, here, however many files changed in it.
+ * Call it before saying that the work is done; a command run through t,
+ * and prop_transport_close(), sync first too (close cannot report a
+ * failure).  0, or PROP_ERROR with the directory that could not be
+ * synced.  Transports that sync as they go (SSH, containers) return 0.
+ */
+PROP_API int prop_transport_sync(prop_transport *t);
 /*
  * Take the target's run lock (held until close).  When another run holds
  * it, fails with a message naming the holder (pid and start time).
@@ -246,7 +260,7 @@ int prop_transport_chattr(prop_transport *t, const char *path, const prop_file_a
  * realpath>.lock in the same directory (never inside the tree); not root:
  * ${TMPDIR:-/tmp}/prop-<uid>.lock and prop-dir-<hash>.lock there.
  */
-int prop_transport_lock(prop_transport *t);
+PROP_API int prop_transport_lock(prop_transport *t);
 
 #ifdef __cplusplus
 }
