@@ -113,20 +113,7 @@ l_what(lua_State *L)
 static int
 l_print(lua_State *L)
 {
-    int i, n = lua_gettop(L);
-    size_t len;
-    const char *s;
-
-    for (i = 1; i <= n; i++) {
-        s = luaL_tolstring(L, i, &len);
-        if (i > 1)
-            fputc('\t', stdout);
-        prop_text_write(stdout, s, len, PROP_TEXT_LINES);
-        lua_pop(L, 1);
-    }
-    fputc('\n', stdout);
-    fflush(stdout);
-    return 0;
+    return lprop_print(L, stdout);
 }
 
 static void

@@ -1552,7 +1552,7 @@ l_period(lua_State *L)
 {
     lua_settop(L, 2);
     (void)to_node(L, 1, "period");
-    /* lprop_state.c's table of the modules require() has loaded. */
+    /* lprop_require.c's table of the modules require() has loaded. */
     if (lua_getfield(L, LUA_REGISTRYINDEX, "prop.loaded") != LUA_TTABLE ||
         lua_getfield(L, -1, "prop.property") != LUA_TTABLE ||
         lua_getfield(L, -1, "period") != LUA_TFUNCTION)

@@ -1,0 +1,32 @@
+/*
+ * lprop_property.h - the Property and Host userdata and the prop.core
+ * module that makes them.
+ */
+#ifndef LPROP_PROPERTY_H
+#define LPROP_PROPERTY_H
+
+#include <lua.h>
+
+#include "prop/prop.h"
+
+#define LPROP_PROPERTY "prop.Property"
+#define LPROP_HOST "prop.Host"
+
+/* The registry tables core.leaf keeps each leaf's impl and args in, by behaviour number. */
+#define LPROP_BEHAVIOURS "prop.behaviours"
+#define LPROP_BEHAVIOUR_ARGS "prop.behaviour_args"
+/* Tags (p:tag): registry table, light userdata of a node -> list of its
+ * own tags; and the set of every tag the site used. */
+#define LPROP_TAGS "prop.tags"
+#define LPROP_ALL_TAGS "prop.all_tags"
+/* Install the "prop.core" module into package.preload equivalent. */
+int luaopen_prop_core(lua_State *L);
+
+/* Push a new Property userdata for n / Host userdata for h. */
+void lprop_push_node(lua_State *L, prop_node *n);
+void lprop_push_host(lua_State *L, prop_host *h);
+/* The node of the Property at idx, or NULL when it is not one. */
+prop_node *lprop_tonode(lua_State *L, int idx);
+prop_host *lprop_tohost(lua_State *L, int idx);
+
+#endif /* LPROP_PROPERTY_H */
