@@ -429,6 +429,7 @@ inert(lua_State *L, int idx, int depth, int *left, key_buf *k)
  * memory error stays one: only a refused allocation raises it, so ask for
  * more than the limit leaves.
  */
+LPROP_NORETURN static int rethrow(lua_State *L, lprop_ctx *ctx, int status);
 static int
 rethrow(lua_State *L, lprop_ctx *ctx, int status)
 {
@@ -439,7 +440,8 @@ rethrow(lua_State *L, lprop_ctx *ctx, int status)
         (void)lua_newuserdatauv(L, n < ((size_t)1 << 40) ? n : ((size_t)1 << 40), 0);
         lua_pushliteral(L, "not enough memory"); /* not reached: the limit refused it */
     }
-    return lua_error(L);
+    lua_error(L);
+    abort(); /* not reached: lua_error does not return */
 }
 
 /* The nodes of an earlier equal call made again at the caller's place. */

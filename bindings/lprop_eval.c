@@ -65,7 +65,8 @@ lprop_error(lua_State *L, const char *fmt, ...)
     lua_pushvfstring(L, fmt, ap);
     va_end(ap);
     lua_concat(L, 2);
-    return lua_error(L);
+    lua_error(L);
+    abort(); /* not reached: lua_error does not return */
 }
 
 int
@@ -74,9 +75,9 @@ lprop_engine_error(lua_State *L, int rc)
     lprop_ctx *ctx = lprop_getctx(L);
 
     if (rc == PROP_ENOMEM)
-        return lprop_error(L, "memory limit of %d MiB exceeded; raise it with --max-memory",
-                           (int)(ctx->limits.max_memory >> 20));
-    return lprop_error(L, "%s", prop_site_error(ctx->site));
+        lprop_error(L, "memory limit of %d MiB exceeded; raise it with --max-memory",
+                    (int)(ctx->limits.max_memory >> 20));
+    lprop_error(L, "%s", prop_site_error(ctx->site));
 }
 
 int

@@ -125,10 +125,12 @@ void lprop_report_error(lprop_ctx *ctx, FILE *f, int color);
  * nbuf frames.
  */
 void lprop_origin(lua_State *L, prop_origin *o, prop_frame *buf, unsigned nbuf);
+/* What raises a Lua error: it never returns (a longjmp past the caller). */
+#define LPROP_NORETURN __attribute__((noreturn))
 /* Raise a Lua error prefixed with the innermost user place "file:line: ". */
-int lprop_error(lua_State *L, const char *fmt, ...);
+LPROP_NORETURN int lprop_error(lua_State *L, const char *fmt, ...);
 /* Raise the engine's last error (out of memory becomes the limit message). */
-int lprop_engine_error(lua_State *L, int rc);
+LPROP_NORETURN int lprop_engine_error(lua_State *L, int rc);
 
 /*
  * Call fn protected, with ud as its only argument (a light userdata), and
