@@ -1,6 +1,37 @@
 /*
- * lprop.h - what the Lua bindings share: the per-state context, the
- * sandboxed evaluation of a site, and the property/host userdata.
+ * lprop.h - the Lua bindings: the glue between the engine (engine/, which
+ * knows no Lua) and the sites, recipes and commands written in Lua.  This
+ * header includes every lprop_*.h; include it and nothing else of them.
+ *
+ * Where things are in bindings/:
+ *   the state a site runs in
+ *     lprop_alloc.c     the allocator: slab pools, the memory limit
+ *     lprop_budget.c    the instruction budget, the CPU clock, Ctrl-C,
+ *                       the sandbox's pcall/xpcall
+ *     lprop_require.c   require confined to the site's directory and
+ *                       prop's embedded modules; site.file
+ *     lprop_eval.c      making and closing the state, the sandbox's
+ *                       libraries, evaluating the site, error messages
+ *     lprop_memo.c      the memo of equal recipe calls (check only)
+ *   the prop.core module
+ *     lprop_property.c  the Property userdata, combinators, the module
+ *     lprop_entry.c     core.leaf and core.entry: what recipes build on
+ *     lprop_host.c      the Host userdata, host and container declaration
+ *     lprop_secret.c    `secret "name"` values
+ *     secret_uses.c     which host uses which secret (P015)
+ *   at run time
+ *     lsys.c            the `sys` handle a property's check/apply gets
+ *   the prop command
+ *     main.c            the table of subcommands
+ *     cli.c             options, usage, loading a site
+ *     cmd_<name>.c      one subcommand each (prop <name>)
+ *     run_jobs.c        prop run -j: hosts at once in forked children
+ *                       (run.h: what it shares with cmd_run.c)
+ *     repl_edit.c       prop repl's line editor, history, completion
+ *                       (repl.h: what it shares with cmd_repl.c)
+ *     tools/embed_lua.c compiles lua/ and recipes/ into the executable
+ * How a host is reached and its OS detected is the engine's
+ * (engine/src/host_connect.c, prop/transport.h).
  *
  * Ownership: one lprop_ctx per lua_State, made by lprop_open() and freed by
  * lprop_close() after lua_close().  The ctx owns the prop_site; every
