@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include <lua.h>
+
 #include "cli.h"
 
 #define MAX_TAGS 64
@@ -64,6 +66,17 @@ void run_again_add(const char *line, size_t len);
 /* Run host h (and its containers): its outcome in oc. */
 void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
               outcome *oc);
+
+/* run_tags.c */
+/* Mark the properties of h that --tags/--skip-tags select: 0, or -1. */
+int run_select_for_host(lua_State *L, const run_opts *o, const prop_host *h);
+/* Whether n was selected for the host being run (1 when nothing is marked). */
+int run_selected(lua_State *L, const prop_node *n);
+/* Split "a,b" (a word of argv, cut in place) into list: 0, or the exit
+ * status of the usage error it printed. */
+int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
+/* Warn of the tags of list that no property of the site has. */
+void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
 
 /* run_jobs.c */
 /* Run hosts[0..n) with at most o->jobs at once; outcomes in ocs. */
