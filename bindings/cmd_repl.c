@@ -28,48 +28,22 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <histedit.h>
 #include <lauxlib.h>
 #include <locale.h>
 
 #include "cli.h"
+#include "repl.h"
 
-#define PROMPT "prop> "
-#define PROMPT_MORE ">> "
-#define HISTORY_FILE ".prop_history"
-#define HISTORY_SIZE 1000
 #define CHUNK_NAME "@repl"
-#define MAX_LISTED 200 /* completion candidates listed at most */
-
-typedef struct repl {
-    const char *site; /* the site file, or NULL */
-    cli_site_opts opts;
-    lprop_ctx *ctx;
-    int mod_ref;  /* the prop.repl module, in ctx's registry */
-    int rejected; /* the site, as last loaded, has errors */
-    int failed;   /* an input raised an error (the exit status when piped) */
-    int tty;      /* reading from a terminal, with the editor */
-    int more;     /* the pending input is an unfinished statement */
-    int final;    /* end of input: an unfinished statement is an error */
-    int complete_rc;
-    EditLine *el;
-    History *hist;
-    char *hist_path;
-    int hist_warned;
-    char *chunk; /* the pending input, lines joined with \n */
-    size_t len, cap;
-    char *line; /* getline's buffer when not on a terminal */
-    size_t linecap;
-} repl;
 
 /* Set by SIGINT (on a terminal only): stop the running input. */
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t repl_interrupted;
 /* The state while an input runs in it, for on_sigint; NULL between inputs. */
 static lprop_ctx *volatile running;
 
 /*
  * Ctrl-C: the running input stops at its next instruction or call (the
- * count hook sees ctx->interrupt, which points at `interrupted`).  A
+ * count hook sees ctx->interrupt, which points at `repl_interrupted`).  A
  * second Ctrl-C while it still runs finds it inside a C function of Lua's
  * library, which nothing can stop midway: prop repl ends, as lua(1) does.
  */
@@ -79,18 +53,18 @@ on_sigint(int sig)
     lprop_ctx *ctx = running;
 
     (void)sig;
-    if (ctx != NULL && interrupted)
+    if (ctx != NULL && repl_interrupted)
         lprop_abandon(ctx, "interrupted twice", NULL, 130);
-    interrupted = 1;
+    repl_interrupted = 1;
     if (ctx != NULL)
         lprop_interrupt_now(ctx);
 }
 
 /* Before each input: a fresh budget (instructions and CPU time). */
-static void
-arm(repl *r)
+void
+repl_arm(repl *r)
 {
-    interrupted = 0;
+    repl_interrupted = 0;
     lprop_budget_reset(r->ctx);
 }
 
@@ -113,32 +87,19 @@ l_what(lua_State *L)
 static int
 l_print(lua_State *L)
 {
-    int i, n = lua_gettop(L);
-    size_t len;
-    const char *s;
-
-    for (i = 1; i <= n; i++) {
-        s = luaL_tolstring(L, i, &len);
-        if (i > 1)
-            fputc('\t', stdout);
-        prop_text_write(stdout, s, len, PROP_TEXT_LINES);
-        lua_pop(L, 1);
-    }
-    fputc('\n', stdout);
-    fflush(stdout);
-    return 0;
+    return lprop_print(L, stdout);
 }
 
-static void
-push_module(lua_State *L, repl *r, const char *field)
+void
+repl_push_module(lua_State *L, repl *r, const char *field)
 {
     lua_rawgeti(L, LUA_REGISTRYINDEX, r->mod_ref);
     lua_getfield(L, -1, field);
     lua_remove(L, -2);
 }
 
-static void
-push_env(lua_State *L, repl *r)
+void
+repl_push_env(lua_State *L, repl *r)
 {
     lua_rawgeti(L, LUA_REGISTRYINDEX, r->ctx->env_ref);
 }
@@ -153,7 +114,7 @@ p_setup(lua_State *L)
     lua_pushcfunction(L, l_what);
     lua_setfield(L, -2, "what");
     r->mod_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    push_env(L, r);
+    repl_push_env(L, r);
     lua_pushliteral(L, "print");
     lua_pushcfunction(L, l_print);
     lua_rawset(L, -3);
@@ -166,8 +127,8 @@ p_setup(lua_State *L)
  * the message is printed on standard error and r->failed is set.  Returns
  * the status of lua_pcall.
  */
-static int
-protect(repl *r, lua_CFunction fn, const char *a, const char *b)
+int
+repl_protect(repl *r, lua_CFunction fn, const char *a, const char *b)
 {
     lua_State *L = r->ctx->L;
     int base = lua_gettop(L), status;
@@ -186,8 +147,8 @@ protect(repl *r, lua_CFunction fn, const char *a, const char *b)
     lprop_budget_stop(r->ctx);
     if (status != LUA_OK) {
         r->failed = 1;
-        if (interrupted) { /* past the ^C the terminal echoed */
-            interrupted = 0;
+        if (repl_interrupted) { /* past the ^C the terminal echoed */
+            repl_interrupted = 0;
             fputc('\n', stderr);
         }
         if (status == LUA_ERRMEM)
@@ -259,14 +220,14 @@ repl_load(repl *r)
         return -1;
     }
     r->ctx = ctx;
-    ctx->interrupt = &interrupted; /* Ctrl-C stops the running input */
+    ctx->interrupt = &repl_interrupted; /* Ctrl-C stops the running input */
     r->rejected = !evaluated || prop_site_nerrors(ctx->site, 0) > 0;
     if (r->site && prop_site_ndiags(ctx->site) > 0) {
         prop_diags_print_text(ctx->site, stderr, r->opts.color_err, 0);
         cli_print_summary(ctx, r->site, stderr, 0);
     }
-    arm(r);
-    if (protect(r, p_setup, NULL, NULL) != LUA_OK) {
+    repl_arm(r);
+    if (repl_protect(r, p_setup, NULL, NULL) != LUA_OK) {
         drop_state(r);
         return -1;
     }
@@ -315,7 +276,7 @@ load_in_env(lua_State *L, repl *r, const char *text, size_t n)
     int status = luaL_loadbufferx(L, text, n, CHUNK_NAME, "t");
 
     if (status == LUA_OK) {
-        push_env(L, r);
+        repl_push_env(L, r);
         if (lua_setupvalue(L, -2, 1) == NULL)
             lua_pop(L, 1);
     }
@@ -376,7 +337,7 @@ p_eval(lua_State *L)
     nres = lua_gettop(L) - base + 1;
     if (nres > 0) {
         luaL_checkstack(L, 2, "too many results to print");
-        push_module(L, r, "format");
+        repl_push_module(L, r, "format");
         lua_insert(L, base);
         lua_call(L, nres, 1);
         out = lua_tolstring(L, -1, &len);
@@ -706,7 +667,7 @@ p_command(lua_State *L)
     } else if (strcmp(name, "show") == 0) {
         do_show(L, r, arg);
     } else if (strcmp(name, "type") == 0) {
-        push_module(L, r, "type_of");
+        repl_push_module(L, r, "type_of");
         eval_expr(L, r, arg, name);
         lua_call(L, 1, 1);
         printf("%s\n", lua_tostring(L, -1));
@@ -717,11 +678,11 @@ p_command(lua_State *L)
     } else if (strcmp(name, "plan") == 0) {
         do_plan(L, r, arg);
     } else if (strcmp(name, "help") == 0) {
-        push_module(L, r, "help");
+        repl_push_module(L, r, "help");
         lua_call(L, 0, 1);
         printf("%s\n", lua_tostring(L, -1));
     } else {
-        push_module(L, r, "suggest_command");
+        repl_push_module(L, r, "suggest_command");
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
         best = lua_tostring(L, -1);
@@ -771,250 +732,10 @@ run_command(repl *r, const char *text)
         r->failed = 1;
         return 0;
     }
-    arm(r);
-    protect(r, p_command, name, alen ? argcopy : NULL);
+    repl_arm(r);
+    repl_protect(r, p_command, name, alen ? argcopy : NULL);
     free(argcopy);
     return 0;
-}
-
-/* ---- the line editor ---- */
-
-static repl *
-el_repl(EditLine *el)
-{
-    void *data = NULL;
-
-    if (el_get(el, EL_CLIENTDATA, &data) != 0)
-        return NULL;
-    return data;
-}
-
-static char *
-prompt(EditLine *el)
-{
-    repl *r = el_repl(el);
-    static char main_prompt[] = PROMPT, more_prompt[] = PROMPT_MORE;
-
-    return r && r->more ? more_prompt : main_prompt;
-}
-
-static int
-terminal_width(void)
-{
-    struct winsize ws;
-
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
-    return 80;
-}
-
-/* List the candidates at index idx (a table) in columns, without strip bytes. */
-static void
-list_candidates(lua_State *L, int idx, lua_Integer n, size_t strip)
-{
-    size_t w = 1, len;
-    lua_Integer i, shown = n > MAX_LISTED ? MAX_LISTED : n;
-    int cols, col = 0;
-
-    for (i = 1; i <= shown; i++) {
-        lua_rawgeti(L, idx, i);
-        len = lua_rawlen(L, -1);
-        lua_pop(L, 1);
-        if (len > strip && len - strip > w)
-            w = len - strip;
-    }
-    cols = terminal_width() / (int)(w + 2);
-    if (cols < 1)
-        cols = 1;
-    fputc('\n', stdout);
-    for (i = 1; i <= shown; i++) {
-        const char *s;
-        lua_rawgeti(L, idx, i);
-        s = lua_tolstring(L, -1, &len);
-        s = len > strip ? s + strip : s;
-        if (++col == cols || i == shown) {
-            printf("%s\n", s);
-            col = 0;
-        } else {
-            printf("%-*s", (int)(w + 2), s);
-        }
-        lua_pop(L, 1);
-    }
-    if (n > shown)
-        printf("... and %lld more\n", (long long)(n - shown));
-    fflush(stdout);
-}
-
-/*
- * Protected: complete the word before the cursor.  repl.complete gives the
- * word and its candidates; the longest prefix they share is inserted, and
- * when that adds nothing and there are several, they are listed.
- */
-static int
-p_complete(lua_State *L)
-{
-    repl *r = lua_touserdata(L, 1);
-    const LineInfo *li = el_line(r->el);
-    size_t wlen, clen, common = 0, strip;
-    lua_Integer n, i;
-    const char *word, *first, *c;
-    int tbl;
-
-    push_module(L, r, "complete");
-    push_env(L, r);
-    lua_pushlstring(L, li->buffer, (size_t)(li->cursor - li->buffer));
-    lua_pushboolean(L, r->len == 0);
-    lua_call(L, 3, 3);
-    word = lua_tolstring(L, -3, &wlen);
-    strip = (size_t)lua_tointeger(L, -2);
-    tbl = lua_gettop(L);
-    n = lua_istable(L, tbl) ? (lua_Integer)lua_rawlen(L, tbl) : 0;
-    r->complete_rc = CC_ERROR;
-    if (word == NULL || n == 0)
-        return 0;
-    lua_rawgeti(L, tbl, 1);
-    first = lua_tolstring(L, -1, &common);
-    for (i = 2; i <= n && first; i++) {
-        size_t k = 0;
-        lua_rawgeti(L, tbl, i);
-        c = lua_tolstring(L, -1, &clen);
-        while (c && k < common && k < clen && c[k] == first[k])
-            k++;
-        common = k;
-        lua_pop(L, 1);
-    }
-    if (first && common > wlen) {
-        lua_pushlstring(L, first + wlen, common - wlen);
-        r->complete_rc = el_insertstr(r->el, lua_tostring(L, -1)) == 0 ? CC_REFRESH : CC_ERROR;
-    } else if (n > 1) {
-        list_candidates(L, tbl, n, strip);
-        r->complete_rc = CC_REDISPLAY;
-    } else {
-        r->complete_rc = CC_REFRESH;
-    }
-    return 0;
-}
-
-static unsigned char
-complete(EditLine *el, int ch)
-{
-    repl *r = el_repl(el);
-    int failed;
-
-    (void)ch;
-    if (r == NULL || r->ctx == NULL)
-        return CC_ERROR;
-    arm(r);
-    failed = r->failed; /* a failed completion is not a failed input */
-    if (protect(r, p_complete, NULL, NULL) != LUA_OK) {
-        r->failed = failed;
-        return CC_REDISPLAY;
-    }
-    return (unsigned char)r->complete_rc;
-}
-
-/* ~/.prop_history, or NULL when there is no home directory. */
-static char *
-history_path(void)
-{
-    const char *home = getenv("HOME");
-    struct passwd *pw;
-    char *path;
-    size_t n;
-
-    if (home == NULL || *home == '\0') {
-        pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
-    if (home == NULL || *home == '\0')
-        return NULL;
-    n = strlen(home) + sizeof HISTORY_FILE + 1;
-    path = malloc(n);
-    if (path)
-        snprintf(path, n, "%s/%s", home, HISTORY_FILE);
-    return path;
-}
-
-static int
-editor_open(repl *r)
-{
-    HistEvent ev;
-
-    r->hist = history_init();
-    r->el = el_init("prop", stdin, stdout, stderr);
-    if (r->hist == NULL || r->el == NULL)
-        return -1;
-    history(r->hist, &ev, H_SETSIZE, HISTORY_SIZE);
-    history(r->hist, &ev, H_SETUNIQUE, 1);
-    r->hist_path = history_path();
-    if (r->hist_path)
-        history(r->hist, &ev, H_LOAD, r->hist_path); /* none yet is fine */
-    /* EL_ADDFN goes through el_wset with static names: el_set would copy
-     * them into memory that el_end never frees. */
-    if (el_set(r->el, EL_CLIENTDATA, (void *)r) != 0 || el_set(r->el, EL_EDITOR, "emacs") != 0 ||
-        el_set(r->el, EL_SIGNAL, 1) != 0 || el_set(r->el, EL_PROMPT, prompt) != 0 ||
-        el_set(r->el, EL_HIST, history, r->hist) != 0 ||
-        el_wset(r->el, EL_ADDFN, L"prop-complete", L"complete a name", complete) != 0 ||
-        el_set(r->el, EL_BIND, "^I", "prop-complete", NULL) != 0)
-        return -1;
-    el_source(r->el, NULL); /* the user's ~/.editrc, if any */
-    return 0;
-}
-
-/* Remember an input, and write the history file (0600) at once. */
-static void
-history_add(repl *r, const char *text)
-{
-    HistEvent ev;
-    int fd;
-
-    if (r->hist == NULL || *text == '\0')
-        return;
-    history(r->hist, &ev, H_ENTER, text);
-    if (r->hist_path == NULL)
-        return;
-    fd = open(r->hist_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (fd >= 0)
-        close(fd);
-    if ((fd < 0 || history(r->hist, &ev, H_SAVE, r->hist_path) < 0) && !r->hist_warned) {
-        fprintf(stderr, "prop repl: cannot write %s: history is not kept\n", r->hist_path);
-        r->hist_warned = 1;
-    }
-}
-
-/*
- * The next line, without its newline: 1 read, 0 end of input, -1 Ctrl-C
- * (the pending input is dropped).  The line is valid until the next call.
- */
-static int
-read_line(repl *r, const char **line, size_t *len)
-{
-    ssize_t n;
-    int count = 0;
-    const char *s;
-
-    if (r->tty) {
-        s = el_gets(r->el, &count);
-        if (s == NULL || count <= 0) {
-            if (interrupted || (count < 0 && errno == EINTR)) {
-                interrupted = 0;
-                return -1;
-            }
-            return 0;
-        }
-        n = count;
-    } else {
-        errno = 0;
-        n = getline(&r->line, &r->linecap, stdin);
-        if (n < 0)
-            return 0;
-        s = r->line;
-    }
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        n--;
-    *line = s;
-    *len = (size_t)n;
-    return 1;
 }
 
 /* One line of input; returns 1 when the REPL should end. */
@@ -1036,7 +757,7 @@ handle_line(repl *r, const char *line, size_t len)
                 fprintf(stderr, "prop repl: out of memory\n");
                 return 1;
             }
-            history_add(r, cmd);
+            repl_history_add(r, cmd);
             quit = run_command(r, cmd + 1);
             free(cmd);
             return quit;
@@ -1048,10 +769,10 @@ handle_line(repl *r, const char *line, size_t len)
         return 0;
     }
     r->more = 0;
-    arm(r);
-    protect(r, p_eval, NULL, NULL);
+    repl_arm(r);
+    repl_protect(r, p_eval, NULL, NULL);
     if (!r->more) {
-        history_add(r, r->chunk);
+        repl_history_add(r, r->chunk);
         chunk_clear(r);
     }
     return 0;
@@ -1062,10 +783,7 @@ handle_line(repl *r, const char *line, size_t len)
 static void
 repl_free(repl *r)
 {
-    if (r->el)
-        el_end(r->el);
-    if (r->hist)
-        history_end(r->hist);
+    repl_editor_close(r);
     drop_state(r);
     free(r->hist_path);
     free(r->chunk);
@@ -1127,7 +845,7 @@ run_repl(int argc, char **argv)
         goto done;
     }
     if (r.tty) {
-        if (editor_open(&r) != 0) {
+        if (repl_editor_open(&r) != 0) {
             fprintf(stderr, "prop repl: cannot set up the line editor\n");
             rc = EXIT_FAILED;
             goto done;
@@ -1136,7 +854,7 @@ run_repl(int argc, char **argv)
     }
     for (;;) {
         fflush(stdout);
-        got = read_line(&r, &line, &len);
+        got = repl_read_line(&r, &line, &len);
         if (got < 0) {
             chunk_clear(&r);
             fputc('\n', stdout);
@@ -1152,8 +870,8 @@ run_repl(int argc, char **argv)
     if (r.len > 0 && r.ctx) {
         /* The input ended inside a statement: say what is missing. */
         r.final = 1;
-        arm(&r);
-        protect(&r, p_eval, NULL, NULL);
+        repl_arm(&r);
+        repl_protect(&r, p_eval, NULL, NULL);
     }
     if (r.tty)
         fputc('\n', stdout);

@@ -9,10 +9,9 @@
  * and the executor (engine/src/exec.c) ensures its properties in order;
  * each leaf's check/apply/ensure runs here, in Lua, with a `sys` handle.
  *
- * Several hosts run in parallel (-j N) in forked children: each child has
- * the evaluated site already (copy-on-write), runs one host, and sends its
- * output lines through a pipe; the parent writes whole lines only, so the
- * output of parallel hosts never interleaves mid-line.
+ * Several hosts run in parallel (-j N) in forked children (run_jobs.c).
+ * How a host is reached and its OS detected is the engine's
+ * (engine/src/host_connect.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,47 +29,13 @@
 #include <lauxlib.h>
 
 #include "cli.h"
+#include "run.h"
 #include "lsys.h"
 #include "prop/secrets.h"
 #include "prop/exec.h"
 
 #define DEFAULT_JOBS 8
-#define MAX_TAGS 64
 #define EXIT_INTERRUPTED 130
-#define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
-#define AGAIN_MARK '\002'   /* a child's line: a property the second run changed */
-
-typedef struct run_opts {
-    cli_site_opts site;
-    int dry, diff, json, jobs;
-    int twice;  /* --twice: run, then run again; the second run must change nothing */
-    int record; /* this is the second run of --twice: record what changes */
-    int accept_new;
-    int connect_timeout, op_timeout;
-    int serial; /* hosts per batch (0: one batch); negative: a percentage */
-    /* --tags: run only properties with one of these (none: all);
-     * --skip-tags: leave out those with one of these.  Words of argv. */
-    const char *tags[MAX_TAGS], *skip_tags[MAX_TAGS];
-    size_t ntags, nskip;
-    int max_fail;          /* hosts that may fail before the next batch is held back */
-    const char *site_path; /* the site file: its secret store is beside it */
-    const char *report;    /* --report FILE */
-} run_opts;
-
-/* What became of one host. */
-typedef struct outcome outcome;
-struct outcome {
-    unsigned ok, changed, failed, skipped;
-    int unreachable; /* could not be reached (or its key was refused) */
-    int stopped;     /* interrupted */
-    int refused;     /* its OS is not one its properties run on: nothing ran */
-    int info_only;   /* it only carries information: nothing to run */
-    double ms;
-    /* Its containers (run after it) that failed or were refused, could
-     * not be reached, or were interrupted. */
-    unsigned ctr_failed, ctr_unreachable, ctr_stopped;
-    int held; /* not run: an earlier batch had more failed hosts than --max-fail */
-};
 
 /* Everything the executor's callbacks need for one host. */
 typedef struct host_run {
@@ -107,17 +72,18 @@ static char pending_path[1100] = STATE_DIR "/pending";
 #define PENDING_TEXT "pending from the last run"
 
 /*
- * SIGINT and SIGTERM stop the run.  stop_requested counts them: the Lua
+ * SIGINT and SIGTERM stop the run.  run_stop_requested counts them: the Lua
  * hook (ctx->interrupt) and the transports (prop_transport_set_interrupt)
- * read it, and a second one stops a running command at once; stop_signal
+ * read it, and a second one stops a running command at once; run_stop_signal
  * is the last, passed on to that command.  A job of a parallel run gets
  * its parent's signals passed on, and may get the same signal straight
  * too (Ctrl-C on a terminal, timeout(1)): that is one request, not two,
  * so a job counts the signals from its parent and from elsewhere apart
  * and takes the larger count.
  */
-static volatile sig_atomic_t stop_requested, stop_signal;
-static volatile sig_atomic_t in_job, from_parent, from_others;
+volatile sig_atomic_t run_stop_requested, run_stop_signal;
+volatile sig_atomic_t run_in_job;
+static volatile sig_atomic_t from_parent, from_others;
 static lprop_ctx *signal_ctx; /* its Lua code is stopped at once */
 
 static void
@@ -141,20 +107,20 @@ on_signal(int sig, siginfo_t *si, void *uc)
     last_sig = sig;
     last_pid = from;
     last_ms = ms;
-    stop_signal = sig;
-    if (in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
+    run_stop_signal = sig;
+    if (run_in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
         from_parent++;
     else
         from_others++;
-    stop_requested = from_parent > from_others ? from_parent : from_others;
+    run_stop_requested = from_parent > from_others ? from_parent : from_others;
     lprop_interrupt_now(signal_ctx); /* async-signal-safe, as lua.c does */
 }
 
-static int
-want_stop(void *ud)
+int
+run_want_stop(void *ud)
 {
     (void)ud;
-    return stop_requested > 0;
+    return run_stop_requested > 0;
 }
 
 static double
@@ -344,7 +310,7 @@ call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, c
     lua_State *L = hr->ctx->L;
     int base;
 
-    if (want_stop(NULL)) { /* interrupted: nothing more starts */
+    if (run_want_stop(NULL)) { /* interrupted: nothing more starts */
         *msg = strdup("interrupted");
         return -1;
     }
@@ -468,7 +434,7 @@ ensure_leaf(void *ud, const prop_node *leaf, char **msg)
 done:
     hr->sys.mode = LSYS_APPLY;
     hr->sys.claims_of = NULL;
-    if (r == PROP_RESULT_FAILED && want_stop(NULL))
+    if (r == PROP_RESULT_FAILED && run_want_stop(NULL))
         r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;
@@ -617,10 +583,10 @@ static struct {
     char *buf;
     size_t len, n;
 } again;
-static int piped_job; /* a job of a parallel run: stdout is the pipe to the parent */
+int run_piped_job; /* a job of a parallel run: stdout is the pipe to the parent */
 
-static void
-again_add(const char *line, size_t len)
+void
+run_again_add(const char *line, size_t len)
 {
     char *b;
 
@@ -672,11 +638,11 @@ record_again(host_run *hr, const prop_node *n)
 send:
     if (line == NULL)
         len = sizeof nomem - 1;
-    if (piped_job) {
+    if (run_piped_job) {
         putchar(AGAIN_MARK);
         fwrite(line ? line : nomem, 1, len, stdout);
     } else {
-        again_add(line ? line : nomem, len);
+        run_again_add(line ? line : nomem, len);
     }
     free(line);
 }
@@ -1118,82 +1084,19 @@ on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, 
 
 /* ---- reaching a host ------------------------------------------------- */
 
-/* "~/x" under $HOME; other paths as they are.  Returns buf or path. */
-static const char *
-expand_home(const char *path, char *buf, size_t size)
-{
-    const char *home = getenv("HOME");
-
-    if (path == NULL || strncmp(path, "~/", 2) != 0 || home == NULL)
-        return path;
-    snprintf(buf, size, "%s/%s", home, path + 2);
-    return buf;
-}
-
-/*
- * Open the transport for h.  0, or PROP_EUNREACHABLE/PROP_ERROR with a
- * reason in why.  *t may be set even on failure (the caller closes it).
- */
 static int
 open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *why, size_t wsize)
 {
-    const char *how = prop_host_info(h, PROP_INFO_CONNECT, 0);
-    const char *name = prop_host_name(h);
-    int rc;
+    prop_connect_opts co;
 
-    *t = NULL;
+    memset(&co, 0, sizeof co);
     /* prop pull runs on the host itself: only a tree is reached elsewhere. */
-    if ((how == NULL && strcmp(name, "localhost") == 0) || (how && strcmp(how, "local") == 0) ||
-        (cli_run_local && !(how && strcmp(how, "dir") == 0))) {
-        rc = prop_transport_local(t);
-    } else if (how && strcmp(how, "dir") == 0) {
-        const char *root = prop_host_info(h, PROP_INFO_CONNECT_PATH, 0);
-        struct stat st;
-        if (root == NULL) {
-            snprintf(why, wsize, "connect.dir without a path");
-            return PROP_EUNREACHABLE;
-        }
-        if (stat(root, &st) != 0) {
-            if (errno != ENOENT || o->dry) {
-                snprintf(why, wsize, "%s: %s%s", root, strerror(errno),
-                         o->dry ? " (a real run creates it)" : "");
-                return PROP_EUNREACHABLE;
-            }
-            if (mkdir(root, 0755) != 0) {
-                snprintf(why, wsize, "cannot make the tree %s: %s", root, strerror(errno));
-                return PROP_EUNREACHABLE;
-            }
-        }
-        rc = prop_transport_dir(t, root);
-    } else {
-        prop_ssh_opts so;
-        char kh[4096], id[4096];
-        const char *port = prop_host_info(h, PROP_INFO_CONNECT_PORT, 0);
-        const char *sudo = prop_host_info(h, PROP_INFO_CONNECT_SUDO, 0);
-        memset(&so, 0, sizeof so);
-        so.address = prop_host_info(h, PROP_INFO_CONNECT_ADDRESS, 0);
-        if (so.address == NULL)
-            so.address = name;
-        so.port = port ? atoi(port) : 22;
-        so.user = prop_host_info(h, PROP_INFO_CONNECT_USER, 0);
-        so.identity = expand_home(prop_host_info(h, PROP_INFO_CONNECT_IDENTITY, 0), id, sizeof id);
-        so.known_hosts =
-            expand_home(prop_host_info(h, PROP_INFO_CONNECT_KNOWN_HOSTS, 0), kh, sizeof kh);
-        so.sudo = sudo && strcmp(sudo, "true") == 0;
-        so.accept_new = o->accept_new;
-        so.connect_timeout = o->connect_timeout;
-        so.op_timeout = o->op_timeout;
-        rc = prop_transport_ssh(t, &so);
-        if (rc != PROP_OK) {
-            snprintf(why, wsize, "%s",
-                     *t ? prop_transport_error(*t) : "this prop was built without SSH support");
-            return PROP_EUNREACHABLE;
-        }
-        return PROP_OK;
-    }
-    if (rc != PROP_OK)
-        snprintf(why, wsize, "%s", *t ? prop_transport_error(*t) : "out of memory");
-    return rc == PROP_OK ? PROP_OK : PROP_EUNREACHABLE;
+    co.this_machine = cli_run_local;
+    co.dry = o->dry;
+    co.accept_new = o->accept_new;
+    co.connect_timeout = o->connect_timeout;
+    co.op_timeout = o->op_timeout;
+    return prop_host_connect(h, &co, t, why, wsize);
 }
 
 int
@@ -1208,52 +1111,6 @@ cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop
     o.connect_timeout = connect_timeout;
     o.op_timeout = connect_timeout;
     return open_transport(&o, h, t, why, wsize);
-}
-
-/*
- * The transport of container c, through pt (its parent's).  Its kind says
- * how it is entered; its recipe's info (container.path, container.name)
- * says where.
- */
-static int
-open_container(const prop_host *c, prop_transport *pt, prop_transport **t, char *why, size_t wsize)
-{
-    const char *path = prop_host_info(c, "container.path", 0);
-    const char *cname = prop_host_info(c, "container.name", 0);
-    int rc = PROP_EINVAL;
-
-    *t = NULL;
-    if (!cname)
-        cname = prop_host_name(c);
-    switch (prop_host_container_kind(c)) {
-    case PROP_CONTAINER_CHROOT:
-        if (path)
-            rc = prop_transport_chroot(t, pt, path, prop_host_fullname(c));
-        break;
-    case PROP_CONTAINER_NSPAWN:
-        if (path)
-            rc = prop_transport_nspawn(t, pt, cname, path);
-        break;
-    case PROP_CONTAINER_DOCKER:
-        rc = prop_transport_docker(t, pt, cname);
-        break;
-    case PROP_CONTAINER_JAIL: {
-        const char *enter[] = {"jexec", cname, NULL};
-        char name[300];
-
-        snprintf(name, sizeof name, "jail %s", cname);
-        rc = prop_transport_container(t, pt, enter, name);
-        break;
-    }
-    default:
-        break;
-    }
-    if (rc == PROP_ENOMEM)
-        snprintf(why, wsize, "out of memory");
-    else if (rc != PROP_OK)
-        snprintf(why, wsize, "container %s: its recipe gave no usable path or name",
-                 prop_host_fullname(c));
-    return rc == PROP_OK ? PROP_OK : PROP_EUNREACHABLE;
 }
 
 /* Transports, innermost last: a container is reached through its parents. */
@@ -1276,7 +1133,7 @@ open_chain(const run_opts *o, const prop_host *h, tstack *ts, char *why, size_t 
     if (parent == NULL)
         rc = open_transport(o, h, &ts->v[ts->n], why, wsize);
     else if ((rc = open_chain(o, parent, ts, why, wsize)) == PROP_OK)
-        rc = open_container(h, ts->v[ts->n - 1], &ts->v[ts->n], why, wsize);
+        rc = prop_container_connect(h, ts->v[ts->n - 1], &ts->v[ts->n], why, wsize);
     if (ts->v[ts->n])
         ts->n++;
     return rc;
@@ -1287,26 +1144,6 @@ close_chain(tstack *ts)
 {
     while (ts->n)
         prop_transport_close(ts->v[--ts->n]);
-}
-
-/* The OS family of the target when the site does not declare it: /etc/os-release, uname. */
-static prop_os_set
-detect_os(prop_transport *t)
-{
-    char *data = NULL;
-    size_t len = 0;
-    prop_os_set os = PROP_OS_NONE;
-    prop_cmd_result r = {-1, NULL, 0, NULL, 0};
-    const char *const uname[] = {"uname", "-s", NULL};
-
-    if (prop_transport_read(t, "/etc/os-release", &data, &len) == PROP_OK)
-        os = prop_os_from_os_release(data, len);
-    free(data);
-    if (os == PROP_OS_NONE && prop_transport_query(t, uname, NULL, 0, &r) == PROP_OK &&
-        r.code == 0 && r.out && strncmp(r.out, "FreeBSD", 7) == 0)
-        os = PROP_OS_FREEBSD;
-    prop_cmd_result_clear(&r);
-    return os;
 }
 
 /* The "os" info is "family suite arch": split into sys.suite and sys.arch. */
@@ -1532,221 +1369,12 @@ refuse_os(const prop_host *h, prop_os_set os, char *why, size_t wsize)
 static void run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t,
                            int progress, int color, outcome *oc);
 
-/* ---- --tags and --skip-tags ---------------------------------------------- */
-
-#define SELECTED_KEY "prop.selected"
-
-static int
-tag_in(const char *tag, const char *const *list, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        if (strcmp(tag, list[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/*
- * Mark in the table at sel every node of n's tree that runs under --tags
- * and --skip-tags: a leaf when one of its tags or its composites' is
- * asked for (or none is asked for) and none is left out; a composite
- * when a part of it runs.  tags: the registry's table of tags by node.
- */
-static int
-mark_selected(lua_State *L, const run_opts *o, int tags, int sel, const prop_node *n, int want,
-              int skip, unsigned depth)
-{
-    size_t i, nc = prop_node_nchildren(n);
-    int any = 0;
-
-    if (depth > 200)
-        return 1; /* deeper than any site writes: runs */
-    if (tags) {
-        lua_pushlightuserdata(L, (void *)n);
-        if (lua_rawget(L, tags) == LUA_TTABLE) {
-            lua_Integer k, len = (lua_Integer)lua_rawlen(L, -1);
-
-            for (k = 1; k <= len; k++) {
-                const char *t;
-
-                lua_rawgeti(L, -1, k);
-                t = lua_tostring(L, -1);
-                if (t && tag_in(t, o->tags, o->ntags))
-                    want = 1;
-                if (t && tag_in(t, o->skip_tags, o->nskip))
-                    skip = 1;
-                lua_pop(L, 1);
-            }
-        }
-        lua_pop(L, 1);
-    }
-    if (skip)
-        return 0;
-    if (prop_node_kind(n) == PROP_REVERT) {
-        const prop_node *rev = prop_node_reverted(n);
-
-        any = rev ? mark_selected(L, o, tags, sel, rev, want, skip, depth + 1) : 0;
-    } else if (nc == 0) {
-        any = o->ntags == 0 || want;
-    } else {
-        for (i = 0; i < nc; i++)
-            any |= mark_selected(L, o, tags, sel, prop_node_child(n, i), want, skip, depth + 1);
-    }
-    if (any) {
-        lua_pushlightuserdata(L, (void *)n);
-        lua_pushboolean(L, 1);
-        lua_rawset(L, sel);
-    }
-    return any;
-}
-
-/* The nodes of h's properties that run: the registry's SELECTED_KEY.
- * In a protected call (lua_pcall): it allocates. */
-static int
-select_for_host_p(lua_State *L)
-{
-    const run_opts *o = lua_touserdata(L, 1);
-    const prop_host *h = lua_touserdata(L, 2);
-    size_t i, n = prop_host_nprops(h);
-    int tags = 0, sel;
-
-    lua_newtable(L);
-    sel = lua_gettop(L);
-    if (lua_getfield(L, LUA_REGISTRYINDEX, LPROP_TAGS) == LUA_TTABLE)
-        tags = lua_gettop(L);
-    for (i = 0; i < n; i++)
-        mark_selected(L, o, tags, sel, prop_host_prop(h, i), 0, 0, 0);
-    lua_settop(L, sel);
-    lua_setfield(L, LUA_REGISTRYINDEX, SELECTED_KEY);
-    return 0;
-}
-
-/* 0, or -1 when it could not be done (out of memory): nothing may run. */
-static int
-select_for_host(lua_State *L, const run_opts *o, const prop_host *h)
-{
-    int top = lua_gettop(L), rc;
-
-    lua_pushcfunction(L, select_for_host_p);
-    lua_pushlightuserdata(L, (void *)o);
-    lua_pushlightuserdata(L, (void *)h);
-    rc = lua_pcall(L, 2, 0, 0);
-    lua_settop(L, top);
-    return rc == LUA_OK ? 0 : -1;
-}
-
 static int
 select_node(void *ud, const prop_node *n)
 {
     host_run *hr = ud;
-    lua_State *L = hr->ctx->L;
-    int yes;
 
-    if (lua_getfield(L, LUA_REGISTRYINDEX, SELECTED_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return 1;
-    }
-    lua_pushlightuserdata(L, (void *)n);
-    yes = lua_rawget(L, -2) != LUA_TNIL;
-    lua_pop(L, 2);
-    return yes;
-}
-
-/* Split "a,b" (a word of argv, cut in place) into list. */
-static int
-tag_list(const char *opt, char *v, const char **list, size_t *n)
-{
-    char *save = NULL, *tok;
-
-    if (v == NULL || *v == '\0')
-        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
-    for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == MAX_TAGS)
-            return cli_usage_error(&cmd_run, "%s: at most %d tags", opt, MAX_TAGS);
-        list[(*n)++] = tok;
-    }
-    if (*n == 0)
-        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
-    return 0;
-}
-
-/* A tag asked for that no property has: a warning naming the site's tags. */
-static int
-warn_unknown_tags_p(lua_State *L)
-{
-    const char *const *list = lua_touserdata(L, 1);
-    size_t i, n = (size_t)lua_tointeger(L, 2);
-    const char *opt = lua_touserdata(L, 3);
-
-    lua_getfield(L, LUA_REGISTRYINDEX, LPROP_ALL_TAGS);
-    for (i = 0; i < n; i++) {
-        int known = 0;
-
-        if (lua_istable(L, -1)) {
-            lua_getfield(L, -1, list[i]);
-            known = lua_toboolean(L, -1);
-            lua_pop(L, 1);
-        }
-        if (known)
-            continue;
-        fprintf(stderr, "prop run: warning: %s %s: no property of the site has that tag", opt,
-                list[i]);
-        if (lua_istable(L, -1)) {
-            const char **names = NULL;
-            size_t k = 0, cap = 0;
-
-            lua_pushnil(L);
-            while (lua_next(L, -2)) {
-                lua_pop(L, 1);
-                if (lua_type(L, -1) == LUA_TSTRING && k == cap) {
-                    const char **nn = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *nn);
-                    if (!nn)
-                        break;
-                    names = nn;
-                }
-                if (lua_type(L, -1) == LUA_TSTRING && k < cap)
-                    names[k++] = lua_tostring(L, -1);
-            }
-            if (k) {
-                size_t a, b;
-
-                for (a = 1; a < k; a++)
-                    for (b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
-                        const char *x = names[b];
-                        names[b] = names[b - 1];
-                        names[b - 1] = x;
-                    }
-                fputs(" (its tags:", stderr);
-                for (a = 0; a < k; a++)
-                    fprintf(stderr, " %s", names[a]);
-                fputc(')', stderr);
-            }
-            free(names);
-        } else {
-            fputs(" (it has none)", stderr);
-        }
-        fputc('\n', stderr);
-    }
-    lua_pop(L, 1);
-    return 0;
-}
-
-/* In a protected call: it allocates (out of memory, no warning). */
-static void
-warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt)
-{
-    int top = lua_gettop(L);
-
-    if (n == 0)
-        return;
-    lua_pushcfunction(L, warn_unknown_tags_p);
-    lua_pushlightuserdata(L, (void *)list);
-    lua_pushinteger(L, (lua_Integer)n);
-    lua_pushlightuserdata(L, (void *)opt);
-    if (lua_pcall(L, 3, 0, 0) != LUA_OK)
-        fprintf(stderr, "prop run: out of memory checking the tags asked for\n");
-    lua_settop(L, top);
+    return run_selected(hr->ctx->L, n);
 }
 
 /*
@@ -1764,7 +1392,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     prop_exec_ops ops = {ensure_leaf,
                          on_start,
                          on_done,
-                         want_stop,
+                         run_want_stop,
                          test_only_if,
                          on_triggered,
                          o->ntags || o->nskip ? select_node : NULL,
@@ -1791,7 +1419,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     hr.name = prop_host_fullname(h);
     hr.progress = progress && !o->json;
     hr.color = color && !o->json;
-    if ((o->ntags || o->nskip) && select_for_host(L, o, h) != 0) {
+    if ((o->ntags || o->nskip) && run_select_for_host(L, o, h) != 0) {
         /* Nothing ran: refused (a failure), not unreachable. */
         snprintf(why, sizeof why, "out of memory choosing the properties --tags asks for");
         oc->refused = 1;
@@ -1817,7 +1445,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     }
     for (i = 0; i < prop_host_ncontainers(h); i++)
         hr.attach[i] = -1;
-    if (pt ? open_container(h, pt, &t, why, sizeof why) != PROP_OK
+    if (pt ? prop_container_connect(h, pt, &t, why, sizeof why) != PROP_OK
            : open_chain(o, h, &ts, why, sizeof why) != PROP_OK) {
         oc->unreachable = 1;
         goto out;
@@ -1825,7 +1453,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     if (!pt)
         t = ts.v[ts.n - 1];
     /* A signal stops the command running (transport.h). */
-    prop_transport_set_interrupt(t, ctx->interrupt, &stop_signal);
+    prop_transport_set_interrupt(t, ctx->interrupt, &run_stop_signal);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->unreachable = 1;
@@ -1834,7 +1462,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     os = prop_host_os(h);
     prefetch(t, h, os == PROP_OS_NONE);
     if (os == PROP_OS_NONE)
-        os = detect_os(t);
+        os = prop_transport_detect_os(t);
     if (refuse_os(h, os, why, sizeof why)) {
         oc->refused = 1;
         goto out;
@@ -1877,7 +1505,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     hr.sys_idx = lua_gettop(L);
     for (i = 0; i < it.n; i++) {
         const prop_node *p = it.v[i];
-        if (want_stop(NULL)) {
+        if (run_want_stop(NULL)) {
             oc->stopped = 1;
             oc->skipped = (unsigned)(it.n - i);
             break;
@@ -1950,7 +1578,7 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
         outcome coc;
 
         memset(&coc, 0, sizeof coc);
-        if (want_stop(NULL)) {
+        if (run_want_stop(NULL)) {
             oc->ctr_stopped++;
             continue;
         }
@@ -2001,7 +1629,7 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
     }
 }
 
-static void
+void
 run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
          outcome *oc)
 {
@@ -2020,187 +1648,6 @@ cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color)
     o.jobs = 1;
     run_host(ctx, &o, h, color && isatty(STDOUT_FILENO), color, &oc);
     return oc.unreachable ? EXIT_UNREACHABLE : oc.failed || oc.refused ? EXIT_FAILED : EXIT_WELL;
-}
-
-/* ---- many hosts at once ------------------------------------------------ */
-
-typedef struct child {
-    pid_t pid;
-    int fd;
-    char *buf; /* a partial line */
-    size_t len, cap;
-    outcome oc;
-    int have_oc;
-    const prop_host *h;
-} child;
-
-/* Pass whole lines through; keep the summary line. */
-static void
-child_lines(child *c, int final)
-{
-    size_t start = 0, i;
-
-    for (i = 0; i < c->len; i++) {
-        if (c->buf[i] != '\n')
-            continue;
-        if (c->buf[start] == AGAIN_MARK) {
-            again_add(c->buf + start + 1, i - start);
-        } else if (c->buf[start] == SUMMARY_MARK) {
-            c->have_oc =
-                sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
-                       &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
-                       &c->oc.stopped, &c->oc.refused, &c->oc.info_only, &c->oc.ms,
-                       &c->oc.ctr_failed, &c->oc.ctr_unreachable, &c->oc.ctr_stopped) == 12;
-        } else {
-            fwrite(c->buf + start, 1, i + 1 - start, stdout);
-        }
-        start = i + 1;
-    }
-    if (final && start < c->len) {
-        fwrite(c->buf + start, 1, c->len - start, stdout);
-        fputc('\n', stdout);
-        start = c->len;
-    }
-    memmove(c->buf, c->buf + start, c->len - start);
-    c->len -= start;
-    fflush(stdout);
-}
-
-static int
-start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, child *c)
-{
-    int p[2];
-
-    memset(c, 0, sizeof *c);
-    c->h = h;
-    if (pipe(p) != 0)
-        return -1;
-    fflush(stdout);
-    fflush(stderr);
-    c->pid = fork();
-    if (c->pid < 0) {
-        close(p[0]);
-        close(p[1]);
-        return -1;
-    }
-    if (c->pid == 0) {
-        outcome oc;
-        in_job = 1;
-        piped_job = 1;
-        close(p[0]);
-        if (dup2(p[1], STDOUT_FILENO) < 0)
-            _exit(EXIT_FAILED);
-        close(p[1]);
-        run_host(ctx, o, h, 0, color, &oc);
-        printf("%c%u %u %u %u %d %d %d %d %.3f %u %u %u\n", SUMMARY_MARK, oc.ok, oc.changed,
-               oc.failed, oc.skipped, oc.unreachable, oc.stopped, oc.refused, oc.info_only, oc.ms,
-               oc.ctr_failed, oc.ctr_unreachable, oc.ctr_stopped);
-        fflush(stdout);
-        _exit(0);
-    }
-    close(p[1]);
-    c->fd = p[0];
-    return 0;
-}
-
-/* Run hosts[0..n) with at most jobs at once; outcomes in ocs. */
-static void
-run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n, int color,
-             outcome *ocs)
-{
-    child *kids = calloc((size_t)o->jobs, sizeof *kids);
-    size_t *which = calloc((size_t)o->jobs, sizeof *which);
-    struct pollfd *pf = calloc((size_t)o->jobs, sizeof *pf);
-    size_t next = 0, running = 0;
-    int k, forwarded = 0;
-
-    if (!kids || !which || !pf) {
-        size_t i;
-        for (i = 0; i < n; i++)
-            run_host(ctx, o, hosts[i], 0, color, &ocs[i]);
-        goto out;
-    }
-    for (;;) {
-        while (running < (size_t)o->jobs && next < n && !want_stop(NULL)) {
-            for (k = 0; k < o->jobs && kids[k].pid > 0; k++)
-                ;
-            if (start_child(ctx, o, hosts[next], color, &kids[k]) != 0) {
-                fprintf(stderr, "prop run: cannot start a job for %s: %s; running it here\n",
-                        prop_host_name(hosts[next]), strerror(errno));
-                run_host(ctx, o, hosts[next], 0, color, &ocs[next]);
-                next++;
-                continue;
-            }
-            which[k] = next++;
-            running++;
-        }
-        if (running == 0)
-            break;
-        /* Pass SIGINT and SIGTERM on to the jobs (see on_signal). */
-        for (; forwarded < stop_requested; forwarded++)
-            for (k = 0; k < o->jobs; k++)
-                if (kids[k].pid > 0)
-                    (void)kill(kids[k].pid, stop_signal);
-        for (k = 0; k < o->jobs; k++) {
-            pf[k].fd = kids[k].pid > 0 ? kids[k].fd : -1;
-            pf[k].events = POLLIN;
-            pf[k].revents = 0;
-        }
-        /* A signal between the check above and poll: seen 250 ms later. */
-        if (poll(pf, (nfds_t)o->jobs, stop_requested > forwarded ? 0 : 250) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (k = 0; k < o->jobs; k++) {
-            child *c = &kids[k];
-            ssize_t got;
-            int status;
-            if (c->pid <= 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            if (c->cap - c->len < 4096) {
-                size_t cap = c->cap ? c->cap * 2 : 8192;
-                char *b = realloc(c->buf, cap);
-                if (b == NULL)
-                    continue;
-                c->buf = b;
-                c->cap = cap;
-            }
-            got = read(c->fd, c->buf + c->len, c->cap - c->len);
-            if (got > 0) {
-                c->len += (size_t)got;
-                child_lines(c, 0);
-                continue;
-            }
-            if (got < 0 && errno == EINTR)
-                continue;
-            child_lines(c, 1);
-            close(c->fd);
-            while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
-                ;
-            if (c->have_oc) {
-                ocs[which[k]] = c->oc;
-            } else {
-                memset(&ocs[which[k]], 0, sizeof ocs[which[k]]);
-                ocs[which[k]].failed = 1;
-                printf("%s  failed: its job ended without a summary (status %d)\n",
-                       prop_host_name(c->h), status);
-            }
-            free(c->buf);
-            memset(c, 0, sizeof *c);
-            running--;
-        }
-    }
-    /* Hosts never started because of an interruption. */
-    for (; next < n; next++) {
-        memset(&ocs[next], 0, sizeof ocs[next]);
-        ocs[next].stopped = 1;
-        ocs[next].skipped = (unsigned)prop_host_nprops(hosts[next]);
-    }
-out:
-    free(kids);
-    free(which);
-    free(pf);
 }
 
 /* ---- the command ----------------------------------------------------- */
@@ -2261,7 +1708,7 @@ run_some(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t from
         return;
     }
     for (k = from; k < to; k++) {
-        if (want_stop(NULL)) {
+        if (run_want_stop(NULL)) {
             ocs[k].stopped = 1;
             ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
             continue;
@@ -2313,19 +1760,19 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
         run_some(ctx, o, hosts, from, to, ocs);
         for (k = from; k < to; k++)
             failed += host_failed(&ocs[k]);
-        if (to < n && (failed > (size_t)o->max_fail || want_stop(NULL)))
+        if (to < n && (failed > (size_t)o->max_fail || run_want_stop(NULL)))
             break;
     }
     if (to >= n)
         return 0;
     for (k = to; k < n; k++) {
-        if (want_stop(NULL))
+        if (run_want_stop(NULL))
             ocs[k].stopped = 1;
         else
             ocs[k].held = 1;
         ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
     }
-    if (!want_stop(NULL)) {
+    if (!run_want_stop(NULL)) {
         if (o->json) {
             json_event(stdout, "held");
             printf("\"failed\":%zu,\"max_fail\":%d,\"hosts\":[", failed, o->max_fail);
@@ -2409,15 +1856,15 @@ first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nh
     if (pid == 0) {
         int rc;
 
-        in_job = 1;
+        run_in_job = 1;
         rc = run_pass(ctx, o, hosts, nhosts, ocs);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);
     }
     for (;;) {
-        for (; forwarded < stop_requested; forwarded++)
-            (void)kill(pid, stop_signal);
+        for (; forwarded < run_stop_requested; forwarded++)
+            (void)kill(pid, run_stop_signal);
         got = waitpid(pid, &status, 0);
         if (got == pid)
             break;
@@ -2429,7 +1876,7 @@ first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nh
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     fprintf(stderr, "prop run: the first run ended by signal %d\n", WTERMSIG(status));
-    return stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
+    return run_stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
 }
 
 /*
@@ -2863,10 +2310,10 @@ run_run(int argc, char **argv)
             if (serial_arg(v, &o.serial))
                 goto usage;
         } else if (cli_opt_value("--tags", argc, argv, &i, &v)) {
-            if (tag_list("--tags", (char *)v, o.tags, &o.ntags))
+            if (run_tag_list("--tags", (char *)v, o.tags, &o.ntags))
                 goto usage;
         } else if (cli_opt_value("--skip-tags", argc, argv, &i, &v)) {
-            if (tag_list("--skip-tags", (char *)v, o.skip_tags, &o.nskip))
+            if (run_tag_list("--skip-tags", (char *)v, o.skip_tags, &o.nskip))
                 goto usage;
         } else if (cli_opt_value("--report", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
@@ -2940,8 +2387,8 @@ run_run(int argc, char **argv)
     /* Warnings do not stop a run, but they are shown. */
     prop_diags_print_text(ctx->site, stderr, o.site.color_err, 0);
     cli_print_summary(ctx, site, stderr, 0);
-    warn_unknown_tags(ctx->L, o.tags, o.ntags, "--tags");
-    warn_unknown_tags(ctx->L, o.skip_tags, o.nskip, "--skip-tags");
+    run_warn_unknown_tags(ctx->L, o.tags, o.ntags, "--tags");
+    run_warn_unknown_tags(ctx->L, o.skip_tags, o.nskip, "--skip-tags");
     nsite = prop_site_nhosts(ctx->site);
     hosts = calloc(nsite + (size_t)nnames + 1, sizeof *hosts);
     ocs = calloc(nsite + (size_t)nnames + 1, sizeof *ocs);
@@ -2996,7 +2443,7 @@ run_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
-    ctx->interrupt = &stop_requested;
+    ctx->interrupt = &run_stop_requested;
     if (!o.twice)
         rc = run_pass(ctx, &o, hosts, nhosts, ocs);
     else

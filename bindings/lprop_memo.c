@@ -7,7 +7,7 @@
  * so when a site is only checked, the nodes one call made can be made
  * again for the next equal call, at its own place, without running the
  * recipe (prop_node_remake).  The key of a call is an exact encoding of
- * the recipe and its arguments (see key_* in lprop_core.c): equal keys
+ * the recipe and its arguments (see key_* in lprop_entry.c): equal keys
  * mean equal calls.
  *
  * Ownership: the ctx owns its memo; the memo owns its entries, each one

@@ -26,6 +26,7 @@ typedef struct {
  * recipes ("=prop/..." chunks), it does not: the place inside a recipe
  * means nothing to the user, whose property's line is reported anyway.
  */
+LPROP_NORETURN static int sys_error(lua_State *L, const char *fmt, ...);
 static int
 sys_error(lua_State *L, const char *fmt, ...)
 {
@@ -44,7 +45,8 @@ sys_error(lua_State *L, const char *fmt, ...)
         lua_concat(L, 2);
     }
     va_end(ap);
-    return lua_error(L);
+    lua_error(L);
+    abort(); /* not reached: lua_error does not return */
 }
 
 static lsys *

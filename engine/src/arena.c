@@ -26,8 +26,8 @@ struct arena_chunk {
 /* The chunk header rounded up so that the payload stays aligned. */
 #define HEADER_SIZE ((sizeof(arena_chunk) + ALIGN - 1) & ~(size_t)(ALIGN - 1))
 
-static void *
-default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+void *
+arena_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     (void)ud;
     (void)osize;
@@ -41,7 +41,7 @@ default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 void
 arena_init(arena *a, prop_alloc_fn alloc, void *ud)
 {
-    a->alloc = alloc ? alloc : default_alloc;
+    a->alloc = alloc ? alloc : arena_default_alloc;
     a->ud = ud;
     a->head = NULL;
     a->cur = a->end = NULL;

@@ -29,6 +29,8 @@ typedef struct arena {
     size_t total;      /* bytes obtained from alloc */
 } arena;
 
+/* malloc, realloc and free as a prop_alloc_fn: what a NULL allocator means. */
+void *arena_default_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 void arena_init(arena *a, prop_alloc_fn alloc, void *ud);
 void arena_release(arena *a);
 /* 16-byte aligned, uninitialised; NULL when the allocator refuses. */

@@ -164,6 +164,8 @@ intern_join(prop_site *s, const char *prefix, prop_node *const *items, size_t n,
     size_t len = strlen(prefix), used = 0;
     const char *result;
 
+    if (!items && !text)
+        text = "";
     if (items)
         for (size_t i = 0; i < n; i++)
             len += strlen(items[i]->desc) + (i ? strlen(sep) : 0);

@@ -52,6 +52,7 @@ b64_encode(const unsigned char *p, size_t n)
         return NULL;
     for (i = 0; i + 2 < n; i += 3) {
         unsigned long v = (unsigned long)p[i] << 16 | (unsigned long)p[i + 1] << 8 | p[i + 2];
+        /* cppcheck-suppress uninitdata ; o is written here, not read */
         *o++ = b64chars[v >> 18 & 63];
         *o++ = b64chars[v >> 12 & 63];
         *o++ = b64chars[v >> 6 & 63];

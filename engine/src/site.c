@@ -16,18 +16,6 @@
 
 static const prop_origin no_origin = {NULL, 0};
 
-static void *
-default_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    (void)ud;
-    (void)osize;
-    if (nsize == 0) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, nsize);
-}
-
 int
 prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud)
 {
@@ -37,7 +25,7 @@ prop_site_new(prop_site **out, prop_alloc_fn alloc, void *ud)
         return PROP_EINVAL;
     *out = NULL;
     if (!alloc)
-        alloc = default_alloc;
+        alloc = arena_default_alloc;
     s = alloc(ud, NULL, 0, sizeof *s);
     if (!s)
         return PROP_ENOMEM;

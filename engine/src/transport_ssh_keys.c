@@ -297,10 +297,10 @@ check_host_key(ssh_tr *s, int accept_new)
     if (s->port == SSH_DEFAULT_PORT)
         names[n++] = plain;
     names[n++] = bracket;
-    for (i = 0; i < 300 && bracket[i]; i++)
+    for (i = 0; i < sizeof lower[1] - 1 && bracket[i]; i++)
         lower[1][i] = (char)tolower((unsigned char)bracket[i]);
     lower[1][i] = '\0';
-    for (i = 0; i < 300 && plain[i]; i++)
+    for (i = 0; i < sizeof lower[0] - 1 && plain[i]; i++)
         lower[0][i] = (char)tolower((unsigned char)plain[i]);
     lower[0][i] = '\0';
     if (strcmp(lower[1], bracket) != 0) { /* hashed names are of the lower-case name */

@@ -1,11 +1,11 @@
 -- repl.lua: what `prop repl` shows and completes.
 --
--- The C side (bindings/cmd_repl.c) reads lines, runs them in the site's
--- config environment and calls this module for the policy: how a value is
--- printed (a property as its tree, a host as its name and size, a table
--- nested to a few levels), what `:type` says, and the candidates for
--- tab completion.  cmd_repl.c sets M.what(v) -> "property" | "host" | nil
--- before anything here is called.
+-- The C side (bindings/cmd_repl.c, its line editor bindings/repl_edit.c)
+-- reads lines, runs them in the site's config environment and calls this
+-- module for the policy: how a value is printed (a property as its tree,
+-- a host as its name and size, a table nested to a few levels), what
+-- `:type` says, and the candidates for tab completion.  cmd_repl.c sets
+-- M.what(v) -> "property" | "host" | nil before anything here is called.
 
 local core = require "prop.core"
 local show = require "prop.show"

@@ -64,8 +64,9 @@ tsplit(const char *t, size_t len, tline **out)
 
         if (n == cap) {
             cap *= 2;
-            v = realloc(v, cap * sizeof *v);
-            REQ((v) != NULL);
+            void *nv = realloc(v, cap * sizeof *v);
+            REQ((nv) != NULL);
+            v = nv;
         }
         v[n].s = t + p;
         v[n].len = e - p;

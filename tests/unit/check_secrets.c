@@ -82,8 +82,9 @@ slurp(const char *path, size_t *len)
         n += r;
         if (n == cap) {
             cap *= 2;
-            buf = realloc(buf, cap + 1);
-            ck_assert_ptr_nonnull(buf);
+            char *nb = realloc(buf, cap + 1);
+            ck_assert_ptr_nonnull(nb);
+            buf = nb;
         }
     }
     ck_assert_int_eq(fclose(f), 0);

@@ -78,8 +78,9 @@ get(const char *path, size_t *len)
     for (;;) {
         if (cap - n < 65536) {
             cap = cap * 2 + 65536;
-            buf = realloc(buf, cap + 1);
-            ck_assert_ptr_nonnull(buf);
+            char *nb = realloc(buf, cap + 1);
+            ck_assert_ptr_nonnull(nb);
+            buf = nb;
         }
         r = fread(buf + n, 1, cap - n, f);
         n += r;

@@ -262,6 +262,41 @@ PROP_API int prop_transport_sync(prop_transport *t);
  */
 PROP_API int prop_transport_lock(prop_transport *t);
 
+/* ---- reaching a host (host_connect.c) ---- */
+
+typedef struct prop_connect_opts {
+    int this_machine;    /* the host is this machine: reached locally unless connect.dir */
+    int dry;             /* a dry run: a connect.dir tree that is not there is not made */
+    int accept_new;      /* SSH: record an unknown host key */
+    int connect_timeout; /* SSH: seconds; 0: 10 */
+    int op_timeout;      /* SSH: seconds for one operation; 0: 300 */
+} prop_connect_opts;
+
+/*
+ * Open the transport host h (not a container) asks for in its info
+ * (PROP_INFO_CONNECT and the keys under it): this machine (connect
+ * "local", or a host named "localhost" without connect info), a directory
+ * tree (connect "dir", made when absent unless o->dry), else SSH to
+ * connect.address or the host's name.  "~/" in the identity and
+ * known_hosts paths is $HOME.  0, or PROP_EUNREACHABLE with the reason in
+ * why; *t may be set even on failure (the caller closes it).
+ */
+int prop_host_connect(const prop_host *h, const prop_connect_opts *o, prop_transport **t, char *why,
+                      size_t wsize);
+/*
+ * The transport of container c, through parent (its parent host's, which
+ * must outlive it): its kind says how it is entered, PROP_INFO_CONTAINER_PATH
+ * and PROP_INFO_CONTAINER_NAME where.  0, or PROP_EUNREACHABLE with why.
+ */
+int prop_container_connect(const prop_host *c, prop_transport *parent, prop_transport **t,
+                           char *why, size_t wsize);
+/*
+ * The OS family of the target, for a host that does not declare one: its
+ * /etc/os-release, else FreeBSD when uname -s says so; PROP_OS_NONE when
+ * neither tells.
+ */
+prop_os_set prop_transport_detect_os(prop_transport *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,678 @@
+/*
+ * lprop_entry.c - what recipes build on: core.leaf (a leaf property and
+ * what it does at run time), core.entry (a recipe's entry point, with the
+ * memo of equal calls of a check-only state), core.invalid and the
+ * checks of targets and definition places.
+ *
+ * What a leaf does at run time (its impl table and args) is kept in two
+ * registry tables indexed by the leaf's behaviour number, not in C.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lauxlib.h>
+
+#include "lprop.h"
+
+#define MAX_FRAMES 8
+#define LOCAL_CLAIMS 16 /* claims of one leaf read into a C array up to this many */
+#define BEHAVIOUR_KEY LPROP_BEHAVIOURS
+#define BEHAVIOUR_ARGS_KEY LPROP_BEHAVIOUR_ARGS
+
+typedef struct {
+    prop_node *node;
+} node_ud;
+
+typedef struct {
+    prop_host *host;
+} host_ud;
+
+/* ---- leaves ---- */
+
+static prop_os_set
+check_targets(lua_State *L, int idx)
+{
+    prop_os_set set = 0, one;
+    lua_Integer i, n;
+
+    if (lua_isnoneornil(L, idx))
+        return PROP_OS_UNIXLIKE;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        if (prop_os_set_parse(lua_tostring(L, idx), &set) != PROP_OK)
+            lprop_error(L,
+                        "unknown OS family \"%s\" (expected debian, buntish, rhel, fedora, "
+                        "arch, freebsd, DebianLike, RedHatLike, ArchLinux, FreeBSD, Linux or "
+                        "UnixLike)",
+                        lua_tostring(L, idx));
+        return set;
+    }
+    if (!lua_istable(L, idx))
+        lprop_error(L, "targets must be a family name or a list of them, not a %s",
+                    luaL_typename(L, idx));
+    n = (lua_Integer)lua_rawlen(L, idx);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, i);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            prop_os_set_parse(lua_tostring(L, -1), &one) != PROP_OK)
+            lprop_error(L, "targets entry %d is not an OS family name", (int)i);
+        set |= one;
+        lua_pop(L, 1);
+    }
+    if (set == 0)
+        lprop_error(L, "targets is an empty list: nothing could run the property");
+    return set;
+}
+
+/* Scratch arrays for one leaf, freed by the Lua GC (they are userdata).
+ * Always pushes exactly one value. */
+static void *
+scratch(lua_State *L, size_t n, size_t size)
+{
+    return lua_newuserdatauv(L, (n ? n : 1) * size, 0);
+}
+
+/*
+ * The secrets a leaf uses (in its args, or captured by the functions of
+ * its impl: a property {}'s apply) become info "secret" = NAME, one per
+ * name: the pre-pass checks that the store has them for the host (P015)
+ * and the run knows what to decrypt.  info is the leaf's info so far;
+ * the array returned (a scratch userdata, pushed) replaces it.
+ */
+static prop_info *
+secret_uses(lua_State *L, prop_leaf_spec *spec, prop_info *info)
+{
+    prop_info *all;
+    size_t n = 0, k;
+
+    lua_newtable(L);
+    if (lua_istable(L, 4))
+        lprop_secret_collect(L, 4, 0);
+    if (lua_istable(L, 3)) {
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            if (lua_isfunction(L, -1)) {
+                lua_pushvalue(L, -3);
+                lprop_secret_collect(L, -2, 1);
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    }
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        n++;
+        lua_pop(L, 1);
+    }
+    if (n == 0) {
+        lua_pop(L, 1);
+        return info;
+    }
+    all = scratch(L, spec->ninfo + n, sizeof *all);
+    lua_insert(L, -2); /* the names table on top, kept alive under the array */
+    for (k = 0; k < spec->ninfo; k++)
+        all[k] = spec->info[k];
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        all[k].key = PROP_INFO_SECRET;
+        all[k].value = lua_tostring(L, -2);
+        k++;
+        lua_pop(L, 1);
+    }
+    spec->info = all;
+    spec->ninfo = k;
+    return all;
+}
+
+/* core.leaf(desc, targets, impl, args, claims, extra) - see lua/README.md */
+static int
+l_leaf(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_leaf_spec spec;
+    prop_node *out = NULL;
+    prop_claim local_claims[LOCAL_CLAIMS], *claims = NULL;
+    prop_info *info = NULL;
+    int *ports = NULL;
+    lua_Integer i, n;
+    int rc;
+
+    memset(&spec, 0, sizeof spec);
+    lua_settop(L, 6);
+    spec.desc = luaL_checkstring(L, 1);
+    spec.targets = 0;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, lua_upvalueindex(3)) == LUA_TNUMBER)
+            spec.targets = (prop_os_set)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    if (spec.targets == 0)
+        spec.targets = check_targets(L, 2);
+    spec.behaviour = -1;
+    if (lua_istable(L, 5)) {
+        n = (lua_Integer)lua_rawlen(L, 5);
+        if (n % 3 != 0)
+            return luaL_error(L, "claims must be triples (kind, key, value)");
+        claims = n / 3 <= LOCAL_CLAIMS ? local_claims : scratch(L, (size_t)(n / 3), sizeof *claims);
+        for (i = 0; i < n / 3; i++) {
+            prop_claim *c = &claims[i];
+            c->value = NULL;
+            c->value_len = 0;
+            c->flags = 0;
+            lua_rawgeti(L, 5, 3 * i + 1);
+            if (lua_type(L, -1) != LUA_TSTRING || lua_rawget(L, lua_upvalueindex(4)) != LUA_TNUMBER)
+                return luaL_error(L, "claim %d: unknown kind", (int)i + 1);
+            c->kind = (prop_claim_kind)lua_tointeger(L, -1);
+            lua_rawgeti(L, 5, 3 * i + 2);
+            c->key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            if (c->key == NULL)
+                return luaL_error(L, "claim %d: key must be a string", (int)i + 1);
+            lua_rawgeti(L, 5, 3 * i + 3);
+            c->id = -1;
+            if (lua_isinteger(L, -1)) {
+                c->id = lua_tointeger(L, -1);
+            } else if (lua_type(L, -1) == LUA_TSTRING) {
+                c->value = lua_tolstring(L, -1, &c->value_len);
+            }
+            /* The strings stay reachable from the claims table until the
+             * engine has copied them. */
+            lua_pop(L, 3);
+        }
+        spec.claims = claims;
+        spec.nclaims = (size_t)(n / 3);
+    }
+    if (lua_istable(L, 6)) {
+        if (lua_getfield(L, 6, "ports") == LUA_TTABLE) {
+            n = (lua_Integer)lua_rawlen(L, -1);
+            ports = scratch(L, (size_t)n, sizeof *ports);
+            lua_insert(L, -2);
+            for (i = 0; i < n; i++) {
+                lua_rawgeti(L, -1, i + 1);
+                if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
+                    lua_tointeger(L, -1) > 65535)
+                    return luaL_error(L, "ports must be integers in 1..65535");
+                ports[i] = (int)lua_tointeger(L, -1);
+                lua_pop(L, 1);
+            }
+            spec.ports = ports;
+            spec.nports = (size_t)n;
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "info") == LUA_TTABLE) {
+            n = (lua_Integer)lua_rawlen(L, -1);
+            if (n % 2 != 0)
+                return luaL_error(L, "info must be pairs (key, value)");
+            info = scratch(L, (size_t)(n / 2), sizeof *info);
+            lua_insert(L, -2);
+            for (i = 0; i < n / 2; i++) {
+                lua_rawgeti(L, -1, 2 * i + 1);
+                lua_rawgeti(L, -2, 2 * i + 2);
+                if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+                    return luaL_error(L, "info keys and values must be strings");
+                info[i].key = lua_tostring(L, -2);
+                info[i].value = lua_tostring(L, -1);
+                if (info[i].key == NULL || info[i].value == NULL)
+                    return luaL_error(L, "info keys and values must be strings");
+                lua_pop(L, 2);
+            }
+            spec.info = info;
+            spec.ninfo = (size_t)(n / 2);
+        }
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "norevert") == LUA_TSTRING)
+            spec.norevert = lua_tostring(L, -1); /* extra keeps it alive */
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "info_only");
+        spec.info_only = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        /* The values this leaf claims are secret: compared by the pre-pass,
+         * never shown (claims is a scratch copy: this changes no Lua value). */
+        lua_getfield(L, 6, "secret");
+        if (lua_toboolean(L, -1))
+            for (i = 0; i < (lua_Integer)spec.nclaims; i++)
+                if (claims[i].value)
+                    claims[i].flags |= PROP_CLAIM_SECRET;
+        lua_pop(L, 1);
+        if (lua_getfield(L, 6, "os") == LUA_TSTRING &&
+            prop_os_set_parse(lua_tostring(L, -1), &spec.os_family) != PROP_OK)
+            return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
+        lua_pop(L, 1);
+        /* A leaf that puts a container on its host, and whose ports are
+         * the container's published ones. */
+        lua_getfield(L, 6, "container");
+        spec.container = lprop_tohost(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "publishes");
+        spec.publishes = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        lua_getfield(L, 6, "detaches");
+        spec.detaches = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    if (ctx->secrets_made && (lua_istable(L, 3) || lua_istable(L, 4)))
+        info = secret_uses(L, &spec, info);
+    if (!ctx->limits.check_only && (!lua_isnil(L, 3) || !lua_isnil(L, 4))) {
+        /* The run-time side: impl and args, by behaviour number (not kept
+         * when the site is only checked). */
+        lua_Integer id;
+        lua_pushvalue(L, lua_upvalueindex(1));
+        id = (lua_Integer)lua_rawlen(L, -1) + 1;
+        lua_pushvalue(L, 3);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_pushboolean(L, 0);
+        }
+        lua_rawseti(L, -2, id);
+        lua_pushvalue(L, lua_upvalueindex(2));
+        lua_pushvalue(L, 4);
+        lua_rawseti(L, -2, id);
+        lua_pop(L, 2);
+        spec.behaviour = (long)id;
+    }
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_leaf_new(ctx->site, &spec, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/* core.invalid(desc, message): record P012 and return a do-nothing property. */
+static int
+l_invalid(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    const char *desc = luaL_checkstring(L, 1), *msg = luaL_checkstring(L, 2);
+    prop_node *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_invalid_new(ctx->site, desc, msg, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/*
+ * The key of a recipe call for the memo (lprop_memo.c): the recipe, the
+ * number of arguments, then each argument, tagged by type, strings with
+ * their length, tables as their entries in traversal order between braces.
+ * The encoding is unambiguous, so equal keys are equal calls; equal calls
+ * whose tables happen to be traversed in another order only miss.  A call
+ * whose key would be longer than KEY_MAX, or that passes a property or a
+ * host, is not remembered (ok = 0).
+ */
+#define KEY_MAX 512
+
+typedef struct key_buf {
+    unsigned char b[KEY_MAX];
+    size_t n;
+    int ok;
+} key_buf;
+
+static void
+key_put(key_buf *k, const void *p, size_t n)
+{
+    if (!k->ok)
+        return;
+    if (n > KEY_MAX - k->n) {
+        k->ok = 0;
+        return;
+    }
+    memcpy(k->b + k->n, p, n);
+    k->n += n;
+}
+
+static void
+key_tag(key_buf *k, char tag)
+{
+    key_put(k, &tag, 1);
+}
+
+/* The scalar at idx (nil, boolean, number or string) into k. */
+static void
+key_scalar(key_buf *k, lua_State *L, int idx)
+{
+    lua_Integer i;
+    lua_Number d;
+    const char *str;
+    size_t len;
+
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+        key_tag(k, 'n');
+        break;
+    case LUA_TBOOLEAN:
+        key_tag(k, lua_toboolean(L, idx) ? 't' : 'f');
+        break;
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) {
+            i = lua_tointeger(L, idx);
+            key_tag(k, 'i');
+            key_put(k, &i, sizeof i);
+        } else {
+            d = lua_tonumber(L, idx);
+            key_tag(k, 'd');
+            key_put(k, &d, sizeof d);
+        }
+        break;
+    default: /* LUA_TSTRING */
+        str = lua_tolstring(L, idx, &len);
+        key_tag(k, 's');
+        key_put(k, &len, sizeof len);
+        key_put(k, str, len);
+        break;
+    }
+}
+
+/*
+ * Whether the value at idx lets no code of the site run when a recipe
+ * looks at it: nil, booleans, numbers, strings (their metatable is locked
+ * by the prelude), properties and hosts, and plain tables of those (no
+ * metatable, at most INERT_DEPTH levels and *left entries in all).
+ * Functions are not: a recipe given one might call it.  The value's key
+ * goes into k on the way.
+ */
+#define INERT_DEPTH 4
+#define INERT_ENTRIES 64
+
+static int
+inert(lua_State *L, int idx, int depth, int *left, key_buf *k)
+{
+    int ok = 1;
+
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+        key_scalar(k, L, idx);
+        return 1;
+    case LUA_TUSERDATA:
+        k->ok = 0;
+        return lprop_tonode(L, idx) != NULL || lprop_tohost(L, idx) != NULL;
+    case LUA_TTABLE:
+        break;
+    default:
+        return 0;
+    }
+    if (depth >= INERT_DEPTH || !lua_checkstack(L, 3))
+        return 0;
+    if (lua_getmetatable(L, idx)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    idx = lua_absindex(L, idx);
+    key_tag(k, '{');
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (--*left < 0 || !inert(L, -2, depth + 1, left, k) || !inert(L, -1, depth + 1, left, k)) {
+            lua_pop(L, 2);
+            ok = 0;
+            break;
+        }
+        lua_pop(L, 1);
+    }
+    key_tag(k, '}');
+    return ok;
+}
+
+/*
+ * Raise again the error a recipe's protected call ended with (on top).  A
+ * memory error stays one: only a refused allocation raises it, so ask for
+ * more than the limit leaves.
+ */
+LPROP_NORETURN static int rethrow(lua_State *L, lprop_ctx *ctx, int status);
+static int
+rethrow(lua_State *L, lprop_ctx *ctx, int status)
+{
+    if (status == LUA_ERRMEM) {
+        size_t n = ctx->limits.max_memory;
+
+        lua_pop(L, 1);
+        (void)lua_newuserdatauv(L, n < ((size_t)1 << 40) ? n : ((size_t)1 << 40), 0);
+        lua_pushliteral(L, "not enough memory"); /* not reached: the limit refused it */
+    }
+    lua_error(L);
+    abort(); /* not reached: lua_error does not return */
+}
+
+/* The nodes of an earlier equal call made again at the caller's place. */
+static int
+remake(lua_State *L, lprop_ctx *ctx, size_t mark, size_t count)
+{
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    prop_node *out = NULL;
+    int rc;
+
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_node_remake(ctx->site, mark, count, &o, &out);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    ctx->recipe_remade++;
+    lprop_push_node(L, out);
+    return 1;
+}
+
+/*
+ * The recipes' entry points are wrapped in this C trampoline.  A user
+ * helper that ends in `return apt.installed {...}` makes a tail call; Lua
+ * drops the helper's frame for a tail call into a Lua function but keeps
+ * it for a C function, so the helper's line stays in the property's origin.
+ *
+ * When the arguments cannot lead the recipe into code of the site, the
+ * recipe runs without the instruction budget's count hook (see
+ * lprop_budget_suspend), in a protected call without a message handler:
+ * an error is caught before any code of the site runs (an xpcall handler
+ * of the site's would otherwise run where the error is raised, hook off),
+ * the hook is put back, and the error raised again.
+ *
+ * Such a call is also a pure function of its arguments: when the site is
+ * only checked, a call equal to an earlier one gets that call's nodes
+ * made again at its own place (its origin is the same stack of user
+ * frames the recipe's nodes would get, prop's own frames being skipped),
+ * and only calls that made nothing but their result's tree and recorded
+ * no diagnostic are remembered.
+ */
+static int
+entry_call(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    int n = lua_gettop(L), i, left = INERT_ENTRIES, quiet = 1;
+    key_buf k;
+    size_t mark = 0, count = 0, ndiags = 0;
+    prop_node *root;
+    int status;
+
+    k.n = 0;
+    k.ok = ctx->memo != NULL && n <= 255;
+    if (k.ok) {
+        const void *fn = lua_topointer(L, lua_upvalueindex(1));
+        unsigned char nargs = (unsigned char)n;
+
+        key_put(&k, &fn, sizeof fn);
+        key_put(&k, &nargs, 1);
+    }
+    for (i = 1; i <= n && quiet; i++)
+        quiet = inert(L, i, 0, &left, &k);
+    if (!quiet || !lua_checkstack(L, LUA_MINSTACK + 4) || !lprop_budget_suspend(L)) {
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_call(L, n, LUA_MULTRET);
+        return lua_gettop(L);
+    }
+    ctx->recipe_calls++;
+    if (k.ok && lprop_memo_get(ctx->memo, k.b, k.n, &mark, &count)) {
+        lprop_budget_resume(L);
+        return remake(L, ctx, mark, count);
+    }
+    if (k.ok) {
+        mark = prop_site_mark(ctx->site);
+        ndiags = prop_site_ndiags(ctx->site);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    status = lua_pcall(L, n, LUA_MULTRET, 0);
+    lprop_budget_resume(L);
+    if (status != LUA_OK)
+        return rethrow(L, ctx, status);
+    if (k.ok && lua_gettop(L) == 1 && (root = lprop_tonode(L, 1)) != NULL &&
+        prop_site_ndiags(ctx->site) == ndiags &&
+        (count = prop_node_made_since(ctx->site, root, mark)) > 0)
+        lprop_memo_put(ctx->memo, k.b, k.n, mark, count);
+    return lua_gettop(L);
+}
+
+/* core.entry(fn): fn behind the trampoline above; for prop's own recipes
+ * only, as it lets them run without the instruction budget's hook. */
+static int
+l_entry(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    if (lprop_getctx(L)->in_embedded == 0 || lprop_user_caller(L))
+        return lprop_error(L, "core.entry is for prop's own recipe modules");
+    lua_settop(L, 1);
+    lua_pushcclosure(L, entry_call, 1);
+    return 1;
+}
+
+/* core.check_targets(v): nil when v is a valid targets value, else why not. */
+static int
+l_check_targets(lua_State *L)
+{
+    prop_os_set set = 0, one;
+    lua_Integer i, n;
+
+    if (lua_isnoneornil(L, 1))
+        return 0;
+    if (lua_type(L, 1) == LUA_TSTRING) {
+        if (prop_os_set_parse(lua_tostring(L, 1), &set) == PROP_OK)
+            return 0;
+        lua_pushfstring(L,
+                        "unknown OS family \"%s\" (expected debian, buntish, rhel, fedora, "
+                        "arch, freebsd, DebianLike, RedHatLike, ArchLinux, FreeBSD, Linux or "
+                        "UnixLike)",
+                        lua_tostring(L, 1));
+        return 1;
+    }
+    if (!lua_istable(L, 1)) {
+        lua_pushfstring(L, "targets must be a family name or a list of them, not a %s",
+                        luaL_typename(L, 1));
+        return 1;
+    }
+    n = (lua_Integer)lua_rawlen(L, 1);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, 1, i);
+        if (lua_type(L, -1) != LUA_TSTRING ||
+            prop_os_set_parse(lua_tostring(L, -1), &one) != PROP_OK) {
+            lua_pushfstring(L, "targets entry %d is not an OS family name", (int)i);
+            return 1;
+        }
+        set |= one;
+        lua_pop(L, 1);
+    }
+    if (set == 0) {
+        lua_pushliteral(L, "targets is an empty list: nothing could run the property");
+        return 1;
+    }
+    return 0;
+}
+
+/* core.set_unknown_field(fn): fn(what, key) words the error for a field a
+ * property or host does not have (the prelude gives it "did you mean"). */
+static int
+l_set_unknown_field(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "prop.unknown_field");
+    return 0;
+}
+
+static int
+l_is_property(lua_State *L)
+{
+    lua_pushboolean(L, lprop_tonode(L, 1) != NULL);
+    return 1;
+}
+
+/*
+ * core.defined_at(fn): "FILE:LINE" where the Lua function fn is defined
+ * (what a recipe names for content computed at run time), or nil for a
+ * C function.
+ */
+static int
+l_defined_at(lua_State *L)
+{
+    lua_Debug ar;
+
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_pushvalue(L, 1);
+    if (!lua_getinfo(L, ">S", &ar) || ar.linedefined <= 0) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_pushfstring(L, "%s:%d", ar.short_src, ar.linedefined);
+    return 1;
+}
+
+/* name -> number: OS family and group names (kinds == 0) or claim kinds. */
+static void
+push_name_table(lua_State *L, int kinds)
+{
+    static const char *const os_names[] = {"debian",    "buntish", "freebsd",    "rhel",
+                                           "fedora",    "arch",    "DebianLike", "RedHatLike",
+                                           "ArchLinux", "FreeBSD", "Linux",      "UnixLike"};
+    prop_os_set set;
+    int k;
+
+    lua_newtable(L);
+    if (kinds) {
+        for (k = 0; k < PROP_CLAIM__COUNT; k++) {
+            lua_pushinteger(L, k);
+            lua_setfield(L, -2, prop_claim_kind_name((prop_claim_kind)k));
+        }
+        return;
+    }
+    for (k = 0; k < (int)(sizeof os_names / sizeof os_names[0]); k++) {
+        if (prop_os_set_parse(os_names[k], &set) == PROP_OK) {
+            lua_pushinteger(L, (lua_Integer)set);
+            lua_setfield(L, -2, os_names[k]);
+        }
+    }
+}
+
+static const luaL_Reg entry_funcs[] = {{"invalid", l_invalid},
+                                       {"is_property", l_is_property},
+                                       {"defined_at", l_defined_at},
+                                       {"set_unknown_field", l_set_unknown_field},
+                                       {"entry", l_entry},
+                                       {"check_targets", l_check_targets},
+                                       {NULL, NULL}};
+
+void
+lprop_entry_register(lua_State *L)
+{
+    luaL_setfuncs(L, entry_funcs, 0);
+    /* core.leaf keeps what it looks up on every call in upvalues: the
+     * behaviour tables, and name -> number tables for OS sets and claim
+     * kinds. */
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_KEY);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, BEHAVIOUR_ARGS_KEY);
+    push_name_table(L, 0);
+    push_name_table(L, 1);
+    lua_pushcclosure(L, l_leaf, 4);
+    lua_setfield(L, -2, "leaf");
+}

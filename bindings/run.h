@@ -1,0 +1,86 @@
+/*
+ * run.h - what prop run's files share (cmd_run.c runs hosts; run_jobs.c
+ * runs several at once in forked children).
+ */
+#ifndef RUN_H
+#define RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <lua.h>
+
+#include "cli.h"
+
+#define MAX_TAGS 64
+#define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
+#define AGAIN_MARK '\002'   /* a child's line: a property the second run changed */
+
+typedef struct run_opts {
+    cli_site_opts site;
+    int dry, diff, json, jobs;
+    int twice;  /* --twice: run, then run again; the second run must change nothing */
+    int record; /* this is the second run of --twice: record what changes */
+    int accept_new;
+    int connect_timeout, op_timeout;
+    int serial; /* hosts per batch (0: one batch); negative: a percentage */
+    /* --tags: run only properties with one of these (none: all);
+     * --skip-tags: leave out those with one of these.  Words of argv. */
+    const char *tags[MAX_TAGS], *skip_tags[MAX_TAGS];
+    size_t ntags, nskip;
+    int max_fail;          /* hosts that may fail before the next batch is held back */
+    const char *site_path; /* the site file: its secret store is beside it */
+    const char *report;    /* --report FILE */
+} run_opts;
+
+/* What became of one host. */
+typedef struct outcome outcome;
+struct outcome {
+    unsigned ok, changed, failed, skipped;
+    int unreachable; /* could not be reached (or its key was refused) */
+    int stopped;     /* interrupted */
+    int refused;     /* its OS is not one its properties run on: nothing ran */
+    int info_only;   /* it only carries information: nothing to run */
+    double ms;
+    /* Its containers (run after it) that failed or were refused, could
+     * not be reached, or were interrupted. */
+    unsigned ctr_failed, ctr_unreachable, ctr_stopped;
+    int held; /* not run: an earlier batch had more failed hosts than --max-fail */
+};
+
+/*
+ * SIGINT and SIGTERM stop the run (cmd_run.c's on_signal): how many came,
+ * and the last, passed on to a running command and to the jobs.
+ */
+extern volatile sig_atomic_t run_stop_requested, run_stop_signal;
+/* This process is a job of a parallel run (a forked child)... */
+extern volatile sig_atomic_t run_in_job;
+/* ... and its stdout is the pipe to the parent. */
+extern int run_piped_job;
+
+/* cmd_run.c */
+/* Whether the run should stop (a signal came); ud unused (exec.h's callback). */
+int run_want_stop(void *ud);
+/* Note a line of a property the second run of --twice changed. */
+void run_again_add(const char *line, size_t len);
+/* Run host h (and its containers): its outcome in oc. */
+void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
+              outcome *oc);
+
+/* run_tags.c */
+/* Mark the properties of h that --tags/--skip-tags select: 0, or -1. */
+int run_select_for_host(lua_State *L, const run_opts *o, const prop_host *h);
+/* Whether n was selected for the host being run (1 when nothing is marked). */
+int run_selected(lua_State *L, const prop_node *n);
+/* Split "a,b" (a word of argv, cut in place) into list: 0, or the exit
+ * status of the usage error it printed. */
+int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
+/* Warn of the tags of list that no property of the site has. */
+void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
+
+/* run_jobs.c */
+/* Run hosts[0..n) with at most o->jobs at once; outcomes in ocs. */
+void run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n, int color,
+                  outcome *ocs);
+
+#endif /* RUN_H */
