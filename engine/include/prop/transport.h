@@ -281,21 +281,21 @@ typedef struct prop_connect_opts {
  * known_hosts paths is $HOME.  0, or PROP_EUNREACHABLE with the reason in
  * why; *t may be set even on failure (the caller closes it).
  */
-int prop_host_connect(const prop_host *h, const prop_connect_opts *o, prop_transport **t, char *why,
-                      size_t wsize);
+PROP_API int prop_host_connect(const prop_host *h, const prop_connect_opts *o, prop_transport **t,
+                               char *why, size_t wsize);
 /*
  * The transport of container c, through parent (its parent host's, which
  * must outlive it): its kind says how it is entered, PROP_INFO_CONTAINER_PATH
  * and PROP_INFO_CONTAINER_NAME where.  0, or PROP_EUNREACHABLE with why.
  */
-int prop_container_connect(const prop_host *c, prop_transport *parent, prop_transport **t,
-                           char *why, size_t wsize);
+PROP_API int prop_container_connect(const prop_host *c, prop_transport *parent, prop_transport **t,
+                                    char *why, size_t wsize);
 /*
  * The OS family of the target, for a host that does not declare one: its
  * /etc/os-release, else FreeBSD when uname -s says so; PROP_OS_NONE when
  * neither tells.
  */
-prop_os_set prop_transport_detect_os(prop_transport *t);
+PROP_API prop_os_set prop_transport_detect_os(prop_transport *t);
 
 #ifdef __cplusplus
 }
