@@ -93,8 +93,13 @@ same "the deploy account logs in with its key" \
 check "sshd refuses passwords" bash -c "docker exec $CTR sshd -T | grep -qx 'passwordauthentication no'"
 check "a password login is not offered" bash -c "! docker exec $CTR ssh -o BatchMode=yes -o StrictHostKeyChecking=no \
   -o PreferredAuthentications=password -o PubkeyAuthentication=no deploy@127.0.0.1 true 2>/dev/null"
+# http_get ADDR : the body of GET / on port 80 (bash's /dev/tcp: no client needed).
+http_get() {
+  timeout 20 bash -c 'exec 3<>"/dev/tcp/$1/80" && printf "GET / HTTP/1.0\r\nHost: web\r\n\r\n" >&3 && cat <&3' _ "$1" |
+    tr -d '\r' | sed '1,/^$/d'
+}
 same "nginx serves the deploy account's file on the container's address" \
-  "$(curl -sS --max-time 20 "http://$addr/" 2>&1)" "hello from the site"
+  "$(http_get "$addr" 2>&1)" "hello from the site"
 check "the default site is gone" bash -c "! docker exec $CTR test -e /etc/nginx/sites-enabled/default"
 
 # The firewall: loaded in the container's namespace, 22 and 80 answer from
