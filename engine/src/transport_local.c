@@ -646,27 +646,73 @@ sync_dir(const char *dir)
     return e;
 }
 
-/* Sync every directory of the dirty set, then empty it: the first failure. */
+/* Whether directory dir (a host path) is in the dirty set. */
+static int
+dirty_has(const local_transport *lt, const char *dir)
+{
+    size_t j;
+
+    if (!lt->dirty_cap)
+        return 0;
+    for (j = (size_t)fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
+         j = (j + 1) & (lt->dirty_cap - 1))
+        if (strcmp(lt->dirty[j], dir) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a directory above dir (a host path) is in the dirty set. */
+static int
+dirty_ancestor(const local_transport *lt, const char *dir)
+{
+    char up[PATH_MAX];
+    size_t n = strlen(dir);
+    char *slash;
+
+    if (n >= sizeof up)
+        return 0;
+    memcpy(up, dir, n + 1);
+    while ((slash = strrchr(up, '/')) != NULL) {
+        if (slash == up)
+            return dirty_has(lt, "/");
+        *slash = '\0';
+        if (dirty_has(lt, up))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Sync every directory of the dirty set, then empty it: the first failure.
+ * A directory that is gone while a directory above it is in the set was
+ * removed by this transport (remove of a directory marks its parent): the
+ * sync above makes that removal last, and there is nothing left to sync.
+ * One gone otherwise (moved away behind prop's back) is a failure.
+ */
 static int
 sync_dirty(local_transport *lt)
 {
     size_t i;
     int e, rc = PROP_OK;
 
-    for (i = 0; i < lt->dirty_cap && lt->ndirty; i++) {
-        char *dir = lt->dirty[i];
+    for (i = 0; i < lt->dirty_cap; i++) {
+        const char *dir = lt->dirty[i];
 
         if (!dir)
             continue;
-        if ((e = sync_dir(dir)) != 0 && rc == PROP_OK) {
+        if ((e = sync_dir(dir)) == ENOENT && dirty_ancestor(lt, dir))
+            e = 0;
+        if (e != 0 && rc == PROP_OK) {
             const char *shown = dir + lt->plen;
 
             rc = prop_transport_fail(&lt->base, "sync %s: %s", *shown ? shown : "/", strerror(e));
         }
-        free(dir);
-        lt->dirty[i] = NULL;
-        lt->ndirty--;
     }
+    for (i = 0; i < lt->dirty_cap; i++) {
+        free(lt->dirty[i]);
+        lt->dirty[i] = NULL;
+    }
+    lt->ndirty = 0;
     return rc;
 }
 

@@ -1275,6 +1275,17 @@ START_TEST(test_sync_groups_dirs)
     ck_assert_ptr_nonnull(strstr(prop_transport_error(t), "sync /a: "));
     ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
     expect_file(P("root/moved/3"), "3");
+
+    /* Directories removed through the transport, nested: nothing to say. */
+    ck_assert_int_eq(prop_transport_mkdir(t, "/d", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_mkdir(t, "/d/e", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/d/e/f", "f", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/d/e/f"), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/d/e"), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/d"), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    ck_assert_int_eq(access(P("root/d"), F_OK), -1);
     prop_transport_close(t);
 
     /* This machine: a command does not start before the sync. */
