@@ -29,6 +29,26 @@
 #define PROP_MODULE_DIR "/usr/local/lib/prop"
 #endif
 
+#ifdef PROP_SANITIZE
+/*
+ * A PROP_SANITIZE build only.  The module is opened with dlopen(), so the
+ * thread-local storage of libssh and libcrypto is dynamic TLS, which
+ * LeakSanitizer tracks by intercepting __tls_get_addr.  Against Debian
+ * 12's glibc that tracking can take glibc's TLS header for an older
+ * layout and record a range that is not memory; the leak check at exit
+ * then dies scanning it ("Tracer caught signal 11"), a fault of the
+ * runtime, not of prop.  The static TLS and the heap are still scanned.
+ * ASAN_OPTIONS given in the environment take precedence.
+ */
+__attribute__((visibility("default"))) const char *__asan_default_options(void);
+
+__attribute__((visibility("default"))) const char *
+__asan_default_options(void)
+{
+    return "intercept_tls_get_addr=0";
+}
+#endif
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static prop_ssh_module_entry entry;
 static char load_error[768];
