@@ -661,13 +661,20 @@ dirty_has(const local_transport *lt, const char *dir)
     return 0;
 }
 
-/* Whether a directory above dir (a host path) is in the dirty set. */
+/*
+ * Whether dir (a host path), gone or no longer a directory, went with a
+ * change this transport made: the nearest directory above it that still
+ * exists is in the dirty set (a remove or a replace marks the parent),
+ * and its sync makes the change last.  Anything else (moved away behind
+ * prop's back, under a directory prop did not touch) is not forgiven.
+ */
 static int
-dirty_ancestor(const local_transport *lt, const char *dir)
+gone_under_dirty(const local_transport *lt, const char *dir)
 {
     char up[PATH_MAX];
     size_t n = strlen(dir);
     char *slash;
+    struct stat st;
 
     if (n >= sizeof up)
         return 0;
@@ -678,16 +685,20 @@ dirty_ancestor(const local_transport *lt, const char *dir)
         *slash = '\0';
         if (dirty_has(lt, up))
             return 1;
+        if (lstat(up, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+            return 0;
     }
     return 0;
 }
 
 /*
  * Sync every directory of the dirty set, then empty it: the first failure.
- * A directory that is gone while a directory above it is in the set was
- * removed by this transport (remove of a directory marks its parent): the
- * sync above makes that removal last, and there is nothing left to sync.
- * One gone otherwise (moved away behind prop's back) is a failure.
+ * A directory that is gone, or is now a file or a link to nothing, was
+ * removed or replaced by this transport when the nearest directory above
+ * it is in the set (gone_under_dirty): that sync makes the change last,
+ * and there is nothing left to sync.  The last component is followed: a
+ * file written through a link to a directory marks the link's name, and
+ * the directory it names is the one synced.
  */
 static int
 sync_dirty(local_transport *lt)
@@ -700,7 +711,7 @@ sync_dirty(local_transport *lt)
 
         if (!dir)
             continue;
-        if ((e = sync_dir(dir)) == ENOENT && dirty_ancestor(lt, dir))
+        if (((e = sync_dir(dir)) == ENOENT || e == ENOTDIR) && gone_under_dirty(lt, dir))
             e = 0;
         if (e != 0 && rc == PROP_OK) {
             const char *shown = dir + lt->plen;

@@ -1286,6 +1286,37 @@ START_TEST(test_sync_groups_dirs)
     ck_assert_int_eq(prop_transport_remove(t, "/d"), PROP_OK);
     ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
     ck_assert_int_eq(access(P("root/d"), F_OK), -1);
+
+    /* A directory replaced by a file through the transport: the same. */
+    ck_assert_int_eq(prop_transport_mkdir(t, "/r", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/r/x", "x", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/r/x"), PROP_OK);
+    ck_assert_int_eq(prop_transport_remove(t, "/r"), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/r", "file", 4, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    expect_file(P("root/r"), "file");
+
+    /* Written through a link to a directory: the directory is synced. */
+    ck_assert_int_eq(prop_transport_mkdir(t, "/real", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_symlink(t, "real", "/lnk"), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/lnk/f", "f", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    expect_file(P("root/real/f"), "f");
+
+    /* Gone behind prop's back under a directory prop did not touch, though
+     * one further up is in the set: a failure naming it. */
+    ck_assert_int_eq(prop_transport_mkdir(t, "/p", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_mkdir(t, "/p/q", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_mkdir(t, "/p/q/s", NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/p/q/s/x", "x", 1, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(t, "/p/y", "y", 1, NULL), PROP_OK);
+    ck_assert_int_eq(rename(P("root/p/q/s"), P("root/moved-s")), 0);
+    ck_assert_int_eq(prop_transport_sync(t), PROP_ERROR);
+    ck_assert_ptr_nonnull(strstr(prop_transport_error(t), "sync /p/q/s: "));
+    expect_file(P("root/moved-s/x"), "x");
     prop_transport_close(t);
 
     /* This machine: a command does not start before the sync. */
