@@ -227,14 +227,26 @@ const char prop_sh_write[] = SH_OS
     "tmp=\n"
     "if [ -n \"$gnu\" ]; then sync -- \"$d\" 2>/dev/null || sync; fi\n" SH_STALE("f") "exit 0\n";
 
-const char prop_sh_remove[] = "if [ -d \"$1\" ] && [ ! -L \"$1\" ]; then exec rmdir -- \"$1\"; fi\n"
-                              "if [ -e \"$1\" ] || [ -L \"$1\" ]; then exec rm -f -- \"$1\"; fi\n"
-                              "exit 3\n";
+/*
+ * $d, the directory of path $p (made ./$p when relative), and how to make
+ * a change of its entries last a crash: GNU sync syncs the one directory,
+ * another sync everything.  The scripts that add, remove or rename an
+ * entry end with it, so SSH and containers sync as they go (transport.h).
+ */
+#define SH_DIR_OF_P                                                                                \
+    "case $p in /*) ;; *) p=./$p ;; esac\n"                                                        \
+    "d=${p%/*}\n"                                                                                  \
+    "[ -n \"$d\" ] || d=/\n"
+#define SH_SYNC_D "sync -- \"$d\" 2>/dev/null || sync\n"
+
+const char prop_sh_remove[] =
+    "p=$1\n" SH_DIR_OF_P "if [ -d \"$p\" ] && [ ! -L \"$p\" ]; then rmdir -- \"$p\" || exit 1\n"
+    "elif [ -e \"$p\" ] || [ -L \"$p\" ]; then rm -f -- \"$p\" || exit 1\n"
+    "else exit 3; fi\n" SH_SYNC_D;
 
 /* A directory it made is removed again when its attributes cannot be set. */
 const char prop_sh_mkdir[] =
-    "x=$1 m=$2 o=$3 g=$4 made=\n"
-    "umask 077\n"
+    "x=$1 m=$2 o=$3 g=$4 made= p=$1\n" SH_DIR_OF_P "umask 077\n"
     "if [ -d \"$x\" ]; then :\n"
     "elif [ -e \"$x\" ] || [ -L \"$x\" ]; then\n"
     "  echo \"$x: exists and is not a directory\" >&2; exit 1\n"
@@ -247,7 +259,8 @@ const char prop_sh_mkdir[] =
     "); then\n"
     "  [ -z \"$made\" ] || rmdir -- \"$x\"\n"
     "  exit 1\n"
-    "fi\n";
+    "fi\n"
+    "[ -z \"$made\" ] || { " SH_SYNC_D "}\n";
 
 const char prop_sh_chattr[] =
     "x=$1 m=$2 o=$3 g=$4\n"
@@ -255,14 +268,14 @@ const char prop_sh_chattr[] =
     "  echo 'no such file or directory' >&2; exit 3\n"
     "fi\n" SH_CHOWN "if [ -n \"$m\" ]; then chmod -- \"$m\" \"$x\" || exit 1; fi\n";
 
-const char prop_sh_symlink[] =
-    SH_OS "t=$1 l=$2\n"
-          "case $l in /*) ;; *) l=./$l ;; esac\n"
-          "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
-          "if [ \"$prop_os\" != Linux ]; then exec ln -sfh -- \"$t\" \"$l\"; fi\n"
-          "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
-          "[ -n \"$d\" ] || d=/\n"
-          "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
-              "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
-                   "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
-                   "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n";
+const char prop_sh_symlink[] = SH_OS
+    "t=$1 l=$2\n"
+    "case $l in /*) ;; *) l=./$l ;; esac\n"
+    "if [ -d \"$l\" ] && [ ! -L \"$l\" ]; then echo \"$l: is a directory\" >&2; exit 1; fi\n"
+    "d=${l%/*} b=${l##*/} p=$l gnu=1\n"
+    "[ -n \"$d\" ] || d=/\n"
+    "if [ \"$prop_os\" != Linux ]; then ln -sfh -- \"$t\" \"$l\" || exit 1; sync; exit 0; fi\n"
+    "[ ${#b} -le 200 ] || b=prop\n" SH_STALE(
+        "l") "tmp=$(mktemp -u \"$d/.$b.prop-XXXXXX\") || exit 1\n"
+             "ln -s -- \"$t\" \"$tmp\" || exit 1\n"
+             "mv -fT -- \"$tmp\" \"$l\" || { rm -f -- \"$tmp\"; exit 1; }\n" SH_SYNC_D;
