@@ -815,6 +815,10 @@ pending_save(host_run *hr, char *why, size_t wsize)
     }
     rc = prop_transport_write(hr->t, PENDING_PATH, data, len, &fattrs);
     free(data);
+    /* Owed before the trigger runs: the record lasts a crash now, not at
+     * the end of the host. */
+    if (rc == PROP_OK)
+        rc = prop_transport_sync(hr->t);
     if (rc != PROP_OK) {
         snprintf(why, wsize, "%s", prop_transport_error(hr->t));
         return -1;
@@ -1175,10 +1179,10 @@ print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const 
     if (m) {
         fprintf(m, ",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                 oc->failed, oc->ms);
-        if (oc->unreachable || oc->refused) {
+        if (oc->unreachable || oc->refused)
             fputs(oc->unreachable ? ",\"unreachable\":true" : ",\"refused\":true", m);
+        if (why && *why)
             report_str(m, "error", why);
-        }
         if (oc->info_only)
             fputs(",\"info_only\":true", m);
         if (oc->stopped)
@@ -1190,10 +1194,10 @@ print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const 
         json_host(h);
         printf(",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                oc->failed, oc->ms);
-        if (oc->unreachable || oc->refused) {
-            fputs(oc->unreachable ? ",\"unreachable\":true,\"error\":"
-                                  : ",\"refused\":true,\"error\":",
-                  stdout);
+        if (oc->unreachable || oc->refused)
+            fputs(oc->unreachable ? ",\"unreachable\":true" : ",\"refused\":true", stdout);
+        if (why && *why) {
+            fputs(",\"error\":", stdout);
             json_str(why);
         }
         if (oc->info_only)
@@ -1215,6 +1219,11 @@ print_host_line(const run_opts *o, const prop_host *h, const outcome *oc, const 
     if (oc->info_only) {
         printf("%s: nothing to ensure (it only carries information for other hosts)\n", name);
         return;
+    }
+    if (why && *why) { /* a failure of the host's own, not of a property */
+        printf("%s    %sfailed%s: ", name, color ? "\033[1;31m" : "", color ? "\033[0m" : "");
+        text(why);
+        putchar('\n');
     }
     printf("%s: %u ok, %u %s, %u failed", name, oc->ok, oc->changed,
            o->dry ? "would change" : "changed", oc->failed);
@@ -1498,7 +1507,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     hr.sys.reveal = reveal_secret;
     hr.sys.reveal_ud = &hr;
     if (lsys_push(L, &hr.sys) != 0) {
-        printf("%s    failed: %s\n", hr.name, lua_tostring(L, -1));
+        snprintf(why, sizeof why, "%s", lua_tostring(L, -1));
         oc->failed = 1;
         goto out;
     }
@@ -1525,7 +1534,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     hr.store = NULL;
     /* What the properties changed lasts a crash before the host is reported. */
     if (prop_transport_sync(t) != PROP_OK) {
-        printf("%s    failed: %s\n", hr.name, prop_transport_error(t));
+        snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->failed++;
     }
     oc->ms = now_ms() - t0;
