@@ -670,7 +670,8 @@ write_last_run(const pull_opts *o, const char *host, const char *commit, const c
     }
     w = snprintf(path, sizeof path, "%s/last-run.json", o->state_dir);
     if (w < 0 || w >= (int)sizeof path || prop_transport_local(&t) != PROP_OK ||
-        prop_transport_write(t, path, data, len, &attrs) != PROP_OK) {
+        prop_transport_write(t, path, data, len, &attrs) != PROP_OK ||
+        prop_transport_sync(t) != PROP_OK) { /* close cannot report it */
         fprintf(stderr, "prop pull: cannot write %s: %s\n", path,
                 t ? prop_transport_error(t) : "out of memory");
         prop_transport_close(t);
