@@ -7,13 +7,48 @@
  * write them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "prop/prop.h"
 #include "prop/transport.h"
+
+/*
+ * fsync the directory holding path, so that an entry just made there
+ * lasts a crash: 0 or errno.
+ */
+static int
+sync_parent(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    int fd, e = 0;
+
+    if (n >= sizeof dir)
+        return ENAMETOOLONG;
+    if (!slash)
+        memcpy(dir, ".", 2);
+    else if (n == 0)
+        memcpy(dir, "/", 2);
+    else {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    do
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return errno;
+    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        e = errno;
+    (void)close(fd); /* read-only: nothing to lose */
+    return e;
+}
 
 /* "~/x" under $HOME; other paths as they are.  Returns buf or path. */
 static const char *
@@ -52,7 +87,7 @@ prop_host_connect(const prop_host *h, const prop_connect_opts *o, prop_transport
                          o->dry ? " (a real run creates it)" : "");
                 return PROP_EUNREACHABLE;
             }
-            if (mkdir(root, 0755) != 0) {
+            if (mkdir(root, 0755) != 0 || (errno = sync_parent(root)) != 0) {
                 snprintf(why, wsize, "cannot make the tree %s: %s", root, strerror(errno));
                 return PROP_EUNREACHABLE;
             }
@@ -78,8 +113,7 @@ prop_host_connect(const prop_host *h, const prop_connect_opts *o, prop_transport
         so.op_timeout = o->op_timeout;
         rc = prop_transport_ssh(t, &so);
         if (rc != PROP_OK) {
-            snprintf(why, wsize, "%s",
-                     *t ? prop_transport_error(*t) : "this prop was built without SSH support");
+            snprintf(why, wsize, "%s", *t ? prop_transport_error(*t) : "out of memory");
             return PROP_EUNREACHABLE;
         }
         return PROP_OK;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport_ssh_module.h"
 
@@ -52,6 +53,20 @@ __asan_default_options(void)
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static prop_ssh_module_entry entry;
 static char load_error[768];
+/* Why a module that is there did not load (its libssh missing, say). */
+static char found_error[512];
+
+/* dlopen(path), keeping the reason when path exists but will not load. */
+static void *
+open_path(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const char *why;
+
+    if (!h && !found_error[0] && access(path, F_OK) == 0 && (why = dlerror()) != NULL)
+        snprintf(found_error, sizeof found_error, "%s", why);
+    return h;
+}
 
 #ifdef __GLIBC__
 /* An address inside the object this code is linked into. */
@@ -84,7 +99,7 @@ open_from_search_path(void)
                              PROP_SSH_MODULE_FILE);
 
             if (n > 0 && (size_t)n < sizeof path && si->dls_serpath[i].dls_name[0] == '/')
-                h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+                h = open_path(path);
         }
     }
     free(si);
@@ -106,7 +121,12 @@ load_module(void)
 
     h = open_from_search_path();
     if (!h)
-        h = dlopen(PROP_MODULE_DIR "/" PROP_SSH_MODULE_FILE, RTLD_NOW | RTLD_LOCAL);
+        h = open_path(PROP_MODULE_DIR "/" PROP_SSH_MODULE_FILE);
+    if (!h && found_error[0]) {
+        snprintf(load_error, sizeof load_error, "ssh: the SSH transport cannot be loaded: %s",
+                 found_error);
+        return;
+    }
     if (!h) {
         why = dlerror();
         snprintf(load_error, sizeof load_error,

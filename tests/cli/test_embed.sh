@@ -227,6 +227,16 @@ if [[ $rc -ne 0 ]] && grep -q 'the SSH transport is not installed: cannot load l
 else
   fail module "prop run without the module (exit $rc)" out7
 fi
+# A module that is there but will not load: the loader's reason, not
+# "not installed".
+printf 'not a library\n' >"$libdir/prop/libprop-ssh.so"
+./probe >out8 2>&1
+if grep -q -- '^-3 ssh: ssh: the SSH transport cannot be loaded: .*libprop-ssh.so: ' out8 &&
+  ! grep -q 'not installed' out8; then
+  pass
+else
+  fail module "a broken module is not named with the loader's reason" out8
+fi
 mv "$TMP/libprop-ssh.so.away" "$libdir/prop/libprop-ssh.so"
 
 finish
