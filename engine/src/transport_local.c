@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "transport_impl.h"
 
 extern char **environ;
@@ -1446,36 +1447,6 @@ lt_lock(prop_transport *t)
 
 /* ---- commands ---- */
 
-typedef struct obuf {
-    char *p;
-    size_t len, cap;
-} obuf;
-
-/* Append; keeps room for a final NUL.  0 or -1 (out of memory). */
-static int
-obuf_add(obuf *b, const char *s, size_t n)
-{
-    if (b->cap - b->len <= n) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *np;
-
-        while (cap - b->len <= n) {
-            if (cap > SIZE_MAX / 2)
-                return -1;
-            cap *= 2;
-        }
-        np = realloc(b->p, cap);
-        if (!np)
-            return -1;
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
 /* What the child sends back when it cannot exec. */
 enum { STAGE_FDS = 1, STAGE_CHDIR, STAGE_EXEC, STAGE_INTERP };
 typedef struct child_report {
@@ -1725,7 +1696,7 @@ interrupt_child(local_transport *lt, pid_t pid, int *sent, long long *sent_at)
  */
 static int
 pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int *out, int *err,
-     obuf *ob, obuf *eb, int *epipe, int *stopped)
+     prop_buf *ob, prop_buf *eb, int *epipe, int *stopped)
 {
     char buf[65536];
     struct pollfd pf[3];
@@ -1804,7 +1775,7 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
                 continue;
             r = read(*fd, buf, sizeof buf);
             if (r > 0) {
-                if (!oom && obuf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
+                if (!oom && prop_buf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
                     oom = 1;
                     signal_group(pid, SIGKILL);
                 }
@@ -1825,7 +1796,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
 {
     local_transport *lt = lt_of(t);
     int inp[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
-    obuf ob = {NULL, 0, 0}, eb = {NULL, 0, 0};
+    prop_buf ob = PROP_BUF_INIT, eb = PROP_BUF_INIT;
     sigset_t pipeset, oldmask, pending;
     child_report cr;
     child_args ca;
@@ -1947,20 +1918,16 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
         r->code = -1;
         goto out;
     }
-    if ((!ob.p && obuf_add(&ob, "", 0) != 0) || (!eb.p && obuf_add(&eb, "", 0) != 0)) {
+    r->out = prop_buf_take(&ob, &r->out_len);
+    r->err = prop_buf_take(&eb, &r->err_len);
+    if (!r->out || !r->err) {
+        prop_cmd_result_clear(r);
         prop_transport_fail(t, "run %s: out of memory", argv[0]);
         rc = PROP_ENOMEM;
-        r->code = -1;
-        goto out;
     }
-    r->out = ob.p;
-    r->out_len = ob.len;
-    r->err = eb.p;
-    r->err_len = eb.len;
-    ob.p = eb.p = NULL;
 out:
-    free(ob.p);
-    free(eb.p);
+    prop_buf_free(&ob);
+    prop_buf_free(&eb);
     close_fd(&inp[0]);
     close_fd(&inp[1]);
     close_fd(&outp[0]);

@@ -111,74 +111,6 @@
 #define EXIT_MISSING PROP_SH_MISSING
 #define EXIT_LOCKED 4 /* the lock script's "held by another run" */
 
-/* ---------------------------------------------------------------------
- * Growing byte buffers, always NUL-terminated (transport_ssh.h).
- */
-int
-sbuf_add(sbuf *b, const void *data, size_t n)
-{
-    if (n > SIZE_MAX - b->len - 1)
-        return -1;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *p;
-
-        while (cap < b->len + n + 1) {
-            if (cap > SIZE_MAX / 2)
-                return -1;
-            cap *= 2;
-        }
-        p = realloc(b->p, cap);
-        if (!p)
-            return -1;
-        b->p = p;
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
-
-int
-sbuf_adds(sbuf *b, const char *s)
-{
-    return sbuf_add(b, s, strlen(s));
-}
-
-/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
-int
-sbuf_quote(sbuf *b, const char *w)
-{
-    const char *q;
-
-    if (sbuf_add(b, "'", 1) < 0)
-        return -1;
-    while ((q = strchr(w, '\'')) != NULL) {
-        if (sbuf_add(b, w, (size_t)(q - w)) < 0 || sbuf_add(b, "'\\''", 4) < 0)
-            return -1;
-        w = q + 1;
-    }
-    return sbuf_adds(b, w) < 0 || sbuf_add(b, "'", 1) < 0 ? -1 : 0;
-}
-
-/* The buffer's text, handed over (never NULL: "" when empty), or NULL. */
-char *
-sbuf_take(sbuf *b, size_t *len)
-{
-    char *p = b->p;
-
-    if (!p && sbuf_add(b, "", 0) < 0)
-        return NULL;
-    p = b->p;
-    if (len)
-        *len = b->len;
-    b->p = NULL;
-    b->len = b->cap = 0;
-    return p;
-}
-
 static long long
 now_ms(void)
 {
@@ -205,12 +137,12 @@ char *
 expand_home(const char *path)
 {
     const char *home;
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
 
     if (strncmp(path, "~/", 2) != 0 || !(home = user_home()))
         return strdup(path);
-    if (sbuf_adds(&b, home) < 0 || sbuf_adds(&b, path + 1) < 0) {
-        free(b.p);
+    if (prop_buf_adds(&b, home) < 0 || prop_buf_adds(&b, path + 1) < 0) {
+        prop_buf_free(&b);
         return NULL;
     }
     return b.p;
@@ -266,7 +198,7 @@ on_data(ssh_session session, ssh_channel channel, void *data, uint32_t len, int 
 
     (void)session;
     (void)channel;
-    if (sbuf_add(is_stderr ? &c->err : &c->out, data, len) < 0)
+    if (prop_buf_add(is_stderr ? &c->err : &c->out, data, len) < 0)
         c->oom = 1;
     return (int)len;
 }
@@ -343,8 +275,8 @@ chan_free(ssh_tr *s, chan *c)
             ssh_remove_channel_callbacks(c->ch, &c->cb);
         ssh_channel_free(c->ch);
     }
-    free(c->out.p);
-    free(c->err.p);
+    prop_buf_free(&c->out);
+    prop_buf_free(&c->err);
     memset(c, 0, sizeof *c);
 }
 
@@ -478,7 +410,7 @@ signal_name(int sig)
 
 /* The pid the run wrapper printed in out (a line of its own), or 0. */
 static long
-wrapper_pid(const ssh_tr *s, const sbuf *out, size_t *line_start, size_t *line_end)
+wrapper_pid(const ssh_tr *s, const prop_buf *out, size_t *line_start, size_t *line_end)
 {
     size_t n = strlen(s->pidmark), i;
     const char *p;
@@ -543,7 +475,7 @@ remote_kill(ssh_tr *s, int sig, long pid, int group_only)
  * command did not end, or the operation is abandoned at a second request).
  */
 static int
-stop_check(ssh_tr *s, stopper *st, const sbuf *out)
+stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
 {
     int stops = prop_transport_stops(&s->base);
     long long now;
@@ -633,21 +565,37 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
     }
 }
 
+/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
+static int
+buf_quote(prop_buf *b, const char *w)
+{
+    const char *q;
+
+    if (prop_buf_add(b, "'", 1) < 0)
+        return -1;
+    while ((q = strchr(w, '\'')) != NULL) {
+        if (prop_buf_add(b, w, (size_t)(q - w)) < 0 || prop_buf_add(b, "'\\''", 4) < 0)
+            return -1;
+        w = q + 1;
+    }
+    return prop_buf_adds(b, w) < 0 || prop_buf_add(b, "'", 1) < 0 ? -1 : 0;
+}
+
 /* "sudo -n -- 'a' 'b' ...", or NULL when out of memory. */
 static char *
 build_command(const ssh_tr *s, const char *const *argv)
 {
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
     size_t i;
 
-    if (s->sudo && sbuf_adds(&b, "sudo -n --") < 0)
+    if (s->sudo && prop_buf_adds(&b, "sudo -n --") < 0)
         goto oom;
     for (i = 0; argv[i]; i++)
-        if ((b.len && sbuf_add(&b, " ", 1) < 0) || sbuf_quote(&b, argv[i]) < 0)
+        if ((b.len && prop_buf_add(&b, " ", 1) < 0) || buf_quote(&b, argv[i]) < 0)
             goto oom;
     return b.p;
 oom:
-    free(b.p);
+    prop_buf_free(&b);
     return NULL;
 }
 
@@ -655,7 +603,7 @@ oom:
 static void
 drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
 {
-    sbuf b;
+    prop_buf b;
     size_t start, end;
 
     b.p = r->out;
@@ -730,8 +678,8 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     }
     if (rc == 0) {
         r->code = c.status;
-        r->out = sbuf_take(&c.out, &r->out_len);
-        r->err = sbuf_take(&c.err, &r->err_len);
+        r->out = prop_buf_take(&c.out, &r->out_len);
+        r->err = prop_buf_take(&c.err, &r->err_len);
         if (!r->out || !r->err) {
             prop_cmd_result_clear(r);
             rc = prop_transport_fail(&s->base, "%s: out of memory", what);
@@ -879,13 +827,13 @@ static int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, c
 
 /* Data as a single-quoted printf(1) format that prints exactly data. */
 static int
-sbuf_printf_format(sbuf *b, const char *data, size_t len)
+buf_printf_format(prop_buf *b, const char *data, size_t len)
 {
     static const char digits[] = "01234567";
     char esc[4] = {'\\', 0, 0, 0};
     size_t i, run = 0;
 
-    if (sbuf_add(b, "'", 1) < 0)
+    if (prop_buf_add(b, "'", 1) < 0)
         return -1;
     for (i = 0; i < len; i++) {
         unsigned char c = (unsigned char)data[i];
@@ -895,18 +843,18 @@ sbuf_printf_format(sbuf *b, const char *data, size_t len)
             run++;
             continue;
         }
-        if (run && sbuf_add(b, data + i - run, run) < 0)
+        if (run && prop_buf_add(b, data + i - run, run) < 0)
             return -1;
         run = 0;
         esc[1] = digits[(c >> 6) & 7];
         esc[2] = digits[(c >> 3) & 7];
         esc[3] = digits[c & 7];
-        if (sbuf_add(b, esc, 4) < 0)
+        if (prop_buf_add(b, esc, 4) < 0)
             return -1;
     }
-    if (run && sbuf_add(b, data + len - run, run) < 0)
+    if (run && prop_buf_add(b, data + len - run, run) < 0)
         return -1;
-    return sbuf_add(b, "'", 1);
+    return prop_buf_add(b, "'", 1);
 }
 
 /*
@@ -919,24 +867,24 @@ static char *
 sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
         const char *in, size_t inlen, size_t *len)
 {
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
     size_t i;
 
-    if (in && (sbuf_adds(&b, "printf ") < 0 || sbuf_printf_format(&b, in, inlen) < 0 ||
-               sbuf_adds(&b, " | ") < 0))
+    if (in && (prop_buf_adds(&b, "printf ") < 0 || buf_printf_format(&b, in, inlen) < 0 ||
+               prop_buf_adds(&b, " | ") < 0))
         goto oom;
-    if (sbuf_adds(&b, "(") < 0 || (prefix && sbuf_adds(&b, prefix) < 0))
+    if (prop_buf_adds(&b, "(") < 0 || (prefix && prop_buf_adds(&b, prefix) < 0))
         goto oom;
     for (i = 0; words[i]; i++)
-        if (sbuf_add(&b, " ", 1) < 0 || sbuf_quote(&b, words[i]) < 0)
+        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, words[i]) < 0)
             goto oom;
-    if (fmt && (sbuf_add(&b, " ", 1) < 0 || sbuf_printf_format(&b, fmt, fmtlen) < 0))
+    if (fmt && (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, fmt, fmtlen) < 0))
         goto oom;
-    if (sbuf_adds(&b, in ? " )" : " ) </dev/null") < 0)
+    if (prop_buf_adds(&b, in ? " )" : " ) </dev/null") < 0)
         goto oom;
-    return sbuf_take(&b, len);
+    return prop_buf_take(&b, len);
 oom:
-    free(b.p);
+    prop_buf_free(&b);
     return NULL;
 }
 
@@ -1269,7 +1217,7 @@ static const struct {
 
 /* Where tag (n bytes) starts in b at or after *scan; keeps *scan up to date. */
 static const char *
-find_tag(const sbuf *b, size_t *scan, const char *tag, size_t n)
+find_tag(const prop_buf *b, size_t *scan, const char *tag, size_t n)
 {
     const char *p;
 
@@ -1315,8 +1263,8 @@ sh_answer(ssh_tr *s, prop_cmd_result *r)
     s->sh.err.len = m;
     s->sh.err.p[m] = '\0';
     r->code = (int)code;
-    r->out = sbuf_take(&s->sh.out, &r->out_len);
-    r->err = sbuf_take(&s->sh.err, &r->err_len);
+    r->out = prop_buf_take(&s->sh.out, &r->out_len);
+    r->err = prop_buf_take(&s->sh.err, &r->err_len);
     s->out_scan = s->err_scan = 0;
     return 1;
 }
@@ -1412,11 +1360,12 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
 
 /* cmd and the marks that end its answer, as one line. */
 static int
-sbuf_add_call(sbuf *b, const ssh_tr *s, const char *cmd, size_t len)
+buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len)
 {
-    return sbuf_add(b, cmd, len) < 0 || sbuf_adds(b, "; printf '\\n%s %d\\n' ") < 0 ||
-                   sbuf_adds(b, s->mark) < 0 || sbuf_adds(b, " \"$?\"; printf '\\n%s\\n' ") < 0 ||
-                   sbuf_adds(b, s->mark) < 0 || sbuf_adds(b, " >&2\n") < 0
+    return prop_buf_add(b, cmd, len) < 0 || prop_buf_adds(b, "; printf '\\n%s %d\\n' ") < 0 ||
+                   prop_buf_adds(b, s->mark) < 0 ||
+                   prop_buf_adds(b, " \"$?\"; printf '\\n%s\\n' ") < 0 ||
+                   prop_buf_adds(b, s->mark) < 0 || prop_buf_adds(b, " >&2\n") < 0
                ? -1
                : 0;
 }
@@ -1428,7 +1377,7 @@ sh_start(ssh_tr *s, const char *what)
     const char *argv[] = {"sh", NULL};
     unsigned char rnd[16];
     prop_cmd_result r;
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
     char *cmd;
     size_t i;
     int rc;
@@ -1449,24 +1398,24 @@ sh_start(ssh_tr *s, const char *what)
         return rc;
     }
     s->sh_up = 1;
-    if (sbuf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
-        sbuf_adds(&b, s->pidmark) < 0 || sbuf_adds(&b, "\n") < 0)
+    if (prop_buf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
+        prop_buf_adds(&b, s->pidmark) < 0 || prop_buf_adds(&b, "\n") < 0)
         goto oom;
     for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
-        if (sbuf_adds(&b, sh_functions[i].name) < 0 || sbuf_adds(&b, "() {\n") < 0 ||
-            sbuf_adds(&b, sh_functions[i].body) < 0 || sbuf_adds(&b, "}\n") < 0)
+        if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
+            prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
-    if (sbuf_add_call(&b, s, ":", 1) < 0)
+    if (buf_add_call(&b, s, ":", 1) < 0)
         goto oom;
     rc = sh_exchange(s, b.p, b.len, &r, what, 0);
-    free(b.p);
+    prop_buf_free(&b);
     if (rc)
         return rc;
     /* Whatever the login shell's startup files printed came before. */
     prop_cmd_result_clear(&r);
     return 0;
 oom:
-    free(b.p);
+    prop_buf_free(&b);
     sh_down(s);
     return prop_transport_fail(&s->base, "%s: out of memory", what);
 }
@@ -1474,7 +1423,7 @@ oom:
 static int
 sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
 {
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
     int rc;
 
     memset(r, 0, sizeof *r);
@@ -1483,12 +1432,12 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         return fail_lost(s, what);
     if (!s->sh_up && (rc = sh_start(s, what)) != 0)
         return rc;
-    if (sbuf_add_call(&b, s, cmd, len) < 0) {
-        free(b.p);
+    if (buf_add_call(&b, s, cmd, len) < 0) {
+        prop_buf_free(&b);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
     rc = sh_exchange(s, b.p, b.len, r, what, command);
-    free(b.p);
+    prop_buf_free(&b);
     return rc;
 }
 
@@ -1855,19 +1804,19 @@ set_opt(ssh_tr *s, enum ssh_options_e opt, const void *value, const char *name)
 static int
 set_known_hosts(ssh_tr *s)
 {
-    sbuf b = {0};
+    prop_buf b = PROP_BUF_INIT;
     const char *p;
     int rc;
 
     for (p = s->known_hosts; *p; p++) {
-        rc = *p == '%' ? sbuf_adds(&b, "%%") : sbuf_add(&b, p, 1);
+        rc = *p == '%' ? prop_buf_adds(&b, "%%") : prop_buf_add(&b, p, 1);
         if (rc < 0) {
-            free(b.p);
+            prop_buf_free(&b);
             return prop_transport_fail(&s->base, "ssh: out of memory");
         }
     }
     rc = set_opt(s, SSH_OPTIONS_KNOWNHOSTS, b.p ? b.p : "", "known_hosts");
-    free(b.p);
+    prop_buf_free(&b);
     return rc;
 }
 
@@ -1906,11 +1855,10 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     if (opts->known_hosts && *opts->known_hosts) {
         s->known_hosts = expand_home(opts->known_hosts);
     } else if ((home = user_home()) != NULL) {
-        sbuf b = {0};
+        prop_buf b = PROP_BUF_INIT;
 
-        if (sbuf_adds(&b, home) < 0 || sbuf_adds(&b, "/.ssh/known_hosts") < 0) {
-            free(b.p);
-            b.p = NULL;
+        if (prop_buf_adds(&b, home) < 0 || prop_buf_adds(&b, "/.ssh/known_hosts") < 0) {
+            prop_buf_free(&b);
         }
         s->known_hosts = b.p;
     } else {

@@ -1,6 +1,6 @@
 /*
  * transport_ssh.h - what the parts of the SSH transport share: its state
- * (ssh_tr), the growing buffers, and the calls from one part to another.
+ * (ssh_tr) and the calls from one part to another.
  *
  *   transport_ssh.c       the session, the remote shell and its protocol,
  *                         the file operations, prefetch, the run lock
@@ -16,6 +16,7 @@
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include "buf.h"
 #include "transport_sh.h"
 
 #define SSH_DEFAULT_PORT 22
@@ -24,30 +25,11 @@
 #define AUTH_NO_KEY -100 /* the identity could not be loaded (reason in t->err) */
 
 /* Internal names, kept out of the way of libssh's and the others'. */
-#define sbuf_add prop_ssh_sbuf_add
-#define sbuf_adds prop_ssh_sbuf_adds
-#define sbuf_quote prop_ssh_sbuf_quote
-#define sbuf_take prop_ssh_sbuf_take
 #define user_home prop_ssh_user_home
 #define expand_home prop_ssh_expand_home
 #define check_host_key prop_ssh_check_host_key
 #define authenticate prop_ssh_authenticate
 #define refuse_passphrase prop_ssh_refuse_passphrase
-
-/* ---------------------------------------------------------------------
- * Growing byte buffers, always NUL-terminated.
- */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-int sbuf_add(sbuf *b, const void *data, size_t n);
-int sbuf_adds(sbuf *b, const char *s);
-/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
-int sbuf_quote(sbuf *b, const char *w);
-/* The buffer's text, handed over (never NULL: "" when empty), or NULL. */
-char *sbuf_take(sbuf *b, size_t *len);
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -56,7 +38,7 @@ typedef struct chan {
     ssh_channel ch;
     struct ssh_channel_callbacks_struct cb;
     int cb_set;
-    sbuf out, err;
+    prop_buf out, err;
     int eof, closed, have_status, status, oom;
 } chan;
 
