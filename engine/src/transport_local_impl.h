@@ -6,6 +6,7 @@
  *   transport_local.c        the file operations, the run lock, making
  *                            and closing
  *   transport_local_paths.c  paths: a tree's paths mapped below its root
+ *   transport_local_names.c  users and groups, and the cache of their names
  */
 #ifndef PROP_TRANSPORT_LOCAL_IMPL_H
 #define PROP_TRANSPORT_LOCAL_IMPL_H
@@ -22,6 +23,10 @@
 #define split_path prop_local_split_path
 #define confine prop_local_confine
 #define parent_error prop_local_parent_error
+#define read_fd prop_local_read_fd
+#define id_name prop_local_id_name
+#define forget_names prop_local_forget_names
+#define attr_ids prop_local_attr_ids
 
 typedef struct local_transport {
     prop_transport base;
@@ -91,10 +96,29 @@ fail_errno(local_transport *lt, const char *op, const char *path, int err)
  * component is followed only when follow_last.
  */
 int tree_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out);
+/* The host path (PATH_MAX bytes) for a path given to the transport. */
 int host_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out);
+/* Split host path hp into its directory (PATH_MAX bytes) and last
+ * component, refusing the root itself and names that are no file name. */
 int split_path(local_transport *lt, const char *op, const char *path, const char *hp, char *dir,
                const char **base);
+/* For a tree: the directory that holds host path hp must be below the
+ * root once every link in it is resolved. */
 int confine(local_transport *lt, const char *op, const char *path, const char *hp);
+/* The message for a failure on the parent directory of path. */
 int parent_error(local_transport *lt, const char *op, const char *path, int err);
+
+/* transport_local.c */
+/* Read a whole open file into a malloc'd buffer, NUL-terminated. 0 or errno. */
+int read_fd(int fd, char **data, size_t *len);
+
+/* transport_local_names.c */
+/* The name of a uid or gid on the target, or the id in decimal. */
+void id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size);
+/* Forget the cached names (the account databases may have changed). */
+void forget_names(local_transport *lt);
+/* attrs' owner and group as ids, (uid_t)-1 / (gid_t)-1 when not given; the mode checked. */
+int attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
+             uid_t *uid, gid_t *gid);
 
 #endif /* PROP_TRANSPORT_LOCAL_IMPL_H */
