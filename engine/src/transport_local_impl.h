@@ -7,10 +7,12 @@
  *                            and closing
  *   transport_local_paths.c  paths: a tree's paths mapped below its root
  *   transport_local_names.c  users and groups, and the cache of their names
+ *   transport_local_sync.c   the directories to sync (the dirty set)
  */
 #ifndef PROP_TRANSPORT_LOCAL_IMPL_H
 #define PROP_TRANSPORT_LOCAL_IMPL_H
 
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -27,6 +29,9 @@
 #define id_name prop_local_id_name
 #define forget_names prop_local_forget_names
 #define attr_ids prop_local_attr_ids
+#define fnv1a64 prop_local_fnv1a64
+#define sync_dirty prop_local_sync_dirty
+#define dirty_add prop_local_dirty_add
 
 typedef struct local_transport {
     prop_transport base;
@@ -120,5 +125,15 @@ void forget_names(local_transport *lt);
 /* attrs' owner and group as ids, (uid_t)-1 / (gid_t)-1 when not given; the mode checked. */
 int attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
              uid_t *uid, gid_t *gid);
+
+/* transport_local_sync.c */
+/* The FNV-1a hash of a string. */
+uint64_t fnv1a64(const char *s);
+/* Sync every directory of the dirty set, then empty it: the first failure. */
+int sync_dirty(local_transport *lt);
+/* The entries of directory dir (a host path) changed: it is synced with
+ * the others by sync_dirty(), or now when it cannot be remembered (out of
+ * memory): 0 or errno. */
+int dirty_add(local_transport *lt, const char *dir);
 
 #endif /* PROP_TRANSPORT_LOCAL_IMPL_H */
