@@ -8,6 +8,7 @@
  *   transport_local_paths.c  paths: a tree's paths mapped below its root
  *   transport_local_names.c  users and groups, and the cache of their names
  *   transport_local_sync.c   the directories to sync (the dirty set)
+ *   transport_local_run.c    commands
  */
 #ifndef PROP_TRANSPORT_LOCAL_IMPL_H
 #define PROP_TRANSPORT_LOCAL_IMPL_H
@@ -32,6 +33,7 @@
 #define fnv1a64 prop_local_fnv1a64
 #define sync_dirty prop_local_sync_dirty
 #define dirty_add prop_local_dirty_add
+#define lt_run prop_local_lt_run
 
 typedef struct local_transport {
     prop_transport base;
@@ -135,5 +137,10 @@ int sync_dirty(local_transport *lt);
  * the others by sync_dirty(), or now when it cannot be remembered (out of
  * memory): 0 or errno. */
 int dirty_add(local_transport *lt, const char *dir);
+
+/* transport_local_run.c */
+/* The transport's run operation (see prop_transport_run()). */
+int lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+           prop_cmd_result *r);
 
 #endif /* PROP_TRANSPORT_LOCAL_IMPL_H */
