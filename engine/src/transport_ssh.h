@@ -4,6 +4,7 @@
  *
  *   transport_ssh.c       the session, the remote shell and its protocol,
  *                         the file operations, prefetch, the run lock
+ *   transport_ssh_chan.c  commands on a channel of their own, interruption
  *   transport_ssh_keys.c  host keys (known_hosts) and authentication
  *   transport_sh.c        the file operations' shell scripts (shared with
  *                         the container transport)
@@ -30,6 +31,22 @@
 #define check_host_key prop_ssh_check_host_key
 #define authenticate prop_ssh_authenticate
 #define refuse_passphrase prop_ssh_refuse_passphrase
+#define now_ms prop_ssh_now_ms
+#define session_lost prop_ssh_session_lost
+#define mark_dead prop_ssh_mark_dead
+#define fail_lost prop_ssh_fail_lost
+#define fail_call prop_ssh_fail_call
+#define chan_free prop_ssh_chan_free
+#define chan_open prop_ssh_chan_open
+#define chan_write_some prop_ssh_chan_write_some
+#define wait_events prop_ssh_wait_events
+#define stop_check prop_ssh_stop_check
+#define stop_rest prop_ssh_stop_rest
+#define chan_pump prop_ssh_chan_pump
+#define buf_quote prop_ssh_buf_quote
+#define build_command prop_ssh_build_command
+#define drop_pid_line prop_ssh_drop_pid_line
+#define exec_argv prop_ssh_exec_argv
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -73,6 +90,68 @@ typedef struct ssh_tr {
 const char *user_home(void);
 /* path with a leading "~/" replaced by the running user's home (malloc'd). */
 char *expand_home(const char *path);
+
+/* The connection's state, and the failures (transport_ssh.c). */
+long long now_ms(void);
+int session_lost(ssh_tr *s);
+/* The connection is unusable from now on; close it so nothing waits on it. */
+void mark_dead(ssh_tr *s, const char *why);
+int fail_lost(ssh_tr *s, const char *what);
+/* After a failed libssh call: a lost connection, or only this call failed. */
+int fail_call(ssh_tr *s, const char *what, const char *call);
+
+/* transport_ssh_chan.c */
+/*
+ * The run wrapper (see "Interruption" in transport_ssh_chan.c): prints
+ * "PIDMARK PID" as the first line of its stdout, then execs the command,
+ * through setsid(1) when the target has it.  It holds no single quote: it
+ * is also a function body in single quotes.
+ */
+#define RUN_WRAPPER                                                                                \
+    "m=$1; shift; printf \"%s %s\\n\" \"$m\" \"$$\"; "                                             \
+    "if command -v setsid >/dev/null 2>&1; then case $1 in -*) ;; *) exec setsid \"$@\" ;; esac; " \
+    "fi; exec \"$@\""
+
+typedef struct stopper {
+    int command;         /* a command that may be stopped; else only abandoned at a 2nd request */
+    int sent, killed;    /* the signal, then SIGKILL, was sent */
+    long pid;            /* the command's, once known */
+    long long seen_at;   /* when the interruption was first seen */
+    long long killed_at; /* when SIGKILL was sent (or would have been) */
+} stopper;
+
+/* Free a channel (only our buffers once the session is disconnected). */
+void chan_free(ssh_tr *s, chan *c);
+/* Open a channel and start cmd on it. */
+int chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what);
+/* Write what the channel's window takes of in[*off..len), 64 KiB at most:
+ * 1 when something was written, 0 when the window is closed, SSH_ERROR. */
+int chan_write_some(chan *c, const char *in, size_t len, size_t *off);
+/* Let libssh handle what arrives for a while; the failure when the
+ * operation's deadline has passed or the connection is lost, else 0. */
+int wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what);
+/* While an operation waits, out being its stdout so far: 0 to go on
+ * waiting, -1 when the wait is to be given up. */
+int stop_check(ssh_tr *s, stopper *st, const prop_buf *out);
+/* The command was stopped and has ended: what is left of its process
+ * group goes too. */
+void stop_rest(ssh_tr *s, const stopper *st);
+/* Feed in[0..inlen) to the command (then EOF when send_eof), and collect
+ * its output until it ends, or until its stdout holds `until`; stp, when
+ * not NULL, makes the wait interruptible. */
+int chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
+              long long timeout_ms, const char *what, stopper *stp);
+/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
+int buf_quote(prop_buf *b, const char *w);
+/* "sudo -n -- 'a' 'b' ...", or NULL when out of memory. */
+char *build_command(const ssh_tr *s, const char *const *argv);
+/* Take the run wrapper's line out of a command's output. */
+void drop_pid_line(const ssh_tr *s, prop_cmd_result *r);
+/* Run argv on the target on a channel of its own; 0 when it ran (r
+ * filled), else the failure.  command: a command of the caller's, stopped
+ * when the run is interrupted. */
+int exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
+              const char *what, int command);
 
 /* transport_ssh_keys.c */
 /* Check the server's host key against the known_hosts file (recording an
