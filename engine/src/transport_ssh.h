@@ -2,12 +2,15 @@
  * transport_ssh.h - what the parts of the SSH transport share: its state
  * (ssh_tr) and the calls from one part to another.
  *
- *   transport_ssh.c       the session, the remote shell and its protocol,
- *                         the file operations, prefetch, the run lock
- *   transport_ssh_chan.c  commands on a channel of their own, interruption
- *   transport_ssh_keys.c  host keys (known_hosts) and authentication
- *   transport_sh.c        the file operations' shell scripts (shared with
- *                         the container transport)
+ *   transport_ssh.c           the session, the remote shell and its
+ *                             protocol, the file operations, the run lock
+ *   transport_ssh_chan.c      commands on a channel of their own,
+ *                             interruption
+ *   transport_ssh_keys.c      host keys (known_hosts) and authentication
+ *   transport_ssh_prefetch.c  prop_transport_prefetch(): many stats and
+ *                             contents in two round trips
+ *   transport_sh.c            the file operations' shell scripts (shared
+ *                             with the container transport)
  */
 #ifndef PROP_TRANSPORT_SSH_H
 #define PROP_TRANSPORT_SSH_H
@@ -47,6 +50,13 @@
 #define build_command prop_ssh_build_command
 #define drop_pid_line prop_ssh_drop_pid_line
 #define exec_argv prop_ssh_exec_argv
+#define run_script prop_ssh_run_script
+#define pf_clear prop_ssh_pf_clear
+#define pf_find prop_ssh_pf_find
+#define pf_forget prop_ssh_pf_forget
+#define sshtr_prefetch prop_ssh_sshtr_prefetch
+#define pfstat_script prop_ssh_pfstat_script
+#define pfread_script prop_ssh_pfread_script
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -85,6 +95,22 @@ typedef struct ssh_tr {
     size_t npf;
     unsigned long pf_changes;
 } ssh_tr;
+
+/* What prop_transport_prefetch() fetched of one path. */
+typedef struct pf_entry {
+    char *path; /* malloc'd, as are data and line */
+    prop_file_type type;
+    unsigned mode;
+    uid_t uid;
+    gid_t gid;
+    long long size;
+    char owner[64], group[64];
+    char *data;
+    size_t len;
+    int have_data;
+    char *line; /* the stat line, until the content is checked against it */
+    int stale;  /* touched by a file operation since */
+} pf_entry;
 
 /* The running user's home directory, or NULL. */
 const char *user_home(void);
@@ -152,6 +178,25 @@ void drop_pid_line(const ssh_tr *s, prop_cmd_result *r);
  * when the run is interrupted. */
 int exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
               const char *what, int command);
+
+/* Run the script `name` (body `body`) with args; stdin from in
+ * (transport_ssh.c). */
+int run_script(ssh_tr *s, const char *name, const char *body, const char *const *args,
+               const char *in, size_t inlen, prop_cmd_result *r, const char *what);
+
+/* transport_ssh_prefetch.c */
+/* The scripts of the remote shell's prop_pfstat and prop_pfread. */
+extern const char pfstat_script[];
+extern const char pfread_script[];
+/* Forget every prefetched entry. */
+void pf_clear(ssh_tr *s);
+/* The entry of path, when what was fetched is still true. */
+const pf_entry *pf_find(ssh_tr *s, const char *path);
+/* A file operation on path: its entry is stale (follows: the operation
+ * follows a final symbolic link). */
+void pf_forget(ssh_tr *s, const char *path, int follows);
+/* The transport's prefetch operation (see prop_transport_prefetch()). */
+int sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
 
 /* transport_ssh_keys.c */
 /* Check the server's host key against the known_hosts file (recording an
