@@ -2,8 +2,9 @@
  * transport_ssh.h - what the parts of the SSH transport share: its state
  * (ssh_tr) and the calls from one part to another.
  *
- *   transport_ssh.c           the session, the remote shell and its
- *                             protocol, the file operations, the run lock
+ *   transport_ssh.c           the session, the file operations, the run
+ *                             lock
+ *   transport_ssh_shell.c     the remote shell and its protocol
  *   transport_ssh_chan.c      commands on a channel of their own,
  *                             interruption
  *   transport_ssh_keys.c      host keys (known_hosts) and authentication
@@ -55,6 +56,10 @@
 #define pf_find prop_ssh_pf_find
 #define pf_forget prop_ssh_pf_forget
 #define sshtr_prefetch prop_ssh_sshtr_prefetch
+#define sh_line prop_ssh_sh_line
+#define sshtr_run prop_ssh_sshtr_run
+#define sh_call prop_ssh_sh_call
+#define sh_down prop_ssh_sh_down
 #define pfstat_script prop_ssh_pfstat_script
 #define pfread_script prop_ssh_pfread_script
 
@@ -83,7 +88,7 @@ typedef struct ssh_tr {
     char dead_why[512];
     int locked;
     chan lock;
-    /* The remote shell (see "The remote shell" below). */
+    /* The remote shell (see transport_ssh_shell.c). */
     chan sh;
     int sh_up;
     char mark[40];             /* "prop-" and 32 random hex digits */
@@ -183,6 +188,28 @@ int exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, 
  * (transport_ssh.c). */
 int run_script(ssh_tr *s, const char *name, const char *body, const char *const *args,
                const char *in, size_t inlen, prop_cmd_result *r, const char *what);
+
+/* transport_ssh_shell.c */
+/* Larger data goes to a command on a channel of its own, as stdin. */
+#define SH_MAX_INLINE (4u << 20)
+/*
+ * The line that runs words[0..] (quoted) in a subshell, its stdin the
+ * data or /dev/null.  prefix, when not NULL, goes before the words
+ * unquoted (a function name); fmt, when not NULL, after them, as the
+ * printf format of fmt[0..fmtlen).
+ */
+char *sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
+              const char *in, size_t inlen, size_t *len);
+/* Send cmd[0..len) (a line of sh_line) to the remote shell, started first
+ * when it is not up, and wait for the answer: 0 when it ran (r filled),
+ * else the failure. */
+int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
+            int command);
+/* The shell is gone or unusable: the next operation starts another. */
+void sh_down(ssh_tr *s);
+/* The transport's run operation (see prop_transport_run()). */
+int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+              prop_cmd_result *r);
 
 /* transport_ssh_prefetch.c */
 /* The scripts of the remote shell's prop_pfstat and prop_pfread. */
