@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "prop/diff.h"
 
 /* Above this many lines (both texts), no search: the middle is replaced. */
@@ -29,12 +30,6 @@ typedef struct line {
     size_t len; /* with the '\n', if there is one */
 } line;
 
-typedef struct dbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} dbuf;
-
 typedef struct diff_ctx {
     const size_t *a, *b; /* line numbers: equal lines, equal numbers */
     unsigned char *da, *db;
@@ -45,41 +40,6 @@ typedef struct diff_ctx {
 typedef struct block {
     size_t a0, a1, b0, b1; /* a[a0..a1) removed, b[b0..b1) added */
 } block;
-
-static void
-add(dbuf *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->cap - b->len <= n) {
-        size_t cap = b->cap ? b->cap : 1024;
-        char *np;
-
-        while (cap - b->len <= n) {
-            if (cap > SIZE_MAX / 2) {
-                b->oom = 1;
-                return;
-            }
-            cap *= 2;
-        }
-        np = realloc(b->p, cap);
-        if (!np) {
-            b->oom = 1;
-            return;
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void
-adds(dbuf *b, const char *s)
-{
-    add(b, s, strlen(s));
-}
 
 /* End of the line starting at p (after its '\n', or the end of the text). */
 static size_t
@@ -327,18 +287,19 @@ search(size_t *ia, size_t na, size_t *ib, size_t nb, unsigned char *da, unsigned
     return 0;
 }
 
-static void
-emit_line(dbuf *o, char tag, const line *l)
+static int
+emit_line(prop_buf *o, char tag, const line *l)
 {
-    add(o, &tag, 1);
-    add(o, l->s, l->len);
+    if (prop_buf_add(o, &tag, 1) < 0 || prop_buf_add(o, l->s, l->len) < 0)
+        return -1;
     if (l->s[l->len - 1] != '\n')
-        adds(o, "\n\\ No newline at end of file\n");
+        return prop_buf_adds(o, "\n\\ No newline at end of file\n");
+    return 0;
 }
 
 /* "l,n" as diff -u shows a range: n omitted when 1, l the line before when n is 0. */
-static void
-emit_range(dbuf *o, size_t start, size_t n)
+static int
+emit_range(prop_buf *o, size_t start, size_t n)
 {
     char buf[64];
 
@@ -346,12 +307,12 @@ emit_range(dbuf *o, size_t start, size_t n)
         snprintf(buf, sizeof buf, "%zu", start + 1);
     else
         snprintf(buf, sizeof buf, "%zu,%zu", n ? start + 1 : start, n);
-    adds(o, buf);
+    return prop_buf_adds(o, buf);
 }
 
 /* Write the hunks for the changes marked in da / db; base: the number of the first line. */
 static int
-emit(dbuf *o, const line *la, size_t na, const unsigned char *da, const line *lb, size_t nb,
+emit(prop_buf *o, const line *la, size_t na, const unsigned char *da, const line *lb, size_t nb,
      const unsigned char *db, size_t base, unsigned context, const char *la_label,
      const char *lb_label)
 {
@@ -381,13 +342,10 @@ emit(dbuf *o, const line *la, size_t na, const unsigned char *da, const line *lb
         bl[nbl].b1 = j;
         nbl++;
     }
-    if (nbl > 0) {
-        adds(o, "--- ");
-        adds(o, la_label);
-        adds(o, "\n+++ ");
-        adds(o, lb_label);
-        adds(o, "\n");
-    }
+    if (nbl > 0 && (prop_buf_adds(o, "--- ") < 0 || prop_buf_adds(o, la_label) < 0 ||
+                    prop_buf_adds(o, "\n+++ ") < 0 || prop_buf_adds(o, lb_label) < 0 ||
+                    prop_buf_adds(o, "\n") < 0))
+        goto oom;
     for (h = 0; h < nbl; h = last + 1) {
         last = h;
         while (last + 1 < nbl && bl[last + 1].a0 - bl[last].a1 <= 2 * (size_t)context)
@@ -396,26 +354,32 @@ emit(dbuf *o, const line *la, size_t na, const unsigned char *da, const line *lb
         bs = bl[h].b0 - (bl[h].a0 - as);
         ae = na - bl[last].a1 > context ? bl[last].a1 + context : na;
         be = bl[last].b1 + (ae - bl[last].a1);
-        adds(o, "@@ -");
-        emit_range(o, base + as, ae - as);
-        adds(o, " +");
-        emit_range(o, base + bs, be - bs);
-        adds(o, " @@\n");
+        if (prop_buf_adds(o, "@@ -") < 0 || emit_range(o, base + as, ae - as) < 0 ||
+            prop_buf_adds(o, " +") < 0 || emit_range(o, base + bs, be - bs) < 0 ||
+            prop_buf_adds(o, " @@\n") < 0)
+            goto oom;
         a = as;
         b = bs;
         for (i = h; i <= last; i++) {
             for (; a < bl[i].a0; a++, b++)
-                emit_line(o, ' ', &la[a]);
+                if (emit_line(o, ' ', &la[a]) < 0)
+                    goto oom;
             for (; a < bl[i].a1; a++)
-                emit_line(o, '-', &la[a]);
+                if (emit_line(o, '-', &la[a]) < 0)
+                    goto oom;
             for (; b < bl[i].b1; b++)
-                emit_line(o, '+', &lb[b]);
+                if (emit_line(o, '+', &lb[b]) < 0)
+                    goto oom;
         }
         for (; a < ae; a++)
-            emit_line(o, ' ', &la[a]);
+            if (emit_line(o, ' ', &la[a]) < 0)
+                goto oom;
     }
     free(bl);
     return 0;
+oom:
+    free(bl);
+    return -1;
 }
 
 int
@@ -427,7 +391,7 @@ prop_diff_unified(const char *old, size_t old_len, const char *new_, size_t new_
     size_t na, nb, *ia = NULL, *ib = NULL;
     line *la = NULL, *lb = NULL;
     unsigned char *da = NULL, *db = NULL;
-    dbuf o = {NULL, 0, 0, 0};
+    prop_buf o = PROP_BUF_INIT;
     int rc = PROP_ENOMEM;
 
     if (out)
@@ -500,14 +464,14 @@ prop_diff_unified(const char *old, size_t old_len, const char *new_, size_t new_
     }
 
     /* 3. The hunks. */
-    if (emit(&o, la, na, da, lb, nb, db, pre - cpre, context, old_label, new_label) != 0 || o.oom)
+    if (emit(&o, la, na, da, lb, nb, db, pre - cpre, context, old_label, new_label) != 0)
         goto out;
     *out = o.p;
     *out_len = o.len;
     o.p = NULL;
     rc = PROP_OK;
 out:
-    free(o.p);
+    prop_buf_free(&o);
     free(la);
     free(lb);
     free(da);

@@ -1,12 +1,17 @@
 /*
  * transport_ssh.h - what the parts of the SSH transport share: its state
- * (ssh_tr), the growing buffers, and the calls from one part to another.
+ * (ssh_tr) and the calls from one part to another.
  *
- *   transport_ssh.c       the session, the remote shell and its protocol,
- *                         the file operations, prefetch, the run lock
- *   transport_ssh_keys.c  host keys (known_hosts) and authentication
- *   transport_sh.c        the file operations' shell scripts (shared with
- *                         the container transport)
+ *   transport_ssh.c           the session, the file operations, the run
+ *                             lock
+ *   transport_ssh_shell.c     the remote shell and its protocol
+ *   transport_ssh_chan.c      commands on a channel of their own,
+ *                             interruption
+ *   transport_ssh_keys.c      host keys (known_hosts) and authentication
+ *   transport_ssh_prefetch.c  prop_transport_prefetch(): many stats and
+ *                             contents in two round trips
+ *   transport_sh.c            the file operations' shell scripts (shared
+ *                             with the container transport)
  */
 #ifndef PROP_TRANSPORT_SSH_H
 #define PROP_TRANSPORT_SSH_H
@@ -16,6 +21,7 @@
 #include <libssh/callbacks.h>
 #include <libssh/libssh.h>
 
+#include "buf.h"
 #include "transport_sh.h"
 
 #define SSH_DEFAULT_PORT 22
@@ -24,30 +30,38 @@
 #define AUTH_NO_KEY -100 /* the identity could not be loaded (reason in t->err) */
 
 /* Internal names, kept out of the way of libssh's and the others'. */
-#define sbuf_add prop_ssh_sbuf_add
-#define sbuf_adds prop_ssh_sbuf_adds
-#define sbuf_quote prop_ssh_sbuf_quote
-#define sbuf_take prop_ssh_sbuf_take
 #define user_home prop_ssh_user_home
 #define expand_home prop_ssh_expand_home
 #define check_host_key prop_ssh_check_host_key
 #define authenticate prop_ssh_authenticate
 #define refuse_passphrase prop_ssh_refuse_passphrase
-
-/* ---------------------------------------------------------------------
- * Growing byte buffers, always NUL-terminated.
- */
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-} sbuf;
-
-int sbuf_add(sbuf *b, const void *data, size_t n);
-int sbuf_adds(sbuf *b, const char *s);
-/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
-int sbuf_quote(sbuf *b, const char *w);
-/* The buffer's text, handed over (never NULL: "" when empty), or NULL. */
-char *sbuf_take(sbuf *b, size_t *len);
+#define now_ms prop_ssh_now_ms
+#define session_lost prop_ssh_session_lost
+#define mark_dead prop_ssh_mark_dead
+#define fail_lost prop_ssh_fail_lost
+#define fail_call prop_ssh_fail_call
+#define chan_free prop_ssh_chan_free
+#define chan_open prop_ssh_chan_open
+#define chan_write_some prop_ssh_chan_write_some
+#define wait_events prop_ssh_wait_events
+#define stop_check prop_ssh_stop_check
+#define stop_rest prop_ssh_stop_rest
+#define chan_pump prop_ssh_chan_pump
+#define buf_quote prop_ssh_buf_quote
+#define build_command prop_ssh_build_command
+#define drop_pid_line prop_ssh_drop_pid_line
+#define exec_argv prop_ssh_exec_argv
+#define run_script prop_ssh_run_script
+#define pf_clear prop_ssh_pf_clear
+#define pf_find prop_ssh_pf_find
+#define pf_forget prop_ssh_pf_forget
+#define sshtr_prefetch prop_ssh_sshtr_prefetch
+#define sh_line prop_ssh_sh_line
+#define sshtr_run prop_ssh_sshtr_run
+#define sh_call prop_ssh_sh_call
+#define sh_down prop_ssh_sh_down
+#define pfstat_script prop_ssh_pfstat_script
+#define pfread_script prop_ssh_pfread_script
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -56,7 +70,7 @@ typedef struct chan {
     ssh_channel ch;
     struct ssh_channel_callbacks_struct cb;
     int cb_set;
-    sbuf out, err;
+    prop_buf out, err;
     int eof, closed, have_status, status, oom;
 } chan;
 
@@ -74,7 +88,7 @@ typedef struct ssh_tr {
     char dead_why[512];
     int locked;
     chan lock;
-    /* The remote shell (see "The remote shell" below). */
+    /* The remote shell (see transport_ssh_shell.c). */
     chan sh;
     int sh_up;
     char mark[40];             /* "prop-" and 32 random hex digits */
@@ -87,10 +101,129 @@ typedef struct ssh_tr {
     unsigned long pf_changes;
 } ssh_tr;
 
+/* What prop_transport_prefetch() fetched of one path. */
+typedef struct pf_entry {
+    char *path; /* malloc'd, as are data and line */
+    prop_file_type type;
+    unsigned mode;
+    uid_t uid;
+    gid_t gid;
+    long long size;
+    char owner[64], group[64];
+    char *data;
+    size_t len;
+    int have_data;
+    char *line; /* the stat line, until the content is checked against it */
+    int stale;  /* touched by a file operation since */
+} pf_entry;
+
 /* The running user's home directory, or NULL. */
 const char *user_home(void);
 /* path with a leading "~/" replaced by the running user's home (malloc'd). */
 char *expand_home(const char *path);
+
+/* The connection's state, and the failures (transport_ssh.c). */
+long long now_ms(void);
+int session_lost(ssh_tr *s);
+/* The connection is unusable from now on; close it so nothing waits on it. */
+void mark_dead(ssh_tr *s, const char *why);
+int fail_lost(ssh_tr *s, const char *what);
+/* After a failed libssh call: a lost connection, or only this call failed. */
+int fail_call(ssh_tr *s, const char *what, const char *call);
+
+/* transport_ssh_chan.c */
+/*
+ * The run wrapper (see "Interruption" in transport_ssh_chan.c): prints
+ * "PIDMARK PID" as the first line of its stdout, then execs the command,
+ * through setsid(1) when the target has it.  It holds no single quote: it
+ * is also a function body in single quotes.
+ */
+#define RUN_WRAPPER                                                                                \
+    "m=$1; shift; printf \"%s %s\\n\" \"$m\" \"$$\"; "                                             \
+    "if command -v setsid >/dev/null 2>&1; then case $1 in -*) ;; *) exec setsid \"$@\" ;; esac; " \
+    "fi; exec \"$@\""
+
+typedef struct stopper {
+    int command;         /* a command that may be stopped; else only abandoned at a 2nd request */
+    int sent, killed;    /* the signal, then SIGKILL, was sent */
+    long pid;            /* the command's, once known */
+    long long seen_at;   /* when the interruption was first seen */
+    long long killed_at; /* when SIGKILL was sent (or would have been) */
+} stopper;
+
+/* Free a channel (only our buffers once the session is disconnected). */
+void chan_free(ssh_tr *s, chan *c);
+/* Open a channel and start cmd on it. */
+int chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what);
+/* Write what the channel's window takes of in[*off..len), 64 KiB at most:
+ * 1 when something was written, 0 when the window is closed, SSH_ERROR. */
+int chan_write_some(chan *c, const char *in, size_t len, size_t *off);
+/* Let libssh handle what arrives for a while; the failure when the
+ * operation's deadline has passed or the connection is lost, else 0. */
+int wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what);
+/* While an operation waits, out being its stdout so far: 0 to go on
+ * waiting, -1 when the wait is to be given up. */
+int stop_check(ssh_tr *s, stopper *st, const prop_buf *out);
+/* The command was stopped and has ended: what is left of its process
+ * group goes too. */
+void stop_rest(ssh_tr *s, const stopper *st);
+/* Feed in[0..inlen) to the command (then EOF when send_eof), and collect
+ * its output until it ends, or until its stdout holds `until`; stp, when
+ * not NULL, makes the wait interruptible. */
+int chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
+              long long timeout_ms, const char *what, stopper *stp);
+/* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
+int buf_quote(prop_buf *b, const char *w);
+/* "sudo -n -- 'a' 'b' ...", or NULL when out of memory. */
+char *build_command(const ssh_tr *s, const char *const *argv);
+/* Take the run wrapper's line out of a command's output. */
+void drop_pid_line(const ssh_tr *s, prop_cmd_result *r);
+/* Run argv on the target on a channel of its own; 0 when it ran (r
+ * filled), else the failure.  command: a command of the caller's, stopped
+ * when the run is interrupted. */
+int exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
+              const char *what, int command);
+
+/* Run the script `name` (body `body`) with args; stdin from in
+ * (transport_ssh.c). */
+int run_script(ssh_tr *s, const char *name, const char *body, const char *const *args,
+               const char *in, size_t inlen, prop_cmd_result *r, const char *what);
+
+/* transport_ssh_shell.c */
+/* Larger data goes to a command on a channel of its own, as stdin. */
+#define SH_MAX_INLINE (4u << 20)
+/*
+ * The line that runs words[0..] (quoted) in a subshell, its stdin the
+ * data or /dev/null.  prefix, when not NULL, goes before the words
+ * unquoted (a function name); fmt, when not NULL, after them, as the
+ * printf format of fmt[0..fmtlen).
+ */
+char *sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
+              const char *in, size_t inlen, size_t *len);
+/* Send cmd[0..len) (a line of sh_line) to the remote shell, started first
+ * when it is not up, and wait for the answer: 0 when it ran (r filled),
+ * else the failure. */
+int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
+            int command);
+/* The shell is gone or unusable: the next operation starts another. */
+void sh_down(ssh_tr *s);
+/* The transport's run operation (see prop_transport_run()). */
+int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+              prop_cmd_result *r);
+
+/* transport_ssh_prefetch.c */
+/* The scripts of the remote shell's prop_pfstat and prop_pfread. */
+extern const char pfstat_script[];
+extern const char pfread_script[];
+/* Forget every prefetched entry. */
+void pf_clear(ssh_tr *s);
+/* The entry of path, when what was fetched is still true. */
+const pf_entry *pf_find(ssh_tr *s, const char *path);
+/* A file operation on path: its entry is stale (follows: the operation
+ * follows a final symbolic link). */
+void pf_forget(ssh_tr *s, const char *path, int follows);
+/* The transport's prefetch operation (see prop_transport_prefetch()). */
+int sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
 
 /* transport_ssh_keys.c */
 /* Check the server's host key against the known_hosts file (recording an

@@ -393,7 +393,7 @@ refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verif
 }
 
 static int
-auth_identity(ssh_tr *s, const char *identity, sbuf *tried)
+auth_identity(ssh_tr *s, const char *identity, prop_buf *tried)
 {
     char *path = expand_home(identity);
     ssh_key key = NULL;
@@ -430,7 +430,7 @@ auth_identity(ssh_tr *s, const char *identity, sbuf *tried)
     }
     rc = ssh_userauth_publickey(s->session, NULL, key);
     ssh_key_free(key);
-    if (sbuf_adds(tried, path) < 0) {
+    if (prop_buf_adds(tried, path) < 0) {
         prop_transport_fail(&s->base, "out of memory");
         rc = AUTH_NO_KEY;
     }
@@ -445,7 +445,7 @@ auth_identity(ssh_tr *s, const char *identity, sbuf *tried)
  * the first list when it does.)  tried gets what was offered.
  */
 static int
-auth_default(ssh_tr *s, sbuf *tried)
+auth_default(ssh_tr *s, prop_buf *tried)
 {
     static const char *const keys[] = {"id_ed25519", "id_ecdsa", "id_rsa", "id_dsa"};
     const char *sock = getenv("SSH_AUTH_SOCK"), *home = user_home();
@@ -455,18 +455,19 @@ auth_default(ssh_tr *s, sbuf *tried)
     int rc, nkeys = 0;
 
     rc = ssh_userauth_publickey_auto(s->session, NULL, NULL);
-    if (sbuf_adds(tried, sock && *sock ? "agent" : "no agent (SSH_AUTH_SOCK unset)") < 0)
+    if (prop_buf_adds(tried, sock && *sock ? "agent" : "no agent (SSH_AUTH_SOCK unset)") < 0)
         return SSH_AUTH_ERROR;
     for (i = 0; home && i < sizeof keys / sizeof keys[0]; i++) {
         snprintf(path, sizeof path, "%s/.ssh/%s", home, keys[i]);
         if (stat(path, &sb) != 0)
             continue;
-        if (sbuf_adds(tried, ", ") < 0 || sbuf_adds(tried, path) < 0)
+        if (prop_buf_adds(tried, ", ") < 0 || prop_buf_adds(tried, path) < 0)
             return SSH_AUTH_ERROR;
         nkeys++;
     }
-    if (!nkeys && (sbuf_adds(tried, ", no default key in ") < 0 ||
-                   sbuf_adds(tried, home ? home : "~") < 0 || sbuf_adds(tried, "/.ssh") < 0))
+    if (!nkeys &&
+        (prop_buf_adds(tried, ", no default key in ") < 0 ||
+         prop_buf_adds(tried, home ? home : "~") < 0 || prop_buf_adds(tried, "/.ssh") < 0))
         return SSH_AUTH_ERROR;
     return rc;
 }
@@ -474,7 +475,7 @@ auth_default(ssh_tr *s, sbuf *tried)
 int
 authenticate(ssh_tr *s, const prop_ssh_opts *opts)
 {
-    sbuf tried = {0};
+    prop_buf tried = PROP_BUF_INIT;
     int rc, methods;
 
     rc = ssh_userauth_none(s->session, NULL);
@@ -494,7 +495,7 @@ authenticate(ssh_tr *s, const prop_ssh_opts *opts)
     else
         rc = auth_default(s, &tried);
     if (rc == AUTH_NO_KEY) {
-        free(tried.p);
+        prop_buf_free(&tried);
         return PROP_ERROR;
     }
     switch (rc) {
@@ -515,6 +516,6 @@ authenticate(ssh_tr *s, const prop_ssh_opts *opts)
                             ssh_get_error(s->session));
         break;
     }
-    free(tried.p);
+    prop_buf_free(&tried);
     return rc == SSH_AUTH_SUCCESS ? 0 : PROP_ERROR;
 }

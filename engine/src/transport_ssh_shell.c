@@ -1,0 +1,373 @@
+/*
+ * transport_ssh_shell.c - the remote shell of the SSH transport: one sh(1)
+ * per session, the file operations defined in it as functions, each
+ * operation one line sent and one answer read back; and the caller's
+ * commands run through it.
+ */
+#define _DEFAULT_SOURCE /* getentropy */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "transport_ssh.h"
+
+/* ---------------------------------------------------------------------
+ * The remote shell.  Starting a command on a channel of its own costs the
+ * target a new session: sshd forks, and the user's login shell starts and
+ * reads its startup files, for every operation.  So one sh(1) is started
+ * per session, on a channel kept open, with the file operations defined in
+ * it as functions; each operation is then one line sent to it and one
+ * answer read back: a single round trip and no new process beyond the
+ * subshell and the utilities the operation runs.
+ *
+ * Each line runs its command in a subshell, stdin from /dev/null (or from
+ * the data, below), and ends with
+ *     printf '\n%s %d\n' MARK "$?"; printf '\n%s\n' MARK >&2
+ * MARK being "prop-" and 32 random hex digits chosen for the session:
+ * stdout up to "\nMARK " is the command's output, the number after it
+ * its exit status, and stderr up to "\nMARK\n" its error output.  Data
+ * for the command's stdin travels in the line itself, as the format of
+ * the shell's printf builtin piped into it: printable ASCII as itself,
+ * every other byte as an octal escape, so that the shell only ever parses
+ * ASCII and no byte of the data can end the quoting or the line (a shell
+ * reading its commands from a pipe may read ahead of the command it runs,
+ * so data after the line could be taken for commands).  Data larger than
+ * SH_MAX_INLINE (transport_ssh.h) goes the old way: a channel of its own,
+ * as stdin.
+ *
+ * A shell that cannot start (sudo asks for a password, say) fails the
+ * operation with its error output; a shell that ends is started again by
+ * the next operation.
+ */
+/* Data as a single-quoted printf(1) format that prints exactly data. */
+static int
+buf_printf_format(prop_buf *b, const char *data, size_t len)
+{
+    static const char digits[] = "01234567";
+    char esc[4] = {'\\', 0, 0, 0};
+    size_t i, run = 0;
+
+    if (prop_buf_add(b, "'", 1) < 0)
+        return -1;
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+
+        if (((c >= 0x20 && c < 0x7f && c != '\\' && c != '%' && c != '\'') || c == '\n') &&
+            (i > 0 || c != '-')) { /* a leading '-' would be an option */
+            run++;
+            continue;
+        }
+        if (run && prop_buf_add(b, data + i - run, run) < 0)
+            return -1;
+        run = 0;
+        esc[1] = digits[(c >> 6) & 7];
+        esc[2] = digits[(c >> 3) & 7];
+        esc[3] = digits[c & 7];
+        if (prop_buf_add(b, esc, 4) < 0)
+            return -1;
+    }
+    if (run && prop_buf_add(b, data + len - run, run) < 0)
+        return -1;
+    return prop_buf_add(b, "'", 1);
+}
+
+/*
+ * The line that runs words[0..] (quoted) in a subshell, its stdin the
+ * data or /dev/null.  prefix, when not NULL, goes before the words
+ * unquoted (a function name); fmt, when not NULL, after them, as the
+ * printf format of fmt[0..fmtlen).
+ */
+char *
+sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
+        const char *in, size_t inlen, size_t *len)
+{
+    prop_buf b = PROP_BUF_INIT;
+    size_t i;
+
+    if (in && (prop_buf_adds(&b, "printf ") < 0 || buf_printf_format(&b, in, inlen) < 0 ||
+               prop_buf_adds(&b, " | ") < 0))
+        goto oom;
+    if (prop_buf_adds(&b, "(") < 0 || (prefix && prop_buf_adds(&b, prefix) < 0))
+        goto oom;
+    for (i = 0; words[i]; i++)
+        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, words[i]) < 0)
+            goto oom;
+    if (fmt && (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, fmt, fmtlen) < 0))
+        goto oom;
+    if (prop_buf_adds(&b, in ? " )" : " ) </dev/null") < 0)
+        goto oom;
+    return prop_buf_take(&b, len);
+oom:
+    prop_buf_free(&b);
+    return NULL;
+}
+
+int
+sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
+          prop_cmd_result *r)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    char what[300], *line;
+    size_t len;
+    int rc;
+
+    snprintf(what, sizeof what, "run %s", argv[0]);
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "%s: interrupted: not started", what);
+    if (stdin_data && stdin_len > SH_MAX_INLINE)
+        return exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
+    line = sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+    if (!line)
+        return prop_transport_fail(t, "%s: out of memory", what);
+    rc = sh_call(s, line, len, r, what, 1);
+    free(line);
+    if (rc == 0)
+        drop_pid_line(s, r);
+    return rc;
+}
+
+/* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
+static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
+
+/* Every script, as the functions of the remote shell. */
+static const struct {
+    const char *name, *body;
+} sh_functions[] = {
+    {"prop_read", prop_sh_read},       {"prop_stat", prop_sh_stat},
+    {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
+    {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
+    {"prop_symlink", prop_sh_symlink}, {"prop_pfstat", pfstat_script},
+    {"prop_pfread", pfread_script},    {"prop_run", prop_run_script},
+};
+
+/* ---------------------------------------------------------------------
+ * The remote shell's own workings (see "The remote shell" above).
+ */
+
+/* Where tag (n bytes) starts in b at or after *scan; keeps *scan up to date. */
+static const char *
+find_tag(const prop_buf *b, size_t *scan, const char *tag, size_t n)
+{
+    const char *p;
+
+    if (!b->p || b->len < n)
+        return NULL;
+    if (*scan > b->len - n)
+        *scan = b->len - n;
+    for (p = b->p + *scan; (p = memchr(p, tag[0], b->len - (size_t)(p - b->p))) != NULL; p++)
+        if ((size_t)(b->p + b->len - p) >= n && memcmp(p, tag, n) == 0)
+            return p;
+    *scan = b->len - n + 1;
+    return NULL;
+}
+
+/*
+ * 1 when the answer is complete: r gets the status, stdout and stderr (the
+ * buffers are handed over), and what came after the marks is dropped.
+ */
+static int
+sh_answer(ssh_tr *s, prop_cmd_result *r)
+{
+    char tag[64];
+    size_t n, m;
+    const char *o, *e, *nl;
+    long code;
+
+    n = (size_t)snprintf(tag, sizeof tag, "\n%s ", s->mark);
+    o = find_tag(&s->sh.out, &s->out_scan, tag, n);
+    if (!o)
+        return 0;
+    nl = memchr(o + n, '\n', s->sh.out.len - (size_t)(o + n - s->sh.out.p));
+    if (!nl)
+        return 0;
+    tag[n - 1] = '\n';
+    e = find_tag(&s->sh.err, &s->err_scan, tag, n);
+    if (!e)
+        return 0;
+    code = strtol(o + n, NULL, 10);
+    m = (size_t)(o - s->sh.out.p);
+    s->sh.out.len = m;
+    s->sh.out.p[m] = '\0';
+    m = (size_t)(e - s->sh.err.p);
+    s->sh.err.len = m;
+    s->sh.err.p[m] = '\0';
+    r->code = (int)code;
+    r->out = prop_buf_take(&s->sh.out, &r->out_len);
+    r->err = prop_buf_take(&s->sh.err, &r->err_len);
+    s->out_scan = s->err_scan = 0;
+    return 1;
+}
+
+/* The shell is gone or unusable: the next operation starts another. */
+void
+sh_down(ssh_tr *s)
+{
+    chan_free(s, &s->sh);
+    s->sh_up = 0;
+    s->out_scan = s->err_scan = 0;
+}
+
+/*
+ * Send in[0..len) to the shell and wait for the answer.  command: the line
+ * runs a command of the caller's through the run wrapper, which is stopped
+ * when the run is interrupted (other lines are only abandoned at a second
+ * request).
+ */
+static int
+sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what,
+            int command)
+{
+    chan *c = &s->sh;
+    long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
+    size_t off = 0;
+    stopper st;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    memset(&st, 0, sizeof st);
+    st.command = command;
+    r->code = -1;
+    for (;;) {
+        if (c->oom) {
+            sh_down(s);
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        }
+        if (off == len && sh_answer(s, r)) {
+            if (!r->out || !r->err) {
+                prop_cmd_result_clear(r);
+                sh_down(s);
+                return prop_transport_fail(&s->base, "%s: out of memory", what);
+            }
+            if (st.sent) {
+                stop_rest(s, &st);
+                rc = r->code;
+                prop_cmd_result_clear(r);
+                return prop_transport_fail(
+                    &s->base, "%s: interrupted: the command was stopped (exit status %d)", what,
+                    rc);
+            }
+            return 0;
+        }
+        if (stop_check(s, &st, &c->out) != 0) {
+            /* The shell is busy with what did not end: drop it. */
+            sh_down(s);
+            return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
+                                       command ? "the command did not end" : "abandoned");
+        }
+        if (s->dead)
+            return fail_lost(s, what);
+        if (session_lost(s)) {
+            mark_dead(s, ssh_get_error(s->session));
+            return fail_lost(s, what);
+        }
+        if (c->closed || c->eof) {
+            prop_cmd_result f;
+
+            memset(&f, 0, sizeof f);
+            f.code = c->have_status ? c->status : -1;
+            f.err = c->err.p ? c->err.p : (char *)"";
+            f.err_len = c->err.len;
+            rc = f.err_len
+                     ? prop_sh_fail(&s->base, &f, what)
+                     : prop_transport_fail(&s->base, "%s: the shell on the target ended", what);
+            sh_down(s);
+            return rc;
+        }
+        if (off < len) {
+            rc = chan_write_some(c, in, len, &off);
+            if (rc == SSH_ERROR && !session_lost(s)) {
+                sh_down(s);
+                return fail_call(s, what, "cannot write to the shell");
+            }
+            if (rc != 0)
+                continue;
+        }
+        if ((rc = wait_events(s, deadline, timeout, what)) != 0)
+            return rc;
+    }
+}
+
+/* cmd and the marks that end its answer, as one line. */
+static int
+buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len)
+{
+    return prop_buf_add(b, cmd, len) < 0 || prop_buf_adds(b, "; printf '\\n%s %d\\n' ") < 0 ||
+                   prop_buf_adds(b, s->mark) < 0 ||
+                   prop_buf_adds(b, " \"$?\"; printf '\\n%s\\n' ") < 0 ||
+                   prop_buf_adds(b, s->mark) < 0 || prop_buf_adds(b, " >&2\n") < 0
+               ? -1
+               : 0;
+}
+
+/* Start sh on a channel of its own, define the functions, wait for it. */
+static int
+sh_start(ssh_tr *s, const char *what)
+{
+    const char *argv[] = {"sh", NULL};
+    unsigned char rnd[16];
+    prop_cmd_result r;
+    prop_buf b = PROP_BUF_INIT;
+    char *cmd;
+    size_t i;
+    int rc;
+
+    if (getentropy(rnd, sizeof rnd) != 0)
+        return prop_transport_fail(&s->base, "%s: no random bytes for the shell: %s", what,
+                                   strerror(errno));
+    memcpy(s->mark, "prop-", 5);
+    for (i = 0; i < sizeof rnd; i++)
+        snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+    snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
+    if (!(cmd = build_command(s, argv)))
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    rc = chan_open(s, &s->sh, cmd, what);
+    free(cmd);
+    if (rc) {
+        sh_down(s);
+        return rc;
+    }
+    s->sh_up = 1;
+    if (prop_buf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
+        prop_buf_adds(&b, s->pidmark) < 0 || prop_buf_adds(&b, "\n") < 0)
+        goto oom;
+    for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
+        if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
+            prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
+            goto oom;
+    if (buf_add_call(&b, s, ":", 1) < 0)
+        goto oom;
+    rc = sh_exchange(s, b.p, b.len, &r, what, 0);
+    prop_buf_free(&b);
+    if (rc)
+        return rc;
+    /* Whatever the login shell's startup files printed came before. */
+    prop_cmd_result_clear(&r);
+    return 0;
+oom:
+    prop_buf_free(&b);
+    sh_down(s);
+    return prop_transport_fail(&s->base, "%s: out of memory", what);
+}
+
+int
+sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
+{
+    prop_buf b = PROP_BUF_INIT;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    if (s->dead)
+        return fail_lost(s, what);
+    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+        return rc;
+    if (buf_add_call(&b, s, cmd, len) < 0) {
+        prop_buf_free(&b);
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    }
+    rc = sh_exchange(s, b.p, b.len, r, what, command);
+    prop_buf_free(&b);
+    return rc;
+}
