@@ -25,8 +25,9 @@
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
  *     cmd_<name>.c      one subcommand each (prop <name>)
- *     run_jobs.c        prop run -j: hosts at once in forked children
- *                       (run.h: what it shares with cmd_run.c)
+ *     run_*.c           prop run's parts (run.h: what they and cmd_run.c share):
+ *       run_jobs.c      -j: hosts at once in forked children
+ *       run_tags.c      --tags and --skip-tags: which properties run
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable
