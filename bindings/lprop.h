@@ -28,6 +28,8 @@
  *     run_*.c           prop run's parts (run.h: what they and cmd_run.c share):
  *       run_jobs.c      -j: hosts at once in forked children
  *       run_tags.c      --tags and --skip-tags: which properties run
+ *       run_report.c    text and JSON output, the run's id and commit,
+ *                       a host's summary line, --report
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable

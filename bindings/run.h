@@ -1,12 +1,14 @@
 /*
- * run.h - what prop run's files share (cmd_run.c runs hosts; run_jobs.c
- * runs several at once in forked children).
+ * run.h - what prop run's files share: cmd_run.c and the run_*.c files
+ * (the map of bindings/ in lprop.h says what each holds).
  */
 #ifndef RUN_H
 #define RUN_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 
 #include <lua.h>
 
@@ -77,6 +79,43 @@ int run_selected(lua_State *L, const prop_node *n);
 int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
 /* Warn of the tags of list that no property of the site has. */
 void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
+
+/* run_report.c */
+/* "file:line" of where n was declared into buf ("?" when not known); returns buf. */
+const char *run_origin_of(const prop_node *n, char *buf, size_t size);
+/* Text from the site or the target on stdout, shown and never obeyed. */
+void run_text(const char *s);
+/* s as a JSON string on stdout ("" for NULL). */
+void run_json_str(const char *s);
+/* {"event":"NAME","run":"ID"[,"commit":"C","dirty":B], on f; the event's
+ * own fields follow. */
+void run_json_event(FILE *f, const char *name);
+/* "host":"box/web","container":"web" on stdout (a host has no "container"). */
+void run_json_host(const prop_host *h);
+/* --report: the unnamed temporary file of the entries (-1: no report),
+ * and the pass the entries are of (0, or 1 and 2 under --twice). */
+extern int run_report_fd, run_report_pass;
+/* Start an entry of kind 'P' (property) or 'H' (host) for h in a memory
+ * stream; NULL when there is no report or no memory. */
+FILE *run_report_begin(char **buf, size_t *len, char kind, const prop_host *h);
+/* End the entry m (its object's closing brace is written here) and add it. */
+void run_report_end(FILE *m, char **buf, size_t *len);
+/* ,"key":"v" / ,"key":["line",...] of the lines of text, on m. */
+void run_report_str(FILE *m, const char *key, const char *v);
+void run_report_lines(FILE *m, const char *key, const char *text);
+/* A host's summary line (text or JSON), its --report entry, prop pull's record. */
+void run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const char *why,
+                    int color);
+/* The run's id (random), and the commit of the site's git work tree. */
+void run_make_id(void);
+void run_find_site_commit(const char *site);
+/* The temporary file beside FILE that becomes the report: its fd and
+ * name in *tmp (malloc'd), or -1 with a message. */
+int run_report_open(const char *file, char **tmp);
+/* Write the report into fd (tmp) and rename it over o->report; returns
+ * rc, or EXIT_FAILED (with a message) when it cannot be written. */
+int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
+                     const outcome *ocs, int rc, time_t t0);
 
 /* run_jobs.c */
 /* Run hosts[0..n) with at most o->jobs at once; outcomes in ocs. */
