@@ -30,6 +30,7 @@
  *       run_tags.c      --tags and --skip-tags: which properties run
  *       run_report.c    text and JSON output, the run's id and commit,
  *                       a host's summary line, --report
+ *       run_pending.c   owed triggers, kept on the target for the next run
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable

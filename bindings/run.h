@@ -13,6 +13,8 @@
 #include <lua.h>
 
 #include "cli.h"
+#include "lsys.h"
+#include "prop/exec.h"
 
 #define MAX_TAGS 64
 #define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
@@ -49,6 +51,37 @@ struct outcome {
     unsigned ctr_failed, ctr_unreachable, ctr_stopped;
     int held; /* not run: an earlier batch had more failed hosts than --max-fail */
 };
+
+/* Everything the executor's callbacks need for one host. */
+typedef struct host_run {
+    lprop_ctx *ctx;
+    const run_opts *o;
+    const prop_host *h;
+    const char *name;
+    lsys sys;
+    int sys_idx;          /* stack index of the `sys` userdata */
+    int progress;         /* a terminal: show the running property */
+    int color;            /* colour on stdout */
+    const prop_node *top; /* the top-level property running now */
+    struct outcome *oc;   /* the host's counts */
+    prop_secrets *store;  /* opened when a secret is first needed; freed (and
+                             every value wiped) when the host is done */
+    /* What the properties that put containers on the host gave (the
+     * containers of h, in order; -1: it did not run). */
+    int *attach;
+    /* A shared trigger target running now, and what triggered it. */
+    const prop_node *trig;
+    const prop_node *const *trig_sources; /* a NULL: owed from the last run */
+    size_t trig_n;
+    /* Owed trigger targets, kept on the target in its pending file
+     * (every host's records there: run_pending.c); NULL: not read, never
+     * written. */
+    prop_transport *t;
+    prop_pending *pending;
+} host_run;
+
+/* How an owed trigger target is named in what prop run says. */
+#define PENDING_TEXT "pending from the last run"
 
 /*
  * SIGINT and SIGTERM stop the run (cmd_run.c's on_signal): how many came,
@@ -116,6 +149,18 @@ int run_report_open(const char *file, char **tmp);
  * rc, or EXIT_FAILED (with a message) when it cannot be written. */
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
+
+/* run_pending.c */
+/* Take PROP_STATE_DIR, when set, as where targets keep prop's state: 0,
+ * or EXIT_USAGE after printing why it will not do. */
+int run_state_dir_from_env(void);
+/* Read the pending file on hr's target into hr->pending; this host's
+ * records in *owed (malloc'd, *nowed of them).  0, or -1 out of memory. */
+int run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed);
+/* Say what is owed from the last run; drop what the site no longer has. */
+void run_pending_report(host_run *hr, prop_owed *owed, size_t nowed);
+/* The executor's owe(): keep (or forget) n as owed on the target. */
+void run_on_owe(void *ud, const prop_node *n, int owed);
 
 /* run_jobs.c */
 /* Run hosts[0..n) with at most o->jobs at once; outcomes in ocs. */
