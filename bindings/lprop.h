@@ -28,6 +28,8 @@
  *     run_*.c           prop run's parts (run.h: what they and cmd_run.c share):
  *       run_jobs.c      -j: hosts at once in forked children
  *       run_tags.c      --tags and --skip-tags: which properties run
+ *       run_exec.c      the executor's callbacks: a leaf's check/apply in
+ *                       Lua, only_if tests, each property's result
  *       run_report.c    text and JSON output, the run's id and commit,
  *                       a host's summary line, --report
  *       run_pending.c   owed triggers, kept on the target for the next run

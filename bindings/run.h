@@ -98,6 +98,8 @@ extern int run_piped_job;
 int run_want_stop(void *ud);
 /* Note a line of a property the second run of --twice changed. */
 void run_again_add(const char *line, size_t len);
+/* Under --twice's second run, keep (or send the parent) n as changed. */
+void run_record_again(host_run *hr, const prop_node *n);
 /* Run host h (and its containers): its outcome in oc. */
 void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
               outcome *oc);
@@ -149,6 +151,20 @@ int run_report_open(const char *file, char **tmp);
  * rc, or EXIT_FAILED (with a message) when it cannot be written. */
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
+
+/* run_exec.c: the executor's callbacks (prop_exec_ops, exec.h); ud is a host_run. */
+prop_result run_ensure_leaf(void *ud, const prop_node *leaf, char **msg);
+void run_on_start(void *ud, const prop_node *n, unsigned depth);
+void run_on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms,
+                 const char *msg);
+int run_test_only_if(void *ud, const prop_node *n, char **msg);
+void run_on_triggered(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
+                      size_t nsources);
+/* Whether --tags/--skip-tags select n. */
+int run_select_node(void *ud, const prop_node *n);
+/* lsys's reveal: the bytes of a secret the host uses, from the site's store. */
+int run_reveal_secret(void *ud, const char *name, const unsigned char **data, size_t *len,
+                      char *why, size_t whysize);
 
 /* run_pending.c */
 /* Take PROP_STATE_DIR, when set, as where targets keep prop's state: 0,
