@@ -30,6 +30,8 @@
  *       run_tags.c      --tags and --skip-tags: which properties run
  *       run_exec.c      the executor's callbacks: a leaf's check/apply in
  *                       Lua, only_if tests, each property's result
+ *       run_prefetch.c  the files a host's properties will look at, told
+ *                       to the transport before they run
  *       run_report.c    text and JSON output, the run's id and commit,
  *                       a host's summary line, --report
  *       run_pending.c   owed triggers, kept on the target for the next run

@@ -115,6 +115,10 @@ int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
 /* Warn of the tags of list that no property of the site has. */
 void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
 
+/* run_prefetch.c */
+/* Tell t which files h's properties will look at (a hint). */
+void run_prefetch(prop_transport *t, const prop_host *h, int os_unknown);
+
 /* run_report.c */
 /* "file:line" of where n was declared into buf ("?" when not known); returns buf. */
 const char *run_origin_of(const prop_node *n, char *buf, size_t size);
