@@ -25,16 +25,17 @@
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
  *     cmd_<name>.c      one subcommand each (prop <name>)
- *     run_*.c           prop run's parts (run.h: what they and cmd_run.c share):
- *       run_jobs.c      -j: hosts at once in forked children
- *       run_tags.c      --tags and --skip-tags: which properties run
- *       run_exec.c      the executor's callbacks: a leaf's check/apply in
- *                       Lua, only_if tests, each property's result
- *       run_prefetch.c  the files a host's properties will look at, told
+ *     run_jobs.c        prop run -j: hosts at once in forked children
+ *                       (run.h: what the run_*.c files share with cmd_run.c)
+ *     run_tags.c        prop run --tags and --skip-tags: which properties run
+ *     run_prefetch.c    the files a host's properties will look at, told
  *                       to the transport before they run
- *       run_report.c    text and JSON output, the run's id and commit,
- *                       a host's summary line, --report
- *       run_pending.c   owed triggers, kept on the target for the next run
+ *     run_pending.c     owed triggers, kept on the target for the next run
+ *     run_exec.c        the executor's callbacks: a leaf's check/apply in
+ *                       Lua, only_if tests, each property's result
+ *     run_containers.c  a host's containers, run after it
+ *     run_report.c      prop run's text and JSON output, the run's id and
+ *                       commit, a host's summary line, --report
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable

@@ -103,6 +103,10 @@ void run_record_again(host_run *hr, const prop_node *n);
 /* Run host h (and its containers): its outcome in oc. */
 void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
               outcome *oc);
+/* Run host h; pt: the parent's transport when h is a container run after
+ * its parent, NULL when h is reached on its own. */
+void run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transport *pt,
+                 int progress, int color, outcome *oc);
 
 /* run_tags.c */
 /* Mark the properties of h that --tags/--skip-tags select: 0, or -1. */
@@ -155,6 +159,12 @@ int run_report_open(const char *file, char **tmp);
  * rc, or EXIT_FAILED (with a message) when it cannot be written. */
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
+
+/* run_containers.c */
+/* Run the containers of hr's host through its transport t, once its own
+ * properties have run; what became of them is added to oc. */
+void run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t,
+                    int progress, int color, outcome *oc);
 
 /* run_exec.c: the executor's callbacks (prop_exec_ops, exec.h); ud is a host_run. */
 prop_result run_ensure_leaf(void *ud, const prop_node *leaf, char **msg);
