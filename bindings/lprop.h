@@ -28,6 +28,7 @@
  *     run_jobs.c        prop run -j: hosts at once in forked children
  *                       (run.h: what the run_*.c files share with cmd_run.c)
  *     run_tags.c        prop run --tags and --skip-tags: which properties run
+ *     run_host.c        one host: reaching it, its lock and OS, its properties
  *     run_prefetch.c    the files a host's properties will look at, told
  *                       to the transport before they run
  *     run_pending.c     owed triggers, kept on the target for the next run

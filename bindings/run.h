@@ -100,13 +100,6 @@ int run_want_stop(void *ud);
 void run_again_add(const char *line, size_t len);
 /* Under --twice's second run, keep (or send the parent) n as changed. */
 void run_record_again(host_run *hr, const prop_node *n);
-/* Run host h (and its containers): its outcome in oc. */
-void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
-              outcome *oc);
-/* Run host h; pt: the parent's transport when h is a container run after
- * its parent, NULL when h is reached on its own. */
-void run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transport *pt,
-                 int progress, int color, outcome *oc);
 
 /* run_tags.c */
 /* Mark the properties of h that --tags/--skip-tags select: 0, or -1. */
@@ -159,6 +152,15 @@ int run_report_open(const char *file, char **tmp);
  * rc, or EXIT_FAILED (with a message) when it cannot be written. */
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
+
+/* run_host.c */
+/* Run host h (and its containers): its outcome in oc. */
+void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
+              outcome *oc);
+/* Run host h; pt: the parent's transport when h is a container run after
+ * its parent, NULL when h is reached on its own. */
+void run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transport *pt,
+                 int progress, int color, outcome *oc);
 
 /* run_containers.c */
 /* Run the containers of hr's host through its transport t, once its own
