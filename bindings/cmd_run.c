@@ -16,24 +16,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <lauxlib.h>
-
 #include "cli.h"
 #include "run.h"
-#include "lsys.h"
-#include "prop/secrets.h"
-#include "prop/exec.h"
 
 #define DEFAULT_JOBS 8
 #define EXIT_INTERRUPTED 130
