@@ -122,7 +122,7 @@ int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
 int cli_secret_uses(const char *site, prop_secrets *store, FILE *out);
 
 /*
- * What prop pull asks of the prop run it makes (cmd_pull.c defines them;
+ * What prop pull asks of the prop run it makes (pull_record.c defines them;
  * prop run's run_host.c, run_exec.c and run_report.c use them).
  * cli_run_local: the host is this machine, so it is reached here whatever
  * its connect.* info says, unless it is a directory tree (connect.dir).
