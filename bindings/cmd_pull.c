@@ -33,7 +33,6 @@
 #include "pull.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
-#define DEFAULT_KEYS_DIR "/etc/prop/pull-keys"
 #define MAX_OUTPUT (1u << 20)
 
 /* ---- running git and gpg ------------------------------------------------ */
@@ -47,8 +46,8 @@
  * Returns the exit status, 128+N for a signal N, -1 when it could not be
  * started or its output could not be kept.
  */
-static int
-spawn(char *const *argv, const char *gnupghome, char **out)
+int
+pull_spawn(char *const *argv, const char *gnupghome, char **out)
 {
     int p[2] = {-1, -1}, status, lost = 0;
     char *buf = NULL;
@@ -178,8 +177,8 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 }
 
 /* rm -rf path; 0 when it is gone. */
-static int
-remove_tree(const char *path)
+int
+pull_remove_tree(const char *path)
 {
     struct stat st;
 
@@ -206,7 +205,7 @@ remove_entries(const char *dir, const char *prefix, const char *keep)
         if (keep && strcmp(e->d_name, keep) == 0)
             continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-            remove_tree(path) != 0)
+            pull_remove_tree(path) != 0)
             fprintf(stderr, "prop pull: cannot remove %s: %s\n", path, strerror(errno));
     }
     closedir(d);
@@ -284,153 +283,6 @@ site_path_ok(const char *s)
             p++;
     }
     return 1;
-}
-
-/* ---- the signature -------------------------------------------------------- */
-
-static int
-add_keys_dir(pull_opts *o, char **owned, size_t *nowned)
-{
-    DIR *d;
-    struct dirent *e;
-    struct stat st;
-
-    if (stat(DEFAULT_KEYS_DIR, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-        fprintf(stderr,
-                "prop pull: %s can be written by %s: its keys are not trusted (chown root, "
-                "chmod go-w); nothing was changed\n",
-                DEFAULT_KEYS_DIR, (st.st_mode & 022) ? "others" : "another user");
-        return -2;
-    }
-    d = opendir(DEFAULT_KEYS_DIR);
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL && o->nkeyrings < MAX_KEYRINGS) {
-        size_t l = strlen(e->d_name);
-        char *path;
-        if (e->d_name[0] == '.' || l < 5 ||
-            (strcmp(e->d_name + l - 4, ".asc") != 0 && strcmp(e->d_name + l - 4, ".gpg") != 0))
-            continue;
-        path = malloc(sizeof DEFAULT_KEYS_DIR + l + 1);
-        if (path == NULL) {
-            closedir(d);
-            errno = ENOMEM;
-            return -1;
-        }
-        snprintf(path, sizeof DEFAULT_KEYS_DIR + l + 1, "%s/%s", DEFAULT_KEYS_DIR, e->d_name);
-        owned[(*nowned)++] = path;
-        o->keyrings[o->nkeyrings++] = path;
-    }
-    closedir(d);
-    return 0;
-}
-
-/*
- * Is commit signed by one of the trusted keys?  The keys are imported
- * into a new GNUPGHOME under dir, which is removed before returning.
- * 0: yes, the signer's fingerprint in signer; EXIT_REJECTED: no, why in
- * why; another exit code after printing why.
- */
-static int
-verify_commit(const pull_opts *o, const char *dir, const char *gitdir, const char *commit,
-              char *signer, size_t ssize, char *why, size_t wsize)
-{
-    char home[4096], fmt[] = "--format=%G?%n%GF%n%GK%n%GS", *out = NULL;
-    size_t i;
-    int rc, ret = EXIT_FAILED;
-
-    if (snprintf(home, sizeof home, "%s/gnupg.XXXXXX", dir) >= (int)sizeof home ||
-        mkdtemp(home) == NULL) {
-        fprintf(stderr, "prop pull: cannot make a GNUPGHOME in %s: %s\n", dir, strerror(errno));
-        return EXIT_FAILED;
-    }
-    for (i = 0; i < o->nkeyrings; i++) {
-        char *imp[] = {"gpg",       "--batch", "--quiet",  "--no-tty",
-                       "--homedir", home,      "--import", (char *)o->keyrings[i],
-                       NULL};
-        if (spawn(imp, home, NULL) != 0) {
-            fprintf(stderr, "prop pull: %s: not a public key gpg can import\n", o->keyrings[i]);
-            goto out;
-        }
-    }
-    {
-        /* An SSH or X.509 signature is not one of ours: only OpenPGP. */
-        char *logv[] = {"git",
-                        "--git-dir",
-                        (char *)gitdir,
-                        "-c",
-                        "gpg.program=gpg",
-                        "-c",
-                        "gpg.ssh.allowedSignersFile=/dev/null",
-                        "-c",
-                        "gpg.x509.program=false",
-                        "log",
-                        "-1",
-                        "--no-show-signature",
-                        fmt,
-                        (char *)commit,
-                        "--",
-                        NULL};
-        rc = spawn(logv, home, &out);
-    }
-    if (rc != 0) {
-        fprintf(stderr, "prop pull: git log could not read the signature of %s\n", commit);
-        goto out;
-    }
-    {
-        char *lines[4] = {"", "", "", ""}, *p = out;
-        int k;
-
-        for (k = 0; k < 4 && p; k++) {
-            char *nl = strchr(p, '\n');
-            lines[k] = p;
-            if (nl)
-                *nl = '\0';
-            p = nl ? nl + 1 : NULL;
-        }
-        ret = EXIT_REJECTED;
-        switch (lines[0][0]) {
-        case 'G':
-        case 'U':
-            snprintf(signer, ssize, "%s", *lines[1] ? lines[1] : lines[2]);
-            ret = 0;
-            break;
-        case 'N':
-            snprintf(why, wsize, "it is not signed");
-            break;
-        case 'E':
-            snprintf(why, wsize, "it is signed by key %s, which this host does not trust",
-                     *lines[2] ? lines[2] : "(unknown)");
-            break;
-        case 'B':
-            snprintf(why, wsize, "its signature (key %s) is bad: the commit was altered",
-                     *lines[2] ? lines[2] : "(unknown)");
-            break;
-        case 'X':
-            snprintf(why, wsize, "its signature (key %s) has expired", lines[2]);
-            break;
-        case 'Y':
-            snprintf(why, wsize, "it is signed by key %s, which has expired", lines[2]);
-            break;
-        case 'R':
-            snprintf(why, wsize, "it is signed by key %s, which is revoked", lines[2]);
-            break;
-        default:
-            snprintf(why, wsize, "its signature cannot be checked (git says \"%s\")", lines[0]);
-            break;
-        }
-    }
-out:
-    free(out);
-    {
-        char *kill_agent[] = {"gpgconf", "--homedir", home, "--kill", "all", NULL};
-        (void)spawn(kill_agent, home, NULL);
-    }
-    if (remove_tree(home) != 0)
-        fprintf(stderr, "prop pull: cannot remove %s: %s\n", home, strerror(errno));
-    return ret;
 }
 
 /* ---- which host is this ------------------------------------------------- */
@@ -609,7 +461,7 @@ pull_run(int argc, char **argv)
         goto usage;
     }
     hide_password(o.repo, o.shown, sizeof o.shown);
-    if (o.nkeyrings == 0 && (r = add_keys_dir(&o, owned, &nowned)) != 0) {
+    if (o.nkeyrings == 0 && (r = pull_add_keys_dir(&o, owned, &nowned)) != 0) {
         if (r == -1)
             fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
         rc = r == -1 ? EXIT_FAILED : EXIT_USAGE;
@@ -673,7 +525,7 @@ pull_run(int argc, char **argv)
         char tmp[4300];
         char *init[] = {"git", "init", "--bare", "--quiet", "--template=", tmp, NULL};
         snprintf(tmp, sizeof tmp, "%s/new.repo", dir);
-        if (spawn(init, NULL, NULL) != 0 || rename(tmp, gitdir) != 0) {
+        if (pull_spawn(init, NULL, NULL) != 0 || rename(tmp, gitdir) != 0) {
             fprintf(stderr, "prop pull: cannot make the clone %s\n", gitdir);
             goto done;
         }
@@ -685,7 +537,7 @@ pull_run(int argc, char **argv)
     {
         char *fetch[] = {"git",     "--git-dir", gitdir,         "fetch", "--quiet", "--no-tags",
                          "--force", "--",        (char *)o.repo, ref,     NULL};
-        if (spawn(fetch, NULL, NULL) != 0) {
+        if (pull_spawn(fetch, NULL, NULL) != 0) {
             fprintf(stderr, "prop pull: cannot fetch %s from %s; nothing was changed\n",
                     o.branch ? o.branch : "HEAD", o.shown);
             rc = EXIT_UNREACHABLE;
@@ -701,7 +553,7 @@ pull_run(int argc, char **argv)
                          "--quiet",
                          "refs/prop/fetched^{commit}",
                          NULL};
-        if (spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
+        if (pull_spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
             fprintf(stderr, "prop pull: %s has no commit at %s\n", o.shown,
                     o.branch ? o.branch : "HEAD");
             goto done;
@@ -712,7 +564,7 @@ pull_run(int argc, char **argv)
     }
 
     /* The signature, before anything of the commit is written out. */
-    r = verify_commit(&o, dir, gitdir, commit, signer, sizeof signer, why, sizeof why);
+    r = pull_verify_commit(&o, dir, gitdir, commit, signer, sizeof signer, why, sizeof why);
     if (r == EXIT_REJECTED) {
         say_refused(&o, commit, why);
         rc = EXIT_REJECTED;
@@ -750,11 +602,11 @@ pull_run(int argc, char **argv)
             goto done;
         }
         snprintf(tar, sizeof tar, "%s.tar", tmp);
-        if (spawn(archive, NULL, NULL) != 0 || spawn(untar, NULL, NULL) != 0 ||
+        if (pull_spawn(archive, NULL, NULL) != 0 || pull_spawn(untar, NULL, NULL) != 0 ||
             rename(tmp, tree) != 0) {
             fprintf(stderr, "prop pull: cannot write commit %s out into %s\n", commit, tree);
             (void)unlink(tar);
-            (void)remove_tree(tmp);
+            (void)pull_remove_tree(tmp);
             goto done;
         }
         (void)unlink(tar);

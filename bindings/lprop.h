@@ -37,8 +37,9 @@
  *     run_containers.c  a host's containers, run after it
  *     run_report.c      prop run's text and JSON output, the run's id and
  *                       commit, a host's summary line, --report
- *     pull_record.c     what prop pull keeps of its run: last-run.json
+ *     pull_verify.c     prop pull's trusted keys, a commit's signature
  *                       (pull.h: what the pull_*.c files share with cmd_pull.c)
+ *     pull_record.c     what prop pull keeps of its run: last-run.json
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable
