@@ -21,6 +21,7 @@
  *     secret_uses.c     which host uses which secret (P015)
  *   at run time
  *     lsys.c            the `sys` handle a property's check/apply gets
+ *     lsys_file.c       its file methods (lsys_methods.h: what they share)
  *   the prop command
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
