@@ -22,6 +22,7 @@
  *   at run time
  *     lsys.c            the `sys` handle a property's check/apply gets
  *     lsys_file.c       its file methods (lsys_methods.h: what they share)
+ *     lsys_cmd.c        its command methods: sys:run, sys:query
  *   the prop command
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site

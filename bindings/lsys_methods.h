@@ -38,4 +38,8 @@ int lsys_file_mkdir(lua_State *L);
 int lsys_file_symlink(lua_State *L);
 int lsys_file_chattr(lua_State *L);
 
+/* lsys_cmd.c: sys:run and sys:query. */
+int lsys_cmd_run(lua_State *L);
+int lsys_cmd_query(lua_State *L);
+
 #endif /* LSYS_METHODS_H */
