@@ -6,9 +6,7 @@
  * methods that change the target record what they would do instead.  The
  * file methods are in lsys_file.c, sys:run and sys:query in lsys_cmd.c.
  */
-#include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +15,6 @@
 #include "lprop.h"
 #include "lsys.h"
 #include "lsys_methods.h"
-#include "prop/diff.h"
 
 typedef struct {
     lsys *s;
