@@ -3,7 +3,7 @@
  * git repository, check that the commit is signed by a key this host
  * trusts, check the site as prop lint does, and run this host's part of
  * it the way prop run does; the summary is kept in last-run.json for
- * prop status.
+ * prop status (pull_record.c).
  *
  * State (--state-dir, /var/lib/prop by default):
  *   pull/<hash of REPO>/repo.git       a bare clone; fetched into, never run
@@ -30,108 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pull.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
-#define DEFAULT_KEYS_DIR "/etc/prop/pull-keys"
-#define MAX_KEYRINGS 32
-#define MAX_FAILURES 200
 #define MAX_OUTPUT (1u << 20)
-
-/* ---- what the run did, for last-run.json ------------------------------ */
-
-typedef struct host_sum {
-    char *name, *state, *why;
-    unsigned ok, changed, failed;
-} host_sum;
-
-typedef struct failure {
-    char *host, *prop, *origin, *msg;
-} failure;
-
-static struct record {
-    int on;
-    host_sum *hosts;
-    size_t nhosts, caphosts;
-    failure fails[MAX_FAILURES];
-    size_t nfails, lost; /* lost: failures beyond MAX_FAILURES */
-} rec;
-
-int cli_run_local;
-
-static char *
-dup_or_null(const char *s)
-{
-    return s ? strdup(s) : NULL;
-}
-
-void
-cli_run_note_host(const prop_host *h, unsigned ok, unsigned changed, unsigned failed,
-                  const char *state, const char *why)
-{
-    host_sum *hs;
-
-    if (!rec.on)
-        return;
-    if (rec.nhosts == rec.caphosts) {
-        size_t cap = rec.caphosts ? rec.caphosts * 2 : 4;
-        host_sum *v = realloc(rec.hosts, cap * sizeof *v);
-        if (v == NULL)
-            return;
-        rec.hosts = v;
-        rec.caphosts = cap;
-    }
-    hs = &rec.hosts[rec.nhosts++];
-    hs->name = dup_or_null(prop_host_fullname(h));
-    hs->state = dup_or_null(state);
-    hs->why = state ? dup_or_null(why) : NULL;
-    hs->ok = ok;
-    hs->changed = changed;
-    hs->failed = failed;
-}
-
-void
-cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg)
-{
-    const prop_origin *o = prop_node_origin(n);
-    failure *f;
-    char where[1100];
-
-    if (!rec.on)
-        return;
-    if (rec.nfails == MAX_FAILURES) {
-        rec.lost++;
-        return;
-    }
-    f = &rec.fails[rec.nfails++];
-    where[0] = '\0';
-    if (o && o->nframes > 0)
-        snprintf(where, sizeof where, "%s:%d", o->frames[0].file, o->frames[0].line);
-    f->host = dup_or_null(prop_host_fullname(h));
-    f->prop = dup_or_null(prop_node_desc(n));
-    f->origin = where[0] ? strdup(where) : NULL;
-    f->msg = msg && *msg ? strdup(msg) : NULL;
-}
-
-static void
-record_free(void)
-{
-    size_t i;
-
-    for (i = 0; i < rec.nhosts; i++) {
-        free(rec.hosts[i].name);
-        free(rec.hosts[i].state);
-        free(rec.hosts[i].why);
-    }
-    for (i = 0; i < rec.nfails; i++) {
-        free(rec.fails[i].host);
-        free(rec.fails[i].prop);
-        free(rec.fails[i].origin);
-        free(rec.fails[i].msg);
-    }
-    free(rec.hosts);
-    memset(&rec, 0, sizeof rec);
-}
 
 /* ---- running git and gpg ------------------------------------------------ */
 
@@ -144,8 +46,8 @@ record_free(void)
  * Returns the exit status, 128+N for a signal N, -1 when it could not be
  * started or its output could not be kept.
  */
-static int
-spawn(char *const *argv, const char *gnupghome, char **out)
+int
+pull_spawn(char *const *argv, const char *gnupghome, char **out)
 {
     int p[2] = {-1, -1}, status, lost = 0;
     char *buf = NULL;
@@ -275,8 +177,8 @@ rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 }
 
 /* rm -rf path; 0 when it is gone. */
-static int
-remove_tree(const char *path)
+int
+pull_remove_tree(const char *path)
 {
     struct stat st;
 
@@ -303,7 +205,7 @@ remove_entries(const char *dir, const char *prefix, const char *keep)
         if (keep && strcmp(e->d_name, keep) == 0)
             continue;
         if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path &&
-            remove_tree(path) != 0)
+            pull_remove_tree(path) != 0)
             fprintf(stderr, "prop pull: cannot remove %s: %s\n", path, strerror(errno));
     }
     closedir(d);
@@ -323,17 +225,6 @@ url_hash(const char *url, char out[17])
 }
 
 /* ---- the options -------------------------------------------------------- */
-
-typedef struct pull_opts {
-    const char *repo, *branch, *host, *state_dir, *site;
-    char shown[4096]; /* repo as printed and recorded: without a password */
-    const char *keyrings[MAX_KEYRINGS];
-    size_t nkeyrings;
-    int dry, json;
-    /* The shared options (--max-instructions ...), passed on to the run. */
-    char **site_args;
-    int nsite_args;
-} pull_opts;
 
 /*
  * The URL to print and record: "https://user:token@host/x" without its
@@ -394,153 +285,6 @@ site_path_ok(const char *s)
     return 1;
 }
 
-/* ---- the signature -------------------------------------------------------- */
-
-static int
-add_keys_dir(pull_opts *o, char **owned, size_t *nowned)
-{
-    DIR *d;
-    struct dirent *e;
-    struct stat st;
-
-    if (stat(DEFAULT_KEYS_DIR, &st) != 0)
-        return errno == ENOENT ? 0 : -1;
-    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-        fprintf(stderr,
-                "prop pull: %s can be written by %s: its keys are not trusted (chown root, "
-                "chmod go-w); nothing was changed\n",
-                DEFAULT_KEYS_DIR, (st.st_mode & 022) ? "others" : "another user");
-        return -2;
-    }
-    d = opendir(DEFAULT_KEYS_DIR);
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL && o->nkeyrings < MAX_KEYRINGS) {
-        size_t l = strlen(e->d_name);
-        char *path;
-        if (e->d_name[0] == '.' || l < 5 ||
-            (strcmp(e->d_name + l - 4, ".asc") != 0 && strcmp(e->d_name + l - 4, ".gpg") != 0))
-            continue;
-        path = malloc(sizeof DEFAULT_KEYS_DIR + l + 1);
-        if (path == NULL) {
-            closedir(d);
-            errno = ENOMEM;
-            return -1;
-        }
-        snprintf(path, sizeof DEFAULT_KEYS_DIR + l + 1, "%s/%s", DEFAULT_KEYS_DIR, e->d_name);
-        owned[(*nowned)++] = path;
-        o->keyrings[o->nkeyrings++] = path;
-    }
-    closedir(d);
-    return 0;
-}
-
-/*
- * Is commit signed by one of the trusted keys?  The keys are imported
- * into a new GNUPGHOME under dir, which is removed before returning.
- * 0: yes, the signer's fingerprint in signer; EXIT_REJECTED: no, why in
- * why; another exit code after printing why.
- */
-static int
-verify_commit(const pull_opts *o, const char *dir, const char *gitdir, const char *commit,
-              char *signer, size_t ssize, char *why, size_t wsize)
-{
-    char home[4096], fmt[] = "--format=%G?%n%GF%n%GK%n%GS", *out = NULL;
-    size_t i;
-    int rc, ret = EXIT_FAILED;
-
-    if (snprintf(home, sizeof home, "%s/gnupg.XXXXXX", dir) >= (int)sizeof home ||
-        mkdtemp(home) == NULL) {
-        fprintf(stderr, "prop pull: cannot make a GNUPGHOME in %s: %s\n", dir, strerror(errno));
-        return EXIT_FAILED;
-    }
-    for (i = 0; i < o->nkeyrings; i++) {
-        char *imp[] = {"gpg",       "--batch", "--quiet",  "--no-tty",
-                       "--homedir", home,      "--import", (char *)o->keyrings[i],
-                       NULL};
-        if (spawn(imp, home, NULL) != 0) {
-            fprintf(stderr, "prop pull: %s: not a public key gpg can import\n", o->keyrings[i]);
-            goto out;
-        }
-    }
-    {
-        /* An SSH or X.509 signature is not one of ours: only OpenPGP. */
-        char *logv[] = {"git",
-                        "--git-dir",
-                        (char *)gitdir,
-                        "-c",
-                        "gpg.program=gpg",
-                        "-c",
-                        "gpg.ssh.allowedSignersFile=/dev/null",
-                        "-c",
-                        "gpg.x509.program=false",
-                        "log",
-                        "-1",
-                        "--no-show-signature",
-                        fmt,
-                        (char *)commit,
-                        "--",
-                        NULL};
-        rc = spawn(logv, home, &out);
-    }
-    if (rc != 0) {
-        fprintf(stderr, "prop pull: git log could not read the signature of %s\n", commit);
-        goto out;
-    }
-    {
-        char *lines[4] = {"", "", "", ""}, *p = out;
-        int k;
-
-        for (k = 0; k < 4 && p; k++) {
-            char *nl = strchr(p, '\n');
-            lines[k] = p;
-            if (nl)
-                *nl = '\0';
-            p = nl ? nl + 1 : NULL;
-        }
-        ret = EXIT_REJECTED;
-        switch (lines[0][0]) {
-        case 'G':
-        case 'U':
-            snprintf(signer, ssize, "%s", *lines[1] ? lines[1] : lines[2]);
-            ret = 0;
-            break;
-        case 'N':
-            snprintf(why, wsize, "it is not signed");
-            break;
-        case 'E':
-            snprintf(why, wsize, "it is signed by key %s, which this host does not trust",
-                     *lines[2] ? lines[2] : "(unknown)");
-            break;
-        case 'B':
-            snprintf(why, wsize, "its signature (key %s) is bad: the commit was altered",
-                     *lines[2] ? lines[2] : "(unknown)");
-            break;
-        case 'X':
-            snprintf(why, wsize, "its signature (key %s) has expired", lines[2]);
-            break;
-        case 'Y':
-            snprintf(why, wsize, "it is signed by key %s, which has expired", lines[2]);
-            break;
-        case 'R':
-            snprintf(why, wsize, "it is signed by key %s, which is revoked", lines[2]);
-            break;
-        default:
-            snprintf(why, wsize, "its signature cannot be checked (git says \"%s\")", lines[0]);
-            break;
-        }
-    }
-out:
-    free(out);
-    {
-        char *kill_agent[] = {"gpgconf", "--homedir", home, "--kill", "all", NULL};
-        (void)spawn(kill_agent, home, NULL);
-    }
-    if (remove_tree(home) != 0)
-        fprintf(stderr, "prop pull: cannot remove %s: %s\n", home, strerror(errno));
-    return ret;
-}
-
 /* ---- which host is this ------------------------------------------------- */
 
 static const prop_host *
@@ -582,107 +326,6 @@ this_host(const prop_site *s, char *name, size_t size)
     return NULL;
 }
 
-/* ---- last-run.json ---------------------------------------------------- */
-
-static void
-jstr(FILE *f, const char *s)
-{
-    if (s == NULL)
-        fputs("null", f);
-    else
-        prop_json_write_string(f, s, strlen(s));
-}
-
-static int
-write_last_run(const pull_opts *o, const char *host, const char *commit, const char *signer,
-               time_t start, double secs, int rc)
-{
-    char path[4096], when[64], *data = NULL;
-    size_t len = 0, i;
-    unsigned ok = 0, changed = 0, failed = 0;
-    const char *result;
-    prop_transport *t = NULL;
-    prop_file_attrs attrs = {0644, NULL, NULL};
-    struct tm tm;
-    FILE *f;
-    int w;
-
-    for (i = 0; i < rec.nhosts; i++) {
-        ok += rec.hosts[i].ok;
-        changed += rec.hosts[i].changed;
-        failed += rec.hosts[i].failed;
-    }
-    result = rc == 130                ? "interrupted"
-             : rc == EXIT_UNREACHABLE ? "unreachable"
-             : rc != EXIT_WELL        ? "failed"
-             : changed                ? "changed"
-                                      : "ok";
-    if (gmtime_r(&start, &tm) == NULL ||
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(when, sizeof when, "?");
-    f = open_memstream(&data, &len);
-    if (f == NULL)
-        return -1;
-    fputs("{\"version\":1,\"host\":", f);
-    jstr(f, host);
-    fprintf(f, ",\"time\":\"%s\",\"epoch\":%lld,\"seconds\":%.3f,\"repo\":", when, (long long)start,
-            secs);
-    jstr(f, o->shown);
-    fputs(",\"branch\":", f);
-    jstr(f, o->branch);
-    fputs(",\"site\":", f);
-    jstr(f, o->site);
-    fputs(",\"commit\":", f);
-    jstr(f, commit);
-    fputs(",\"signer\":", f);
-    jstr(f, signer);
-    fprintf(f, ",\"result\":\"%s\",\"exit\":%d,\"ok\":%u,\"changed\":%u,\"failed\":%u,\"hosts\":[",
-            result, rc, ok, changed, failed);
-    for (i = 0; i < rec.nhosts; i++) {
-        fputs(i ? ",{\"host\":" : "{\"host\":", f);
-        jstr(f, rec.hosts[i].name);
-        fprintf(f, ",\"ok\":%u,\"changed\":%u,\"failed\":%u", rec.hosts[i].ok, rec.hosts[i].changed,
-                rec.hosts[i].failed);
-        if (rec.hosts[i].state) {
-            fputs(",\"state\":", f);
-            jstr(f, rec.hosts[i].state);
-            fputs(",\"error\":", f);
-            jstr(f, rec.hosts[i].why);
-        }
-        fputc('}', f);
-    }
-    fputs("],\"failures\":[", f);
-    for (i = 0; i < rec.nfails; i++) {
-        fputs(i ? ",{\"host\":" : "{\"host\":", f);
-        jstr(f, rec.fails[i].host);
-        fputs(",\"property\":", f);
-        jstr(f, rec.fails[i].prop);
-        fputs(",\"origin\":", f);
-        jstr(f, rec.fails[i].origin);
-        fputs(",\"error\":", f);
-        jstr(f, rec.fails[i].msg);
-        fputc('}', f);
-    }
-    fprintf(f, "],\"failures_not_kept\":%zu}\n", rec.lost);
-    if (fclose(f) != 0 || data == NULL) {
-        free(data);
-        return -1;
-    }
-    w = snprintf(path, sizeof path, "%s/last-run.json", o->state_dir);
-    if (w < 0 || w >= (int)sizeof path || prop_transport_local(&t) != PROP_OK ||
-        prop_transport_write(t, path, data, len, &attrs) != PROP_OK ||
-        prop_transport_sync(t) != PROP_OK) { /* close cannot report it */
-        fprintf(stderr, "prop pull: cannot write %s: %s\n", path,
-                t ? prop_transport_error(t) : "out of memory");
-        prop_transport_close(t);
-        free(data);
-        return -1;
-    }
-    prop_transport_close(t);
-    free(data);
-    return 0;
-}
-
 /* ---- the command ----------------------------------------------------- */
 
 static int
@@ -704,45 +347,16 @@ list_hosts(const prop_site *s, char *buf, size_t size)
     return (int)k;
 }
 
-/* Run this host's part of the site at path, as prop run does. */
-static int
-run_site(const pull_opts *o, const char *path, const char *host)
-{
-    char **argv = calloc((size_t)o->nsite_args + 8, sizeof *argv);
-    int argc = 0, i, rc;
-
-    if (argv == NULL) {
-        fprintf(stderr, "prop: out of memory\n");
-        return EXIT_FAILED;
-    }
-    argv[argc++] = "run";
-    argv[argc++] = (char *)path;
-    argv[argc++] = (char *)host;
-    if (o->dry)
-        argv[argc++] = "--dry-run";
-    if (o->json)
-        argv[argc++] = "--json";
-    for (i = 0; i < o->nsite_args; i++)
-        argv[argc++] = o->site_args[i];
-    cli_run_local = 1;
-    rec.on = !o->dry;
-    rc = cmd_run.run(argc, argv);
-    rec.on = 0;
-    cli_run_local = 0;
-    free(argv);
-    return rc;
-}
-
 static void
 say_refused(const pull_opts *o, const char *commit, const char *why)
 {
     if (o->json) {
         fputs("{\"event\":\"pull\",\"repo\":", stdout);
-        jstr(stdout, o->shown);
+        pull_jstr(stdout, o->shown);
         fputs(",\"commit\":", stdout);
-        jstr(stdout, commit);
+        pull_jstr(stdout, commit);
         fputs(",\"refused\":true,\"error\":", stdout);
-        jstr(stdout, why);
+        pull_jstr(stdout, why);
         fputs("}\n", stdout);
     }
     fprintf(stderr, "prop pull: commit %.12s of %s refused: %s; nothing was changed\n",
@@ -847,7 +461,7 @@ pull_run(int argc, char **argv)
         goto usage;
     }
     hide_password(o.repo, o.shown, sizeof o.shown);
-    if (o.nkeyrings == 0 && (r = add_keys_dir(&o, owned, &nowned)) != 0) {
+    if (o.nkeyrings == 0 && (r = pull_add_keys_dir(&o, owned, &nowned)) != 0) {
         if (r == -1)
             fprintf(stderr, "prop pull: cannot read %s: %s\n", DEFAULT_KEYS_DIR, strerror(errno));
         rc = r == -1 ? EXIT_FAILED : EXIT_USAGE;
@@ -911,7 +525,7 @@ pull_run(int argc, char **argv)
         char tmp[4300];
         char *init[] = {"git", "init", "--bare", "--quiet", "--template=", tmp, NULL};
         snprintf(tmp, sizeof tmp, "%s/new.repo", dir);
-        if (spawn(init, NULL, NULL) != 0 || rename(tmp, gitdir) != 0) {
+        if (pull_spawn(init, NULL, NULL) != 0 || rename(tmp, gitdir) != 0) {
             fprintf(stderr, "prop pull: cannot make the clone %s\n", gitdir);
             goto done;
         }
@@ -923,7 +537,7 @@ pull_run(int argc, char **argv)
     {
         char *fetch[] = {"git",     "--git-dir", gitdir,         "fetch", "--quiet", "--no-tags",
                          "--force", "--",        (char *)o.repo, ref,     NULL};
-        if (spawn(fetch, NULL, NULL) != 0) {
+        if (pull_spawn(fetch, NULL, NULL) != 0) {
             fprintf(stderr, "prop pull: cannot fetch %s from %s; nothing was changed\n",
                     o.branch ? o.branch : "HEAD", o.shown);
             rc = EXIT_UNREACHABLE;
@@ -939,7 +553,7 @@ pull_run(int argc, char **argv)
                          "--quiet",
                          "refs/prop/fetched^{commit}",
                          NULL};
-        if (spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
+        if (pull_spawn(parse, NULL, &out) != 0 || strlen(out) < 41) {
             fprintf(stderr, "prop pull: %s has no commit at %s\n", o.shown,
                     o.branch ? o.branch : "HEAD");
             goto done;
@@ -950,7 +564,7 @@ pull_run(int argc, char **argv)
     }
 
     /* The signature, before anything of the commit is written out. */
-    r = verify_commit(&o, dir, gitdir, commit, signer, sizeof signer, why, sizeof why);
+    r = pull_verify_commit(&o, dir, gitdir, commit, signer, sizeof signer, why, sizeof why);
     if (r == EXIT_REJECTED) {
         say_refused(&o, commit, why);
         rc = EXIT_REJECTED;
@@ -960,13 +574,13 @@ pull_run(int argc, char **argv)
         goto done;
     if (o.json) {
         fputs("{\"event\":\"pull\",\"repo\":", stdout);
-        jstr(stdout, o.shown);
+        pull_jstr(stdout, o.shown);
         fputs(",\"branch\":", stdout);
-        jstr(stdout, o.branch);
+        pull_jstr(stdout, o.branch);
         fputs(",\"commit\":", stdout);
-        jstr(stdout, commit);
+        pull_jstr(stdout, commit);
         fputs(",\"signer\":", stdout);
-        jstr(stdout, signer);
+        pull_jstr(stdout, signer);
         fputs("}\n", stdout);
     } else {
         printf("prop pull: %s %s: commit %.12s, signed by %s\n", o.shown,
@@ -988,11 +602,11 @@ pull_run(int argc, char **argv)
             goto done;
         }
         snprintf(tar, sizeof tar, "%s.tar", tmp);
-        if (spawn(archive, NULL, NULL) != 0 || spawn(untar, NULL, NULL) != 0 ||
+        if (pull_spawn(archive, NULL, NULL) != 0 || pull_spawn(untar, NULL, NULL) != 0 ||
             rename(tmp, tree) != 0) {
             fprintf(stderr, "prop pull: cannot write commit %s out into %s\n", commit, tree);
             (void)unlink(tar);
-            (void)remove_tree(tmp);
+            (void)pull_remove_tree(tmp);
             goto done;
         }
         (void)unlink(tar);
@@ -1051,17 +665,17 @@ pull_run(int argc, char **argv)
     start = time(NULL);
     if (clock_gettime(CLOCK_MONOTONIC, &t0) != 0)
         memset(&t0, 0, sizeof t0);
-    rc = run_site(&o, o.site, hostname);
+    rc = pull_run_site(&o, o.site, hostname);
     if (clock_gettime(CLOCK_MONOTONIC, &t1) != 0)
         t1 = t0;
     if (!o.dry && rc != EXIT_USAGE && rc != EXIT_REJECTED &&
-        write_last_run(&o, hostname, commit, signer, start,
-                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-                       rc) != 0 &&
+        pull_write_last_run(
+            &o, hostname, commit, signer, start,
+            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, rc) != 0 &&
         rc == EXIT_WELL)
         rc = EXIT_FAILED;
 done:
-    record_free();
+    pull_record_free();
     lprop_close(ctx);
     if (cwd >= 0) {
         if (fchdir(cwd) != 0)

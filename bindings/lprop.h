@@ -21,12 +21,27 @@
  *     secret_uses.c     which host uses which secret (P015)
  *   at run time
  *     lsys.c            the `sys` handle a property's check/apply gets
+ *     lsys_file.c       its file methods (lsys_methods.h: what they share)
+ *     lsys_cmd.c        its command methods: sys:run, sys:query
  *   the prop command
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
  *     cmd_<name>.c      one subcommand each (prop <name>)
  *     run_jobs.c        prop run -j: hosts at once in forked children
- *                       (run.h: what it shares with cmd_run.c)
+ *                       (run.h: what the run_*.c files share with cmd_run.c)
+ *     run_tags.c        prop run --tags and --skip-tags: which properties run
+ *     run_host.c        one host: reaching it, its lock and OS, its properties
+ *     run_prefetch.c    the files a host's properties will look at, told
+ *                       to the transport before they run
+ *     run_pending.c     owed triggers, kept on the target for the next run
+ *     run_exec.c        the executor's callbacks: a leaf's check/apply in
+ *                       Lua, only_if tests, each property's result
+ *     run_containers.c  a host's containers, run after it
+ *     run_report.c      prop run's text and JSON output, the run's id and
+ *                       commit, a host's summary line, --report
+ *     pull_verify.c     prop pull's trusted keys, a commit's signature
+ *                       (pull.h: what the pull_*.c files share with cmd_pull.c)
+ *     pull_record.c     what prop pull keeps of its run: last-run.json
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable

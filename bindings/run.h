@@ -1,16 +1,20 @@
 /*
- * run.h - what prop run's files share (cmd_run.c runs hosts; run_jobs.c
- * runs several at once in forked children).
+ * run.h - what prop run's files share: cmd_run.c and the run_*.c files
+ * (the map of bindings/ in lprop.h says what each holds).
  */
 #ifndef RUN_H
 #define RUN_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <time.h>
 
 #include <lua.h>
 
 #include "cli.h"
+#include "lsys.h"
+#include "prop/exec.h"
 
 #define MAX_TAGS 64
 #define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
@@ -48,6 +52,37 @@ struct outcome {
     int held; /* not run: an earlier batch had more failed hosts than --max-fail */
 };
 
+/* Everything the executor's callbacks need for one host. */
+typedef struct host_run {
+    lprop_ctx *ctx;
+    const run_opts *o;
+    const prop_host *h;
+    const char *name;
+    lsys sys;
+    int sys_idx;          /* stack index of the `sys` userdata */
+    int progress;         /* a terminal: show the running property */
+    int color;            /* colour on stdout */
+    const prop_node *top; /* the top-level property running now */
+    struct outcome *oc;   /* the host's counts */
+    prop_secrets *store;  /* opened when a secret is first needed; freed (and
+                             every value wiped) when the host is done */
+    /* What the properties that put containers on the host gave (the
+     * containers of h, in order; -1: it did not run). */
+    int *attach;
+    /* A shared trigger target running now, and what triggered it. */
+    const prop_node *trig;
+    const prop_node *const *trig_sources; /* a NULL: owed from the last run */
+    size_t trig_n;
+    /* Owed trigger targets, kept on the target in its pending file
+     * (every host's records there: run_pending.c); NULL: not read, never
+     * written. */
+    prop_transport *t;
+    prop_pending *pending;
+} host_run;
+
+/* How an owed trigger target is named in what prop run says. */
+#define PENDING_TEXT "pending from the last run"
+
 /*
  * SIGINT and SIGTERM stop the run (cmd_run.c's on_signal): how many came,
  * and the last, passed on to a running command and to the jobs.
@@ -63,9 +98,8 @@ extern int run_piped_job;
 int run_want_stop(void *ud);
 /* Note a line of a property the second run of --twice changed. */
 void run_again_add(const char *line, size_t len);
-/* Run host h (and its containers): its outcome in oc. */
-void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
-              outcome *oc);
+/* Under --twice's second run, keep (or send the parent) n as changed. */
+void run_record_again(host_run *hr, const prop_node *n);
 
 /* run_tags.c */
 /* Mark the properties of h that --tags/--skip-tags select: 0, or -1. */
@@ -77,6 +111,88 @@ int run_selected(lua_State *L, const prop_node *n);
 int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
 /* Warn of the tags of list that no property of the site has. */
 void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
+
+/* run_prefetch.c */
+/* Tell t which files h's properties will look at (a hint). */
+void run_prefetch(prop_transport *t, const prop_host *h, int os_unknown);
+
+/* run_report.c */
+/* "file:line" of where n was declared into buf ("?" when not known); returns buf. */
+const char *run_origin_of(const prop_node *n, char *buf, size_t size);
+/* Text from the site or the target on stdout, shown and never obeyed. */
+void run_text(const char *s);
+/* s as a JSON string on stdout ("" for NULL). */
+void run_json_str(const char *s);
+/* {"event":"NAME","run":"ID"[,"commit":"C","dirty":B], on f; the event's
+ * own fields follow. */
+void run_json_event(FILE *f, const char *name);
+/* "host":"box/web","container":"web" on stdout (a host has no "container"). */
+void run_json_host(const prop_host *h);
+/* --report: the unnamed temporary file of the entries (-1: no report),
+ * and the pass the entries are of (0, or 1 and 2 under --twice). */
+extern int run_report_fd, run_report_pass;
+/* Start an entry of kind 'P' (property) or 'H' (host) for h in a memory
+ * stream; NULL when there is no report or no memory. */
+FILE *run_report_begin(char **buf, size_t *len, char kind, const prop_host *h);
+/* End the entry m (its object's closing brace is written here) and add it. */
+void run_report_end(FILE *m, char **buf, size_t *len);
+/* ,"key":"v" / ,"key":["line",...] of the lines of text, on m. */
+void run_report_str(FILE *m, const char *key, const char *v);
+void run_report_lines(FILE *m, const char *key, const char *text);
+/* A host's summary line (text or JSON), its --report entry, prop pull's record. */
+void run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const char *why,
+                    int color);
+/* The run's id (random), and the commit of the site's git work tree. */
+void run_make_id(void);
+void run_find_site_commit(const char *site);
+/* The temporary file beside FILE that becomes the report: its fd and
+ * name in *tmp (malloc'd), or -1 with a message. */
+int run_report_open(const char *file, char **tmp);
+/* Write the report into fd (tmp) and rename it over o->report; returns
+ * rc, or EXIT_FAILED (with a message) when it cannot be written. */
+int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
+                     const outcome *ocs, int rc, time_t t0);
+
+/* run_host.c */
+/* Run host h (and its containers): its outcome in oc. */
+void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
+              outcome *oc);
+/* Run host h; pt: the parent's transport when h is a container run after
+ * its parent, NULL when h is reached on its own. */
+void run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transport *pt,
+                 int progress, int color, outcome *oc);
+
+/* run_containers.c */
+/* Run the containers of hr's host through its transport t, once its own
+ * properties have run; what became of them is added to oc. */
+void run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t,
+                    int progress, int color, outcome *oc);
+
+/* run_exec.c: the executor's callbacks (prop_exec_ops, exec.h); ud is a host_run. */
+prop_result run_ensure_leaf(void *ud, const prop_node *leaf, char **msg);
+void run_on_start(void *ud, const prop_node *n, unsigned depth);
+void run_on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms,
+                 const char *msg);
+int run_test_only_if(void *ud, const prop_node *n, char **msg);
+void run_on_triggered(void *ud, const prop_node *n, unsigned depth, const prop_node *const *sources,
+                      size_t nsources);
+/* Whether --tags/--skip-tags select n. */
+int run_select_node(void *ud, const prop_node *n);
+/* lsys's reveal: the bytes of a secret the host uses, from the site's store. */
+int run_reveal_secret(void *ud, const char *name, const unsigned char **data, size_t *len,
+                      char *why, size_t whysize);
+
+/* run_pending.c */
+/* Take PROP_STATE_DIR, when set, as where targets keep prop's state: 0,
+ * or EXIT_USAGE after printing why it will not do. */
+int run_state_dir_from_env(void);
+/* Read the pending file on hr's target into hr->pending; this host's
+ * records in *owed (malloc'd, *nowed of them).  0, or -1 out of memory. */
+int run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed);
+/* Say what is owed from the last run; drop what the site no longer has. */
+void run_pending_report(host_run *hr, prop_owed *owed, size_t nowed);
+/* The executor's owe(): keep (or forget) n as owed on the target. */
+void run_on_owe(void *ud, const prop_node *n, int owed);
 
 /* run_jobs.c */
 /* Run hosts[0..n) with at most o->jobs at once; outcomes in ocs. */

@@ -1,0 +1,247 @@
+/*
+ * run_pending.c - prop run's owed triggers: a shared trigger target that
+ * is owed (something triggered it, and it has not run yet) is kept on
+ * the target, in the pending file of its state directory (/var/lib/prop,
+ * or PROP_STATE_DIR), so that a run stopped before it runs leaves it to
+ * the next run; the records are read at the start of each host's run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run.h"
+
+/* Where a target keeps the trigger targets owed from an earlier run. */
+#define STATE_DIR "/var/lib/prop"
+static char state_dir[1024] = STATE_DIR; /* PROP_STATE_DIR, when set */
+static char pending_path[1100] = STATE_DIR "/pending";
+#define PENDING_PATH pending_path
+
+/*
+ * PROP_STATE_DIR, when set: where a target keeps prop's state.  0, or
+ * EXIT_USAGE after printing why.
+ */
+int
+run_state_dir_from_env(void)
+{
+    /* Where a target keeps prop's state: an absolute path, as
+     * transports take them (no "//", ".", ".." or trailing '/'). */
+    const char *sd = getenv("PROP_STATE_DIR");
+
+    if (sd && *sd) {
+        size_t l = strlen(sd);
+
+        if (sd[0] != '/' || l < 2 || l >= sizeof state_dir || sd[l - 1] == '/' ||
+            strstr(sd, "//") || strstr(sd, "/./") || strstr(sd, "/../") ||
+            (l >= 2 && strcmp(sd + l - 2, "/.") == 0) ||
+            (l >= 3 && strcmp(sd + l - 3, "/..") == 0)) {
+            cli_usage_error(&cmd_run,
+                            "PROP_STATE_DIR=%s: an absolute path is wanted, without \"//\", "
+                            "\".\", \"..\" or a trailing \"/\"",
+                            sd);
+            return EXIT_USAGE;
+        }
+        snprintf(state_dir, sizeof state_dir, "%s", sd);
+        snprintf(pending_path, sizeof pending_path, "%s/pending", sd);
+    }
+    return 0;
+}
+
+/*
+ * Write hr->pending to PENDING_PATH on the target (atomically), or remove
+ * the file when nothing is owed.  0, or -1 with why.
+ */
+static int
+pending_save(host_run *hr, char *why, size_t wsize)
+{
+    const prop_file_attrs dattrs = {0755, NULL, NULL}, fattrs = {0600, NULL, NULL};
+    prop_file_stat st;
+    char *data = NULL, dir[sizeof state_dir];
+    size_t len = 0, i;
+    int rc;
+
+    if (prop_pending_count(hr->pending) == 0) {
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, PENDING_PATH, &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            return 0;
+        if (prop_transport_remove(hr->t, PENDING_PATH) == PROP_OK)
+            return 0;
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    /* The state directory and those above it, made as needed. */
+    for (i = 1; state_dir[i - 1] != '\0'; i++) {
+        if (state_dir[i] != '/' && state_dir[i] != '\0')
+            continue;
+        memcpy(dir, state_dir, i);
+        dir[i] = '\0';
+        memset(&st, 0, sizeof st);
+        rc = prop_transport_stat(hr->t, dir, &st);
+        if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
+            rc = prop_transport_mkdir(hr->t, dir, &dattrs);
+        if (rc != PROP_OK) {
+            snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+            return -1;
+        }
+    }
+    if (prop_pending_format(hr->pending, &data, &len) != PROP_OK) {
+        snprintf(why, wsize, "out of memory");
+        return -1;
+    }
+    rc = prop_transport_write(hr->t, PENDING_PATH, data, len, &fattrs);
+    free(data);
+    /* Owed before the trigger runs: the record lasts a crash now, not at
+     * the end of the host. */
+    if (rc == PROP_OK)
+        rc = prop_transport_sync(hr->t);
+    if (rc != PROP_OK) {
+        snprintf(why, wsize, "%s", prop_transport_error(hr->t));
+        return -1;
+    }
+    return 0;
+}
+
+/* The executor's owe(): keep (or forget) n as owed on the target. */
+void
+run_on_owe(void *ud, const prop_node *n, int owed)
+{
+    host_run *hr = ud;
+    char where[1200], why[1200], line[2600];
+    int len;
+
+    if (hr->o->dry || hr->pending == NULL)
+        return;
+    prop_node_origin_text(n, where, sizeof where);
+    if (owed) {
+        if (prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where) != PROP_OK) {
+            snprintf(why, sizeof why, "out of memory");
+            goto warn;
+        }
+    } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {
+        return;
+    }
+    if (pending_save(hr, why, sizeof why) == 0)
+        return;
+warn:
+    len = snprintf(line, sizeof line,
+                   "warning: cannot keep the owed trigger \"%s\" in %s: %s (a run stopped before "
+                   "it runs will not run it)",
+                   prop_node_desc(n), PENDING_PATH, why);
+    if (len > 0)
+        lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+}
+
+/*
+ * Read PENDING_PATH on the target into hr->pending, and list this host's
+ * records in *owed (malloc'd, *nowed of them; pointing into
+ * hr->pending).  A file that cannot be read leaves hr->pending NULL (it
+ * is then never written) with a warning; 0, or -1 out of memory.
+ */
+int
+run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
+{
+    char *data = NULL;
+    size_t len = 0, i, n;
+    unsigned bad = 0;
+    int rc;
+
+    *owed = NULL;
+    *nowed = 0;
+    rc = prop_transport_read(hr->t, PENDING_PATH, &data, &len);
+    if (rc == PROP_ENOTFOUND)
+        return prop_pending_new(&hr->pending) == PROP_OK ? 0 : -1;
+    if (rc != PROP_OK) {
+        fprintf(stderr, "prop run: %s: warning: cannot read %s: %s; owed triggers are not kept\n",
+                hr->name, PENDING_PATH, prop_transport_error(hr->t));
+        return 0;
+    }
+    rc = prop_pending_parse(data, len, &hr->pending, &bad);
+    free(data);
+    if (rc != PROP_OK)
+        return -1;
+    if (bad)
+        fprintf(stderr, "prop run: %s: warning: %s:%u: not a record of an owed trigger (skipped)\n",
+                hr->name, PENDING_PATH, bad);
+    n = prop_pending_count(hr->pending);
+    if (n && !(*owed = calloc(n, sizeof **owed)))
+        return -1;
+    for (i = 0; i < n; i++) {
+        const char *host, *desc, *origin;
+
+        prop_pending_get(hr->pending, i, &host, &desc, &origin);
+        if (strcmp(host, hr->name) != 0)
+            continue;
+        (*owed)[*nowed].desc = desc;
+        (*owed)[*nowed].origin = origin;
+        (*nowed)++;
+    }
+    return 0;
+}
+
+/*
+ * After prop_triggers_new_owed: say what is owed from the last run, and
+ * drop (with a warning) what the site no longer has; a record found
+ * under another origin is named by its target's from now on.
+ */
+void
+run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
+{
+    char where[1200], why[1200];
+    size_t i, j, dropped = 0;
+
+    for (i = 0; i < nowed; i++) {
+        char *desc = strdup(owed[i].desc), *origin = strdup(owed[i].origin);
+
+        if (!desc || !origin) {
+            free(desc);
+            free(origin);
+            continue;
+        }
+        if (owed[i].target)
+            prop_node_origin_text(owed[i].target, where, sizeof where);
+        if (hr->o->json) {
+            run_json_event(stdout, owed[i].target ? "pending" : "pending_dropped");
+            run_json_host(hr->h);
+            fputs(",\"desc\":", stdout);
+            run_json_str(desc);
+            fputs(",\"origin\":", stdout);
+            run_json_str(owed[i].target ? where : origin);
+            if (hr->o->dry)
+                fputs(",\"dry_run\":true", stdout);
+            fputs("}\n", stdout);
+        } else if (owed[i].target) {
+            printf("%s  %s: ", hr->name, PENDING_TEXT);
+            run_text(desc);
+            fputs(" (", stdout);
+            run_text(where);
+            printf(")%s\n", hr->o->dry ? ": would run" : "");
+        } else {
+            printf("%s  %swarning%s: %s: ", hr->name, hr->color ? "\033[1;35m" : "",
+                   hr->color ? "\033[0m" : "", PENDING_TEXT);
+            run_text(desc);
+            fputs(" (", stdout);
+            run_text(origin);
+            printf("): the site has no trigger target so described any more; %s\n",
+                   hr->o->dry ? "a real run drops it" : "dropped");
+        }
+        /* owed[i] points into its own record (records are never the
+         * same twice): only that one is changed. */
+        if (!owed[i].target) {
+            dropped += prop_pending_remove(hr->pending, hr->name, desc, origin) > 0;
+        } else if (strcmp(where, origin) != 0) {
+            for (j = 0; j < prop_pending_count(hr->pending); j++) {
+                const char *h, *d, *o;
+
+                prop_pending_get(hr->pending, j, &h, &d, &o);
+                if (strcmp(h, hr->name) == 0 && strcmp(d, desc) == 0 && strcmp(o, origin) == 0)
+                    (void)prop_pending_set_origin(hr->pending, j, where);
+            }
+        }
+        free(desc);
+        free(origin);
+    }
+    if (!hr->o->dry && dropped && pending_save(hr, why, sizeof why) != 0)
+        fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
+                why);
+}
