@@ -57,3 +57,32 @@ no_process_in() {
 listeners() {
   ss -H -ltnu 2>/dev/null | awk '{ print $1, $5 }' | LC_ALL=C sort
 }
+
+# docker_up : a dockerd that answers, for the Docker tests.  When none
+# answers, starts one for the length of the test (log in $TMP/dockerd.log;
+# stopped on exit) and waits for it up to a minute.  Without the docker
+# command: prints SKIP, and the test ends passing what it checked so far.
+# When no daemon answers in the end: fails the test, which ends.
+docker_up() {
+  local pid
+  if ! command -v docker >/dev/null 2>&1; then
+    echo "SKIP: no docker command on this machine"
+    finish
+    exit $?
+  fi
+  if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
+    echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"
+    dockerd --pidfile "$TMP/dockerd.pid" >"$TMP/dockerd.log" 2>&1 &
+    pid=$!
+    on_exit "kill $pid; for _ in \$(seq 100); do kill -0 $pid || break; sleep 0.2; done"
+    for _ in $(seq 60); do
+      docker info >/dev/null 2>&1 && break
+      sleep 1
+    done
+  fi
+  if ! docker info >/dev/null 2>&1; then
+    fail "dockerd" "docker info fails: this test needs a running dockerd" "$TMP/dockerd.log"
+    finish
+    exit 1
+  fi
+}

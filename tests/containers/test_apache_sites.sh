@@ -50,26 +50,7 @@ run_prop "$TMP/claims.out" claims "$TMP/ports.lua" port:8080
 check "prop claims port:8080 names listen_ports" grep -q 'apache listens on 80 443 8080' "$TMP/claims.out"
 
 # ---- Docker -------------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1; then
-  echo "SKIP: no docker command on this machine"
-  finish
-  exit $?
-fi
-if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
-  echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"
-  dockerd --pidfile "$TMP/dockerd.pid" >"$TMP/dockerd.log" 2>&1 &
-  dockerd_pid=$!
-  on_exit "kill $dockerd_pid; for _ in \$(seq 100); do kill -0 $dockerd_pid || break; sleep 0.2; done"
-  for _ in $(seq 60); do
-    docker info >/dev/null 2>&1 && break
-    sleep 1
-  done
-fi
-if ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "docker info fails: this test needs a running dockerd" "$TMP/dockerd.log"
-  finish
-  exit 1
-fi
+docker_up
 
 rootfs_cache
 IMG="prop-test-apache-img-$$"

@@ -13,28 +13,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if ! command -v docker >/dev/null 2>&1; then
-  echo "SKIP: no docker command on this machine"
-  exit 0
-fi
-# The Docker daemon the docker.io package installed: where its service is
-# not running (a machine without systemd as init), it is started for the
-# length of this test and stopped at its end.
-if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
-  echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"
-  dockerd --pidfile "$TMP/dockerd.pid" >"$TMP/dockerd.log" 2>&1 &
-  dockerd_pid=$!
-  on_exit "kill $dockerd_pid; for _ in \$(seq 100); do kill -0 $dockerd_pid || break; sleep 0.2; done"
-  for _ in $(seq 60); do
-    docker info >/dev/null 2>&1 && break
-    sleep 1
-  done
-fi
-if ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "docker info fails: the Docker tests need a running dockerd" "$TMP/dockerd.log"
-  finish
-  exit 1
-fi
+docker_up
 
 rootfs_cache
 mkdir -p "$TMP/vol"

@@ -61,11 +61,7 @@ check "show: the live directory" grep -q 'claims file.generated /etc/letsencrypt
 check "show: certbot and openssl" bash -c "grep -q 'claims package.installed certbot' '$TMP/show.out' && grep -q 'claims package.installed openssl' '$TMP/show.out'"
 
 # ---- Docker, pebble -------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "this test needs docker and a running dockerd"
-  finish
-  exit 1
-fi
+docker_up
 rootfs_cache
 IMG="prop-test-le-img-$$"
 CTR="prop-test-le-$$"

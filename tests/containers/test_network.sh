@@ -74,11 +74,7 @@ check "show: the revert removes the file" grep -q 'claims file.absent /etc/netwo
 check "show: preserve_static's file is generated" grep -q 'claims file.generated /etc/network/interfaces.d/eth3' "$TMP/show.out"
 
 # ---- Docker -------------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "this test needs docker and a running dockerd"
-  finish
-  exit 1
-fi
+docker_up
 rootfs_cache
 IMG="prop-test-net-img-$$"
 CTR="prop-test-net-$$"

@@ -80,11 +80,7 @@ check "another service on port 25 beside postfix.installed is P006" grep -q 'p6.
 check "a satellite declares no port" bash -c "! grep -q 'p6.lua:9:' '$TMP/p6.out'"
 
 # ---- Docker -------------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "this test needs docker and a running dockerd"
-  finish
-  exit 1
-fi
+docker_up
 
 rootfs_cache
 IMG="prop-test-mail-img-$$"

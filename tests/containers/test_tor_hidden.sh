@@ -57,11 +57,7 @@ check "show: the revert removes the file" grep -q 'claims file.absent /etc/tor/t
 check "show: no port is declared" bash -c "! grep -q 'ports 80' '$TMP/show.out'"
 
 # ---- Docker -------------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "this test needs docker and a running dockerd"
-  finish
-  exit 1
-fi
+docker_up
 rootfs_cache
 IMG="prop-test-tor-img-$$"
 CTR="prop-test-tor-$$"

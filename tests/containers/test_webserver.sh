@@ -38,11 +38,7 @@ check "a number is refused at its line" grep -q 'bad.lua:4: error\[P012\]: docke
 check "a good one is fine" bash -c "! grep -q 'bad.lua:5:' '$TMP/bad.out'"
 
 # ---- Docker -------------------------------------------------------------------------
-if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
-  fail "dockerd" "this test needs docker and a running dockerd"
-  finish
-  exit 1
-fi
+docker_up
 rootfs_cache
 IMG="prop-test-web-img-$$"
 CTR="prop-test-web-$$"
