@@ -7,47 +7,33 @@
  * write them.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "prop/prop.h"
 #include "prop/transport.h"
 
-/*
- * fsync the directory holding path, so that an entry just made there
- * lasts a crash: 0 or errno.
- */
+#include "internal.h"
+
+/* fsync the directory holding path (made just now): 0 or errno. */
 static int
 sync_parent(const char *path)
 {
     char dir[4096];
     const char *slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 0;
-    int fd, e = 0;
 
     if (n >= sizeof dir)
         return ENAMETOOLONG;
     if (!slash)
-        memcpy(dir, ".", 2);
-    else if (n == 0)
-        memcpy(dir, "/", 2);
-    else {
-        memcpy(dir, path, n);
-        dir[n] = '\0';
-    }
-    do
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return errno;
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        e = errno;
-    (void)close(fd); /* read-only: nothing to lose */
-    return e;
+        return prop_sync_dir(".");
+    if (n == 0)
+        return prop_sync_dir("/");
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    return prop_sync_dir(dir);
 }
 
 /* "~/x" under $HOME; other paths as they are.  Returns buf or path. */

@@ -225,4 +225,9 @@ int diag_end(diag_builder *b);
  * without a file last.  Fails only when scratch memory is refused. */
 int diag_sort(prop_site *s);
 
+/* ---- transport_local_sync.c ---- */
+/* fsync directory dir, so that a change of its entries (a rename, a new
+ * or removed name) lasts a crash: 0 or errno. */
+int prop_sync_dir(const char *dir);
+
 #endif /* PROP_INTERNAL_H */

@@ -827,24 +827,6 @@ oom:
 
 /* ---- writing ---- */
 
-/* fsync a directory, so that a rename in it lasts. */
-static int
-sync_dir(const char *dir)
-{
-    int fd, e = 0;
-
-    do
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return errno;
-    if (fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
-        e = errno;
-    if (close(fd) != 0 && !e && errno != EINTR)
-        e = errno;
-    return e;
-}
-
 static int
 write_all(int fd, const char *data, size_t len)
 {
@@ -970,7 +952,7 @@ store_write(prop_secrets *s, const char *text, size_t len)
         goto fail_errno;
     if (rename(tmp, target) != 0)
         goto fail_errno;
-    if ((e = sync_dir(dir)) != 0) {
+    if ((e = prop_sync_dir(dir)) != 0) {
         rc = secrets_fail(s, PROP_ERROR, "%s: written, but syncing its directory failed: %s",
                           s->path, strerror(e));
         goto out;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "transport_local_impl.h"
 
 uint64_t
@@ -27,9 +28,8 @@ fnv1a64(const char *s)
     return h;
 }
 
-/* fsync a directory, so that a rename in it lasts: 0 or errno. */
-static int
-sync_dir(const char *dir)
+int
+prop_sync_dir(const char *dir)
 {
     int fd, e = 0;
 
@@ -110,7 +110,7 @@ sync_dirty(local_transport *lt)
 
         if (!dir)
             continue;
-        if (((e = sync_dir(dir)) == ENOENT || e == ENOTDIR) && gone_under_dirty(lt, dir))
+        if (((e = prop_sync_dir(dir)) == ENOENT || e == ENOTDIR) && gone_under_dirty(lt, dir))
             e = 0;
         if (e != 0 && rc == PROP_OK) {
             const char *shown = dir + lt->plen;
@@ -160,13 +160,13 @@ dirty_add(local_transport *lt, const char *dir)
 
     if ((lt->ndirty + 1) * 2 > lt->dirty_cap &&
         dirty_grow(lt, lt->dirty_cap ? lt->dirty_cap * 2 : 16) != 0)
-        return sync_dir(dir);
+        return prop_sync_dir(dir);
     for (j = (size_t)fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
          j = (j + 1) & (lt->dirty_cap - 1))
         if (strcmp(lt->dirty[j], dir) == 0)
             return 0;
     if (!(lt->dirty[j] = strdup(dir)))
-        return sync_dir(dir);
+        return prop_sync_dir(dir);
     lt->ndirty++;
     return 0;
 }
