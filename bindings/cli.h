@@ -106,6 +106,10 @@ int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, s
  */
 int cli_check_secrets(lprop_ctx *ctx, const char *path);
 
+/* 1 when nothing on h can change anything: it only carries facts for
+ * other hosts, and is never run (run_host.c). */
+int cli_info_only_host(const prop_host *h);
+
 /*
  * A dry run of host h of a loaded, checked site, printed as `prop run
  * --dry-run` prints it (the REPL's :plan).  Returns the exit code.

@@ -480,18 +480,6 @@ status_host(const status_opts *o, const prop_host *h, int first)
     return rc;
 }
 
-/* A host that only carries facts for the others is never run. */
-static int
-info_only(const prop_host *h)
-{
-    size_t i, n = prop_host_nprops(h);
-
-    for (i = 0; i < n; i++)
-        if (!prop_node_info_only(prop_host_prop(h, i)))
-            return 0;
-    return n > 0;
-}
-
 static int
 status_run(int argc, char **argv)
 {
@@ -553,7 +541,7 @@ status_run(int argc, char **argv)
             }
             continue;
         }
-        if (!sh.named && info_only(h))
+        if (!sh.named && cli_info_only_host(h))
             continue;
         rc = status_host(&o, h, shown == 0);
         shown++;

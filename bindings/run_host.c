@@ -133,9 +133,8 @@ add_item(items *it, const prop_node *p, int depth)
     return 0;
 }
 
-/* Nothing on h can change anything (it only carries facts for others). */
-static int
-info_only_host(const prop_host *h)
+int
+cli_info_only_host(const prop_host *h)
 {
     size_t i, n = prop_host_nprops(h);
 
@@ -224,7 +223,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         oc->refused = 1;
         goto out;
     }
-    if (info_only_host(h)) {
+    if (cli_info_only_host(h)) {
         /* Propellor's "monsters": hosts declared for what others know of
          * them (addresses, keys), not to be reached. */
         oc->info_only = 1;
