@@ -328,6 +328,48 @@ git_in(const char *dir, const char *a1, const char *a2, const char *a3, char *ou
     return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
 }
 
+/* Whether DIR or a directory above it holds ".git" (a directory, or the
+ * file of a linked work tree or submodule), or GIT_DIR names a repository:
+ * only then is git asked, as starting it costs more than the rest of a
+ * converged run of a small site. */
+static int
+maybe_in_git(const char *dir)
+{
+    char path[4096];
+    struct stat st;
+    size_t n;
+
+    if (getenv("GIT_DIR") != NULL)
+        return 1;
+    if (dir[0] != '/') {
+        if (getcwd(path, sizeof path) == NULL)
+            return 1; /* cannot tell: let git answer */
+        n = strlen(path);
+        if (strcmp(dir, ".") != 0 &&
+            snprintf(path + n, sizeof path - n, "/%s", dir) >= (int)(sizeof path - n))
+            return 1;
+    } else if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        return 1;
+    }
+    for (;;) {
+        char *slash;
+
+        n = strlen(path);
+        if (n + sizeof "/.git" > sizeof path)
+            return 1;
+        memcpy(path + n, "/.git", sizeof "/.git");
+        if (lstat(path, &st) == 0)
+            return 1;
+        path[n] = '\0';
+        slash = strrchr(path, '/');
+        if (slash == NULL || n == 0)
+            return 0;
+        *slash = '\0'; /* "/etc" -> "", the root, and then stop */
+        if (slash == path && n == 1)
+            return 0;
+    }
+}
+
 /* The commit of the site's git work tree into run_commit ("" when the
  * site is not in one, or git is not there), and whether it has changes. */
 void
@@ -345,7 +387,7 @@ run_find_site_commit(const char *site)
         snprintf(dir, sizeof dir, "/");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash - site), site);
-    if (git_in(dir, "rev-parse", "--verify", "HEAD", out, sizeof out) != 0)
+    if (!maybe_in_git(dir) || git_in(dir, "rev-parse", "--verify", "HEAD", out, sizeof out) != 0)
         return;
     n = strcspn(out, "\n");
     if (n < 40 || n >= sizeof run_commit)

@@ -119,6 +119,16 @@ same "second: dirty in events" "$(grep '^{' "$TMP/e2" | jq -r .dirty | sort -u)"
 check "second: no diff without --diff" jqok '[.hosts[].properties[] | has("diff")] | any | not' \
   "$TMP/r2.json"
 
+# ---- a site below the top of the work tree, named from inside it ------------
+mkdir -p "$R/sub/deeper"
+site "$R/sub/deeper/inner.lua" v2
+git_r add -A
+git_r commit -q -m sub
+HEAD2="$(git_r rev-parse HEAD)"
+(cd "$R/sub/deeper" && prop_run "$TMP/e5" inner.lua && echo "$rc" >"$TMP/rc5")
+same "subdirectory: exit as usual" "$(cat "$TMP/rc5")" 1
+same "subdirectory: the work tree's commit" "$(grep '^{' "$TMP/e5" | jq -r .commit | sort -u)" "$HEAD2"
+
 # ---- not a repository; no git at all: nothing, and no failure ---------------
 site "$TMP/plain.lua" v2
 prop_run "$TMP/e3" "$TMP/plain.lua" --report "$TMP/r3.json"
