@@ -154,6 +154,39 @@ typedef struct trig_occ {
     size_t group;
 } trig_occ;
 
+/* ---- deferred results ------------------------------------------------- */
+
+/*
+ * With deferred results (ops->batch and the rest), a leaf's file
+ * operations may be answered after it returned: its result is provisional
+ * (a later answer can fail it) until the caller settles.  Every node
+ * started gets a batch number, in run order, so the leaves below a node
+ * hold the batches from the node's first to the last given before it is
+ * done.  A node's done() waits in the window until every answer of the
+ * batches before it is in; a failure found then fails each node (in the
+ * window or still running) whose batches hold it.  Before a decision that
+ * reads a part's result (requires, before, on_change, fallback, a trigger
+ * owed), the executor settles, so that decisions see final results; the
+ * part's failure is then the decision's, not the running node's.
+ */
+#define EXEC_WINDOW 256
+
+typedef struct exec_rec {
+    const prop_node *n;
+    unsigned depth;
+    prop_result r;
+    double ms;
+    char *own;            /* malloc'd reason, when the node has one */
+    const char *why;      /* own, or a fixed text */
+    unsigned long b0, b1; /* its batches, b0..b1 */
+} exec_rec;
+
+typedef struct exec_frame {
+    struct exec_frame *up;
+    unsigned long b0; /* its first batch */
+    int late;         /* a part failed on an answer that came later */
+} exec_frame;
+
 struct prop_triggers {
     const prop_node *const *props;
     size_t nprops;
@@ -165,6 +198,14 @@ struct prop_triggers {
     size_t npending;    /* groups with noted triggers */
     size_t top;         /* the top-level property running */
     unsigned in_target; /* inside an on_change target: not counted */
+    /* Deferred results (see above). */
+    exec_rec *win; /* EXEC_WINDOW of them */
+    size_t nwin;
+    unsigned long batch;   /* the last batch given */
+    unsigned long settled; /* every batch up to it is settled */
+    unsigned long top_b0;  /* the first batch of the top-level property */
+    int top_late;          /* it failed on a later answer */
+    exec_frame *frames;    /* the innermost node running */
 };
 
 /* The walk: every counted on_change with its top-level index. */
@@ -248,6 +289,9 @@ prop_triggers_free(prop_triggers *t)
         return;
     for (i = 0; i < t->ng; i++)
         free(t->g[i].sources);
+    for (i = 0; i < t->nwin; i++)
+        free(t->win[i].own);
+    free(t->win);
     free(t->g);
     free(t->occ);
     free(t);
@@ -315,6 +359,10 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
         owed[i].target = NULL;
     if (!(t = calloc(1, sizeof *t)))
         return PROP_ENOMEM;
+    if (!(t->win = malloc(EXEC_WINDOW * sizeof *t->win))) {
+        free(t);
+        return PROP_ENOMEM;
+    }
     t->props = props;
     t->nprops = n;
     t->os = os;
@@ -433,6 +481,115 @@ group_of(prop_triggers *t, const prop_node *oc)
 
 /* ---- running ---------------------------------------------------------- */
 
+static int
+deferring(const prop_triggers *t, const prop_exec_ops *ops)
+{
+    return t && ops->batch && ops->pending && ops->settle && ops->failure;
+}
+
+/*
+ * Every answer being in (settled first when wait), apply the failures of
+ * the batches not yet settled to the window and the nodes running, and
+ * report the window's nodes.
+ */
+static void
+win_flush(prop_triggers *t, const prop_exec_ops *ops, void *ud, int wait)
+{
+    unsigned long b;
+    exec_frame *f;
+    size_t i;
+
+    if (wait)
+        ops->settle(ud);
+    for (b = t->settled + 1; b <= t->batch; b++) {
+        char *msg = ops->failure(ud, b);
+
+        if (!msg)
+            continue;
+        for (i = 0; i < t->nwin; i++) {
+            exec_rec *e = &t->win[i];
+
+            if (b < e->b0 || b > e->b1 || e->r >= PROP_RESULT_FAILED)
+                continue;
+            e->r = PROP_RESULT_FAILED;
+            if (e->n->kind == PROP_LEAF && !e->own && msg) {
+                e->own = msg; /* the leaf whose operation failed */
+                e->why = msg;
+                msg = NULL;
+            }
+        }
+        for (f = t->frames; f; f = f->up)
+            if (f->b0 <= b)
+                f->late = 1;
+        if (b >= t->top_b0)
+            t->top_late = 1;
+        free(msg);
+    }
+    t->settled = t->batch;
+    for (i = 0; i < t->nwin; i++) {
+        exec_rec *e = &t->win[i];
+
+        if (ops->done)
+            ops->done(ud, e->n, e->depth, e->r, e->ms, e->why);
+        free(e->own);
+    }
+    t->nwin = 0;
+}
+
+/*
+ * Before a decision on r, a part's result: make it final.  A part that
+ * failed on a later answer fails here (and so no longer counts against
+ * the node running, fr, whose decision takes it into account).
+ */
+static prop_result
+final(prop_triggers *t, exec_frame *fr, const prop_exec_ops *ops, void *ud, prop_result r)
+{
+    if (!deferring(t, ops) || r >= PROP_RESULT_FAILED || (!t->nwin && !ops->pending(ud)))
+        return r;
+    win_flush(t, ops, ud, 1);
+    if (fr->late) {
+        fr->late = 0;
+        r = PROP_RESULT_FAILED;
+    }
+    return r;
+}
+
+/* n is done: report it now, or once the answers it may wait for are in. */
+static void
+node_done(prop_triggers *t, exec_frame *fr, const prop_exec_ops *ops, void *ud, const prop_node *n,
+          unsigned depth, prop_result r, double ms, char **msg, const char *why)
+{
+    exec_rec *e;
+
+    if (!deferring(t, ops) || (!t->nwin && !ops->pending(ud))) {
+        if (ops->done)
+            ops->done(ud, n, depth, r, ms, why);
+        return;
+    }
+    if (t->nwin == EXEC_WINDOW)
+        win_flush(t, ops, ud, 1);
+    e = &t->win[t->nwin++];
+    e->n = n;
+    e->depth = depth;
+    e->r = r;
+    e->ms = ms;
+    e->own = NULL;
+    e->why = why;
+    if (msg && *msg && why == *msg) {
+        e->own = *msg; /* the window owns it now */
+        *msg = NULL;
+    }
+    e->b0 = fr->b0;
+    e->b1 = t->batch;
+}
+
+void
+prop_exec_settle(prop_triggers *t, const prop_exec_ops *ops, void *ud)
+{
+    if (ops && deferring(t, ops) && (t->nwin || ops->pending(ud)))
+        win_flush(t, ops, ud, 1);
+}
+
 static prop_result exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
                              const prop_exec_ops *ops, void *ud, trig_group *served, int all);
 
@@ -470,6 +627,7 @@ serves(prop_triggers *t, const prop_node *n)
  * (found here when NULL and triggers are noted).
  */
 #define SUB(c) exec_node(t, (c), os, depth + 1, ops, ud, NULL, all)
+#define FINAL(r) final(t, &fr, ops, ud, (r))
 
 /*
  * all: n is a trigger's target (or inside one), run whatever ops->select
@@ -487,6 +645,7 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
     char *msg = NULL;
     const char *why = NULL;
     double t0 = now_ms();
+    exec_frame fr = {NULL, 0, 0};
     unsigned i;
 
     if (!all && ops->select && !ops->select(ud, n)) {
@@ -499,6 +658,16 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
                     r = prop_result_combine(r, flush(t, &t->g[i], os, depth, ops, ud));
                 }
         return r;
+    }
+    if (deferring(t, ops)) {
+        /* Answers all in: what waited is reported before n starts. */
+        if (t->nwin && !ops->pending(ud))
+            win_flush(t, ops, ud, 0);
+        fr.b0 = ++t->batch;
+        fr.up = t->frames;
+        /* cppcheck-suppress autoVariables ; popped before n returns */
+        t->frames = &fr;
+        ops->batch(ud, fr.b0);
     }
     if (!served && (g = serves(t, n)) != NULL)
         served = g;
@@ -521,19 +690,19 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
         why = "this property was made from a bad argument and cannot run";
         break;
     case PROP_REQUIRES:
-        r = SUB(node_children(n)[1]);
+        r = FINAL(SUB(node_children(n)[1]));
         if (r < PROP_RESULT_FAILED)
             r = prop_result_combine(r, SUB(node_children(n)[0]));
         else if (r == PROP_RESULT_FAILED)
             why = "a requirement failed";
         break;
     case PROP_BEFORE:
-        r = SUB(node_children(n)[0]);
+        r = FINAL(SUB(node_children(n)[0]));
         if (r < PROP_RESULT_FAILED)
             r = prop_result_combine(r, SUB(node_children(n)[1]));
         break;
     case PROP_ON_CHANGE:
-        r = SUB(node_children(n)[0]);
+        r = FINAL(SUB(node_children(n)[0]));
         if ((g = group_of(t, n)) != NULL) {
             /* A shared target: note the trigger; the last runs it. */
             if (r == PROP_RESULT_CHANGED && g->nsources <= g->total) {
@@ -557,13 +726,15 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
             r2 = exec_node(t, b, os, depth + 1, ops, ud, NULL, 1);
             if (t)
                 t->in_target--;
+            if (ops->owe)
+                r2 = FINAL(r2);
             if (ops->owe && r2 <= PROP_RESULT_CHANGED)
                 ops->owe(ud, b, 0);
             r = prop_result_combine(r, r2);
         }
         break;
     case PROP_FALLBACK:
-        r = SUB(node_children(n)[0]);
+        r = FINAL(SUB(node_children(n)[0]));
         if (r == PROP_RESULT_FAILED) {
             r2 = SUB(node_children(n)[1]);
             r = r2;
@@ -620,8 +791,17 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
                 t->g[i].seen = t->g[i].total;
                 r = prop_result_combine(r, flush(t, &t->g[i], os, depth + 1, ops, ud));
             }
-    if (ops->done)
-        ops->done(ud, n, depth, r, now_ms() - t0, why);
+    if (fr.late)
+        r = prop_result_combine(r, PROP_RESULT_FAILED);
+    if (served && nserved > 0 && served->recorded)
+        r = FINAL(r); /* whether what was owed is done */
+    if (deferring(t, ops))
+        t->frames = fr.up;
+    node_done(t, &fr, ops, ud, n, depth, r, now_ms() - t0, &msg, why);
+    if (served && deferring(t, ops) && t->nwin)
+        /* triggered()'s sources are valid until n's done(): report it
+         * before they change. */
+        win_flush(t, ops, ud, 1);
     if (served) {
         /* Those served are cleared; triggers noted since stay. */
         memmove(served->sources, served->sources + nserved,
@@ -641,6 +821,7 @@ exec_node(prop_triggers *t, const prop_node *n, prop_os_set os, unsigned depth,
 }
 
 #undef SUB
+#undef FINAL
 
 prop_result
 prop_exec_node(const prop_node *n, prop_os_set os, unsigned depth, const prop_exec_ops *ops,
@@ -656,6 +837,8 @@ prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud)
         return PROP_RESULT_FAILED;
     t->top = i;
     t->in_target = 0;
+    t->top_b0 = t->batch + 1;
+    t->top_late = 0;
     return exec_node(t, t->props[i], t->os, 0, ops, ud, NULL, 0);
 }
 
@@ -682,6 +865,12 @@ prop_exec_host(const prop_host *h, const prop_exec_ops *ops, void *ud, prop_exec
             break;
         }
         r = prop_exec_top(t, i, ops, ud);
+        if (deferring(t, ops)) {
+            /* The count needs the final result: settle each property. */
+            prop_exec_settle(t, ops, ud);
+            if (t->top_late)
+                r = prop_result_combine(r, PROP_RESULT_FAILED);
+        }
         if (r == PROP_RESULT_INTERRUPTED) {
             sum->stopped = 1;
             sum->skipped = (unsigned)(n - i);

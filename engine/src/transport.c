@@ -182,6 +182,41 @@ prop_transport_sync(prop_transport *t)
 }
 
 int
+prop_transport_defer(prop_transport *t, int on)
+{
+    if (!t)
+        return PROP_EINVAL;
+    return t->ops->defer ? t->ops->defer(t, on != 0) : 0;
+}
+
+void
+prop_transport_batch(prop_transport *t, unsigned long batch)
+{
+    if (t && t->ops->batch)
+        t->ops->batch(t, batch);
+}
+
+int
+prop_transport_settle(prop_transport *t)
+{
+    if (!t)
+        return PROP_EINVAL;
+    return t->ops->settle ? t->ops->settle(t) : PROP_OK;
+}
+
+size_t
+prop_transport_outstanding(const prop_transport *t)
+{
+    return t && t->ops->outstanding ? t->ops->outstanding(t) : 0;
+}
+
+char *
+prop_transport_batch_failure(prop_transport *t, unsigned long batch)
+{
+    return t && t->ops->batch_failure ? t->ops->batch_failure(t, batch) : NULL;
+}
+
+int
 prop_transport_lock(prop_transport *t)
 {
     if (!t)

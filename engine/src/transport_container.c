@@ -355,8 +355,17 @@ ctr_close(prop_transport *t)
 }
 
 static const prop_transport_ops ctr_ops = {
-    ctr_run,     ctr_read,   ctr_write, ctr_stat,  ctr_remove, ctr_mkdir,
-    ctr_symlink, ctr_chattr, ctr_lock,  ctr_close, NULL,       ctr_sync,
+    .run = ctr_run,
+    .read = ctr_read,
+    .write = ctr_write,
+    .stat = ctr_stat,
+    .remove = ctr_remove,
+    .mkdir = ctr_mkdir,
+    .symlink = ctr_symlink,
+    .chattr = ctr_chattr,
+    .lock = ctr_lock,
+    .close = ctr_close,
+    .sync = ctr_sync,
 };
 
 int

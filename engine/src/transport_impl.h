@@ -28,6 +28,13 @@ typedef struct prop_transport_ops {
     int (*prefetch)(prop_transport *t, const char *const *paths, size_t npaths);
     /* Optional (NULL: nothing to do); see prop_transport_sync(). */
     int (*sync)(prop_transport *t);
+    /* Optional, all five or none (NULL: every operation is answered when it
+     * returns); see prop_transport_defer(). */
+    int (*defer)(prop_transport *t, int on);
+    void (*batch)(prop_transport *t, unsigned long batch);
+    int (*settle)(prop_transport *t);
+    size_t (*outstanding)(const prop_transport *t);
+    char *(*batch_failure)(prop_transport *t, unsigned long batch);
 } prop_transport_ops;
 
 struct prop_transport {

@@ -783,8 +783,17 @@ lt_close(prop_transport *t)
 }
 
 static const prop_transport_ops local_ops = {
-    lt_run,     lt_read,   lt_write, lt_stat,  lt_remove, lt_mkdir,
-    lt_symlink, lt_chattr, lt_lock,  lt_close, NULL,      lt_sync,
+    .run = lt_run,
+    .read = lt_read,
+    .write = lt_write,
+    .stat = lt_stat,
+    .remove = lt_remove,
+    .mkdir = lt_mkdir,
+    .symlink = lt_symlink,
+    .chattr = lt_chattr,
+    .lock = lt_lock,
+    .close = lt_close,
+    .sync = lt_sync,
 };
 
 static local_transport *

@@ -16,8 +16,20 @@
 extern const char prop_sh_read[];
 /* stat PATH: "prop-stat", the type, then the fields (prop_sh_parse_stat). */
 extern const char prop_sh_stat[];
-/* write PATH MODE OWNER GROUP SIZE [FORMAT]: atomically, the data on
- * stdin (SIZE bytes, checked) or, with a sixth argument, printf FORMAT. */
+/*
+ * write PATH MODE OWNER GROUP SIZE [FORMAT]: atomically, the data on
+ * stdin (SIZE bytes, checked) or, with a sixth argument, printf FORMAT.
+ * The caller may set, for the call only (the SSH transport's pipelined
+ * writes, where each process the target starts counts):
+ *   prop_sfx    six letters or digits, unique to the caller: the temporary
+ *               file is .NAME.prop-SFX, made with noclobber (mktemp when
+ *               that name is taken), not by a mktemp process;
+ *   prop_mu     the umask that gives the new file MODE at once, used when
+ *               PATH does not exist (no chmod; the caller sets it only
+ *               when MODE is within 0666 and no owner or group is asked);
+ *   prop_dsync  non-empty: the directory is not synced here; the caller
+ *               syncs it later, with the others it wrote into.
+ */
 extern const char prop_sh_write[];
 /* remove PATH: a file, a link or an empty directory; exit 3 if missing. */
 extern const char prop_sh_remove[];

@@ -225,6 +225,26 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
     return rc;
 }
 
+/*
+ * With deferred answers on (prop_transport_defer), a file operation that
+ * changes the target is sent without waiting for its answer: the line of
+ * the script `name` with args (and fmt, the data, as its last argument).
+ */
+static int
+defer_script(ssh_tr *s, const char *name, const char *const *args, const char *fmt, size_t fmtlen,
+             const char *what)
+{
+    size_t n;
+    char *line = sh_line(name, args, fmt, fmtlen, NULL, 0, &n);
+    int rc;
+
+    if (!line)
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    rc = sh_defer(s, line, n, what);
+    free(line);
+    return rc;
+}
+
 static int
 sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
@@ -328,6 +348,20 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
         const char *args[] = {path, mode, owner, group, size, NULL};
 
         snprintf(what, sizeof what, "write %s", path);
+        if (s->defer && len <= SH_MAX_INLINE) {
+            /* The temporary file's name, the mode at creation and the
+             * directory's sync from here: fewer processes on the target
+             * (transport_sh.h). */
+            char sfx[7], mu[16] = "", prefix[96];
+            int later = sh_dir_changed(s, path) == 0;
+
+            if (attrs && attrs->mode >= 0 && (attrs->mode & ~0666) == 0 && !*owner && !*group)
+                snprintf(mu, sizeof mu, " prop_mu=%03o", (unsigned)(~attrs->mode & 0777));
+            sh_next_sfx(s, sfx);
+            snprintf(prefix, sizeof prefix, "prop_sfx=%s%s%s prop_write", sfx,
+                     later ? " prop_dsync=1" : "", mu);
+            return defer_script(s, prefix, args, data, len, what);
+        }
         if (len > SH_MAX_INLINE) {
             rc = run_script(s, "prop_write", prop_sh_write, args, data, len, &r, what);
         } else {
@@ -387,6 +421,8 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
     {
         const char *args[] = {path, mode, owner, group, NULL};
 
+        if (s->defer)
+            return defer_script(s, name, args, NULL, 0, what);
         rc = run_script(s, name, script, args, NULL, 0, &r, what);
     }
     if (rc)
@@ -420,6 +456,8 @@ sshtr_symlink(prop_transport *t, const char *target, const char *link)
 
     pf_forget(s, link, 0);
     snprintf(what, sizeof what, "symlink %s", link);
+    if (s->defer)
+        return defer_script(s, "prop_symlink", args, NULL, 0, what);
     rc = run_script(s, "prop_symlink", prop_sh_symlink, args, NULL, 0, &r, what);
     if (rc)
         return rc;
@@ -546,6 +584,9 @@ sshtr_close_tr(prop_transport *t)
         s->locked = 0;
     }
     pf_clear(s);
+    if ((s->npend || s->ndirs) && !s->dead)
+        (void)sshtr_settle(t); /* what was sent is done before the lock goes */
+    sh_defer_free(s);
     sh_down(s);
     if (s->event) {
         if (s->session)
@@ -564,8 +605,23 @@ sshtr_close_tr(prop_transport *t)
 }
 
 static const prop_transport_ops ssh_ops = {
-    sshtr_run,     sshtr_read,   sshtr_write, sshtr_stat,     sshtr_remove,   sshtr_mkdir,
-    sshtr_symlink, sshtr_chattr, sshtr_lock,  sshtr_close_tr, sshtr_prefetch, NULL,
+    .run = sshtr_run,
+    .read = sshtr_read,
+    .write = sshtr_write,
+    .stat = sshtr_stat,
+    .remove = sshtr_remove,
+    .mkdir = sshtr_mkdir,
+    .symlink = sshtr_symlink,
+    .chattr = sshtr_chattr,
+    .lock = sshtr_lock,
+    .close = sshtr_close_tr,
+    .prefetch = sshtr_prefetch,
+    .sync = sshtr_settle,
+    .defer = sshtr_defer,
+    .batch = sshtr_batch,
+    .settle = sshtr_settle,
+    .outstanding = sshtr_outstanding,
+    .batch_failure = sshtr_batch_failure,
 };
 
 static int

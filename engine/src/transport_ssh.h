@@ -60,6 +60,18 @@
 #define sshtr_run prop_ssh_sshtr_run
 #define sh_call prop_ssh_sh_call
 #define sh_down prop_ssh_sh_down
+#define sh_defer prop_ssh_sh_defer
+#define sh_settle prop_ssh_sh_settle
+#define sh_gate prop_ssh_sh_gate
+#define sh_defer_free prop_ssh_sh_defer_free
+#define sh_dir_changed prop_ssh_sh_dir_changed
+#define sh_sync_dirs prop_ssh_sh_sync_dirs
+#define sh_next_sfx prop_ssh_sh_next_sfx
+#define sshtr_defer prop_ssh_sshtr_defer
+#define sshtr_batch prop_ssh_sshtr_batch
+#define sshtr_settle prop_ssh_sshtr_settle
+#define sshtr_outstanding prop_ssh_sshtr_outstanding
+#define sshtr_batch_failure prop_ssh_sshtr_batch_failure
 #define pfstat_script prop_ssh_pfstat_script
 #define pfread_script prop_ssh_pfread_script
 
@@ -94,12 +106,38 @@ typedef struct ssh_tr {
     char mark[40];             /* "prop-" and 32 random hex digits */
     char pidmark[48];          /* mark and "-pid": the run wrapper's first line */
     size_t out_scan, err_scan; /* how far the answer's end was looked for */
+    /* Deferred operations (prop_transport_defer): those sent whose answer
+     * is not read yet, oldest first (pend[pend_off..pend_off+npend)), and
+     * the first failure of each batch that had one, until handed over. */
+    int defer;
+    unsigned long batch;
+    struct sh_pend *pend;
+    size_t pend_off, npend, pend_cap;
+    struct sh_fail *fails;
+    size_t nfails, fails_cap;
+    /* Pipelined writes: the directories whose entries they changed, to
+     * sync together (sh_sync_dirs), and their temporary files' names. */
+    char **dirs;
+    size_t ndirs, dirs_cap;
+    unsigned long sfx_base, sfx_n;
     /* What prop_transport_prefetch() fetched, sorted by path; valid while
      * base.changes == pf_changes. */
     struct pf_entry *pf;
     size_t npf;
     unsigned long pf_changes;
 } ssh_tr;
+
+/* A deferred operation sent: its batch and what it was ("write /etc/x"). */
+typedef struct sh_pend {
+    unsigned long batch;
+    char *what; /* malloc'd */
+} sh_pend;
+
+/* The first failure of a batch: its reason (malloc'd). */
+typedef struct sh_fail {
+    unsigned long batch;
+    char *msg;
+} sh_fail;
 
 /* What prop_transport_prefetch() fetched of one path. */
 typedef struct pf_entry {
@@ -207,6 +245,35 @@ int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const ch
             int command);
 /* The shell is gone or unusable: the next operation starts another. */
 void sh_down(ssh_tr *s);
+/* Send cmd[0..len) (a line of sh_line) without waiting for its answer, as
+ * an operation of the current batch (prop_transport_defer): 0 when sent,
+ * else the failure. */
+int sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what);
+/* Read every answer still owed (prop_transport_settle): 0, or the
+ * failure when the connection or the shell is lost. */
+int sh_settle(ssh_tr *s, const char *what);
+/* Before an operation that does not go through the remote shell (a
+ * channel of its own): settle, then fail when the current batch already
+ * failed.  0 to go on. */
+int sh_gate(ssh_tr *s, const char *what);
+/* The transport's deferral operations (see prop_transport_defer()). */
+int sshtr_defer(prop_transport *t, int on);
+void sshtr_batch(prop_transport *t, unsigned long batch);
+int sshtr_settle(prop_transport *t);
+size_t sshtr_outstanding(const prop_transport *t);
+char *sshtr_batch_failure(prop_transport *t, unsigned long batch);
+/* Forget every deferred operation and failure (the transport closes). */
+void sh_defer_free(ssh_tr *s);
+/* A pipelined write changed an entry of path's directory: it is synced by
+ * the next sh_sync_dirs() (0, or -1 out of memory: then sync it now). */
+int sh_dir_changed(ssh_tr *s, const char *path);
+/* Send one sync(1) of the directories noted since the last, as an
+ * operation of no batch (answered with the next that waits): 0 or the
+ * failure to send it. */
+int sh_sync_dirs(ssh_tr *s, const char *what);
+/* The suffix of the next pipelined write's temporary file: six letters or
+ * digits, unique in this session. */
+void sh_next_sfx(ssh_tr *s, char out[7]);
 /* The transport's run operation (see prop_transport_run()). */
 int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
               prop_cmd_result *r);

@@ -436,6 +436,11 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     char *cmd;
     int rc;
 
+    memset(r, 0, sizeof *r);
+    r->code = -1;
+    /* Deferred operations sent on the shell come first. */
+    if ((rc = sh_gate(s, what)) != 0)
+        return rc;
     memset(&st, 0, sizeof st);
     st.command = command;
     if (command) {

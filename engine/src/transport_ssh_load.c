@@ -231,8 +231,16 @@ nt_close(prop_transport *t)
 }
 
 static const prop_transport_ops no_transport_ops = {
-    nt_run,     nt_read,       nt_write, nt_stat,  nt_path, nt_path_attrs,
-    nt_symlink, nt_path_attrs, nt_lock,  nt_close, NULL,    NULL,
+    .run = nt_run,
+    .read = nt_read,
+    .write = nt_write,
+    .stat = nt_stat,
+    .remove = nt_path,
+    .mkdir = nt_path_attrs,
+    .symlink = nt_symlink,
+    .chattr = nt_path_attrs,
+    .lock = nt_lock,
+    .close = nt_close,
 };
 
 /*

@@ -116,6 +116,9 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     snprintf(what, sizeof what, "run %s", argv[0]);
     if (prop_transport_stops(t))
         return prop_transport_fail(t, "%s: interrupted: not started", what);
+    /* What was written lasts a crash before a command sees it. */
+    if ((rc = sh_sync_dirs(s, what)) != 0)
+        return rc;
     if (stdin_data && stdin_len > SH_MAX_INLINE)
         return exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
     line = sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
@@ -164,14 +167,36 @@ find_tag(const prop_buf *b, size_t *scan, const char *tag, size_t n)
 }
 
 /*
- * 1 when the answer is complete: r gets the status, stdout and stderr (the
- * buffers are handed over), and what came after the marks is dropped.
+ * Hand b[0..end) over as *out (NUL-terminated, length *outlen), keeping
+ * b[rest..len) in b for the next answer (deferred operations: answers
+ * follow one another).  *out is NULL when out of memory.
+ */
+static void
+take_answer(prop_buf *b, size_t end, size_t rest, char **out, size_t *outlen)
+{
+    prop_buf keep = PROP_BUF_INIT;
+
+    if (rest < b->len && prop_buf_add(&keep, b->p + rest, b->len - rest) < 0) {
+        *out = NULL;
+        *outlen = 0;
+        return;
+    }
+    b->len = end;
+    b->p[end] = '\0';
+    *out = prop_buf_take(b, outlen);
+    *b = keep;
+}
+
+/*
+ * 1 when the next answer is complete: r gets the status, stdout and stderr
+ * (r->out or r->err NULL when out of memory); what follows its marks stays
+ * for the next answer.
  */
 static int
 sh_answer(ssh_tr *s, prop_cmd_result *r)
 {
     char tag[64];
-    size_t n, m;
+    size_t n;
     const char *o, *e, *nl;
     long code;
 
@@ -187,15 +212,11 @@ sh_answer(ssh_tr *s, prop_cmd_result *r)
     if (!e)
         return 0;
     code = strtol(o + n, NULL, 10);
-    m = (size_t)(o - s->sh.out.p);
-    s->sh.out.len = m;
-    s->sh.out.p[m] = '\0';
-    m = (size_t)(e - s->sh.err.p);
-    s->sh.err.len = m;
-    s->sh.err.p[m] = '\0';
     r->code = (int)code;
-    r->out = prop_buf_take(&s->sh.out, &r->out_len);
-    r->err = prop_buf_take(&s->sh.err, &r->err_len);
+    take_answer(&s->sh.out, (size_t)(o - s->sh.out.p), (size_t)(nl + 1 - s->sh.out.p), &r->out,
+                &r->out_len);
+    take_answer(&s->sh.err, (size_t)(e - s->sh.err.p), (size_t)(e + n - s->sh.err.p), &r->err,
+                &r->err_len);
     s->out_scan = s->err_scan = 0;
     return 1;
 }
@@ -210,14 +231,14 @@ sh_down(ssh_tr *s)
 }
 
 /*
- * Send in[0..len) to the shell and wait for the answer.  command: the line
- * runs a command of the caller's through the run wrapper, which is stopped
- * when the run is interrupted (other lines are only abandoned at a second
- * request).
+ * Send in[0..len) to the shell and, when answer, wait for the next answer.
+ * command: the line runs a command of the caller's through the run wrapper,
+ * which is stopped when the run is interrupted (other lines are only
+ * abandoned at a second request).
  */
 static int
-sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what,
-            int command)
+sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what, int command,
+      int answer)
 {
     chan *c = &s->sh;
     long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
@@ -234,6 +255,8 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
             sh_down(s);
             return prop_transport_fail(&s->base, "%s: out of memory", what);
         }
+        if (off == len && !answer)
+            return 0;
         if (off == len && sh_answer(s, r)) {
             if (!r->out || !r->err) {
                 prop_cmd_result_clear(r);
@@ -289,10 +312,40 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
     }
 }
 
-/* cmd and the marks that end its answer, as one line. */
+/* Send in[0..len) to the shell and wait for the next answer (see sh_io). */
 static int
-buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len)
+sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *what,
+            int command)
 {
+    return sh_io(s, in, len, r, what, command, 1);
+}
+
+/*
+ * cmd and the marks that end its answer, as one line.  With deferred
+ * operations on (s->defer), the line runs only when no deferred operation
+ * of the current batch has failed (prop_fb names the batch that did; a
+ * line skipped answers SH_SKIPPED), and a deferred line that fails sets
+ * prop_fb.
+ */
+#define SH_SKIPPED 125
+static int
+buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len, int deferred)
+{
+    char batch[64];
+
+    if (s->defer) {
+        snprintf(batch, sizeof batch, "%lu", s->batch);
+        if (prop_buf_adds(b, "if [ \"$prop_fb\" = ") < 0 || prop_buf_adds(b, batch) < 0 ||
+            prop_buf_adds(b, " ]; then prop_s=125; else ") < 0 || prop_buf_add(b, cmd, len) < 0 ||
+            prop_buf_adds(b, "; prop_s=$?") < 0 ||
+            (deferred && (prop_buf_adds(b, "; [ $prop_s = 0 ] || prop_fb=") < 0 ||
+                          prop_buf_adds(b, batch) < 0)) ||
+            prop_buf_adds(b, "; fi; printf '\\n%s %d\\n' ") < 0 || prop_buf_adds(b, s->mark) < 0 ||
+            prop_buf_adds(b, " \"$prop_s\"; printf '\\n%s\\n' ") < 0 ||
+            prop_buf_adds(b, s->mark) < 0 || prop_buf_adds(b, " >&2\n") < 0)
+            return -1;
+        return 0;
+    }
     return prop_buf_add(b, cmd, len) < 0 || prop_buf_adds(b, "; printf '\\n%s %d\\n' ") < 0 ||
                    prop_buf_adds(b, s->mark) < 0 ||
                    prop_buf_adds(b, " \"$?\"; printf '\\n%s\\n' ") < 0 ||
@@ -336,7 +389,7 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
-    if (buf_add_call(&b, s, ":", 1) < 0)
+    if (buf_add_call(&b, s, ":", 1, 0) < 0)
         goto oom;
     rc = sh_exchange(s, b.p, b.len, &r, what, 0);
     prop_buf_free(&b);
@@ -351,10 +404,179 @@ oom:
     return prop_transport_fail(&s->base, "%s: out of memory", what);
 }
 
+/* ---------------------------------------------------------------------
+ * Deferred operations (prop_transport_defer): a write, mkdir, symlink or
+ * chattr is a line sent without waiting; its answer is read when the next
+ * operation that waits reads its own (answers come in order), or at
+ * prop_transport_settle().  A failed one is kept as its batch's failure.
+ */
+
+/* Keep msg as the failure of batch, unless the batch already has one. */
+static void
+fail_batch(ssh_tr *s, unsigned long batch, const char *msg)
+{
+    size_t i;
+    char *m;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch)
+            return;
+    if (s->nfails == s->fails_cap) {
+        size_t cap = s->fails_cap ? 2 * s->fails_cap : 8;
+        sh_fail *v = realloc(s->fails, cap * sizeof *v);
+
+        if (!v)
+            return; /* the batch is failed by the skipped lines that follow */
+        s->fails = v;
+        s->fails_cap = cap;
+    }
+    if (!(m = strdup(msg && *msg ? msg : "failed")))
+        return;
+    s->fails[s->nfails].batch = batch;
+    s->fails[s->nfails].msg = m;
+    s->nfails++;
+}
+
+/* The failure of batch, or NULL. */
+static const char *
+batch_failed(const ssh_tr *s, unsigned long batch)
+{
+    size_t i;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch)
+            return s->fails[i].msg;
+    return NULL;
+}
+
+/* The oldest deferred operation has its answer r (NULL: it never will,
+ * for the reason in s->base.err). */
+static void
+pend_done(ssh_tr *s, const prop_cmd_result *r)
+{
+    sh_pend *p = &s->pend[s->pend_off];
+
+    if (!r)
+        fail_batch(s, p->batch, s->base.err);
+    else if (r->code != 0 && r->code != SH_SKIPPED) {
+        prop_cmd_result f = *r;
+
+        (void)prop_sh_fail(&s->base, &f, p->what);
+        fail_batch(s, p->batch, s->base.err);
+    }
+    free(p->what);
+    p->what = NULL;
+    s->pend_off++;
+    if (--s->npend == 0)
+        s->pend_off = 0;
+}
+
+/* Every deferred operation still waiting fails with the reason in
+ * s->base.err (the shell or the connection is gone). */
+static void
+pend_lost(ssh_tr *s)
+{
+    while (s->npend)
+        pend_done(s, NULL);
+}
+
+/* Read the answers of the deferred operations that have come. */
+static void
+pend_poll(ssh_tr *s)
+{
+    prop_cmd_result r;
+
+    memset(&r, 0, sizeof r);
+    while (s->npend && sh_answer(s, &r)) {
+        pend_done(s, &r);
+        prop_cmd_result_clear(&r);
+    }
+}
+
+int
+sh_settle(ssh_tr *s, const char *what)
+{
+    prop_cmd_result r;
+    int rc;
+
+    while (s->npend) {
+        if ((rc = sh_io(s, NULL, 0, &r, what, 0, 1)) != 0) {
+            pend_lost(s);
+            return rc;
+        }
+        pend_done(s, &r);
+        prop_cmd_result_clear(&r);
+    }
+    return 0;
+}
+
+int
+sh_gate(ssh_tr *s, const char *what)
+{
+    const char *f;
+    int rc;
+
+    if (!s->defer)
+        return 0;
+    if ((rc = sh_settle(s, what)) != 0)
+        return rc;
+    if ((f = batch_failed(s, s->batch)) != NULL)
+        return prop_transport_fail(&s->base, "%s", f);
+    return 0;
+}
+
+int
+sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    prop_cmd_result r;
+    char *w;
+    int rc;
+
+    if (s->dead)
+        return fail_lost(s, what);
+    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+        return rc;
+    if (s->npend + s->pend_off == s->pend_cap) {
+        if (s->pend_off) {
+            memmove(s->pend, s->pend + s->pend_off, s->npend * sizeof *s->pend);
+            s->pend_off = 0;
+        } else {
+            size_t cap = s->pend_cap ? 2 * s->pend_cap : 64;
+            sh_pend *v = realloc(s->pend, cap * sizeof *v);
+
+            if (!v)
+                return prop_transport_fail(&s->base, "%s: out of memory", what);
+            s->pend = v;
+            s->pend_cap = cap;
+        }
+    }
+    if (!(w = strdup(what)) || buf_add_call(&b, s, cmd, len, 1) < 0) {
+        free(w);
+        prop_buf_free(&b);
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    }
+    rc = sh_io(s, b.p, b.len, &r, what, 0, 0);
+    prop_buf_free(&b);
+    if (rc) {
+        /* Whether the line reached the shell is not known: it is failed,
+         * and so is each one before it still waiting. */
+        free(w);
+        pend_lost(s);
+        return rc;
+    }
+    s->pend[s->pend_off + s->npend].batch = s->batch;
+    s->pend[s->pend_off + s->npend].what = w;
+    s->npend++;
+    pend_poll(s);
+    return 0;
+}
+
 int
 sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
 {
     prop_buf b = PROP_BUF_INIT;
+    const char *f;
     int rc;
 
     memset(r, 0, sizeof *r);
@@ -363,11 +585,191 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         return fail_lost(s, what);
     if (!s->sh_up && (rc = sh_start(s, what)) != 0)
         return rc;
-    if (buf_add_call(&b, s, cmd, len) < 0) {
+    if (buf_add_call(&b, s, cmd, len, 0) < 0) {
         prop_buf_free(&b);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
-    rc = sh_exchange(s, b.p, b.len, r, what, command);
-    prop_buf_free(&b);
+    if (s->npend) {
+        /* Sent first, then the answers owed before its own: one round
+         * trip for all. */
+        rc = sh_io(s, b.p, b.len, r, what, command, 0);
+        prop_buf_free(&b);
+        if (rc == 0)
+            rc = sh_settle(s, what);
+        else
+            pend_lost(s);
+        if (rc == 0)
+            rc = sh_exchange(s, NULL, 0, r, what, command);
+    } else {
+        rc = sh_exchange(s, b.p, b.len, r, what, command);
+        prop_buf_free(&b);
+    }
+    if (rc == 0 && s->defer && r->code == SH_SKIPPED && (f = batch_failed(s, s->batch)) != NULL) {
+        prop_cmd_result_clear(r);
+        r->code = -1;
+        return prop_transport_fail(&s->base, "%s", f);
+    }
     return rc;
+}
+
+int
+sshtr_defer(prop_transport *t, int on)
+{
+    ssh_tr *s = (ssh_tr *)t;
+
+    if (!on)
+        (void)sshtr_settle(t);
+    s->defer = on;
+    return 1;
+}
+
+void
+sshtr_batch(prop_transport *t, unsigned long batch)
+{
+    ((ssh_tr *)t)->batch = batch;
+}
+
+int
+sshtr_settle(prop_transport *t)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    int rc = sh_sync_dirs(s, "sync");
+
+    if (s->npend) {
+        int rc2 = sh_settle(s, "settle");
+
+        if (rc == 0)
+            rc = rc2;
+    }
+    return rc;
+}
+
+size_t
+sshtr_outstanding(const prop_transport *t)
+{
+    return ((const ssh_tr *)t)->npend;
+}
+
+char *
+sshtr_batch_failure(prop_transport *t, unsigned long batch)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    size_t i;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch) {
+            char *m = s->fails[i].msg;
+
+            s->fails[i] = s->fails[--s->nfails];
+            return m;
+        }
+    return NULL;
+}
+
+int
+sh_dir_changed(ssh_tr *s, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 1, i;
+    char *d;
+
+    if (slash == path)
+        n = 1; /* "/x": the root */
+    for (i = 0; i < s->ndirs; i++)
+        if (strlen(s->dirs[i]) == n && memcmp(s->dirs[i], slash ? path : ".", n) == 0)
+            return 0;
+    if (s->ndirs == s->dirs_cap) {
+        size_t cap = s->dirs_cap ? 2 * s->dirs_cap : 16;
+        char **v = realloc(s->dirs, cap * sizeof *v);
+
+        if (!v)
+            return -1;
+        s->dirs = v;
+        s->dirs_cap = cap;
+    }
+    if (!(d = malloc(n + 1)))
+        return -1;
+    memcpy(d, slash ? path : ".", n);
+    d[n] = '\0';
+    s->dirs[s->ndirs++] = d;
+    return 0;
+}
+
+int
+sh_sync_dirs(ssh_tr *s, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    unsigned long batch = s->batch;
+    size_t i;
+    int rc;
+
+    if (s->ndirs == 0)
+        return 0;
+    /* sync(1) of GNU coreutils syncs the directories named; another may
+     * not take arguments, and then syncs everything. */
+    if (prop_buf_adds(&b, "( sync -- ") < 0)
+        goto oom;
+    for (i = 0; i < s->ndirs; i++)
+        if (buf_quote(&b, s->dirs[i]) < 0 || prop_buf_add(&b, " ", 1) < 0)
+            goto oom;
+    if (prop_buf_adds(&b, "2>/dev/null || sync ) </dev/null") < 0)
+        goto oom;
+    /* Of no batch: it runs whatever failed before it. */
+    s->batch = 0;
+    rc = sh_defer(s, b.p, b.len, what);
+    s->batch = batch;
+    prop_buf_free(&b);
+    if (rc == 0) {
+        for (i = 0; i < s->ndirs; i++)
+            free(s->dirs[i]);
+        s->ndirs = 0;
+    }
+    return rc;
+oom:
+    prop_buf_free(&b);
+    return prop_transport_fail(&s->base, "%s: out of memory", what);
+}
+
+void
+sh_next_sfx(ssh_tr *s, char out[7])
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    unsigned long long v;
+    int i;
+
+    if (s->sfx_n == 0) {
+        unsigned char rnd[4] = {0, 0, 0, 0};
+
+        if (getentropy(rnd, sizeof rnd) != 0) /* unique is enough: noclobber */
+            rnd[0] = (unsigned char)getpid();
+        s->sfx_base = (unsigned long)rnd[0] << 24 | (unsigned long)rnd[1] << 16 |
+                      (unsigned long)rnd[2] << 8 | rnd[3];
+    }
+    v = (unsigned long long)s->sfx_base + s->sfx_n++;
+    for (i = 5; i >= 0; i--) {
+        out[i] = digits[v % 62];
+        v /= 62;
+    }
+    out[6] = '\0';
+}
+
+void
+sh_defer_free(ssh_tr *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->npend; i++)
+        free(s->pend[s->pend_off + i].what);
+    for (i = 0; i < s->nfails; i++)
+        free(s->fails[i].msg);
+    for (i = 0; i < s->ndirs; i++)
+        free(s->dirs[i]);
+    free(s->dirs);
+    s->dirs = NULL;
+    s->ndirs = s->dirs_cap = 0;
+    free(s->pend);
+    free(s->fails);
+    s->pend = NULL;
+    s->fails = NULL;
+    s->npend = s->pend_off = s->pend_cap = s->nfails = s->fails_cap = 0;
 }

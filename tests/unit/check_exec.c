@@ -5,6 +5,10 @@
  * Each leaf's behaviour is an index into a table of results; ensure()
  * appends the leaf's description to a trail, so that a test sees what
  * ran, in which order, and how often.
+ *
+ * Deferred results (the "deferred" case) stand in for a transport whose
+ * writes are answered later: a leaf marked late "sends" an operation that
+ * fails when the answers are read.
  */
 #include <check.h>
 #include <stdio.h>
@@ -133,7 +137,7 @@ done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, con
     }
 }
 
-static const prop_exec_ops OPS = {ensure, NULL, done, NULL, NULL, triggered, NULL, NULL};
+static const prop_exec_ops OPS = {.ensure = ensure, .done = done, .triggered = triggered};
 
 /* Run items as a host's top-level properties; results into out. */
 static void
@@ -409,6 +413,246 @@ START_TEST(test_select)
 }
 END_TEST
 
+/* ---- deferred results --------------------------------------------------- */
+
+typedef struct defer_state {
+    int late[MAX_LEAVES];     /* by behaviour: its operation fails, later */
+    unsigned long batch;      /* the current batch */
+    unsigned long sent[1024]; /* batches of operations not answered yet */
+    int fails[1024];          /* whether each of them fails */
+    size_t nsent;
+    unsigned long failed[64]; /* batches failed, until handed over */
+    size_t nfailed;
+    int settles;       /* settle() calls that had something to wait for */
+    char events[4096]; /* "a=failed(why);" per done(), in order */
+    int last_batch_ok; /* batch() numbers counted up */
+} defer_state;
+
+static defer_state D;
+
+static void
+d_batch(void *ud, unsigned long b)
+{
+    (void)ud;
+    if (b <= D.batch)
+        D.last_batch_ok = 0;
+    D.batch = b;
+}
+
+static int
+d_pending(void *ud)
+{
+    (void)ud;
+    return D.nsent > 0;
+}
+
+static void
+d_settle(void *ud)
+{
+    size_t i;
+
+    (void)ud;
+    if (D.nsent)
+        D.settles++;
+    for (i = 0; i < D.nsent; i++)
+        if (D.fails[i] && D.nfailed < 64)
+            D.failed[D.nfailed++] = D.sent[i];
+    D.nsent = 0;
+}
+
+static char *
+d_failure(void *ud, unsigned long b)
+{
+    size_t i;
+    char buf[64];
+
+    (void)ud;
+    for (i = 0; i < D.nfailed; i++)
+        if (D.failed[i] == b) {
+            D.failed[i] = D.failed[--D.nfailed];
+            snprintf(buf, sizeof buf, "write %lu failed", b);
+            return strdup(buf);
+        }
+    return NULL;
+}
+
+static prop_result
+d_ensure(void *ud, const prop_node *n, char **msg)
+{
+    prop_result r = ensure(ud, n, msg);
+
+    if (r == PROP_RESULT_CHANGED && D.nsent < 1024) {
+        D.sent[D.nsent] = D.batch;
+        D.fails[D.nsent] = D.late[prop_node_behaviour(n)];
+        D.nsent++;
+    }
+    return r;
+}
+
+static void
+d_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
+{
+    size_t used = strlen(D.events);
+
+    done(ud, n, depth, r, ms, msg);
+    if (prop_node_kind(n) != PROP_LEAF && depth > 0)
+        return;
+    snprintf(D.events + used, sizeof D.events - used, "%s=%s%s%s%s;", prop_node_desc(n),
+             prop_result_name(r), msg ? "(" : "", msg ? msg : "", msg ? ")" : "");
+}
+
+static const prop_exec_ops DOPS = {.ensure = d_ensure,
+                                   .done = d_done,
+                                   .triggered = triggered,
+                                   .batch = d_batch,
+                                   .pending = d_pending,
+                                   .settle = d_settle,
+                                   .failure = d_failure};
+
+static void
+d_setup(void)
+{
+    setup();
+    memset(&D, 0, sizeof D);
+    D.last_batch_ok = 1;
+}
+
+/* A leaf whose operation is answered later, failing. */
+static prop_node *
+late_leaf(const char *desc)
+{
+    prop_node *n = leaf(desc, PROP_RESULT_CHANGED);
+
+    D.late[prop_node_behaviour(n)] = 1;
+    return n;
+}
+
+/* Run items with deferred results, settling at the end as prop run does. */
+static void
+d_run_all(prop_node *const *items, size_t n, prop_result *out)
+{
+    prop_triggers *t = NULL;
+    size_t i;
+
+    ck_assert_int_eq(prop_triggers_new((const prop_node *const *)items, n, PROP_OS_DEBIAN, &t),
+                     PROP_OK);
+    for (i = 0; i < n; i++) {
+        prop_result r = prop_exec_top(t, i, &DOPS, NULL);
+        if (out)
+            out[i] = r;
+    }
+    prop_exec_settle(t, &DOPS, NULL);
+    prop_triggers_free(t);
+}
+
+/* Independent properties: one wait for all, the late failure reported
+ * as its leaf's, the others as they were. */
+START_TEST(test_defer_plain)
+{
+    prop_node *items[3];
+
+    items[0] = leaf("a", PROP_RESULT_CHANGED);
+    items[1] = late_leaf("b");
+    items[2] = leaf("c", PROP_RESULT_OK);
+    d_run_all(items, 3, NULL);
+    ck_assert_str_eq(R.trail, "a,b,c");
+    ck_assert_int_eq(D.settles, 1);
+    ck_assert_str_eq(D.events, "a=changed;b=failed(write 2 failed);c=ok;");
+    ck_assert_int_eq(D.last_batch_ok, 1);
+    ck_assert_int_eq((int)D.nsent, 0);
+}
+END_TEST
+
+/* requires: the requirement's late failure is known before deciding. */
+START_TEST(test_defer_requires)
+{
+    prop_node *items[1];
+
+    items[0] = combine(PROP_REQUIRES, leaf("x", PROP_RESULT_CHANGED), late_leaf("y"));
+    d_run_all(items, 1, NULL);
+    ck_assert_str_eq(R.trail, "y");
+    ck_assert_int_eq(D.settles, 1);
+    /* (a composite takes its first side's description) */
+    ck_assert_str_eq(D.events, "y=failed(write 2 failed);x=failed(a requirement failed);");
+}
+END_TEST
+
+/* fallback: a late failure of the first side runs the second, whose
+ * result is the fallback's. */
+START_TEST(test_defer_fallback)
+{
+    prop_node *items[1];
+
+    items[0] = combine(PROP_FALLBACK, late_leaf("p"), leaf("q", PROP_RESULT_CHANGED));
+    d_run_all(items, 1, NULL);
+    ck_assert_str_eq(R.trail, "p,q");
+    ck_assert_str_eq(D.events, "p=failed(write 2 failed);q=changed;p=changed;");
+}
+END_TEST
+
+/* on_change: a change whose write failed later triggers nothing; one
+ * that held does. */
+START_TEST(test_defer_on_change)
+{
+    prop_node *items[2];
+
+    items[0] = on_change(late_leaf("a"), leaf("T", PROP_RESULT_CHANGED));
+    items[1] = on_change(leaf("b", PROP_RESULT_CHANGED), leaf("U", PROP_RESULT_CHANGED));
+    d_run_all(items, 2, NULL);
+    ck_assert_str_eq(R.trail, "a,b,U");
+    ck_assert_int_eq(strncmp(D.events, "a=failed(write 2 failed);", 25), 0);
+    ck_assert_ptr_nonnull(strstr(D.events, "b=changed;U=changed;"));
+}
+END_TEST
+
+/* A late failure inside a composite fails the composite as well. */
+START_TEST(test_defer_composite)
+{
+    prop_node *items[2];
+    prop_exec_summary sum;
+    prop_host *h = NULL;
+
+    prop_node *parts[2];
+
+    parts[0] = leaf("a", PROP_RESULT_CHANGED);
+    parts[1] = late_leaf("b");
+    ck_assert_int_eq(prop_list_new(S, PROP_PROPS, parts, 2, &site_origin, &items[0]), PROP_OK);
+    items[1] = leaf("c", PROP_RESULT_CHANGED);
+    d_run_all(items, 2, NULL);
+    ck_assert_ptr_nonnull(strstr(D.events, "b=failed(write 3 failed);"));
+    ck_assert_ptr_nonnull(strstr(D.events, "c=changed;"));
+    /* The top-level composite itself (depth 0) is reported failed. */
+    ck_assert_ptr_null(strstr(D.events, "=changed;c="));
+    /* prop_exec_host counts final results. */
+    memset(&D.events, 0, sizeof D.events);
+    ck_assert_int_eq(prop_host_new(S, "h", &site_origin, &h), PROP_OK);
+    ck_assert_int_eq(prop_host_add(S, h, items[0]), PROP_OK);
+    ck_assert_int_eq(prop_host_add(S, h, items[1]), PROP_OK);
+    prop_exec_host(h, &DOPS, NULL, &sum);
+    ck_assert_uint_eq(sum.failed, 1);
+    ck_assert_uint_eq(sum.changed, 1);
+}
+END_TEST
+
+/* More than a window of properties: every one reported, in order. */
+START_TEST(test_defer_window)
+{
+    prop_node *items[300];
+    prop_node *a = leaf("a", PROP_RESULT_CHANGED);
+    size_t i, n = 0;
+    const char *p;
+
+    for (i = 0; i < 300; i++)
+        items[i] = a;
+    d_run_all(items, 300, NULL);
+    for (p = D.events; (p = strstr(p, "a=changed;")) != NULL; p++)
+        n++;
+    ck_assert_uint_eq(n, 300);
+    ck_assert_int_ge(D.settles, 1);
+    ck_assert_int_le(D.settles, 3);
+}
+END_TEST
+
 static Suite *
 exec_suite(void)
 {
@@ -429,6 +673,15 @@ exec_suite(void)
     tcase_add_test(tc, test_within_props);
     tcase_add_test(tc, test_nested_in_target);
     tcase_add_test(tc, test_select);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("deferred");
+    tcase_add_checked_fixture(tc, d_setup, teardown);
+    tcase_add_test(tc, test_defer_plain);
+    tcase_add_test(tc, test_defer_requires);
+    tcase_add_test(tc, test_defer_fallback);
+    tcase_add_test(tc, test_defer_on_change);
+    tcase_add_test(tc, test_defer_composite);
+    tcase_add_test(tc, test_defer_window);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -117,7 +117,7 @@ owe(void *ud, const prop_node *n, int owed)
     append(R.owe, sizeof R.owe, ";", "");
 }
 
-static const prop_exec_ops OPS = {ensure, NULL, NULL, NULL, NULL, triggered, NULL, owe};
+static const prop_exec_ops OPS = {.ensure = ensure, .triggered = triggered, .owe = owe};
 
 /* Run items with what an earlier run owed. */
 static void

@@ -2014,6 +2014,124 @@ START_TEST(test_lock_released_on_drop)
 }
 END_TEST
 
+/* Deferred answers: writes sent without waiting, in batches; a failure
+ * stops the rest of its batch on the target and is handed over once. */
+START_TEST(test_defer_batches)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], *got, *why;
+    prop_file_attrs mode0640 = {0640, NULL, NULL};
+    prop_file_stat st;
+    struct stat sb;
+    size_t len;
+
+    test_dir(dir, sizeof dir, "defer");
+    ck_assert_int_eq(prop_transport_defer(t, 1), 1);
+    prop_transport_batch(t, 1);
+    FMT(file, "%s/a1", dir);
+    OK(t, prop_transport_write(t, file, "a1", 2, NULL));
+    FMT(file, "%s/nodir/x", dir);
+    OK(t, prop_transport_write(t, file, "x", 1, NULL)); /* fails, later */
+    FMT(file, "%s/a2", dir);
+    OK(t, prop_transport_write(t, file, "a2", 2, NULL)); /* skipped */
+    FMT(file, "%s/a3", dir);
+    OK(t, prop_transport_mkdir(t, file, NULL)); /* skipped */
+    /* The next operation of the batch that waits fails with the failure. */
+    ck_assert_int_eq(prop_transport_stat(t, dir, &st), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "no such directory"), "%s",
+                  prop_transport_error(t));
+    ck_assert_uint_eq(prop_transport_outstanding(t), 0);
+    /* Another batch runs; a read sees its write (in order, one wait). */
+    prop_transport_batch(t, 2);
+    FMT(file, "%s/b1", dir);
+    OK(t, prop_transport_write(t, file, "b1", 2, NULL));
+    OK(t, prop_transport_read(t, file, &got, &len));
+    ck_assert_uint_eq(len, 2);
+    ck_assert_int_eq(memcmp(got, "b1", 2), 0);
+    free(got);
+    FMT(file, "%s/b2", dir);
+    OK(t, prop_transport_write(t, file, "b2", 2, &mode0640));
+    FMT(file, "%s/a1", dir); /* an existing file keeps its mode */
+    ck_assert_int_eq(chmod(file, 0604), 0);
+    OK(t, prop_transport_write(t, file, "a1", 2, NULL));
+    OK(t, prop_transport_settle(t));
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0604);
+    FMT(file, "%s/b2", dir);
+    ck_assert_int_eq(stat(file, &sb), 0);
+    ck_assert_int_eq((int)(sb.st_mode & 07777), 0640);
+    ck_assert_uint_eq(prop_transport_outstanding(t), 0);
+    why = prop_transport_batch_failure(t, 1);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, "nodir/x") && strstr(why, "no such directory"), "%s", why);
+    free(why);
+    ck_assert_ptr_null(prop_transport_batch_failure(t, 1)); /* handed over once */
+    ck_assert_ptr_null(prop_transport_batch_failure(t, 2));
+    /* On the target: a1, b1, b2; nothing after the failure of batch 1. */
+    FMT(file, "%s/a1", dir);
+    ck_assert_int_eq(access(file, F_OK), 0);
+    FMT(file, "%s/a2", dir);
+    ck_assert_int_eq(access(file, F_OK), -1);
+    FMT(file, "%s/a3", dir);
+    ck_assert_int_eq(access(file, F_OK), -1);
+    FMT(file, "%s/b2", dir);
+    got = slurp(file, &len);
+    ck_assert_uint_eq(len, 2);
+    free(got);
+    ck_assert_int_eq(count_entries(dir), 3);
+    prop_transport_close(t);
+}
+END_TEST
+
+/* The connection dropped while deferred writes are on their way: every
+ * file is old or new, never partial, and what was waiting fails. */
+START_TEST(test_defer_dropped)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], *data, *got;
+    size_t len, size = 64 * 1024, i, whole = 0;
+    int rc;
+
+    test_dir(dir, sizeof dir, "deferdrop");
+    ck_assert_ptr_nonnull(data = malloc(size));
+    memset(data, 'n', size);
+    for (i = 0; i < 40; i++) {
+        FMT(file, "%s/f%02zu", dir, i);
+        ck_assert_int_eq(spit(file, "old", 3), 0);
+    }
+    ck_assert_int_eq(prop_transport_defer(t, 1), 1);
+    prop_transport_batch(t, 1);
+    for (i = 0; i < 40; i++) {
+        FMT(file, "%s/f%02zu", dir, i);
+        rc = prop_transport_write(t, file, data, size, NULL);
+        if (rc != PROP_OK) /* the connection went before it was sent */
+            break;
+        if (i == 5)
+            ck_assert_int_gt(kill_sessions(), 0);
+    }
+    rc = prop_transport_settle(t);
+    if (rc != PROP_OK || i < 40) {
+        char *why = prop_transport_batch_failure(t, 1);
+
+        ck_assert_msg(why && strstr(why, "connection lost"), "%s", why ? why : "(none)");
+        free(why);
+    }
+    for (i = 0; i < 40; i++) {
+        FMT(file, "%s/f%02zu", dir, i);
+        got = slurp(file, &len);
+        ck_assert_ptr_nonnull(got);
+        if (len == size && memcmp(got, data, size) == 0)
+            whole++;
+        else
+            ck_assert_msg(len == 3 && memcmp(got, "old", 3) == 0, "%s: %zu bytes", file, len);
+        free(got);
+    }
+    ck_assert_uint_lt(whole, 40); /* the drop came before the end */
+    free(data);
+    prop_transport_close(t);
+}
+END_TEST
+
 START_TEST(test_dropped_connection)
 {
     prop_transport *t = connect_default();
@@ -2161,6 +2279,8 @@ ssh_suite(void)
     tcase_add_test(tc, test_lock_local_holder);
     tcase_add_test(tc, test_lock_released_on_drop);
     tcase_add_test(tc, test_dropped_connection);
+    tcase_add_test(tc, test_defer_batches);
+    tcase_add_test(tc, test_defer_dropped);
     tcase_add_test(tc, test_dropped_during_command);
     tcase_add_test(tc, test_op_timeout);
     suite_add_tcase(s, tc);

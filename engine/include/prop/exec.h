@@ -77,6 +77,29 @@ typedef struct prop_exec_ops {
      * that fails or is killed in between leaves it owed for the next.
      */
     void (*owe)(void *ud, const prop_node *n, int owed);
+    /*
+     * Optional, deferred results: all four or none, and only with
+     * prop_exec_top() (prop_exec_node() ignores them).  For a caller whose
+     * leaves' file operations may be answered after ensure() returned
+     * (prop_transport_defer over SSH):
+     *   batch(ud, b): a node starts, b counting up from 1; what it does
+     *     until the next batch() belongs to batch b (prop_transport_batch);
+     *   pending(ud): non-zero while an operation waits for its answer;
+     *   settle(ud): wait for every answer (prop_transport_settle);
+     *   failure(ud, b): the malloc'd reason batch b failed for, handed
+     *     over, or NULL (prop_transport_batch_failure).
+     * A leaf's result is then provisional until the answers are in: done()
+     * is called once they are (in order, and each node after its parts),
+     * with the leaf failed, and every node around it, when one of its
+     * operations failed; a decision that reads a part's result (requires,
+     * before, on_change, fallback) settles first, so it is exact.  The
+     * result prop_exec_top() returns may be provisional; call
+     * prop_exec_settle() after the last one.
+     */
+    void (*batch)(void *ud, unsigned long b);
+    int (*pending)(void *ud);
+    void (*settle)(void *ud);
+    char *(*failure)(void *ud, unsigned long b);
 } prop_exec_ops;
 
 /*
@@ -170,6 +193,10 @@ PROP_API int prop_node_same(const prop_node *a, const prop_node *b);
  * each (skipping some is fine: a skipped one triggers nothing).
  */
 PROP_API prop_result prop_exec_top(prop_triggers *t, size_t i, const prop_exec_ops *ops, void *ud);
+/* With deferred results (see prop_exec_ops): wait for every answer and
+ * report what waited for them.  Call it after the last prop_exec_top(),
+ * and before anything that needs every result. */
+PROP_API void prop_exec_settle(prop_triggers *t, const prop_exec_ops *ops, void *ud);
 
 typedef struct prop_exec_summary {
     unsigned ok, changed, failed, skipped; /* top-level properties */

@@ -254,6 +254,39 @@ PROP_API int prop_transport_chattr(prop_transport *t, const char *path,
  */
 PROP_API int prop_transport_sync(prop_transport *t);
 /*
+ * Deferred answers.  Over a slow link every operation that waits for its
+ * answer costs a round trip; prop_transport_defer(t, 1) lets t send
+ * writes, mkdirs, symlinks and attribute changes without waiting, and
+ * returns 1 when t does so (SSH), 0 when every operation is answered when
+ * it returns anyway (local, a tree, containers).  Then:
+ *   - each deferred operation returns 0 once sent, and belongs to the
+ *     batch named by the last prop_transport_batch() (the executor starts
+ *     one for each property it ensures);
+ *   - the target runs operations in the order they were called; an
+ *     operation that waits for its answer (read, stat, remove, run,
+ *     query, prefetch, a large write) collects every earlier answer
+ *     first, in the same round trip;
+ *   - once a deferred operation of a batch fails, nothing more of that
+ *     batch runs on the target (later deferred operations are skipped, and
+ *     the next operation that waits fails with that first failure), just
+ *     as if the caller had stopped at the failure;
+ *   - prop_transport_settle() waits for every answer: PROP_OK, or
+ *     PROP_ERROR when the connection is lost (the batches still waiting
+ *     then fail with that reason: each file they wrote is old or new,
+ *     never partial);
+ *   - prop_transport_batch_failure() hands over (malloc'd) the reason a
+ *     batch failed for, once, or NULL when none of its operations failed
+ *     (as far as answers have come: settle first);
+ *   - prop_transport_outstanding() counts the operations sent whose
+ *     answer has not been read.
+ * prop_transport_sync() and close settle first.
+ */
+PROP_API int prop_transport_defer(prop_transport *t, int on);
+PROP_API void prop_transport_batch(prop_transport *t, unsigned long batch);
+PROP_API int prop_transport_settle(prop_transport *t);
+PROP_API size_t prop_transport_outstanding(const prop_transport *t);
+PROP_API char *prop_transport_batch_failure(prop_transport *t, unsigned long batch);
+/*
  * Take the target's run lock (held until close).  When another run holds
  * it, fails with a message naming the holder (pid and start time).
  * Local, as root: /run/lock/prop.lock; a tree: prop-dir-<hash of its
