@@ -477,6 +477,8 @@ run_run(int argc, char **argv)
             o.twice = 1;
         else if (strcmp(argv[i], "--accept-new-host-keys") == 0)
             o.accept_new = 1;
+        else if (strcmp(argv[i], "--no-pipeline") == 0)
+            o.no_pipeline = 1;
         else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2] != '\0' && argv[i][2] != '=') {
             if (int_arg("-j", argv[i] + 2, 1, 256, &o.jobs))
                 goto usage;
@@ -643,7 +645,7 @@ usage:
 const cli_command cmd_run = {
     "run", run_run, "make hosts the way the site says (every host when none is named)",
     "prop run SITE [HOST...] [--dry-run] [--twice] [--diff] [--json] [-j N]\n"
-    "                [--accept-new-host-keys] [--connect-timeout S] [--timeout S]\n"
+    "                [--accept-new-host-keys] [--no-pipeline] [--connect-timeout S] [--timeout S]\n"
     "                [--serial N|N%] [--max-fail K] [--tags T,...] [--skip-tags T,...]\n"
     "                [--report FILE.json]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

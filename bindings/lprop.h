@@ -36,6 +36,8 @@
  *     run_pending.c     owed triggers, kept on the target for the next run
  *     run_exec.c        the executor's callbacks: a leaf's check/apply in
  *                       Lua, only_if tests, each property's result
+ *     run_defer.c       results that wait for answers (SSH writes sent
+ *                       without waiting), and each property's notes meanwhile
  *     run_containers.c  a host's containers, run after it
  *     run_report.c      prop run's text and JSON output, the run's id and
  *                       commit, a host's summary line, --report

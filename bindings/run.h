@@ -26,6 +26,7 @@ typedef struct run_opts {
     int twice;  /* --twice: run, then run again; the second run must change nothing */
     int record; /* this is the second run of --twice: record what changes */
     int accept_new;
+    int no_pipeline; /* --no-pipeline: every SSH write waits for its answer */
     int connect_timeout, op_timeout;
     int serial; /* hosts per batch (0: one batch); negative: a percentage */
     /* --tags: run only properties with one of these (none: all);
@@ -51,6 +52,14 @@ struct outcome {
     unsigned ctr_failed, ctr_unreachable, ctr_stopped;
     int held; /* not run: an earlier batch had more failed hosts than --max-fail */
 };
+
+/* A top-level property whose done() waits for answers (run_defer.c):
+ * what it noted, set aside while the properties after it run. */
+typedef struct run_top {
+    const prop_node *top;
+    char *notes, *warnings, *diffs;
+    size_t notes_len, notes_cap, warnings_len, warnings_cap, diffs_len, diffs_cap;
+} run_top;
 
 /* Everything the executor's callbacks need for one host. */
 typedef struct host_run {
@@ -78,6 +87,11 @@ typedef struct host_run {
      * written. */
     prop_transport *t;
     prop_pending *pending;
+    /* Writes are answered later (prop_transport_defer): the top-level
+     * properties started whose done() has not come, oldest first. */
+    int deferring;
+    run_top *tops;
+    size_t ntops, tops_cap;
 } host_run;
 
 /* How an owed trigger target is named in what prop run says. */
@@ -167,6 +181,19 @@ void run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_tra
  * properties have run; what became of them is added to oc. */
 void run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *t,
                     int progress, int color, outcome *oc);
+
+/* run_defer.c: deferred results (exec.h's batch, pending, settle,
+ * failure; ud is a host_run), and the notes of the top-level properties
+ * whose results wait: run_defer_start() when one starts (-1: out of
+ * memory), run_defer_done_begin() and _end() around each done(). */
+void run_defer_batch(void *ud, unsigned long b);
+int run_defer_pending(void *ud);
+void run_defer_settle(void *ud);
+char *run_defer_failure(void *ud, unsigned long b);
+int run_defer_start(host_run *hr, const prop_node *n);
+const prop_node *run_defer_done_begin(host_run *hr, int *swapped);
+void run_defer_done_end(host_run *hr, unsigned depth, int swapped, const prop_node *newest);
+void run_defer_free(host_run *hr);
 
 /* run_exec.c: the executor's callbacks (prop_exec_ops, exec.h); ud is a host_run. */
 prop_result run_ensure_leaf(void *ud, const prop_node *leaf, char **msg);

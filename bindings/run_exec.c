@@ -262,8 +262,12 @@ run_on_start(void *ud, const prop_node *n, unsigned depth)
     host_run *hr = ud;
 
     if (depth == 0) {
+        if (hr->deferring && run_defer_start(hr, n) != 0)
+            lsys_note(&hr->sys, "out of memory: notes may show under another property", 52);
         hr->top = n;
         if (hr->progress) {
+            if (hr->ntops > 1) /* the last one's line waits for its answers */
+                fputs("\r\033[K", stdout);
             printf("%s  ", hr->name);
             run_text(prop_node_desc(n));
             fputs(" ...", stdout);
@@ -434,10 +438,30 @@ report_property(const host_run *hr, const prop_node *n, unsigned depth, prop_res
     run_report_end(m, &buf, &len);
 }
 
+static void on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double ms,
+                    const char *msg);
+
 void
 run_on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
 {
     host_run *hr = ud;
+    const prop_node *newest;
+    int swapped;
+
+    if (!hr->deferring) {
+        on_done(hr, n, depth, r, ms, msg);
+        return;
+    }
+    /* Reported once its answers are in: under its own top-level property,
+     * with that property's notes. */
+    newest = run_defer_done_begin(hr, &swapped);
+    on_done(hr, n, depth, r, ms, msg);
+    run_defer_done_end(hr, depth, swapped, newest);
+}
+
+static void
+on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
+{
     char where[1200], by[1200];
     const prop_host *c = prop_node_container(n);
     int trig = hr->trig == n;

@@ -187,14 +187,14 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
 {
     lua_State *L = ctx->L;
     host_run hr;
-    prop_exec_ops ops = {run_ensure_leaf,
-                         run_on_start,
-                         run_on_done,
-                         run_want_stop,
-                         run_test_only_if,
-                         run_on_triggered,
-                         o->ntags || o->nskip ? run_select_node : NULL,
-                         run_on_owe};
+    prop_exec_ops ops = {.ensure = run_ensure_leaf,
+                         .start = run_on_start,
+                         .done = run_on_done,
+                         .stop = run_want_stop,
+                         .test = run_test_only_if,
+                         .triggered = run_on_triggered,
+                         .select = o->ntags || o->nskip ? run_select_node : NULL,
+                         .owe = run_on_owe};
     prop_owed *owed = NULL;
     size_t nowed = 0;
     prop_triggers *trig = NULL;
@@ -301,6 +301,15 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         goto out;
     }
     hr.sys_idx = lua_gettop(L);
+    /* Over SSH, writes go without waiting for their answers (exec.h,
+     * transport.h): one round trip for many.  A dry run writes nothing. */
+    if (!o->dry && !o->no_pipeline && prop_transport_defer(t, 1) == 1) {
+        hr.deferring = 1;
+        ops.batch = run_defer_batch;
+        ops.pending = run_defer_pending;
+        ops.settle = run_defer_settle;
+        ops.failure = run_defer_failure;
+    }
     for (i = 0; i < it.n; i++) {
         const prop_node *p = it.v[i];
         if (run_want_stop(NULL)) {
@@ -317,6 +326,13 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
             oc->skipped = (unsigned)(it.n - i);
             break;
         }
+    }
+    if (hr.deferring) {
+        /* Every answer in and every result reported, before the host's. */
+        prop_exec_settle(trig, &ops, &hr);
+        (void)prop_transport_defer(t, 0);
+        hr.deferring = 0;
+        run_defer_free(&hr);
     }
     lsys_retire(L, hr.sys_idx);
     prop_secrets_free(hr.store); /* every value it decrypted is wiped */

@@ -108,7 +108,7 @@ run_on_owe(void *ud, const prop_node *n, int owed)
 {
     host_run *hr = ud;
     char where[1200], why[1200], line[2600];
-    int len;
+    int len, rc;
 
     if (hr->o->dry || hr->pending == NULL)
         return;
@@ -121,7 +121,13 @@ run_on_owe(void *ud, const prop_node *n, int owed)
     } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {
         return;
     }
-    if (pending_save(hr, why, sizeof why) == 0)
+    /* The record's own write is waited for, whatever the property's. */
+    if (hr->deferring)
+        (void)prop_transport_defer(hr->t, 0);
+    rc = pending_save(hr, why, sizeof why);
+    if (hr->deferring)
+        (void)prop_transport_defer(hr->t, 1);
+    if (rc == 0)
         return;
 warn:
     len = snprintf(line, sizeof line,
