@@ -4,7 +4,8 @@
 # round trip each way (no kernel support needed).  For each round trip
 # time it prints `ssh true` (connecting, key exchange, authentication:
 # the floor), prop's first run (every file written) and converged run
-# (nothing to do) of N file.has_content, and ansible-playbook with
+# (nothing to do) of N file.has_content, its first run with --no-pipeline
+# (every write waiting for its answer), and ansible-playbook with
 # pipelining where it is installed, each also as a multiple of `ssh true`;
 # then a fan-out: H hosts behind H proxies at one round trip time, run
 # with -j H, beside one of them alone, with the CPU seconds this machine
@@ -245,6 +246,7 @@ bench_prop() {
     local site=$1 n=$2 hosts=$3 i d why fs='' cs='' fb='' cb='' args=()
     shift 3
     [[ ${jobs:-} ]] && args=(-j "$jobs")
+    [[ ${nopipe:-} ]] && args+=(--no-pipeline)
     for ((i = 1; i <= runs; i++)); do
         for d in "$@"; do fresh "${d%:*}" "${d##*:}"; done
         timed "$scratch/prop-first.log" "$prop" run --json "${args[@]}" "$site"
@@ -263,9 +265,9 @@ echo "WAN benchmark: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$
 echo "$nprops file.has_content (two lines, mode 0644), user propwan (/bin/sh), median of $runs run(s); x: a multiple of ssh true at that round trip"
 for s in "${notes[@]}"; do echo "note: $s"; done
 echo
-printf '| RTT | `ssh true` | prop, first run | prop, converged | ms a property, first |%s\n' \
+printf '| RTT | `ssh true` | prop, first run | prop, converged | ms a property, first | prop --no-pipeline, first run |%s\n' \
     "$( ((ansible)) && echo ' ansible, a task, first / converged |')"
-printf '|---:|---:|---:|---:|---:|%s\n' "$( ((ansible)) && echo '---:|')"
+printf '|---:|---:|---:|---:|---:|---:|%s\n' "$( ((ansible)) && echo '---:|')"
 for rtt in $rtts; do
     proxy "$rtt"
     p=$pport
@@ -278,6 +280,8 @@ for rtt in $rtts; do
     ssh_s=$(median <<<"$ts")
     d=$scratch/files-$rtt
     site_host wan "$p" propwan "$d" "$nprops" >"$scratch/site-$rtt.lua"
+    nopipe=1 jobs='' bench_prop "$scratch/site-$rtt.lua" "$nprops" 1 "$d:$uid0"
+    nopipe_s=$first_s
     jobs='' bench_prop "$scratch/site-$rtt.lua" "$nprops" 1 "$d:$uid0"
     acol=''
     if ((ansible)); then
@@ -300,9 +304,9 @@ for rtt in $rtts; do
         a2=$t_s
         acol=" $(fmt_s "$(awk -v s="$a1" -v n="$atasks" 'BEGIN { print s / n }')") s / $(fmt_s "$(awk -v s="$a2" -v n="$atasks" 'BEGIN { print s / n }')") s ($atasks tasks: $(ratio "$a1" "$ssh_s")× / $(ratio "$a2" "$ssh_s")×) |"
     fi
-    printf '| %d ms | %s s | %s s (%s×) | %s s (%s×) | %s |%s\n' "$rtt" "$(fmt_s "$ssh_s")" \
+    printf '| %d ms | %s s | %s s (%s×) | %s s (%s×) | %s | %s s (%s×) |%s\n' "$rtt" "$(fmt_s "$ssh_s")" \
         "$(fmt_s "$first_s")" "$(ratio "$first_s" "$ssh_s")" "$(fmt_s "$conv_s")" "$(ratio "$conv_s" "$ssh_s")" \
-        "$(ms_per "$first_s" "$nprops")" "$acol"
+        "$(ms_per "$first_s" "$nprops")" "$(fmt_s "$nopipe_s")" "$(ratio "$nopipe_s" "$ssh_s")" "$acol"
 done
 
 if ((fanout)); then
@@ -330,16 +334,19 @@ if ((fanout)); then
 fi
 
 # ---- what the target itself does for a first run -------------------------------
-# The steps of one atomic write over SSH (prop_write: mktemp, the content,
-# chmod, sync of the file, mv over the path, sync of the directory), for
-# the N files one after the other as prop does them now, beside the same
-# N writes batched (one chmod, one sync, an mv each, one sync of the
-# directory), run by sh on this machine without any link: the floor the
-# target's own work sets under a first run, whatever the round trips.
+# The steps of one atomic write over SSH, for the N files one after the
+# other: as before pipelining (prop_write: mktemp, the content, chmod, sync
+# of the file, mv over the path, sync of the directory), and as prop's
+# pipelined writes do them now (a temporary name of prop's own made with
+# noclobber, the mode from the umask, sync of the file, mv; the directory
+# synced once at the end), beside the same N writes batched (one sync of
+# all the files, an mv each, one sync of the directory).  Run by sh on this
+# machine without any link: the floor the target's own work sets under a
+# first run, whatever the round trips.
 echo
 echo "The target's own work for $nprops atomic writes, run here by sh without SSH (the floor under a first run at any round trip time):"
 w=$scratch/writes
-cat >"$scratch/per.sh" <<'EOS'
+cat >"$scratch/before.sh" <<'EOS'
 d=$1 n=$2 i=1
 while [ $i -le $n ]; do
   ( umask 077; tmp=$(mktemp "$d/.f$i.prop-XXXXXX") || exit 1
@@ -347,6 +354,15 @@ while [ $i -le $n ]; do
     mv -f -- "$tmp" "$d/f$i" && sync -- "$d" ) </dev/null || exit 1
   i=$((i + 1))
 done
+EOS
+cat >"$scratch/per.sh" <<'EOS'
+d=$1 n=$2 i=1
+while [ $i -le $n ]; do
+  ( umask 133; tmp="$d/.f$i.prop-p$i"; set -C; : >"$tmp" || exit 1; set +C
+    printf 'bench file %d\nx\n' $i >|"$tmp" && sync -- "$tmp" && mv -f -- "$tmp" "$d/f$i" ) </dev/null || exit 1
+  i=$((i + 1))
+done
+sync -- "$d"
 EOS
 cat >"$scratch/batch.sh" <<'EOS'
 d=$1 n=$2 i=1 t=
@@ -360,13 +376,18 @@ while [ $i -le $n ]; do mv -f -- "$d/.f$i.prop-b$$" "$d/f$i" || exit 1; i=$((i +
 sync -- "$d"
 EOS
 echo
-echo '| writes | one at a time (as now) | batched |'
-echo '|---:|---:|---:|'
+echo '| writes | one at a time, before pipelining | one at a time, as prop now | batched |'
+echo '|---:|---:|---:|---:|'
+rm -rf "$w" && mkdir -p "$w"
+timed "$scratch/before.log" sh "$scratch/before.sh" "$w" "$nprops"
+((rc == 0)) || die "the write steps failed: $(cat "$scratch/before.log")"
+before_s=$t_s
 rm -rf "$w" && mkdir -p "$w"
 timed "$scratch/per.log" sh "$scratch/per.sh" "$w" "$nprops"
-((rc == 0)) || die "the write steps failed: $(cat "$scratch/per.log")"
+((rc == 0)) || die "the pipelined write steps failed: $(cat "$scratch/per.log")"
 per_s=$t_s
 rm -rf "$w" && mkdir -p "$w"
 timed "$scratch/batch.log" sh "$scratch/batch.sh" "$w" "$nprops"
 ((rc == 0)) || die "the batched write steps failed: $(cat "$scratch/batch.log")"
-printf '| %d | %s s (%s ms a file) | %s s |\n' "$nprops" "$(fmt_s "$per_s")" "$(ms_per "$per_s" "$nprops")" "$(fmt_s "$t_s")"
+printf '| %d | %s s (%s ms a file) | %s s (%s ms a file) | %s s |\n' "$nprops" "$(fmt_s "$before_s")" \
+    "$(ms_per "$before_s" "$nprops")" "$(fmt_s "$per_s")" "$(ms_per "$per_s" "$nprops")" "$(fmt_s "$t_s")"

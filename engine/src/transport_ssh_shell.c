@@ -354,12 +354,20 @@ buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len, int defe
                : 0;
 }
 
-/* Start sh on a channel of its own, define the functions, wait for it. */
+static int pend_push(ssh_tr *s, unsigned long batch, const char *what);
+
+/*
+ * Start sh on a channel of its own and define the functions.  Its answer
+ * is not waited for: it comes before the answer of the first operation,
+ * sent right after (one round trip for both); a shell that cannot start
+ * fails that operation with its error output.
+ */
 static int
 sh_start(ssh_tr *s, const char *what)
 {
     const char *argv[] = {"sh", NULL};
     unsigned char rnd[16];
+    unsigned long batch = s->batch;
     prop_cmd_result r;
     prop_buf b = PROP_BUF_INIT;
     char *cmd;
@@ -389,14 +397,22 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
-    if (buf_add_call(&b, s, ":", 1, 0) < 0)
+    s->batch = 0; /* of no batch */
+    rc = buf_add_call(&b, s, ":", 1, 0);
+    s->batch = batch;
+    if (rc < 0 || pend_push(s, 0, what) < 0)
         goto oom;
-    rc = sh_exchange(s, b.p, b.len, &r, what, 0);
+    rc = sh_io(s, b.p, b.len, &r, what, 0, 0);
     prop_buf_free(&b);
-    if (rc)
+    if (rc) {
+        s->npend--; /* never sent whole: no answer will come */
+        free(s->pend[s->pend_off + s->npend].what);
+        if (s->npend == 0)
+            s->pend_off = 0;
         return rc;
-    /* Whatever the login shell's startup files printed came before. */
-    prop_cmd_result_clear(&r);
+    }
+    /* Whatever the login shell's startup files printed comes before its
+     * answer, and goes with it. */
     return 0;
 oom:
     prop_buf_free(&b);
@@ -456,7 +472,9 @@ pend_done(ssh_tr *s, const prop_cmd_result *r)
 {
     sh_pend *p = &s->pend[s->pend_off];
 
-    if (!r)
+    if (p->batch == 0)
+        ; /* starting the shell, syncing directories: no property's */
+    else if (!r)
         fail_batch(s, p->batch, s->base.err);
     else if (r->code != 0 && r->code != SH_SKIPPED) {
         prop_cmd_result f = *r;
@@ -516,27 +534,20 @@ sh_gate(ssh_tr *s, const char *what)
     const char *f;
     int rc;
 
-    if (!s->defer)
-        return 0;
-    if ((rc = sh_settle(s, what)) != 0)
+    if (s->npend && (rc = sh_settle(s, what)) != 0)
         return rc;
-    if ((f = batch_failed(s, s->batch)) != NULL)
+    if (s->defer && (f = batch_failed(s, s->batch)) != NULL)
         return prop_transport_fail(&s->base, "%s", f);
     return 0;
 }
 
-int
-sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+/* One more line sent whose answer is owed, of batch: 0, or -1 out of
+ * memory. */
+static int
+pend_push(ssh_tr *s, unsigned long batch, const char *what)
 {
-    prop_buf b = PROP_BUF_INIT;
-    prop_cmd_result r;
     char *w;
-    int rc;
 
-    if (s->dead)
-        return fail_lost(s, what);
-    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
-        return rc;
     if (s->npend + s->pend_off == s->pend_cap) {
         if (s->pend_off) {
             memmove(s->pend, s->pend + s->pend_off, s->npend * sizeof *s->pend);
@@ -546,13 +557,31 @@ sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
             sh_pend *v = realloc(s->pend, cap * sizeof *v);
 
             if (!v)
-                return prop_transport_fail(&s->base, "%s: out of memory", what);
+                return -1;
             s->pend = v;
             s->pend_cap = cap;
         }
     }
-    if (!(w = strdup(what)) || buf_add_call(&b, s, cmd, len, 1) < 0) {
-        free(w);
+    if (!(w = strdup(what)))
+        return -1;
+    s->pend[s->pend_off + s->npend].batch = batch;
+    s->pend[s->pend_off + s->npend].what = w;
+    s->npend++;
+    return 0;
+}
+
+int
+sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    prop_cmd_result r;
+    int rc;
+
+    if (s->dead)
+        return fail_lost(s, what);
+    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+        return rc;
+    if (buf_add_call(&b, s, cmd, len, 1) < 0 || pend_push(s, s->batch, what) < 0) {
         prop_buf_free(&b);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
@@ -561,13 +590,9 @@ sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
     if (rc) {
         /* Whether the line reached the shell is not known: it is failed,
          * and so is each one before it still waiting. */
-        free(w);
         pend_lost(s);
         return rc;
     }
-    s->pend[s->pend_off + s->npend].batch = s->batch;
-    s->pend[s->pend_off + s->npend].what = w;
-    s->npend++;
     pend_poll(s);
     return 0;
 }
