@@ -154,9 +154,10 @@ local recipe_modules = {
    "nginx", "firewall", "git", "kernel", "grub", "mount", "postfix", "fail2ban", "borg",
    "network", "letsencrypt",
 }
-for _, name in ipairs(recipe_modules) do
-   env[name] = require("prop." .. name)
-end
+-- Loaded when first named: a site that writes files need not load the
+-- other 38 modules (most of prop's start-up time).
+local lazy = {}
+for _, name in ipairs(recipe_modules) do lazy[name] = "prop." .. name end
 local info = require "prop.info"
 env.ipv4, env.ipv6, env.alias = info.ipv4, info.ipv6, info.alias
 
@@ -167,12 +168,23 @@ local function global_names()
    for k in pairs(env) do
       if type(k) == "string" then names[#names + 1] = k end
    end
+   for k in pairs(lazy) do
+      if rawget(env, k) == nil then names[#names + 1] = k end
+   end
    table.sort(names)
    return names
 end
 
 setmetatable(env, {
+   -- The recipe modules not loaded yet (for the REPL's completion).
+   lazy_globals = recipe_modules,
    __index = function(_, key)
+      local module = lazy[key]
+      if module then
+         local m = require(module)
+         rawset(env, key, m)
+         return m
+      end
       local msg = string.format("undefined global \"%s\"", tostring(key))
       if type(key) == "string" then
          local best = args.suggest(key, global_names())

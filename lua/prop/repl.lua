@@ -76,6 +76,11 @@ local function sorted_names(v)
       for k in pairs(v) do
          if type(k) == "string" then names[#names + 1] = k end
       end
+      -- The globals loaded when first named (the recipe modules).
+      local mt = getmetatable(v)
+      for _, k in ipairs(type(mt) == "table" and mt.lazy_globals or {}) do
+         if rawget(v, k) == nil then names[#names + 1] = k end
+      end
    end)
    if not ok then return {} end
    sort(names)
@@ -300,6 +305,13 @@ local function resolve(env, chain)
       if not is_ident(name) then return nil end
       if v == nil then
          v = rawget(env, name)
+         local mt = v == nil and getmetatable(env)
+         if type(mt) == "table" and mt.lazy_globals then
+            -- A recipe module not loaded yet: naming it loads it.
+            for _, k in ipairs(mt.lazy_globals) do
+               if k == name then v = env[name] break end
+            end
+         end
       else
          local ok, r = pcall(function() return v[name] end)
          if not ok then return nil end

@@ -146,7 +146,8 @@ fi
 # Every recipe a site can call, of every module in recipes/, is described
 # in lua/meta/prop.lua.
 modules="$(cd "$PROP_SOURCE_DIR/recipes" && ls -- *.lua | sed 's/\.lua$//; s/.*/"&",/' | tr -d '\n')"
-piped meta "for _, m in ipairs { $modules } do local t = rawget(_G, m); if type(t) == 'table' then for k in pairs(t) do print(m .. '.' .. k) end end end"$'\n'
+# (a module is loaded when first named: _G[m], not rawget; info is no global)
+piped meta "for _, m in ipairs { $modules } do local ok, t = pcall(function() return _G[m] end); if ok and type(t) == 'table' then for k in pairs(t) do print(m .. '.' .. k) end end end"$'\n'
 missing=""
 while read -r fn; do
   mod="${fn%%.*}" name="${fn#*.}"
@@ -263,6 +264,15 @@ check "a field's value prints quoted" wait_for '"apt installed fieldtest"'
 type_text 'x = pick_'
 key Tab
 check "a global completes inside an expression" wait_for 'prop> x = pick_os'
+key C-u
+# A recipe module the site never named (loaded when first named) completes.
+type_text 'letsencr'
+key Tab
+check "an unloaded module's name completes" wait_for 'prop> letsencrypt'
+key C-u
+type_text 'borg.bac'
+key Tab
+check "an unloaded module's members complete" wait_for 'prop> borg.backup'
 key C-u
 type_text 'p:req'
 key Tab
