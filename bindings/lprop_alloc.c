@@ -31,7 +31,9 @@
  *   - up to LPROP_POOL_MAX bytes, a size class of the pool, carved out of
  *     2 MiB slabs: a site makes millions of small Lua objects, and
  *     malloc's bookkeeping for each was most of the cost of evaluating a
- *     large site;
+ *     large site.  Huge pages are asked for from the fifth slab on: a
+ *     huge page is zeroed whole at its first touch, which costs a small
+ *     site (most runs) more than it saves;
  *   - above that, a mapping of its own, in whole pages; from HUGE_MIN on,
  *     in whole 2 MiB, aligned, with transparent huge pages asked for: a
  *     big site touches hundreds of MB for the first time, and one fault
@@ -65,9 +67,12 @@ map_round(size_t n)
     return len < n || len + HUGE_MIN < len ? 0 : len;
 }
 
-/* n bytes (n > LPROP_POOL_MAX) mapped on their own; NULL when refused. */
+#define SLABS_SMALL_PAGES 4
+
+/* n bytes (n > LPROP_POOL_MAX) mapped on their own, in huge pages when n
+ * is large enough and huge; NULL when refused. */
 static void *
-map_get(size_t n)
+map_get(size_t n, int huge)
 {
     size_t len = map_round(n), head;
     char *p;
@@ -88,7 +93,10 @@ map_get(size_t n)
     (void)munmap(p + head + len, HUGE_MIN - head);
     p += head;
 #ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it, small pages */
+    if (huge)
+        (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without it, small pages */
+#else
+    (void)huge;
 #endif
     return p;
 }
@@ -148,9 +156,10 @@ pool_get(lprop_pool *pool, size_t c)
         return p;
     }
     if ((size_t)(pool->end - pool->cur) < size) {
-        slab = map_get(SLAB_SIZE);
+        slab = map_get(SLAB_SIZE, pool->nslabs >= SLABS_SMALL_PAGES);
         if (slab == NULL)
             return NULL;
+        pool->nslabs++;
         *(void **)slab = pool->slabs;
         pool->slabs = slab;
         pool->cur = slab + 16;
@@ -254,7 +263,7 @@ pool_realloc(lprop_pool *pool, void *ptr, size_t old, size_t nsize)
         return p;
     }
 #endif
-    p = new_mapped ? map_get(nsize) : pool_get(pool, size_class(nsize));
+    p = new_mapped ? map_get(nsize, 1) : pool_get(pool, size_class(nsize));
     if (p == NULL)
         return NULL;
     if (ptr) {

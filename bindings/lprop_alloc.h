@@ -20,6 +20,7 @@ typedef struct lprop_pool {
     void *free[LPROP_POOL_CLASSES]; /* free blocks, linked through their first word */
     char *cur, *end;                /* unused space in the newest slab */
     void *slabs;                    /* every slab, linked through its first word */
+    size_t nslabs;
 } lprop_pool;
 
 /* The lua_Alloc of the graph (ud: the lprop_ctx): counts against the
