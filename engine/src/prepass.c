@@ -7,8 +7,9 @@
  * never runs).  Per-host ones look at what takes effect on each host: its
  * top-level properties (P002, P003, W101) and its effective leaves, whose
  * claims are grouped by resource in a hash table and compared within each
- * group (P004 here; P006-P010 and P013 in claims.c).  Site-wide tables
- * catch two hosts of one name (P011) and one address on two hosts (P013).
+ * group (P004 here; P006, P008-P010 and P013 in claims.c, P007 in
+ * claims_files.c).  Site-wide tables catch two hosts of one name (P011)
+ * and one address on two hosts (P013).
  *
  * Findings accumulate; nothing stops at the first.  A pair of leaves gives
  * at most one diagnostic, whatever the number of claims they disagree on.

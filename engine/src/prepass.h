@@ -1,7 +1,8 @@
 /*
  * prepass.h - what the two halves of the pre-pass share: prepass.c (the
- * driver, the type rules, hosts) and claims.c (the resource tables and the
- * conflicts between claims).  Nothing outside those two files uses it.
+ * driver, the type rules, hosts) and claims.c with claims_files.c (the
+ * resource tables and the conflicts between claims).  Nothing outside
+ * those files uses it.
  *
  * Ownership: every table here is scratch memory from malloc, owned by the
  * checker of one prop_site_check() call and freed before it returns.
