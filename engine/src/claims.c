@@ -1,7 +1,8 @@
 /*
  * claims.c - the resources a host's properties claim, and their conflicts:
- * P006 (ports), P007 (files), P008 (packages), P009 (services), P010
- * (accounts and ids), P013 (hostnames).
+ * the tables that group claims by resource, reporting a pair of leaves,
+ * and P006 (ports), P008 (packages), P009 (services), P010 (accounts and
+ * ids), P013 (hostnames).  P007 (files) is claims_files.c's.
  *
  * The claims of a host's effective leaves are grouped by resource (one
  * path, one package, one uid, one port) in a hash table, and compared
@@ -17,10 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prepass.h"
-
-/* Longest quoted value (a line, a symlink target) inside a message. */
-#define QUOTE_MAX 120
+#include "claims_impl.h"
 
 int
 pp_nomem(prop_site *s)
@@ -286,14 +284,14 @@ pp_same_place(const prop_origin *a, const prop_origin *b)
              strcmp(a->frames[0].file, b->frames[0].file) == 0));
 }
 
-static void
+void
 cval(const prop_claim *c, const char **v, size_t *len)
 {
     *v = c->value ? c->value : "";
     *len = c->value ? (c->value_len ? c->value_len : strlen(c->value)) : 0;
 }
 
-static int
+int
 same_value(const prop_claim *a, const prop_claim *b)
 {
     const char *va, *vb;
@@ -305,7 +303,7 @@ same_value(const prop_claim *a, const prop_claim *b)
 }
 
 /* A claim's value quoted for a message, shortened past QUOTE_MAX bytes. */
-static const char *
+const char *
 quoted(const prop_claim *c, char *buf, size_t n)
 {
     const char *v;
@@ -365,8 +363,6 @@ pp_same_leaf(const prop_node *a, const prop_node *b)
     return 1;
 }
 
-/* The same tree, leaf for leaf, within *budget steps (0 when it runs out). */
-
 /* ---- per host: reporting a pair of leaves ---- */
 
 /*
@@ -395,7 +391,7 @@ note_tops(checker *k, diag_builder *b, const ent *first, const ent *second)
  * pair was reported already.  Returns 1 (a conflict, reported now or
  * before) or a negative code.  msg and note were made in the arena.
  */
-static int
+int
 report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
             const char *note)
 {
@@ -418,513 +414,8 @@ report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const ch
     return rc == PROP_OK ? 1 : rc;
 }
 
-#define FMT(...) arena_printf(&k->s->mem, __VA_ARGS__)
 /* The place of the earlier member ri, for messages ("site.lua:7"). */
 #define AT pp_place(ri->node->origin, at, sizeof at)
-
-/* ---- P007: files ---- */
-
-/*
- * A setting claim's value "NAME=VALUE" split at the first '=' (a value
- * without one is a name with an empty value).
- */
-static void
-setting_parts(const prop_claim *c, const char **name, size_t *nl, const char **val, size_t *vl)
-{
-    const char *v, *eq;
-    size_t len;
-
-    cval(c, &v, &len);
-    eq = memchr(v, '=', len);
-    *name = v;
-    *nl = eq ? (size_t)(eq - v) : len;
-    *val = eq ? eq + 1 : v + len;
-    *vl = eq ? len - *nl - 1 : 0;
-}
-
-static int
-same_name_nocase(const char *a, size_t al, const char *b, size_t bl)
-{
-    size_t i;
-
-    if (al != bl)
-        return 0;
-    for (i = 0; i < al; i++) {
-        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-
-        if (x >= 'A' && x <= 'Z')
-            x = (unsigned char)(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z')
-            y = (unsigned char)(y - 'A' + 'a');
-        if (x != y)
-            return 0;
-    }
-    return 1;
-}
-
-static int
-is_blank(char ch)
-{
-    return ch == ' ' || ch == '\t';
-}
-
-/*
- * How a line of a config file that takes "Name value" lines (sshd_config
- * and its kind: the name is case-insensitive, "Name=value" is allowed)
- * relates to a setting: -1 when it sets another name (or is no setting),
- * 0 when it sets the same name to another value, 1 when to the same one.
- */
-static int
-line_vs_setting(const prop_claim *line, const prop_claim *setting)
-{
-    const char *l, *name, *val, *w;
-    size_t ll, nl, vl, i = 0, ws, we;
-
-    cval(line, &l, &ll);
-    setting_parts(setting, &name, &nl, &val, &vl);
-    while (i < ll && is_blank(l[i]))
-        i++;
-    ws = i;
-    while (i < ll && !is_blank(l[i]) && l[i] != '=')
-        i++;
-    if (i == ws || !same_name_nocase(l + ws, i - ws, name, nl))
-        return -1;
-    while (i < ll && is_blank(l[i]))
-        i++;
-    if (i < ll && l[i] == '=')
-        i++;
-    while (i < ll && is_blank(l[i]))
-        i++;
-    we = ll;
-    while (we > i && is_blank(l[we - 1]))
-        we--;
-    w = l + i;
-    return we - i == vl && memcmp(w, val, vl) == 0;
-}
-
-/*
- * A setting named "lines ..." is file.line's: the name holds a pattern
- * ("lines matching ^Port%s") or a string ("lines containing Port"), in
- * which case matters.  No config file's setting name starts so.
- */
-static int
-is_line_match(const char *name, size_t len)
-{
-    return len >= 6 && memcmp(name, "lines ", 6) == 0;
-}
-
-/*
- * Two setting claims: -1 when they name different settings, else whether
- * they give it the same value (names compare case-insensitively, but for
- * file.line's matches, which compare exactly).
- */
-static int
-settings_agree(const prop_claim *a, const prop_claim *b)
-{
-    const char *na, *va, *nb, *vb;
-    size_t nal, val, nbl, vbl;
-
-    setting_parts(a, &na, &nal, &va, &val);
-    setting_parts(b, &nb, &nbl, &vb, &vbl);
-    if (is_line_match(na, nal) || is_line_match(nb, nbl)) {
-        if (nal != nbl || memcmp(na, nb, nal) != 0)
-            return -1;
-    } else if (!same_name_nocase(na, nal, nb, nbl))
-        return -1;
-    return val == vbl && memcmp(va, vb, val) == 0;
-}
-
-/* "NAME must be "Y" here but "X" at AT" for two values of one setting. */
-static const char *
-setting_clash(checker *k, const prop_claim *x, const prop_claim *y, const char *at)
-{
-    const char *n, *vx, *vy;
-    size_t nl, vxl, vyl;
-
-    setting_parts(x, &n, &nl, &vx, &vxl);
-    setting_parts(y, &n, &nl, &vy, &vyl);
-    return arena_printf(&k->s->mem, "%.*s must be \"%.*s\" here but \"%.*s\" at %s",
-                        (int)(nl > QUOTE_MAX ? QUOTE_MAX : nl), n,
-                        (int)(vyl > QUOTE_MAX ? QUOTE_MAX : vyl), vy,
-                        (int)(vxl > QUOTE_MAX ? QUOTE_MAX : vxl), vx, at);
-}
-
-/* What a file claim makes the path, as it reads after "must be". */
-static const char *
-file_state(const prop_claim *c, char *buf, size_t n)
-{
-    char q[QUOTE_MAX + 8];
-
-    switch (c->kind) {
-    case PROP_CLAIM_FILE_CONTENT:
-        return "a file with fixed content";
-    case PROP_CLAIM_FILE_GENERATED:
-        snprintf(buf, n, "a file generated by %s", c->value ? quoted(c, q, sizeof q) : "prop");
-        return buf;
-    case PROP_CLAIM_FILE_ABSENT:
-        return "absent";
-    case PROP_CLAIM_FILE_DIRECTORY:
-        return "a directory";
-    case PROP_CLAIM_FILE_SYMLINK:
-        snprintf(buf, n, "a symlink to %s", quoted(c, q, sizeof q));
-        return buf;
-    case PROP_CLAIM_FILE_MODE:
-        snprintf(buf, n, "mode %s", quoted(c, q, sizeof q));
-        return buf;
-    case PROP_CLAIM_FILE_OWNER:
-        snprintf(buf, n, "owned by %s", quoted(c, q, sizeof q));
-        return buf;
-    case PROP_CLAIM_FILE_LINE:
-        snprintf(buf, n, "a file containing the line %s", quoted(c, q, sizeof q));
-        return buf;
-    case PROP_CLAIM_FILE_NO_LINE:
-        snprintf(buf, n, "a file lacking the line %s", quoted(c, q, sizeof q));
-        return buf;
-    case PROP_CLAIM_FILE_OWNED:
-        return "a file owned whole";
-    case PROP_CLAIM_FILE_SETTING: {
-        const char *name, *val;
-        size_t nl, vl;
-
-        setting_parts(c, &name, &nl, &val, &vl);
-        snprintf(buf, n, "a file setting \"%.*s\" to \"%.*s\"", (int)(nl > 60 ? 60 : nl), name,
-                 (int)(vl > 60 ? 60 : vl), val);
-        return buf;
-    }
-    default:
-        return "something else";
-    }
-}
-
-/* Does content (a claim's value) have line as one of its lines? */
-static int
-content_has_line(const prop_claim *content, const prop_claim *line)
-{
-    const char *c, *l;
-    size_t clen, llen, start = 0, i;
-
-    cval(content, &c, &clen);
-    cval(line, &l, &llen);
-    for (i = 0; i <= clen; i++) {
-        if (i == clen || c[i] == '\n') {
-            if (i == clen && start == clen && clen > 0)
-                break; /* the newline ending the last line starts no new one */
-            if (i - start == llen && memcmp(c + start, l, llen) == 0)
-                return 1;
-            start = i + 1;
-        }
-    }
-    return 0;
-}
-
-/* Split "user:group" into its two parts (either may be empty). */
-static void
-owner_parts(const prop_claim *c, const char **u, size_t *ul, const char **g, size_t *gl)
-{
-    const char *v, *colon;
-    size_t len;
-
-    cval(c, &v, &len);
-    colon = memchr(v, ':', len);
-    *u = v;
-    *ul = colon ? (size_t)(colon - v) : len;
-    *g = colon ? colon + 1 : v + len;
-    *gl = colon ? len - *ul - 1 : 0;
-}
-
-static int
-owners_differ(const prop_claim *a, const prop_claim *b)
-{
-    const char *ua, *ga, *ub, *gb;
-    size_t ual, gal, ubl, gbl;
-
-    owner_parts(a, &ua, &ual, &ga, &gal);
-    owner_parts(b, &ub, &ubl, &gb, &gbl);
-    if (ual && ubl && (ual != ubl || memcmp(ua, ub, ual) != 0))
-        return 1;
-    return gal && gbl && (gal != gbl || memcmp(ga, gb, gal) != 0);
-}
-
-enum file_clash {
-    FC_NONE,
-    FC_STATES,         /* "must be X here but Y at" */
-    FC_CONTENTS,       /* two different contents */
-    FC_LINE_NOLINE,    /* one line both present and absent */
-    FC_CONTENT_LINE,   /* fixed content lacking a required line */
-    FC_CONTENT_NOLINE, /* fixed content holding a removed line */
-    FC_OWNED,          /* a file owned whole, and anything else done to it */
-    FC_SETTINGS,       /* one setting given two values */
-    FC_SETTING_LINE,   /* a required line setting it to another value */
-    FC_SETTING_NOLINE  /* a removed line that is the setting's own */
-};
-
-#define KINDS(a, b, ka, kb) (((a) == (ka) && (b) == (kb)) || ((a) == (kb) && (b) == (ka)))
-
-static enum file_clash
-file_clash(const prop_claim *x, const prop_claim *y)
-{
-    prop_claim_kind a = x->kind, b = y->kind, o;
-
-    /* A file a property owns whole (a hand-written property's claims.files)
-     * is nobody else's to write, edit or remove; its mode and owner may
-     * still be said elsewhere. */
-    if (a == PROP_CLAIM_FILE_OWNED || b == PROP_CLAIM_FILE_OWNED) {
-        o = a == PROP_CLAIM_FILE_OWNED ? b : a;
-        return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_OWNED;
-    }
-    if (a == b) {
-        switch (a) {
-        case PROP_CLAIM_FILE_CONTENT:
-            return same_value(x, y) ? FC_NONE : FC_CONTENTS;
-        case PROP_CLAIM_FILE_GENERATED:
-        case PROP_CLAIM_FILE_SYMLINK:
-        case PROP_CLAIM_FILE_MODE:
-            return same_value(x, y) ? FC_NONE : FC_STATES;
-        case PROP_CLAIM_FILE_OWNER:
-            return owners_differ(x, y) ? FC_STATES : FC_NONE;
-        case PROP_CLAIM_FILE_SETTING:
-            return settings_agree(x, y) == 0 ? FC_SETTINGS : FC_NONE;
-        default:
-            return FC_NONE;
-        }
-    }
-    if (a == PROP_CLAIM_FILE_ABSENT || b == PROP_CLAIM_FILE_ABSENT) {
-        o = a == PROP_CLAIM_FILE_ABSENT ? b : a;
-        return o == PROP_CLAIM_FILE_NO_LINE ? FC_NONE : FC_STATES;
-    }
-    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_GENERATED))
-        return FC_STATES;
-    if (a == PROP_CLAIM_FILE_DIRECTORY || b == PROP_CLAIM_FILE_DIRECTORY) {
-        o = a == PROP_CLAIM_FILE_DIRECTORY ? b : a;
-        return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_STATES;
-    }
-    if (a == PROP_CLAIM_FILE_SYMLINK || b == PROP_CLAIM_FILE_SYMLINK) {
-        o = a == PROP_CLAIM_FILE_SYMLINK ? b : a;
-        return o == PROP_CLAIM_FILE_CONTENT || o == PROP_CLAIM_FILE_GENERATED ||
-                       o == PROP_CLAIM_FILE_LINE || o == PROP_CLAIM_FILE_SETTING
-                   ? FC_STATES
-                   : FC_NONE;
-    }
-    if (KINDS(a, b, PROP_CLAIM_FILE_LINE, PROP_CLAIM_FILE_NO_LINE))
-        return same_value(x, y) ? FC_LINE_NOLINE : FC_NONE;
-    /* A setting is the property's own edit of the file: a whole content
-     * (or a generated file) would undo it; a line setting the same name
-     * to another value, or the removal of the line it writes, fights it. */
-    if (a == PROP_CLAIM_FILE_SETTING || b == PROP_CLAIM_FILE_SETTING) {
-        const prop_claim *st = a == PROP_CLAIM_FILE_SETTING ? x : y, *ot = st == x ? y : x;
-
-        switch (ot->kind) {
-        case PROP_CLAIM_FILE_CONTENT:
-        case PROP_CLAIM_FILE_GENERATED:
-            return FC_STATES;
-        case PROP_CLAIM_FILE_LINE:
-            return line_vs_setting(ot, st) == 0 ? FC_SETTING_LINE : FC_NONE;
-        case PROP_CLAIM_FILE_NO_LINE:
-            return line_vs_setting(ot, st) == 1 ? FC_SETTING_NOLINE : FC_NONE;
-        default:
-            return FC_NONE;
-        }
-    }
-    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_LINE)) {
-        const prop_claim *c = a == PROP_CLAIM_FILE_CONTENT ? x : y;
-        return content_has_line(c, c == x ? y : x) ? FC_NONE : FC_CONTENT_LINE;
-    }
-    if (KINDS(a, b, PROP_CLAIM_FILE_CONTENT, PROP_CLAIM_FILE_NO_LINE)) {
-        const prop_claim *c = a == PROP_CLAIM_FILE_CONTENT ? x : y;
-        return content_has_line(c, c == x ? y : x) ? FC_CONTENT_NOLINE : FC_NONE;
-    }
-    return FC_NONE;
-}
-
-/* Compare two claims on one path; see report_pair() for the result. */
-static int
-file_pair(checker *k, const ref *ri, const ref *rj)
-{
-    const prop_claim *x = ri->c, *y = rj->c;
-    const char *path = y->key, *msg = NULL;
-    char sx[QUOTE_MAX * 2], sy[QUOTE_MAX * 2], q[QUOTE_MAX + 8], at[512];
-    enum file_clash clash = file_clash(x, y);
-    const char *stx;
-
-    if (clash == FC_NONE)
-        return 0;
-    stx = file_state(x, sx, sizeof sx);
-    pp_place(ri->node->origin, at, sizeof at);
-    switch (clash) {
-    case FC_NONE:
-        return 0;
-    case FC_STATES:
-        msg =
-            FMT("\"%s\" must be %s here but %s at %s", path, file_state(y, sy, sizeof sy), stx, at);
-        break;
-    case FC_CONTENTS:
-        msg = FMT("\"%s\" is given two different contents", path);
-        break;
-    case FC_LINE_NOLINE:
-        if (y->kind == PROP_CLAIM_FILE_LINE)
-            msg = FMT("\"%s\" must contain the line %s here but lack it at %s", path,
-                      quoted(y, q, sizeof q), at);
-        else
-            msg = FMT("\"%s\" must lack the line %s here but contain it at %s", path,
-                      quoted(y, q, sizeof q), at);
-        break;
-    case FC_CONTENT_LINE:
-        if (y->kind == PROP_CLAIM_FILE_LINE)
-            msg = FMT("\"%s\" must contain the line %s here but its fixed content from \"%s\" "
-                      "at %s lacks it",
-                      path, quoted(y, q, sizeof q), ri->node->desc, at);
-        else
-            msg = FMT("\"%s\" is given fixed content here that lacks the line %s required at %s",
-                      path, quoted(x, q, sizeof q), at);
-        break;
-    case FC_OWNED:
-        if (x->kind == PROP_CLAIM_FILE_OWNED && y->kind == PROP_CLAIM_FILE_OWNED)
-            msg = FMT("\"%s\" is owned whole by \"%s\" here and by \"%s\" at %s: one file "
-                      "cannot have two owners",
-                      path, rj->node->desc, ri->node->desc, at);
-        else if (y->kind == PROP_CLAIM_FILE_OWNED)
-            msg = FMT("\"%s\" is owned whole by \"%s\" here, but \"%s\" makes it %s at %s", path,
-                      rj->node->desc, ri->node->desc, stx, at);
-        else
-            msg = FMT("\"%s\" must be %s here, but \"%s\" owns the whole file at %s", path,
-                      file_state(y, sy, sizeof sy), ri->node->desc, at);
-        break;
-    case FC_SETTINGS:
-        msg = FMT("\"%s\": %s", path, setting_clash(k, x, y, at));
-        break;
-    case FC_SETTING_LINE:
-    case FC_SETTING_NOLINE:
-        msg =
-            FMT("\"%s\" must be %s here but %s at %s", path, file_state(y, sy, sizeof sy), stx, at);
-        break;
-    case FC_CONTENT_NOLINE:
-        if (y->kind == PROP_CLAIM_FILE_NO_LINE)
-            msg = FMT("\"%s\" must lack the line %s here but its fixed content from \"%s\" at "
-                      "%s contains it",
-                      path, quoted(y, q, sizeof q), ri->node->desc, at);
-        else
-            msg = FMT("\"%s\" is given fixed content here that contains the line %s removed "
-                      "at %s",
-                      path, quoted(x, q, sizeof q), at);
-        break;
-    }
-    return report_pair(k, "P007", ri, rj, msg, FMT("\"%s\" makes it %s here", ri->node->desc, stx));
-}
-
-/*
- * A claim on a path below an absent one.  For each proper prefix of the
- * group's path that has a group with a file.absent member, every member
- * of this group (other than absent and line removals, which agree) clashes
- * with each absent claim; the later of the two carries the error.
- */
-static int
-file_below_absent(checker *k, const group *g)
-{
-    size_t pos;
-
-    for (pos = g->len; pos-- > 1;) {
-        const group *pg;
-        int i;
-
-        if (g->key[pos] != '/')
-            continue;
-        pg = pp_table_find(&k->host, CLS_FILE, g->key, pos, 0);
-        if (pg == NULL || !pg->absent)
-            continue;
-        for (i = g->first; i >= 0; i = k->host.refs[i].next) {
-            const ref *r = &k->host.refs[i];
-            int a;
-
-            if (r->c->kind == PROP_CLAIM_FILE_ABSENT || r->c->kind == PROP_CLAIM_FILE_NO_LINE)
-                continue;
-            for (a = pg->first; a >= 0; a = k->host.refs[a].next) {
-                const ref *ra = &k->host.refs[a];
-                char st[QUOTE_MAX * 2], at[512];
-                const char *state;
-                int rc;
-
-                if (ra->c->kind != PROP_CLAIM_FILE_ABSENT || ra->node == r->node)
-                    continue;
-                state = file_state(r->c, st, sizeof st);
-                if (ra->ent < r->ent)
-                    rc = report_pair(
-                        k, "P007", ra, r,
-                        FMT("\"%s\" must be %s here but \"%s\" is absent at %s", r->c->key, state,
-                            ra->c->key, pp_place(ra->node->origin, at, sizeof at)),
-                        FMT("\"%s\" makes \"%s\" absent here", ra->node->desc, ra->c->key));
-                else
-                    rc = report_pair(
-                        k, "P007", r, ra,
-                        FMT("\"%s\" must be absent here but \"%s\", below it, is %s "
-                            "at %s",
-                            ra->c->key, r->c->key, state, pp_place(r->node->origin, at, sizeof at)),
-                        FMT("\"%s\" makes \"%s\" %s here", r->node->desc, r->c->key, state));
-                if (rc < 0)
-                    return rc;
-            }
-        }
-    }
-    return PROP_OK;
-}
-
-/*
- * A claim on a path below one a property owns whole (claims.files naming
- * a directory covers what is in it): every member of this group made by
- * another property clashes with the owner, except modes and owners.
- */
-static int
-file_below_owned(checker *k, const group *g)
-{
-    size_t pos;
-
-    for (pos = g->len; pos-- > 1;) {
-        const group *pg;
-        int i;
-
-        if (g->key[pos] != '/')
-            continue;
-        pg = pp_table_find(&k->host, CLS_FILE, g->key, pos, 0);
-        if (pg == NULL || !pg->owned)
-            continue;
-        for (i = g->first; i >= 0; i = k->host.refs[i].next) {
-            const ref *r = &k->host.refs[i];
-            int a;
-
-            if (r->c->kind == PROP_CLAIM_FILE_MODE || r->c->kind == PROP_CLAIM_FILE_OWNER)
-                continue;
-            for (a = pg->first; a >= 0; a = k->host.refs[a].next) {
-                const ref *ro = &k->host.refs[a];
-                char st[QUOTE_MAX * 2], at[512];
-                const char *state;
-                int rc;
-
-                if (ro->c->kind != PROP_CLAIM_FILE_OWNED || ro->node == r->node ||
-                    pp_same_leaf(ro->node, r->node))
-                    continue;
-                state = file_state(r->c, st, sizeof st);
-                if (ro->ent < r->ent)
-                    rc = report_pair(
-                        k, "P007", ro, r,
-                        FMT("\"%s\" must be %s here, but \"%s\" owns \"%s\", and what is in "
-                            "it, at %s",
-                            r->c->key, state, ro->node->desc, ro->c->key,
-                            pp_place(ro->node->origin, at, sizeof at)),
-                        FMT("\"%s\" owns \"%s\" here", ro->node->desc, ro->c->key));
-                else
-                    rc = report_pair(
-                        k, "P007", r, ro,
-                        FMT("\"%s\" owns \"%s\", and what is in it, here, but \"%s\", "
-                            "below it, is %s at %s",
-                            ro->node->desc, ro->c->key, r->c->key, state,
-                            pp_place(r->node->origin, at, sizeof at)),
-                        FMT("\"%s\" makes \"%s\" %s here", r->node->desc, r->c->key, state));
-                if (rc < 0)
-                    return rc;
-            }
-        }
-    }
-    return PROP_OK;
-}
 
 /* ---- P008, P009, P010, P013: packages, services, accounts, hostname ---- */
 

@@ -207,6 +207,14 @@ node_children(const prop_node *n)
     return (prop_node **)(n + 1);
 }
 
+/* A zeroed node of kind with room for nchildren children, not yet in the
+ * site; NULL when out of memory (the site's error is then set). */
+prop_node *node_alloc(prop_site *s, prop_kind kind, size_t nchildren, const prop_origin *origin,
+                      int synthetic);
+/* Give the complete node n its id and record it in the site; NULL when out
+ * of memory. */
+prop_node *node_commit(prop_site *s, prop_node *n);
+
 /* ---- diag.c ---- */
 /* Begin a diagnostic at origin o (frames[0]); outer frames become
  * "called from here" notes once the diagnostic is finished. */

@@ -1,7 +1,8 @@
 /*
  * node.c - property nodes: the constructors that give each one its type
- * (SPEC 2.3), the reverted forms, making a call's nodes again.  Reading
- * them (the accessors, the walk over leaves) is node_access.c.
+ * (SPEC 2.3) and the reverted forms.  Making a call's nodes again is
+ * node_remake.c; reading them (the accessors, the walk over leaves) is
+ * node_access.c.
  *
  * Ownership: every node lives in its site's arena and is freed with the
  * site, all at once.  A node never changes once made, so any number of
@@ -40,9 +41,9 @@ static const leaf_data no_leaf = {NULL, NULL, NULL, -1, 0, 0, PROP_OS_NONE, 0, 0
 
 /*
  * A zeroed node with room for nchildren child pointers right after it (one
- * allocation per node).  Not yet recorded in the site: see commit().
+ * allocation per node).  Not yet recorded in the site: see node_commit().
  */
-static prop_node *
+prop_node *
 node_alloc(prop_site *s, prop_kind kind, size_t nchildren, const prop_origin *origin, int synthetic)
 {
     size_t size = sizeof(prop_node) + nchildren * sizeof(prop_node *);
@@ -67,8 +68,8 @@ node_alloc(prop_site *s, prop_kind kind, size_t nchildren, const prop_origin *or
  * the copies an arena abandons would cost as much as the array.  NULL when
  * out of memory.
  */
-static prop_node *
-commit(prop_site *s, prop_node *n)
+prop_node *
+node_commit(prop_site *s, prop_node *n)
 {
     ptrvec *pv = &s->nodes;
 
@@ -221,7 +222,7 @@ make_pair(prop_site *s, prop_kind kind, prop_node *a, prop_node *b, const prop_o
     n->weight = sat_add(a->weight, b->weight);
     if (ports_union(s, n, a->ports, a->nports, b->ports, b->nports) != PROP_OK)
         return NULL;
-    return commit(s, n);
+    return node_commit(s, n);
 }
 
 /* pick_os and props over items[0..count); origin already copied. */
@@ -265,7 +266,7 @@ make_list(prop_site *s, prop_kind kind, prop_node *const *items, size_t count,
             n->conflict = 1;
         n->desc = "props";
     }
-    return commit(s, n);
+    return node_commit(s, n);
 }
 
 static prop_node *
@@ -284,7 +285,7 @@ make_describe(prop_site *s, prop_node *p, const char *desc, const prop_origin *o
     n->weight = p->weight;
     n->ports = p->ports;
     n->nports = p->nports;
-    return commit(s, n);
+    return node_commit(s, n);
 }
 
 /*
@@ -309,7 +310,7 @@ make_only_if(prop_site *s, prop_node *p, const leaf_data *test, const prop_origi
     n->weight = p->weight;
     n->ports = p->ports;
     n->nports = p->nports;
-    return commit(s, n);
+    return node_commit(s, n);
 }
 
 /* ---- reverted forms ---- */
@@ -673,7 +674,7 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
     n->info_only = spec->info_only ? 1 : 0;
     ld->behaviour = spec->behaviour;
     n->weight = 1;
-    if (!commit(s, n))
+    if (!node_commit(s, n))
         return PROP_ENOMEM;
     *out = n;
     return PROP_OK;
@@ -726,7 +727,7 @@ prop_revertable_new(prop_site *s, prop_node *a, prop_node *b, int paired, const 
     n->weight = a->weight;
     n->ports = a->ports;
     n->nports = a->nports;
-    if (!commit(s, n))
+    if (!node_commit(s, n))
         return PROP_ENOMEM;
     *out = n;
     return PROP_OK;
@@ -798,7 +799,7 @@ prop_revert_new(prop_site *s, prop_node *p, const prop_origin *o, prop_node **ou
         if (!(n->desc = intern_join(s, "revert ", NULL, 0, NULL, p->desc)))
             return PROP_ENOMEM;
     }
-    if (!commit(s, n))
+    if (!node_commit(s, n))
         return PROP_ENOMEM;
     *out = n;
     return PROP_OK;
@@ -868,106 +869,9 @@ prop_invalid_new(prop_site *s, const char *desc, const char *message, const prop
     n->weight = 1;
     if ((rc = prop_site_report(s, "P012", PROP_SEV_ERROR, origin, message)) != PROP_OK)
         return rc;
-    if (!commit(s, n))
+    if (!node_commit(s, n))
         return PROP_ENOMEM;
     *out = n;
-    return PROP_OK;
-}
-
-/* ---- making a call's nodes again ---- */
-
-size_t
-prop_site_mark(const prop_site *s)
-{
-    return s ? s->nodes.n : 0;
-}
-
-/* The node of index i of s->nodes (ids are indexes: see commit()). */
-static prop_node *
-node_at(const prop_site *s, size_t i)
-{
-    return (prop_node *)s->nodes.v[i];
-}
-
-/* Whether p is one of the count nodes from mark on: its index, or -1. */
-static long
-made_in(const prop_node *p, size_t mark, size_t count)
-{
-    if (p == NULL || p->id < mark || p->id - mark >= count)
-        return -1;
-    return (long)(p->id - mark);
-}
-
-size_t
-prop_node_made_since(const prop_site *s, const prop_node *root, size_t mark)
-{
-    unsigned char seen[PROP_REMAKE_MAX];
-    size_t count, i;
-
-    if (!s || !root || mark >= s->nodes.n)
-        return 0;
-    count = s->nodes.n - mark;
-    if (count > PROP_REMAKE_MAX || node_at(s, s->nodes.n - 1) != root)
-        return 0;
-    /* A node refers only to older ones: walking back from root (the
-     * newest) marks every node reachable from it. */
-    memset(seen, 0, count);
-    seen[count - 1] = 1;
-    for (i = count; i-- > 0;) {
-        const prop_node *n = node_at(s, mark + i);
-        long k;
-
-        if (!seen[i] || n->origin != root->origin)
-            return 0;
-        for (unsigned c = 0; c < n->nchildren; c++)
-            if ((k = made_in(node_children(n)[c], mark, count)) >= 0)
-                seen[k] = 1;
-        if ((k = made_in(n->rev, mark, count)) >= 0)
-            seen[k] = 1;
-    }
-    return count;
-}
-
-int
-prop_node_remake(prop_site *s, size_t mark, size_t count, const prop_origin *o, prop_node **out)
-{
-    prop_node *made[PROP_REMAKE_MAX];
-    const prop_origin *origin;
-    size_t i;
-    long k;
-
-    if (out)
-        *out = NULL;
-    if (!s)
-        return PROP_EINVAL;
-    if (!out || count == 0 || count > PROP_REMAKE_MAX || mark > s->nodes.n ||
-        count > s->nodes.n - mark)
-        return site_fail(s, PROP_EINVAL, "prop_node_remake: no such nodes");
-    if (!(origin = site_origin_copy(s, o)))
-        return PROP_ENOMEM;
-    for (i = 0; i < count; i++) {
-        const prop_node *n = node_at(s, mark + i);
-        prop_node *m = node_alloc(s, (prop_kind)n->kind, n->nchildren, origin, n->synthetic);
-
-        if (!m)
-            return PROP_ENOMEM;
-        /* Everything but the id, the origin and the links: descriptions,
-         * claims, info and ports are shared, as the arena never changes them. */
-        memcpy(m, n, sizeof *m);
-        m->origin = origin;
-        if (n->nchildren) {
-            for (unsigned c = 0; c < n->nchildren; c++)
-                node_children(m)[c] = (k = made_in(node_children(n)[c], mark, count)) >= 0
-                                          ? made[k]
-                                          : node_children(n)[c];
-        }
-        if ((k = made_in(n->rev, mark, count)) >= 0)
-            m->rev = made[k];
-        if (!commit(s, m))
-            return PROP_ENOMEM;
-        made[i] = m;
-    }
-    *out = made[count - 1];
     return PROP_OK;
 }
 

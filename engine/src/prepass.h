@@ -1,7 +1,11 @@
 /*
- * prepass.h - what the two halves of the pre-pass share: prepass.c (the
- * driver, the type rules, hosts) and claims.c (the resource tables and the
- * conflicts between claims).  Nothing outside those two files uses it.
+ * prepass.h - what the parts of the pre-pass share, and nothing else uses:
+ *
+ *   prepass.c            the driver, the per-host and site-wide rules
+ *   prepass_structure.c  the structural rules (each node once)
+ *   claims.c             the resource tables and the conflicts between
+ *                        claims
+ *   claims_files.c       the conflicts between claims on files (P007)
  *
  * Ownership: every table here is scratch memory from malloc, owned by the
  * checker of one prop_site_check() call and freed before it returns.
@@ -125,6 +129,12 @@ int pp_same_place(const prop_origin *a, const prop_origin *b);
 int pp_same_str(const char *a, const char *b);
 /* Two leaves that say the same thing (never in conflict). */
 int pp_same_leaf(const prop_node *a, const prop_node *b);
+
+/* The names of the systems in set into buf, for messages. */
+#define os_name prop_os_set_name
+
+/* P001, P005, P006 inside one combinator and W102: each node once. */
+int pp_check_structure(checker *k);
 
 /*
  * P006-P010 and P013 (hostname) over the effective leaves in k->ents:

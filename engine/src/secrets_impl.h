@@ -1,8 +1,8 @@
 /*
  * secrets_impl.h - what the files of the secret store share: locked
  * memory for plaintext (secmem.c), the store object (secrets.c), its
- * text (secrets_file.c) and the OpenPGP operations through GPGME
- * (secrets_pgp.c).
+ * text (secrets_file.c, and secrets_read.c reading it) and the OpenPGP
+ * operations through GPGME (secrets_pgp.c).
  */
 #ifndef PROP_SECRETS_IMPL_H
 #define PROP_SECRETS_IMPL_H
@@ -80,18 +80,22 @@ int secrets_fail(prop_secrets *s, int code, const char *fmt, ...) PROP_PRINTF(3,
 
 /* ---- secrets_file.c: the store's text ---- */
 
+/* The first word of the file's header line: "prop-secrets 1". */
+#define HEADER_WORD "prop-secrets"
+
 /* base64 (RFC 4648, padded, one line); *out is malloc'd.  decode is
  * strict: PROP_EINVAL for anything but whole groups of the alphabet. */
 char *b64_encode(const unsigned char *p, size_t n);
 int b64_decode(const char *s, unsigned char **out, size_t *outlen);
 
+/* Free a line's strings and zero it. */
+void sline_clear(sline *l);
 void slines_free(sline *lines, size_t n);
 /* strdup that copies NULL as NULL; 0, or -1 out of memory. */
 int secrets_strdup(char **dst, const char *src);
 int secrets_same_host(const char *a, const char *b); /* NULL: site-wide */
 /* The order new values are put in: by name, the site-wide one first, then by host. */
 int secrets_entry_cmp(const char *n1, const char *h1, const char *n2, const char *h2);
-void secrets_upcase(char *p); /* ASCII letters, in place */
 
 /* The lines after a change, with their indexes; owns its strings,
  * borrows the values. */
@@ -111,6 +115,11 @@ int draft_index(draft *d); /* 0, or -1 out of memory */
 /* The file's text (malloc'd, NUL-terminated), NULL out of memory. */
 char *draft_text(const draft *d, size_t *len);
 void draft_free(draft *d);
+/* Replace the file with text atomically, refusing when it changed since
+ * it was read (s->orig).  PROP_OK or PROP_ERROR/PROP_ENOMEM. */
+int store_write(prop_secrets *s, const char *text, size_t len);
+
+/* ---- secrets_read.c: reading the store's text ---- */
 
 /* The whole of a regular file; PROP_ENOTFOUND when there is none. */
 int store_read(prop_secrets *s, const char *path, char **data, size_t *len);
@@ -121,9 +130,7 @@ int store_parse(prop_secrets *s, char *text, size_t len);
 int store_init_new(prop_secrets *s);
 /* s->secrets and s->recipients from s->lines.  0, or -1. */
 int store_index(prop_secrets *s);
-/* Replace the file with text atomically, refusing when it changed since
- * it was read (s->orig).  PROP_OK or PROP_ERROR/PROP_ENOMEM. */
-int store_write(prop_secrets *s, const char *text, size_t len);
+void secrets_upcase(char *p); /* ASCII letters, in place */
 
 /* ---- secrets_pgp.c: OpenPGP through GPGME ---- */
 void pgp_free(pgp_ctx *c);
