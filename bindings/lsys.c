@@ -2,9 +2,10 @@
  * lsys.c - the `sys` handle (see lsys.h and lua/README.md): its userdata
  * and metatable, the notes and warnings it keeps for the running
  * property, sys:note and sys.facts.  Each method checks its arguments,
- * calls one transport function and converts the result; in a dry run the
- * methods that change the target record what they would do instead.  The
- * file methods are in lsys_file.c, sys:run and sys:query in lsys_cmd.c.
+ * calls one transport function and converts the result; in a dry run (and
+ * under --diff) the transport is prop_transport_dry(), whose notes about
+ * the files it would change, or changed, lsys_dry_note keeps.  The file
+ * methods are in lsys_file.c, sys:run and sys:query in lsys_cmd.c.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -97,6 +98,16 @@ void
 lsys_note(lsys *s, const char *text, size_t len)
 {
     lsys_add_line(s, &s->notes, &s->notes_len, &s->notes_cap, text, len);
+}
+
+void
+lsys_dry_note(void *ud, prop_dry_note_kind kind, const char *text, size_t len)
+{
+    lsys *s = ud;
+
+    lsys_note(s, text, len);
+    if (kind == PROP_DRY_NOTE_DIFF && s->keep_diffs)
+        lsys_add_line(s, &s->diffs, &s->diffs_len, &s->diffs_cap, text, len);
 }
 
 char *

@@ -43,8 +43,10 @@ typedef struct lsys {
     /* The host whose properties' declared ports (ports=) sys.ports lists,
      * or NULL for an empty list. */
     const struct prop_host *declared;
-    int dry;          /* a dry run: changes are recorded, not made */
-    int diff;         /* record a unified diff of every file write */
+    /* A dry run: commands that change are noted, not run, and a secret
+     * written is not decrypted; t is then a prop_transport_dry() that
+     * notes the file changes (lsys_dry_note), as it is for --diff. */
+    int dry;
     lsys_mode mode;   /* what the running code may do */
     unsigned changes; /* changes made (or that would be) since lsys_begin */
     /* A dry run's check called sys:run: the check was stopped there, and
@@ -66,7 +68,7 @@ typedef struct lsys {
     size_t notes_len, notes_cap;
     int notes_oom; /* a note was lost for want of memory */
     /* With keep_diffs, the diffs of --diff (never a secret's) as well,
-     * apart from the notes they are in. */
+     * apart from the notes they are in (lsys_dry_note). */
     int keep_diffs;
     char *diffs;
     size_t diffs_len, diffs_cap;
@@ -84,6 +86,11 @@ void lsys_retire(lua_State *L, int idx);
 void lsys_begin(lsys *s);
 /* Append one note line (a trailing newline is added). */
 void lsys_note(lsys *s, const char *text, size_t len);
+/*
+ * The note function of prop_transport_dry() for the lsys at ud: what it
+ * says becomes notes, and a diff is kept apart too with keep_diffs.
+ */
+void lsys_dry_note(void *ud, prop_dry_note_kind kind, const char *text, size_t len);
 /* The notes so far (NULL when none); the caller frees them. */
 char *lsys_take_notes(lsys *s);
 /* The diffs kept so far (keep_diffs; NULL when none); the caller frees them. */

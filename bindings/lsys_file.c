@@ -1,9 +1,10 @@
 /*
  * lsys_file.c - the file methods of the `sys` handle: read, write,
  * has_content, stat, exists, remove, mkdir, symlink and chattr, over the
- * host's transport.  In a dry run those that change the target note
- * what they would do instead (with a diff under --diff); a write to a
- * path the running property does not claim is warned of (W104).
+ * host's transport.  In a dry run, and under --diff, that transport is
+ * prop_transport_dry(), which notes what those that change the target
+ * would do or did; a write to a path the running property does not claim
+ * is warned of (W104).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -15,7 +16,6 @@
 
 #include "lprop.h"
 #include "lsys_methods.h"
-#include "prop/diff.h"
 
 static void notef(lsys *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -213,39 +213,6 @@ lsys_file_read(lua_State *L)
     return lprop_push_and_free(L, data, len);
 }
 
-/* Diff of what path holds now against content, as a note. */
-static void
-note_diff(lsys *s, const char *path, const char *content, size_t len, int secret)
-{
-    char *old = NULL, *d = NULL;
-    size_t oldlen = 0, dlen = 0;
-    char a[1100], b[1100];
-    int rc;
-
-    if (secret) {
-        notef(s, "%s: secret content, diff not shown", path);
-        return;
-    }
-    rc = prop_transport_read(s->t, path, &old, &oldlen);
-    if (rc != PROP_OK && rc != PROP_ENOTFOUND) {
-        notef(s, "%s: cannot read the old content for a diff: %s", path,
-              prop_transport_error(s->t));
-        return;
-    }
-    snprintf(a, sizeof a, "%s%s", rc == PROP_ENOTFOUND ? "/dev/null" : "a",
-             rc == PROP_ENOTFOUND ? "" : path);
-    snprintf(b, sizeof b, "b%s", path);
-    if (prop_diff_unified(old ? old : "", oldlen, content, len, a, b, 3, &d, &dlen) != PROP_OK)
-        notef(s, "%s: no memory for a diff", path);
-    else if (d && dlen) {
-        lsys_note(s, d, dlen);
-        if (s->keep_diffs)
-            lsys_add_line(s, &s->diffs, &s->diffs_len, &s->diffs_cap, d, dlen);
-    }
-    free(d);
-    free(old);
-}
-
 int
 lsys_file_write(lua_State *L)
 {
@@ -263,13 +230,9 @@ lsys_file_write(lua_State *L)
     secret = secret || from_store;
     changing(L, s, "write");
     check_claimed_via(L, s, 4, path, "wrote", 0);
-    if (s->dry) {
-        if (s->diff)
-            note_diff(s, path, content, len, secret);
-        if (from_store)
-            notef(s, "would write %s (a secret)", path);
-        else
-            notef(s, "would write %s (%zu bytes)", path, len);
+    if (from_store && s->dry) {
+        /* A dry run does not decrypt: the transport says "(a secret)". */
+        rc = prop_transport_write_secret(s->t, path, NULL, 0, &a);
     } else if (from_store) {
         unsigned char *bytes;
         size_t n;
@@ -277,20 +240,16 @@ lsys_file_write(lua_State *L)
 
         if (lprop_secret_resolve(L, 3, s->reveal, s->reveal_ud, &bytes, &n, why, sizeof why) != 0)
             return lsys_error(L, "write %s: %s", path, why);
-        if (s->diff)
-            note_diff(s, path, (const char *)bytes, n, 1);
-        rc = prop_transport_write(s->t, path, (const char *)bytes, n, &a);
+        rc = prop_transport_write_secret(s->t, path, (const char *)bytes, n, &a);
         lprop_wipe(bytes, n);
         free(bytes);
-        if (rc != PROP_OK)
-            return transport_error(L, s, "write", path, rc);
+    } else if (secret) {
+        rc = prop_transport_write_secret(s->t, path, content, len, &a);
     } else {
-        if (s->diff)
-            note_diff(s, path, content, len, secret);
         rc = prop_transport_write(s->t, path, content, len, &a);
-        if (rc != PROP_OK)
-            return transport_error(L, s, "write", path, rc);
     }
+    if (rc != PROP_OK)
+        return transport_error(L, s, "write", path, rc);
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -425,13 +384,8 @@ lsys_file_remove(lua_State *L)
 
     changing(L, s, "remove");
     check_claimed(s, path, "removed", 0);
-    if (s->dry) {
-        notef(s, "would remove %s", path);
-    } else if ((rc = prop_transport_remove(s->t, path)) != PROP_OK) {
+    if ((rc = prop_transport_remove(s->t, path)) != PROP_OK)
         return transport_error(L, s, "remove", path, rc);
-    } else if (s->diff) {
-        notef(s, "removed %s", path);
-    }
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -447,11 +401,8 @@ lsys_file_mkdir(lua_State *L)
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "mkdir");
     check_claimed_via(L, s, 3, path, "made the directory", 1);
-    if (s->dry) {
-        notef(s, "would make directory %s", path);
-    } else if ((rc = prop_transport_mkdir(s->t, path, &a)) != PROP_OK) {
+    if ((rc = prop_transport_mkdir(s->t, path, &a)) != PROP_OK)
         return transport_error(L, s, "mkdir", path, rc);
-    }
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -466,13 +417,8 @@ lsys_file_symlink(lua_State *L)
 
     changing(L, s, "symlink");
     check_claimed(s, link, "linked", 0);
-    if (s->dry) {
-        notef(s, "would link %s -> %s", link, target);
-    } else if ((rc = prop_transport_symlink(s->t, target, link)) != PROP_OK) {
+    if ((rc = prop_transport_symlink(s->t, target, link)) != PROP_OK)
         return transport_error(L, s, "symlink", link, rc);
-    } else if (s->diff) {
-        notef(s, "linked %s -> %s", link, target);
-    }
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -489,14 +435,7 @@ lsys_file_chattr(lua_State *L)
     check_attrs(L, 3, &a, NULL);
     changing(L, s, "chattr");
     check_claimed_via(L, s, 3, path, "changed the attributes of", 0);
-    if (s->dry || s->diff) {
-        char m[24] = "";
-        if (a.mode >= 0)
-            snprintf(m, sizeof m, " mode %04o", (unsigned)a.mode);
-        notef(s, "%s %s%s%s%s%s%s", s->dry ? "would set" : "set", path, m, a.owner ? " owner " : "",
-              a.owner ? a.owner : "", a.group ? " group " : "", a.group ? a.group : "");
-    }
-    if (!s->dry && (rc = prop_transport_chattr(s->t, path, &a)) != PROP_OK)
+    if ((rc = prop_transport_chattr(s->t, path, &a)) != PROP_OK)
         return transport_error(L, s, "chattr", path, rc);
     lua_pushboolean(L, 1);
     return 1;

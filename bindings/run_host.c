@@ -198,7 +198,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     prop_owed *owed = NULL;
     size_t nowed = 0;
     prop_triggers *trig = NULL;
-    prop_transport *t = NULL;
+    prop_transport *t = NULL, *dry = NULL;
     tstack ts = {{NULL}, 0};
     char why[1200] = "", suite[64], arch[64];
     prop_os_set os;
@@ -278,7 +278,16 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     free(owed);
     owed = NULL;
     split_os_info(h, suite, arch);
-    hr.sys.t = t;
+    /* The properties' file changes are noted (--diff), and not made
+     * (--dry-run), by a transport over the host's. */
+    if ((o->dry || o->diff) &&
+        prop_transport_dry(&dry, t, (o->dry ? PROP_DRY_RUN : 0) | (o->diff ? PROP_DRY_DIFF : 0),
+                           lsys_dry_note, &hr.sys) != PROP_OK) {
+        snprintf(why, sizeof why, "out of memory");
+        oc->failed = 1;
+        goto out;
+    }
+    hr.sys.t = dry ? dry : t;
     hr.sys.host = hr.name;
     hr.sys.os = prop_os_family_name(os);
     hr.sys.suite = suite[0] ? suite : NULL;
@@ -291,7 +300,6 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     }
     hr.sys.declared = h;
     hr.sys.dry = o->dry;
-    hr.sys.diff = o->diff;
     hr.sys.keep_diffs = o->diff && run_report_fd >= 0;
     hr.sys.reveal = run_reveal_secret;
     hr.sys.reveal_ud = &hr;
@@ -361,6 +369,7 @@ done:
     free(hr.attach);
     lua_settop(L, top);
     lsys_clear(&hr.sys);
+    prop_transport_close(dry);
     if (pt)
         prop_transport_close(t);
     else

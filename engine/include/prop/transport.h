@@ -137,6 +137,38 @@ PROP_API int prop_transport_nspawn(prop_transport **out, prop_transport *parent,
 PROP_API int prop_transport_docker(prop_transport **out, prop_transport *parent,
                                    const char *container);
 
+/*
+ * Dry runs and diffs (prop run --dry-run, --diff): a transport over inner
+ * (which must outlive it) that says through note what the operations that
+ * change the target do.  Reads, stats and prefetch hints go through to
+ * inner, and so do commands (run and query), the lock and sync: a caller
+ * that must not run a command in a dry run does not ask for it.  Its name
+ * is inner's, and so is the reason of a failure.  flags:
+ *   PROP_DRY_RUN: a write, remove, mkdir, symlink or chattr changes
+ *     nothing and returns 0; note says "would write PATH (N bytes)" ("(a
+ *     secret)" for prop_transport_write_secret() without data), "would
+ *     remove PATH", "would make directory PATH", "would link LINK ->
+ *     TARGET", "would set PATH mode 0640 owner U group G" (what attrs set);
+ *   PROP_DRY_DIFF: before a write, the unified diff of what the file holds
+ *     against the new content (PROP_DRY_NOTE_DIFF; nothing when they are
+ *     equal), "PATH: secret content, diff not shown" for
+ *     prop_transport_write_secret(), or why there is none ("PATH: cannot
+ *     read the old content for a diff: REASON").  Without PROP_DRY_RUN
+ *     every operation is made, and a chattr is said before it is ("set
+ *     PATH mode ..."), a remove or symlink once it is ("removed PATH",
+ *     "linked LINK -> TARGET").
+ * Each note is called as it comes, in order.
+ */
+#define PROP_DRY_RUN 1
+#define PROP_DRY_DIFF 2
+typedef enum prop_dry_note_kind {
+    PROP_DRY_NOTE_LINE, /* one line, without its newline */
+    PROP_DRY_NOTE_DIFF  /* a unified diff, as prop_diff_unified() makes it */
+} prop_dry_note_kind;
+typedef void (*prop_dry_note_fn)(void *ud, prop_dry_note_kind kind, const char *text, size_t len);
+PROP_API int prop_transport_dry(prop_transport **out, prop_transport *inner, int flags,
+                                prop_dry_note_fn note, void *ud);
+
 PROP_API void prop_transport_close(prop_transport *t); /* accepts NULL */
 
 /*
@@ -228,6 +260,14 @@ PROP_API int prop_transport_read(prop_transport *t, const char *path, char **dat
  */
 PROP_API int prop_transport_write(prop_transport *t, const char *path, const char *data, size_t len,
                                   const prop_file_attrs *attrs);
+/*
+ * As prop_transport_write(), for content that must not be shown (a
+ * secret): a dry-run transport (prop_transport_dry()) shows no diff of it.
+ * There alone, under PROP_DRY_RUN, data may be NULL (len 0): a secret
+ * whose bytes were not made for a dry run; elsewhere that is PROP_EINVAL.
+ */
+PROP_API int prop_transport_write_secret(prop_transport *t, const char *path, const char *data,
+                                         size_t len, const prop_file_attrs *attrs);
 PROP_API int prop_transport_stat(prop_transport *t, const char *path, prop_file_stat *st);
 /* Remove a file, a symlink or an empty directory. */
 PROP_API int prop_transport_remove(prop_transport *t, const char *path);
