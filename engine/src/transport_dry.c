@@ -231,8 +231,18 @@ dry_sync(prop_transport *t)
 }
 
 static const prop_transport_ops dry_ops = {
-    dry_run,     dry_read,   dry_write, dry_stat,  dry_remove,   dry_mkdir,
-    dry_symlink, dry_chattr, dry_lock,  dry_close, dry_prefetch, dry_sync,
+    .run = dry_run,
+    .read = dry_read,
+    .write = dry_write,
+    .stat = dry_stat,
+    .remove = dry_remove,
+    .mkdir = dry_mkdir,
+    .symlink = dry_symlink,
+    .chattr = dry_chattr,
+    .lock = dry_lock,
+    .close = dry_close,
+    .prefetch = dry_prefetch,
+    .sync = dry_sync,
 };
 
 int
