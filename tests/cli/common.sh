@@ -1,50 +1,13 @@
-# Shared by the tests/cli/test_*.sh scripts: where prop and the sources
-# are, a scratch directory removed on exit, and pass/fail counting.
-# ctest sets PROP and PROP_SOURCE_DIR; by hand, the defaults below work
-# from a build directory named "build".
+# Shared by the tests/cli/test_*.sh scripts: tests/lib.sh (where prop
+# and the sources are, a scratch directory removed on exit, pass/fail
+# counting, run_prop), prop given 120 s, and check_fatal, the check of
+# a site that must stop with an error.
 
-PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
-SITES="$PROP_SOURCE_DIR/tests/sites"
-export NO_COLOR=1
-
-if [[ ! -x "$PROP" ]]; then
-  echo "prop executable not found at $PROP (set PROP)" >&2
-  exit 1
-fi
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-test.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-
-pass() {
-  passed=$((passed + 1))
-}
-
-# fail NAME WHAT [OUTPUT-FILE]
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1: $2"
-  if [[ -n "${3:-}" && -f "$3" ]]; then
-    sed 's/^/    | /' "$3" | head -40
-  fi
-}
-
-finish() {
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-}
-
-# run_prop OUT-FILE ARGS... : runs prop in the current directory with a
-# time limit, stdout and stderr together in OUT-FILE; sets rc.
-run_prop() {
-  local out="$1"
-  shift
-  rc=0
-  timeout 120 "$PROP" "$@" >"$out" 2>&1 || rc=$?
-}
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
+scratch_dir prop-test
+PROP_RUN_TIMEOUT=120
 
 # expect FILE KEY : prints the expectation lines "--! KEY ..." of a site
 # file, without the "--! KEY " prefix.
@@ -69,14 +32,14 @@ check_fatal() {
   (cd "$dir" && run_prop "$out" lint $extra "$name"; echo "$rc" >"$TMP/rc")
   rc="$(cat "$TMP/rc")"
   if [[ "$rc" == 124 ]]; then
-    fail "$name" "prop did not finish within 120 s" "$out"
+    fail "$name" "prop did not finish within $PROP_RUN_TIMEOUT s" "$out"
     return
   fi
   if [[ "$rc" != 2 ]]; then
     fail "$name" "exit $rc, expected 2" "$out"
     return
   fi
-  if grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
+  if crashed "$out"; then
     fail "$name" "prop crashed" "$out"
     return
   fi

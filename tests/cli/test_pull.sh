@@ -16,14 +16,7 @@ for tool in git gpg gpgconf python3; do
   fi
 done
 
-cleanup() {
-  local h
-  for h in "$TMP/signer" "$TMP/stranger"; do
-    [[ -d "$h" ]] && GNUPGHOME="$h" gpgconf --kill all >/dev/null 2>&1
-  done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+on_exit 'gpg_agents_stop "$TMP/signer" "$TMP/stranger"'
 
 ROOT="$TMP/root"        # the host's tree
 STATE="$ROOT/var/lib/prop"
