@@ -1,7 +1,8 @@
 # Shared by the tests/cli/test_*.sh scripts: tests/lib.sh (where prop
 # and the sources are, a scratch directory removed on exit, pass/fail
-# counting, run_prop), prop given 120 s, and check_fatal, the check of
-# a site that must stop with an error.
+# counting, run_prop), prop given 120 s, check_fatal (a site that must
+# stop with an error) and the checks of prop's exit and output, and of
+# the bash completion, that several cli tests make.
 
 # shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -68,4 +69,60 @@ check_fatal() {
     return
   fi
   pass
+}
+
+# expect_rc NAME WANT [TEXT] : the last run_prop exited WANT, did not
+# crash, and its output holds TEXT (a fixed string) when given.
+expect_rc() {
+  local name=$1 want=$2 text=${3:-}
+  if [[ $rc != "$want" ]]; then
+    fail "$name" "exit $rc, expected $want" "$OUT"
+  elif crashed "$OUT"; then
+    fail "$name" "prop crashed" "$OUT"
+  elif [[ -n $text ]] && ! grep -qF -- "$text" "$OUT"; then
+    fail "$name" "the output lacks: $text" "$OUT"
+  else
+    pass
+  fi
+}
+
+# expect_in NAME FILE TEXT... : FILE contains each TEXT.
+expect_in() {
+  local name="$1" file="$2" t
+  shift 2
+  for t in "$@"; do
+    if grep -qF -- "$t" "$file"; then pass; else fail "$name" "no \"$t\"" "$file"; fi
+  done
+}
+
+# expect_not_in NAME FILE TEXT : FILE does not contain TEXT.
+expect_not_in() {
+  if grep -qF -- "$3" "$2"; then fail "$1" "unexpected \"$3\"" "$2"; else pass; fi
+}
+
+# expect_refused NAME WANT-TEXT ARGS... : prop ARGS exits 2 (not a hang:
+# run_prop's timeout gives 124), and WANT-TEXT is in its output.
+expect_refused() {
+  local name="$1" want="$2"
+  shift 2
+  run_prop "$TMP/out" "$@"
+  if [[ "$rc" == 2 ]] && grep -qF -- "$want" "$TMP/out"; then
+    pass
+  else
+    fail "$name" "exit $rc (want 2) or no \"$want\" in the output" "$TMP/out"
+  fi
+}
+
+# complete_words WORD... : what the bash completion (its _prop, which the
+# test sources) offers on Tab for the last word (words after prop), one a
+# line, sorted; complete_line WORD... : the same on one line.
+complete_words() {
+  COMP_WORDS=("$PROP" "$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _prop
+  printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+complete_line() {
+  complete_words "$@" | tr '\n' ' ' | sed 's/ $//'
 }
