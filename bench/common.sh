@@ -43,6 +43,15 @@ free_port() {
     done
 }
 
+# install_wanted: apt-get install the packages of the array want, if any.
+install_wanted() {
+    if ((${#want[@]})); then
+        echo "installing: ${want[*]}"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
+            die "apt-get install ${want[*]} failed"
+    fi
+}
+
 # find_prop: set prop to an absolute path of the prop to measure: $prop
 # when given, else the first built one under $root, else prop on PATH.
 find_prop() {

@@ -88,11 +88,7 @@ if ((install)); then
     fi
     ((puppet)) && ! command -v puppet >/dev/null && want+=(puppet)
     ((ansible)) && ! command -v ansible-playbook >/dev/null && want+=(ansible-core)
-    if ((${#want[@]})); then
-        echo "installing: ${want[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
-            die "apt-get install ${want[*]} failed"
-    fi
+    install_wanted
 fi
 
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"

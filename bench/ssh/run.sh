@@ -84,11 +84,7 @@ if ((install)); then
     [[ -x /usr/sbin/sshd ]] || want+=(openssh-server)
     command -v ssh-keygen >/dev/null || want+=(openssh-client)
     ((ansible)) && ! command -v ansible-playbook >/dev/null && want+=(ansible-core)
-    if ((${#want[@]})); then
-        echo "installing: ${want[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
-            die "apt-get install ${want[*]} failed"
-    fi
+    install_wanted
 fi
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"
 [[ -x /usr/sbin/sshd ]] || die "sshd is needed (apt-get install openssh-server, or --install)"
