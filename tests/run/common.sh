@@ -1,20 +1,16 @@
-# Shared by the tests/run/test_*.sh scripts: prop run against this machine
-# (as root) and against connect.dir trees, with real effects checked
-# independently (cat, stat, getent, dpkg-query).  ctest sets PROP and
-# PROP_SOURCE_DIR; by hand, the defaults below work from a build
-# directory named "build".
+# Shared by the tests/run/test_*.sh scripts (and sourced by those of
+# tests/ssh/ and tests/containers/): prop run against this machine (as
+# root) and against connect.dir trees, with real effects checked
+# independently (cat, stat, getent, dpkg-query).  Built on tests/lib.sh
+# (finding prop, the scratch directory, on_exit, pass/fail, check, same,
+# run_prop).
 #
 # Every test makes its site files in a scratch directory, names what it
 # creates on the system "prop-test-..." and undoes it on exit.
 
-PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
-export NO_COLOR=1
-
-if [[ ! -x "$PROP" ]]; then
-  echo "prop executable not found at $PROP (set PROP)" >&2
-  exit 1
-fi
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
 if [[ "$(id -u)" != 0 ]]; then
   echo "SKIP: the run tests change this machine and need root"
   exit 0
@@ -29,71 +25,14 @@ if ! flock -w 1800 9; then
   exit 1
 fi
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-run.XXXXXX")"
+scratch_dir prop-run
 chmod 755 "$TMP"
 # prop's state on a target (owed triggers) is kept in the scratch
 # directory, not in /var/lib/prop of this machine (on a connect.dir tree,
 # under the tree).
 export PROP_STATE_DIR="$TMP/prop-state"
-cleanups=()
-# on_exit CMD: run CMD (a string for eval) when the test ends, last first.
-on_exit() {
-  cleanups+=("$1")
-}
-run_cleanups() {
-  local i
-  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do
-    eval "${cleanups[$i]}" >/dev/null 2>&1 || true
-  done
-  rm -rf "$TMP"
-}
-trap run_cleanups EXIT
-
-passed=0
-failed=0
-
-pass() {
-  passed=$((passed + 1))
-}
-
-# fail NAME WHAT [OUTPUT-FILE]
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1: $2"
-  if [[ -n "${3:-}" && -f "$3" ]]; then
-    sed 's/^/    | /' "$3" | head -60
-  fi
-}
-
-finish() {
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-}
-
-# check NAME CONDITION... : passes when the command CONDITION succeeds.
-check() {
-  local name="$1"
-  shift
-  if "$@"; then pass; else fail "$name" "not true: $*" "${OUT:-}"; fi
-}
-
-# same NAME GOT WANT
-same() {
-  if [[ "$2" == "$3" ]]; then
-    pass
-  else
-    fail "$1" "got [$2], want [$3]" "${OUT:-}"
-  fi
-}
-
-# run_prop OUT ARGS... : prop with a time limit, stdout and stderr together
-# in OUT; sets rc.  OUT also becomes $OUT, shown by failures.
-run_prop() {
-  OUT="$1"
-  shift
-  rc=0
-  timeout "${PROP_RUN_TIMEOUT:-300}" "$PROP" "$@" >"$OUT" 2>&1 || rc=$?
-}
+# A failure shows up to 60 lines of prop's output.
+fail_lines=60
 
 # prop_run OUT SITE [ARGS...] : prop run SITE --json ARGS.  When another
 # prop run (someone's, outside the tests) holds the target's lock, waits
@@ -153,7 +92,7 @@ expect_run() {
     fail "$name" "exit $rc, want $want_rc" "$out"
   elif [[ "$c/$o/$f" != "$4/$5/$6" ]]; then
     fail "$name" "changed/ok/failed = $c/$o/$f, want $4/$5/$6" "$out"
-  elif grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
+  elif crashed "$out"; then
     fail "$name" "prop crashed" "$out"
   elif grep -q 'W104' "$out"; then
     # prop's recipes claim every path they write.
