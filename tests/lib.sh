@@ -12,6 +12,7 @@
 #   on_exit CMD           run CMD (a string for eval) on EXIT, last first
 #   pass; fail NAME WHAT [OUTPUT-FILE]; finish
 #   check NAME COMMAND...; same NAME GOT WANT
+#   skip_without COMMAND...  SKIP (exit 0) unless each is installed
 #   run_prop OUT ARGS...  prop ARGS, output in OUT, exit status in rc
 #
 # fail shows the first $fail_lines lines (40) of OUTPUT-FILE; run_prop
@@ -98,6 +99,18 @@ run_prop() {
 # crashed FILE : prop's output in FILE tells of a crash.
 crashed() {
   grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$1"
+}
+
+# skip_without COMMAND... : prints SKIP and ends the test (exit 0) unless
+# each COMMAND is installed.
+skip_without() {
+  local c
+  for c in "$@"; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+      echo "SKIP: $c is not installed"
+      exit 0
+    fi
+  done
 }
 
 # gpg_agents_stop GNUPGHOME... : stops the gpg-agent of each one there is.

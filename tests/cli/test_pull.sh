@@ -9,12 +9,7 @@
 # status reads it back.
 source "$(dirname "$0")/common.sh"
 
-for tool in git gpg gpgconf python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
+skip_without git gpg gpgconf python3
 
 on_exit 'gpg_agents_stop "$TMP/signer" "$TMP/stranger"'
 

@@ -74,6 +74,11 @@ host_count() {
     sed -n "s/.*\"$3\":\([0-9][0-9]*\).*/\1/p" | head -1
 }
 
+# changed_failed OUT HOST : "CHANGED/FAILED" of the host event of HOST.
+changed_failed() {
+  echo "$(host_count "$1" "$2" changed)/$(host_count "$1" "$2" failed)"
+}
+
 # result_of OUT DESC-SUBSTRING : the result of the first top-level property
 # whose desc contains the text.
 result_of() {
@@ -122,6 +127,17 @@ owner_of() {
   stat -c '%U:%G' "$1"
 }
 
+# skip_unless_absent PACKAGE : prints SKIP and ends the test (exit 0)
+# unless this is a Debian system without PACKAGE, which the test installs
+# and purges.
+skip_unless_absent() {
+  if ! command -v apt-get >/dev/null; then echo "SKIP: not a Debian system"; exit 0; fi
+  if dpkg-query -W -f '${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^.i'; then
+    echo "SKIP: $1 is installed already; this test installs and purges it"
+    exit 0
+  fi
+}
+
 # installed_packages : names of the packages dpkg has installed, sorted.
 installed_packages() {
   dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' | awk '$2 ~ /^.i/ { print $1 }' | LC_ALL=C sort
@@ -136,4 +152,112 @@ purge_new_packages() {
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 $new >/dev/null 2>&1
   fi
+}
+
+# db_state : the account databases, to compare before and after.
+db_state() {
+  sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
+}
+
+# lines FILE : how many lines FILE has (0 when there is none).
+lines() {
+  if [[ -e "$1" ]]; then wc -l <"$1"; else echo 0; fi
+}
+
+# has NAME OUT FIXED-TEXT : the output holds the text.
+has() {
+  if grep -qF -- "$3" "$2"; then pass; else fail "$1" "no \"$3\" in the output" "$2"; fi
+}
+
+# lacks NAME OUT FIXED-TEXT
+lacks() {
+  if grep -qF -- "$3" "$2"; then fail "$1" "\"$3\" in the output" "$2"; else pass; fi
+}
+
+# ended PID : the process is gone (or a zombie), waiting 10 s at most.
+ended() {
+  local i st
+  for ((i = 0; i < 100; i++)); do
+    st="$(ps -o stat= -p "$1" 2>/dev/null)" || return 0
+    [[ "$st" == Z* ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# wait_files FILE... : until every FILE exists and is not empty (30 s at most).
+wait_files() {
+  local i f ok
+  for ((i = 0; i < 300; i++)); do
+    ok=1
+    for f in "$@"; do [[ -s "$f" ]] || ok=0; done
+    [[ $ok == 1 ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# signal_run NAME SITE "MARKERS" SIGNALS... [-- ARGS] : prop run SITE ARGS
+# in the background, the file $HOLD there meanwhile (the site's command
+# or loop goes on while it exists); once every marker exists, sends each
+# signal to prop, a second apart; sets rc and OUT.  Killed (rc 137) if it
+# does not end within WATCHDOG seconds.
+signal_run() {
+  local name="$1" site="$2" markers="$3" pid dog sig first=1 sigs=()
+  shift 3
+  while [[ $# -gt 0 && "$1" != -- ]]; do sigs+=("$1"); shift; done
+  [[ "${1:-}" == -- ]] && shift
+  OUT="$TMP/$name.out"
+  # shellcheck disable=SC2086
+  rm -f $markers
+  touch "$HOLD"
+  "$PROP" run "$site" "$@" >"$OUT" 2>&1 &
+  pid=$!
+  (sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
+  dog=$!
+  # shellcheck disable=SC2086
+  if wait_files $markers; then
+    for sig in "${sigs[@]}"; do
+      [[ $first == 1 ]] || sleep 1
+      first=0
+      kill "-$sig" "$pid" 2>/dev/null
+    done
+  else
+    fail "$name" "the property never started" "$OUT"
+  fi
+  rc=0
+  wait "$pid" || rc=$?
+  kill "$dog" 2>/dev/null
+  wait "$dog" 2>/dev/null
+  rm -f "$HOLD"
+}
+
+# counting_nproc : SHIM, a directory whose nproc logs each call in
+# $TMP/nproc.log before running the real one (the facts are gathered
+# with it); calls : how many calls the log holds.
+counting_nproc() {
+  local real
+  SHIM="$TMP/shim"
+  mkdir -p "$SHIM"
+  real="$(command -v nproc)"
+  cat >"$SHIM/nproc" <<EOF
+#!/bin/sh
+echo called >>"$TMP/nproc.log"
+exec "$real" "\$@"
+EOF
+  chmod 755 "$SHIM/nproc"
+  : >"$TMP/nproc.log"
+}
+calls() { wc -l <"$TMP/nproc.log" | tr -d ' '; }
+
+# gpg_test_key USER-ID : GNUPGHOME, a keyring in the scratch directory
+# (its agent stopped on exit) holding a new key of USER-ID, without a
+# passphrase, that signs and encrypts; FPR, its fingerprint.
+gpg_test_key() {
+  export GNUPGHOME="$TMP/gnupg"
+  mkdir -m 700 "$GNUPGHOME"
+  on_exit 'gpg_agents_stop "$TMP/gnupg"'
+  gpg --batch --quiet --passphrase '' --quick-gen-key "$1" ed25519 cert,sign 2>/dev/null
+  FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
+  gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
 }
