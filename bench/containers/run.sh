@@ -47,10 +47,7 @@ prop=${PROP:-}
 out="$root/bench/out/containers"
 cache=/var/tmp/prop-bench-cache
 
-usage() {
-    sed -n '/^#   bench/,/^# changed nothing/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-    exit 64
-}
+usage_end='^# changed nothing'
 
 while (($#)); do
     case $1 in
@@ -77,13 +74,9 @@ done
 if ((smoke)); then
     nfiles=2 runs=1 install=1 three=0
 fi
-for v in "$nfiles" "$runs"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
-done
+positive "$nfiles" "$runs"
 [[ $cache == /* ]] || die "--cache needs an absolute path: $cache"
 ((EUID == 0)) || die "containers need root: run it as root"
-
-note() { echo "note: $*"; }
 
 suite=bookworm
 arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
@@ -198,34 +191,10 @@ EOF
     [[ $rc == 0 && -n $tarball ]] || { cat "$scratch/rootfs.log" >&2; die "prop could not make the tree's tarball in $rootfs"; }
 fi
 
-# ---- measuring (as in bench/converge/run.sh) -------------------------------------
-# timed LOG CMD...: run CMD once, its output in LOG; sets t_s (wall-clock
-# seconds), t_kb (peak resident set of the largest process, from
-# /usr/bin/time) and rc.
-tf=$scratch/time.out
-timed() {
-    local log=$1 t0 t1
-    shift
-    t0=$EPOCHREALTIME
-    if /usr/bin/time -f %M -o "$tf" "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    t1=$EPOCHREALTIME
-    t_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    t_kb=$(tail -n 1 "$tf")
-    [[ $t_kb =~ ^[0-9]+$ ]] || t_kb=0
-}
-# A run of prop on localhost takes /run/lock/prop.lock: when someone
-# else's run holds it, wait and try again (the waiting is not timed).
-timed_prop() {
-    local log=$1 tries=0
-    while :; do
-        timed "$@"
-        if ((rc != 0)) && grep -q 'holds the lock' "$log" && ((tries++ < 600)); then
-            sleep 1
-            continue
-        fi
-        return 0
-    done
-}
+# ---- measuring (timed, timed_prop: bench/common.sh) -------------------------------
+# A run of prop on localhost waits up to ten minutes for someone else's
+# run to let go of /run/lock/prop.lock.
+lock_tries=600
 
 # bench_tool NAME N TREES CHECK-FIRST CHECK-CONVERGED CMD...: RUNS times,
 # remove the trees (a space-separated list), run CMD (first run: it makes
@@ -425,12 +394,11 @@ EOF
 }
 
 # ---- the checks: LOG N ------------------------------------------------------------
-# prop run --json: the host events.  First run: each container changed N,
-# none failed, the parent changed (its containers made).  Converged: every
-# host changed nothing, each container ok N.
-prop_hosts() { grep '"event":"host"' "$1" || true; }
-field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" <<<"$2"; }
-prop_check() { # LOG N first|conv
+# prop run --json: the host events (prop_hosts, field: bench/common.sh).
+# First run: each container changed N, none failed, the parent changed
+# (its containers made).  Converged: every host changed nothing, each
+# container ok N.
+box_check() { # LOG N first|conv
     local log=$1 n=$2 kind=$3 line c f o boxes=0
     if grep -q '"unreachable":true' "$log"; then
         echo "prop could not run: $(grep '"unreachable":true' "$log" | head -n 1 | sed -n 's/.*"error":\(".*"\).*/\1/p')"
@@ -454,8 +422,8 @@ prop_check() { # LOG N first|conv
     ((boxes == expect_boxes)) || { echo "$boxes container host events, not $expect_boxes (exit $rc)"; return 1; }
     ((rc == 0)) || { echo "prop exited $rc"; return 1; }
 }
-prop_first() { prop_check "$1" "$2" first; }
-prop_conv() { prop_check "$1" "$2" conv; }
+box_first() { box_check "$1" "$2" first; }
+box_conv() { box_check "$1" "$2" conv; }
 # Propellor prints "HOST DESC ... done" for a change, "... ok" for none,
 # "... failed" for a failure, inside the chroot as on the host.
 propellor_first() {
@@ -472,22 +440,22 @@ propellor_conv() {
     o=$(grep -c '\.\.\. ok' "$1" || true)
     ((d == 0 && f == 0 && o >= $2)) || { echo "Propellor reported $d changes, $f failures and $o ok, not 0, 0 and $2 or more"; return 1; }
 }
-# ansible-playbook: the recap of c1 (N tasks) and of localhost (2 tasks).
-recap_of() { sed -n "s/^$2 *: *ok=\([0-9]*\) *changed=\([0-9]*\) *unreachable=\([0-9]*\) *failed=\([0-9]*\).*/\1 \2 \3 \4/p" "$1" | tail -n 1; }
-ansible_check() { # LOG N first|conv
+# ansible-playbook: the recap (ansible_recap: bench/common.sh) of c1 (N
+# tasks) and of localhost (2 tasks).
+ansible_box_check() { # LOG N first|conv
     local c l ch lh
-    c=$(recap_of "$1" c1) l=$(recap_of "$1" localhost)
+    c=$(ansible_recap "$1" c1) l=$(ansible_recap "$1" localhost)
     if [[ $3 == first ]]; then ch=$2 lh=2; else ch=0 lh=0; fi
     if ((rc != 0)) || [[ $c != "$2 $ch 0 0" || $l != "2 $lh 0 0" ]]; then
         echo "ansible-playbook exited $rc, recap ok/changed/unreachable/failed of c1 = ${c:-?}, of localhost = ${l:-?}, not $2 $ch 0 0 and 2 $lh 0 0$(grep -m1 'FAILED\|UNREACHABLE' "$1" | sed 's/^/: /' | cut -c1-300)"
         return 1
     fi
 }
-ansible_first() { ansible_check "$1" "$2" first; }
-ansible_conv() { ansible_check "$1" "$2" conv; }
+ansible_box_first() { ansible_box_check "$1" "$2" first; }
+ansible_box_conv() { ansible_box_check "$1" "$2" conv; }
 
 # ---- the runs --------------------------------------------------------------------
-echo "container benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop)"
+echo "container benchmark: $(machine)"
 echo "a $suite minbase tree (with $include) from $tarball ($(du -m "$tarball" | cut -f1) MB), $nprops properties inside; median of $runs first run(s) (the tree absent: made from the tarball, then provisioned) and $runs converged run(s) (nothing to do)"
 
 declare -A R_first R_conv R_kb R_label
@@ -501,7 +469,7 @@ pdir=$scratch/prop
 mkdir -p "$pdir"
 gen_prop "$pdir" 1 >"$pdir/one.lua"
 expect_boxes=1
-bench_tool prop "$nprops" "$pdir/c1" prop_first prop_conv "$prop" run --json "$pdir/one.lua"
+bench_tool prop "$nprops" "$pdir/c1" box_first box_conv "$prop" run --json "$pdir/one.lua"
 ((ok)) || { fail "prop: $why"; die "prop did not converge; see the output above"; }
 R_first[prop]=$first_s R_conv[prop]=$conv_s R_kb[prop]=$peak_kb
 echo "prop: first run $(fmt_s "$first_s") s, converged run $(fmt_s "$conv_s") s"
@@ -566,7 +534,7 @@ if ((ansible)); then
         ANSIBLE_NOCOWS=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
     printf '[boxes]\nc1 ansible_connection=community.general.chroot ansible_host=%s/trees/c1\n' "$ap" >"$ap/inventory"
     gen_ansible "$ap/trees" >"$ap/playbook.yml"
-    bench_tool ansible "$nprops" "$ap/trees/c1" ansible_first ansible_conv \
+    bench_tool ansible "$nprops" "$ap/trees/c1" ansible_box_first ansible_box_conv \
         ansible-playbook -i "$ap/inventory" "$ap/playbook.yml"
     if ((ok)); then
         R_first[ansible]=$first_s R_conv[ansible]=$conv_s R_kb[ansible]=$peak_kb
@@ -611,15 +579,15 @@ if ((three)); then
     expect_boxes=3
     for c in 1 2 3; do remove_tree "$pdir/c$c" || true; done
     timed_prop "$scratch/prop-three-make.log" "$prop" run --json "$pdir/three.lua"
-    if ! why=$(prop_first "$scratch/prop-three-make.log" "$nprops"); then
+    if ! why=$(box_first "$scratch/prop-three-make.log" "$nprops"); then
         fail "prop, three containers, first run: $why (output: $scratch/prop-three-make.log)"
         keep=1
     else
-        bench_conv prop-three "$nprops" prop_conv "$prop" run --json "$pdir/three.lua"
+        bench_conv prop-three "$nprops" box_conv "$prop" run --json "$pdir/three.lua"
         ((ok)) || fail "prop, three containers: $why"
         T_three[prop]=$conv_s T_kb[prop-three]=$peak_kb
         expect_boxes=0
-        bench_conv prop-bare "$nprops" prop_conv "$prop" run --json "$pdir/bare.lua"
+        bench_conv prop-bare "$nprops" box_conv "$prop" run --json "$pdir/bare.lua"
         ((ok)) || fail "prop, bare host: $why"
         T_bare[prop]=$conv_s T_kb[prop-bare]=$peak_kb
     fi

@@ -44,10 +44,7 @@ install=0 keep=0 smoke=0
 prop=${PROP:-}
 out="$root/bench/out/converge"
 
-usage() {
-    sed -n '/^#   bench/,/^# works/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-    exit 64
-}
+usage_end='^# works'
 
 while (($#)); do
     case $1 in
@@ -76,14 +73,9 @@ done
 if ((smoke)); then
     nfiles=20 runs=1 sizes="" propellor=0 puppet=0 ansible=0
 fi
-for v in "$nfiles" "$runs" "$atasks"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
-done
-for v in $sizes; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
-done
-
-note() { echo "note: $*"; }
+positive "$nfiles" "$runs" "$atasks"
+# shellcheck disable=SC2086 # one number a word
+positive $sizes
 
 # ---- tools ---------------------------------------------------------------------
 if ((install)); then
@@ -96,11 +88,7 @@ if ((install)); then
     fi
     ((puppet)) && ! command -v puppet >/dev/null && want+=(puppet)
     ((ansible)) && ! command -v ansible-playbook >/dev/null && want+=(ansible-core)
-    if ((${#want[@]})); then
-        echo "installing: ${want[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
-            die "apt-get install ${want[*]} failed"
-    fi
+    install_wanted
 fi
 
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"
@@ -125,20 +113,15 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 scratch=$(mktemp -d /tmp/prop-bench-converge.XXXXXX)
-cleanup() { if ((keep)); then echo "scratch directory kept: $scratch"; else rm -rf "$scratch"; fi; }
-trap cleanup EXIT
+trap drop_scratch EXIT
 
 # ---- what every tool makes -------------------------------------------------------
 # File i (i = 1..N) is DIR/fNNNNN holding two lines, mode 0644.
 line2="managed by bench/converge"
 
 gen_prop() { # DIR N > site.lua
-    local dir=$1 n=$2 i
-    printf -- '-- %d files under %s (bench/converge/run.sh)\nhost "localhost" {\n' "$n" "$dir"
-    for ((i = 1; i <= n; i++)); do
-        printf '  file.has_content("%s/%s", { "bench file %d", "%s" }, { mode = "0644" }),\n' \
-            "$dir" "$(fname "$i")" "$i" "$line2"
-    done
+    printf -- '-- %d files under %s (bench/converge/run.sh)\nhost "localhost" {\n' "$2" "$1"
+    prop_files "$1" "$2"
     printf '}\n'
 }
 
@@ -177,51 +160,8 @@ gen_puppet() { # DIR N > site.pp
     done
 }
 
-gen_ansible() { # DIR N > playbook.yml
-    local dir=$1 n=$2 i
-    printf -- '- hosts: localhost\n  gather_facts: false\n  tasks:\n'
-    for ((i = 1; i <= n; i++)); do
-        printf '    - name: %s\n      copy:\n        dest: %s/%s\n        content: "bench file %d\\n%s\\n"\n        mode: "0644"\n' \
-            "$(fname "$i")" "$dir" "$(fname "$i")" "$i" "$line2"
-    done
-}
-
-# ---- measuring -------------------------------------------------------------------
-# timed LOG CMD...: run CMD once, its output in LOG; sets t_s (wall-clock
-# seconds), t_kb (peak resident set of the largest process, from
-# /usr/bin/time) and rc.
-tf=$scratch/time.out
-timed() {
-    local log=$1 t0 t1
-    shift
-    t0=$EPOCHREALTIME
-    if /usr/bin/time -f %M -o "$tf" "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    t1=$EPOCHREALTIME
-    t_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    t_kb=$(tail -n 1 "$tf")
-    [[ $t_kb =~ ^[0-9]+$ ]] || t_kb=0
-}
-
-# A run of prop on localhost takes /run/lock/prop.lock: when someone
-# else's run holds it, wait and try again (the waiting is not timed).
-timed_prop() {
-    local log=$1 tries=0
-    while :; do
-        timed "$@"
-        if ((rc != 0)) && grep -q 'holds the lock' "$log" && ((tries++ < 120)); then
-            sleep 1
-            continue
-        fi
-        return 0
-    done
-}
-
+# ---- measuring (timed, timed_prop: bench/common.sh) -----------------------------
 fmt_ms() { awk -v s="$1" 'BEGIN { if (s == "nan" || s == "") print "-"; else printf "%.1f", s }'; }
-
-# json_field LOG FIELD: FIELD of the host event of prop run --json in LOG.
-json_field() {
-    grep '"event":"host"' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p"
-}
 
 # bench_tool NAME N WIPE-DIR CHECK-FIRST CHECK-CONVERGED CMD...: RUNS times,
 # empty WIPE-DIR, run CMD (first run), then run it again (converged run);
@@ -248,7 +188,7 @@ bench_tool() {
         $runner "$log" "$@"
         convs+=" $t_s" kbs+=" $t_kb"
         if [[ $name == prop || $name == prop-* ]]; then
-            inruns+=" $({ grep '"event":"host"' "$log" || true; } | tail -n 1 | sed -n 's/.*"ms":\([0-9.]*\).*/\1/p')"
+            inruns+=" $(prop_hosts "$log" | tail -n 1 | sed -n 's/.*"ms":\([0-9.]*\).*/\1/p')"
         fi
         if ! why=$($chk2 "$log" "$n") || ! why=$(check_tree "$dir" "$n"); then
             fail "$name, converged run $i: $why (output: $log)"
@@ -260,19 +200,9 @@ bench_tool() {
     in_ms=$(median <<<"$inruns")
 }
 
-# The checks of each tool's output: LOG N.
-prop_first() {
-    local c f
-    c=$(json_field "$1" changed) f=$(json_field "$1" failed)
-    ((rc == 0)) || { echo "prop exited $rc"; return 1; }
-    [[ $c == "$2" && $f == 0 ]] || { echo "the host event says changed=${c:-?} failed=${f:-?}, not changed=$2 failed=0"; return 1; }
-}
-prop_conv() {
-    local c f o
-    c=$(json_field "$1" changed) f=$(json_field "$1" failed) o=$(json_field "$1" ok)
-    ((rc == 0)) || { echo "prop exited $rc"; return 1; }
-    [[ $c == 0 && $f == 0 && $o == "$2" ]] || { echo "the host event says ok=${o:-?} changed=${c:-?} failed=${f:-?}, not ok=$2 changed=0 failed=0"; return 1; }
-}
+# The checks of each tool's output: LOG N.  prop's (prop_first,
+# prop_conv: bench/common.sh): the one host event of localhost.
+expect_hosts=1
 # Propellor prints "HOST DESC ... done" for a change and "... ok" for none;
 # "overall" is the host as a whole.
 propellor_first() {
@@ -293,7 +223,7 @@ puppet_first() { ((rc == 2)) || { echo "puppet apply exited $rc, not 2 (changes 
 puppet_conv() { ((rc == 0)) || { echo "puppet apply exited $rc, not 0 (nothing to do)"; return 1; }; }
 
 # ---- the runs --------------------------------------------------------------------
-echo "converged-run benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop)"
+echo "converged-run benchmark: $(machine)"
 echo "$nfiles files of two lines, mode 0644, under $scratch; median of $runs first run(s) (the files absent) and $runs converged run(s) (nothing to do)"
 for s in "${skipped[@]}"; do note "$s"; done
 
@@ -370,12 +300,12 @@ if ((ansible)); then
     mkdir -p "$ap/home"
     export ANSIBLE_HOME=$ap/home ANSIBLE_LOCAL_TEMP=$ap/home/tmp ANSIBLE_REMOTE_TMP=$ap/remote-tmp ANSIBLE_NOCOLOR=1 \
         ANSIBLE_NOCOWS=1 ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3
-    if ((atasks >= nfiles)); then asizes=$nfiles; else asizes="$((atasks / 2 > 0 ? atasks / 2 : 1)) $atasks"; fi
+    asizes=$(ansible_sizes "$nfiles" "$atasks")
     declare -A A_first A_conv
     a_ok=1 a_kb=0
     for n in $asizes; do
         d=$ap/files-$n
-        gen_ansible "$d" "$n" >"$ap/playbook-$n.yml"
+        ansible_files localhost "$d" "$n" >"$ap/playbook-$n.yml"
         bench_tool "ansible-$n" "$n" "$d" ansible_first ansible_conv \
             ansible-playbook -i localhost, -c local "$ap/playbook-$n.yml"
         ((ok)) || { a_ok=0; break; }
@@ -391,10 +321,8 @@ if ((ansible)); then
         else
             n1=${asizes% *} n2=${asizes#* }
             # t(n) = fixed + n * per_task through the two measured points
-            extra() { awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" -v n="$nfiles" \
-                'BEGIN { p = (b - a) / (n2 - n1); f = a - n1 * p; printf "%.4f %.4f %.4f\n", f + n * p, p, f }'; }
-            read -r "R_first[ansible]" a_fp a_ff < <(extra "${A_first[$n1]}" "${A_first[$n2]}")
-            read -r "R_conv[ansible]" a_cp a_cf < <(extra "${A_conv[$n1]}" "${A_conv[$n2]}")
+            read -r "R_first[ansible]" a_fp a_ff < <(extrapolate "${A_first[$n1]}" "${A_first[$n2]}" "$n1" "$n2" "$nfiles")
+            read -r "R_conv[ansible]" a_cp a_cf < <(extrapolate "${A_conv[$n1]}" "${A_conv[$n2]}" "$n1" "$n2" "$nfiles")
             R_label[ansible]="ansible-playbook -c local *"
             ansible_note="* Ansible extrapolated to $nfiles tasks from $n1 and $n2 measured tasks (fixed + $nfiles x per task): converged $(fmt_s "$a_cf") s + $(awk -v p="$a_cp" 'BEGIN { printf "%.3f", p }') s a task, first run $(fmt_s "$a_ff") s + $(awk -v p="$a_fp" 'BEGIN { printf "%.3f", p }') s a task"
         fi

@@ -28,10 +28,7 @@ prop=${PROP:-}
 out="$root/bench/out"
 smoke=0
 
-usage() {
-    sed -n '/^#   bench/,/^# --smoke/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-    exit 64
-}
+usage_end='^# --smoke'
 
 while (($#)); do
     case $1 in
@@ -113,7 +110,7 @@ check_clean() {
 }
 
 
-echo "prop lint benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $("$prop" --version 2>/dev/null | head -n 1 || echo prop)"
+echo "prop lint benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(prop_version)"
 echo "sites in $out; best of $runs run(s) up to 10000 hosts, one run above"
 echo
 

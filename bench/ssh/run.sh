@@ -43,10 +43,7 @@ fanout=1 nhosts=20 hprops=50 jobs=
 own_sshd=0 install=0 keep=0 smoke=0
 prop=${PROP:-}
 
-usage() {
-    sed -n '/^#   bench/,/^# checks/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-    exit 64
-}
+usage_end='^# checks'
 
 while (($#)); do
     case $1 in
@@ -78,11 +75,7 @@ if ((smoke)); then
     nprops=20 runs=1 ansible=0 nhosts=3 hprops=5
 fi
 jobs=${jobs:-$nhosts}
-for v in "$nprops" "$runs" "$atasks" "$nhosts" "$hprops" "$jobs"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: not a positive number: $v" >&2; exit 64; }
-done
-
-note() { echo "note: $*"; }
+positive "$nprops" "$runs" "$atasks" "$nhosts" "$hprops" "$jobs"
 
 # ---- tools ---------------------------------------------------------------------
 if ((install)); then
@@ -91,11 +84,7 @@ if ((install)); then
     [[ -x /usr/sbin/sshd ]] || want+=(openssh-server)
     command -v ssh-keygen >/dev/null || want+=(openssh-client)
     ((ansible)) && ! command -v ansible-playbook >/dev/null && want+=(ansible-core)
-    if ((${#want[@]})); then
-        echo "installing: ${want[*]}"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y "${want[@]}" >/dev/null ||
-            die "apt-get install ${want[*]} failed"
-    fi
+    install_wanted
 fi
 [[ -x /usr/bin/time ]] || die "/usr/bin/time is needed to measure memory (apt-get install time, or --install)"
 [[ -x /usr/sbin/sshd ]] || die "sshd is needed (apt-get install openssh-server, or --install)"
@@ -116,7 +105,7 @@ cleanup() {
     local p
     for p in "${own_pids[@]}"; do kill "$p" 2>/dev/null || true; done
     for p in "${own_pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    if ((keep)); then echo "scratch directory kept: $scratch"; else rm -rf "$scratch"; fi
+    drop_scratch
 }
 trap cleanup EXIT
 
@@ -140,8 +129,6 @@ if ((!own_sshd)) && [[ -r $common ]]; then
     trap 'set +e; _ssh_exit' EXIT
 fi
 keys=$scratch/sshd
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # own_sshd_start NAME: as ssh_start NAME, here.
 own_sshd_start() {
@@ -199,44 +186,11 @@ start_host() {
     fi
 }
 
-# ---- measuring (as in bench/converge/run.sh) ---------------------------------
+# ---- measuring (timed, timed_prop, ms_per: bench/common.sh) ------------------
+# t_cpu is prop's own work; t_busy that of prop, sshd, the remote shells
+# and anything else running here.  timed_prop waits should the target's
+# run lock be taken by another prop run (an sshd without PROP_LOCK_FILE).
 line2="managed by bench/ssh"
-
-# timed LOG CMD...: run CMD once, its output in LOG; sets t_s (wall-clock
-# seconds), t_kb (peak resident set of the largest process), t_cpu (the
-# CPU seconds of CMD and its children: prop's own work) and t_busy (the
-# CPU seconds this whole machine was busy meanwhile: prop, sshd, the
-# remote shells, and anything else running here), and rc.
-tf=$scratch/time.out
-tck=$(getconf CLK_TCK)
-busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
-timed() {
-    local log=$1 t0 t1 b0 b1
-    shift
-    b0=$(busy)
-    t0=$EPOCHREALTIME
-    if /usr/bin/time -f '%M %U %S' -o "$tf" "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    t1=$EPOCHREALTIME
-    b1=$(busy)
-    t_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    read -r t_kb t_cpu < <(tail -n 1 "$tf" | awk '{ printf "%s %.2f\n", $1, $2 + $3 }')
-    [[ $t_kb =~ ^[0-9]+$ ]] || t_kb=0 t_cpu=0
-    t_busy=$(awk -v a="$b0" -v b="$b1" -v t="$tck" 'BEGIN { printf "%.2f", (b - a) / t }')
-}
-# Should the target's run lock be taken by another prop run (an sshd
-# without PROP_LOCK_FILE), wait and try again (the waiting is not timed).
-timed_prop() {
-    local log=$1 tries=0
-    while :; do
-        timed "$@"
-        if ((rc != 0)) && grep -q 'holds the lock\|locked by another run' "$log" && ((tries++ < 120)); then
-            sleep 1
-            continue
-        fi
-        return 0
-    done
-}
-ms_per() { awk -v s="$1" -v n="$2" 'BEGIN { printf "%.1f", s * 1000 / n }'; }
 
 # bench_tool NAME N CHECK-FIRST CHECK-CONVERGED CMD...: RUNS times, empty
 # the directories in $wipe, run CMD (first run), then again (converged
@@ -273,43 +227,11 @@ bench_tool() {
     conv_cpu=$(median <<<"$cpus") conv_busy=$(median <<<"$busys")
 }
 
-# prop run --json: every host event must say changed=N (first) or ok=N,
-# changed=0 (converged), failed=0; an unreachable host is reported as such.
-prop_hosts() { grep '"event":"host"' "$1" || true; }
-prop_check() { # LOG N first|conv
-    local log=$1 n=$2 kind=$3 line c f o bad=0 hosts=0
-    if grep -q '"unreachable":true' "$log"; then
-        echo "prop could not reach a host: $(grep '"unreachable":true' "$log" | head -n 1 | sed -n 's/.*"error":\(".*"\).*/\1/p')"
-        return 1
-    fi
-    while IFS= read -r line; do
-        hosts=$((hosts + 1))
-        c=$(sed -n 's/.*"changed":\([0-9]*\).*/\1/p' <<<"$line")
-        f=$(sed -n 's/.*"failed":\([0-9]*\).*/\1/p' <<<"$line")
-        o=$(sed -n 's/.*"ok":\([0-9]*\).*/\1/p' <<<"$line")
-        if [[ $kind == first ]]; then [[ $c == "$n" && $f == 0 ]] || bad=1; else [[ $o == "$n" && $c == 0 && $f == 0 ]] || bad=1; fi
-        if ((bad)); then echo "host event: $line (expected ${kind/conv/converged}: $n files, failed=0)"; return 1; fi
-    done < <(prop_hosts "$log")
-    ((hosts == expect_hosts)) || { echo "$hosts host events, not $expect_hosts (exit $rc)"; return 1; }
-    ((rc == 0)) || { echo "prop exited $rc"; return 1; }
-}
-prop_first() { prop_check "$1" "$2" first; }
-prop_conv() { prop_check "$1" "$2" conv; }
-
-# site_host NAME PORT KEY KNOWN_HOSTS DIR N: one host of N files in DIR.
-site_host() {
-    local i
-    printf 'host "%s" {\n  connect.ssh { address = "127.0.0.1", port = %d, user = "%s", identity = "%s", known_hosts = "%s" },\n' \
-        "$1" "$2" "$me" "$3" "$4"
-    for ((i = 1; i <= $6; i++)); do
-        printf '  file.has_content("%s/%s", { "bench file %d", "%s" }, { mode = "0644" }),\n' \
-            "$5" "$(fname "$i")" "$i" "$line2"
-    done
-    printf '}\n'
-}
+# prop run --json: prop_first, prop_conv (bench/common.sh), $expect_hosts
+# host events; site_host: one host of N files (bench/common.sh).
 
 # ---- one host: prop beside Ansible -------------------------------------------
-echo "SSH benchmark: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop), $(/usr/sbin/sshd -V 2>&1 | head -n 1 || true)"
+echo "SSH benchmark: $(machine), $(/usr/sbin/sshd -V 2>&1 | head -n 1 || true)"
 for s in "${skipped[@]}"; do note "$s"; done
 start_host bench
 s_port=$h_port s_key=$h_key s_kh=$h_kh
@@ -330,7 +252,7 @@ echo "$nprops files of two lines, mode 0644; median of $runs first run(s) (the f
 
 d=$scratch/one/files
 mkdir -p "$scratch/one"
-site_host bench "$s_port" "$s_key" "$s_kh" "$d" "$nprops" >"$scratch/one/site.lua"
+site_host bench "$s_port" "$me" "$s_key" "$s_kh" "$d" "$nprops" >"$scratch/one/site.lua"
 wipe=("$d") expect_hosts=1
 bench_tool prop "$nprops" prop_first prop_conv "$prop" run --json "$scratch/one/site.lua"
 ((ok)) || die "prop over SSH did not converge (or could not reach the host); see above"
@@ -345,18 +267,12 @@ if ((ansible)); then
         ANSIBLE_HOST_KEY_CHECKING=True
     printf 'bench ansible_host=127.0.0.1 ansible_port=%d ansible_user=%s ansible_ssh_private_key_file=%s ansible_ssh_common_args="-o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes"\n' \
         "$s_port" "$me" "$s_key" "$s_kh" >"$ap/inventory"
-    if ((atasks >= nprops)); then asizes=$nprops; else asizes="$((atasks / 2 > 0 ? atasks / 2 : 1)) $atasks"; fi
+    asizes=$(ansible_sizes "$nprops" "$atasks")
     declare -A A_first A_conv
     a_ok=1 a_kb=0
     for n in $asizes; do
         d=$ap/files-$n
-        {
-            printf -- '- hosts: bench\n  gather_facts: false\n  tasks:\n'
-            for ((i = 1; i <= n; i++)); do
-                printf '    - name: %s\n      copy:\n        dest: %s/%s\n        content: "bench file %d\\n%s\\n"\n        mode: "0644"\n' \
-                    "$(fname "$i")" "$d" "$(fname "$i")" "$i" "$line2"
-            done
-        } >"$ap/playbook-$n.yml"
+        ansible_files bench "$d" "$n" >"$ap/playbook-$n.yml"
         wipe=("$d")
         bench_tool "ansible-$n" "$n" ansible_first ansible_conv \
             ansible-playbook -i "$ap/inventory" "$ap/playbook-$n.yml"
@@ -376,10 +292,8 @@ if ((ansible && a_ok)); then
         a_first=${A_first[$nprops]} a_conv=${A_conv[$nprops]} label="ansible-playbook (SSH)"
     else
         n1=${asizes% *} n2=${asizes#* }
-        extra() { awk -v a="$1" -v b="$2" -v n1="$n1" -v n2="$n2" -v n="$nprops" \
-            'BEGIN { p = (b - a) / (n2 - n1); f = a - n1 * p; printf "%.4f %.4f %.4f\n", f + n * p, p, f }'; }
-        read -r a_first a_fp a_ff < <(extra "${A_first[$n1]}" "${A_first[$n2]}")
-        read -r a_conv a_cp a_cf < <(extra "${A_conv[$n1]}" "${A_conv[$n2]}")
+        read -r a_first a_fp a_ff < <(extrapolate "${A_first[$n1]}" "${A_first[$n2]}" "$n1" "$n2" "$nprops")
+        read -r a_conv a_cp a_cf < <(extrapolate "${A_conv[$n1]}" "${A_conv[$n2]}" "$n1" "$n2" "$nprops")
         label="ansible-playbook (SSH) *"
     fi
     printf '%-30s %10d %9s %11s %16s %8s\n' "$label" "$nprops" "$(fmt_s "$a_first")" "$(fmt_s "$a_conv")" \
@@ -404,7 +318,7 @@ if ((fanout)); then
         name=$(printf 'fan%02d' "$h")
         start_host "$name"
         fan_ports+=("$h_port")
-        site_host "$name" "$h_port" "$h_key" "$h_kh" "$fo/$name" "$hprops" >>"$fo/site.lua"
+        site_host "$name" "$h_port" "$me" "$h_key" "$h_kh" "$fo/$name" "$hprops" >>"$fo/site.lua"
         wipe+=("$fo/$name")
     done
     echo "fan-out: $nhosts hosts of $hprops files, each behind its own sshd on 127.0.0.1 (ports ${fan_ports[*]}); median of $runs runs"

@@ -44,10 +44,7 @@ fanout=1 nhosts=20 hprops=50 frtt=50
 keep=0 smoke=0
 prop=${PROP:-}
 
-usage() {
-    sed -n '/^#   bench/,/^# --props/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//' >&2
-    exit 64
-}
+usage_end='^#$'
 while (($#)); do
     case $1 in
     --props) nprops=${2:?}; shift 2 ;;
@@ -95,20 +92,11 @@ cleanup() {
     local p
     for p in "${pgids[@]}"; do kill -- "-$p" 2>/dev/null || true; done
     for p in "${pgids[@]}"; do wait "$p" 2>/dev/null || true; done
-    if ((keep)); then echo "scratch directory kept: $scratch"; else rm -rf "$scratch"; fi
+    drop_scratch
 }
 trap cleanup EXIT
 
 cc -O2 -Wall -o "$scratch/delay" "$here/delay.c" || die "cannot build the delay proxy"
-
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-    local p
-    while :; do
-        p=$((20000 + RANDOM % 40000))
-        port_open "$p" || { echo "$p"; return; }
-    done
-}
 
 # ---- the target: one sshd, users propwan and propwan1..H ----------------------
 uid0=64200
@@ -188,23 +176,8 @@ proxy() {
     die "the delay proxy did not start"
 }
 
-# ---- measuring -----------------------------------------------------------------
-tck=$(getconf CLK_TCK)
-busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
-# timed LOG CMD...: t_s (wall), t_busy (CPU seconds of this whole machine), rc.
-timed() {
-    local log=$1 t0 t1 b0 b1
-    shift
-    b0=$(busy)
-    t0=$EPOCHREALTIME
-    if "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    t1=$EPOCHREALTIME
-    b1=$(busy)
-    t_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
-    t_busy=$(awk -v a="$b0" -v b="$b1" -v t="$tck" 'BEGIN { printf "%.2f", (b - a) / t }')
-}
+# ---- measuring (timed_wall, ms_per: bench/common.sh) ---------------------------
 line2="managed by bench/wan"
-ms_per() { awk -v s="$1" -v n="$2" 'BEGIN { printf "%.1f", s * 1000 / n }'; }
 
 ssh_true() { # PORT USER
     ssh -p "$1" -i "$scratch/user_key" -o UserKnownHostsFile="$scratch/known_hosts" \
@@ -212,58 +185,38 @@ ssh_true() { # PORT USER
         "$2@127.0.0.1" true
 }
 
-site_host() { # NAME PORT USER DIR N
-    local i
-    printf 'host "%s" {\n  connect.ssh { address = "127.0.0.1", port = %d, user = "%s", identity = "%s", known_hosts = "%s" },\n' \
-        "$1" "$2" "$3" "$scratch/user_key" "$scratch/known_hosts"
-    for ((i = 1; i <= $5; i++)); do
-        printf '  file.has_content("%s/%s", { "bench file %d", "%s" }, { mode = "0644" }),\n' \
-            "$4" "$(fname "$i")" "$i" "$line2"
-    done
-    printf '}\n'
-}
-
-# prop_ok LOG N first|conv HOSTS: every host event as expected.
-prop_ok() {
-    local log=$1 n=$2 kind=$3 want=$4 line c f o hosts=0
-    while IFS= read -r line; do
-        hosts=$((hosts + 1))
-        c=$(sed -n 's/.*"changed":\([0-9]*\).*/\1/p' <<<"$line")
-        f=$(sed -n 's/.*"failed":\([0-9]*\).*/\1/p' <<<"$line")
-        o=$(sed -n 's/.*"ok":\([0-9]*\).*/\1/p' <<<"$line")
-        if [[ $kind == first ]]; then [[ $c == "$n" && $f == 0 ]] || { echo "$line"; return 1; }
-        else [[ $o == "$n" && $c == 0 && $f == 0 ]] || { echo "$line"; return 1; }; fi
-    done < <(grep '"event":"host"' "$log" || true)
-    ((hosts == want && rc == 0)) || { echo "$hosts host events (not $want), exit $rc"; return 1; }
-}
+# wan_host NAME PORT USER DIR N: one host of N files in DIR, reached
+# through the proxy on PORT as USER (site_host: bench/common.sh).
+wan_host() { site_host "$1" "$2" "$3" "$scratch/user_key" "$scratch/known_hosts" "$4" "$5"; }
 
 # fresh DIR UID: an empty directory for the files, the user's.
 fresh() { rm -rf "$1" && mkdir -p "$1" && chown "$2:$2" "$1"; }
 
-# bench_prop SITE N HOSTS DIR... : runs times first and converged; sets
-# first_s conv_s first_busy conv_busy (medians).
+# bench_prop SITE N HOSTS DIR... : runs times first and converged, each
+# checked by prop_first, prop_conv (bench/common.sh) for HOSTS host events;
+# sets first_s conv_s first_busy conv_busy (medians).
 bench_prop() {
-    local site=$1 n=$2 hosts=$3 i d why fs='' cs='' fb='' cb='' args=()
+    local site=$1 n=$2 expect_hosts=$3 i d why fs='' cs='' fb='' cb='' args=()
     shift 3
     [[ ${jobs:-} ]] && args=(-j "$jobs")
     [[ ${nopipe:-} ]] && args+=(--no-pipeline)
     for ((i = 1; i <= runs; i++)); do
         for d in "$@"; do fresh "${d%:*}" "${d##*:}"; done
-        timed "$scratch/prop-first.log" "$prop" run --json "${args[@]}" "$site"
-        why=$(prop_ok "$scratch/prop-first.log" "$n" first "$hosts") || die "prop's first run: $why (see $scratch/prop-first.log; --keep)"
+        timed_wall "$scratch/prop-first.log" "$prop" run --json "${args[@]}" "$site"
+        why=$(prop_first "$scratch/prop-first.log" "$n") || die "prop's first run: $why (see $scratch/prop-first.log; --keep)"
         for d in "$@"; do why=$(check_tree "${d%:*}" "$n") || die "after the first run: $why"; done
         fs+=" $t_s" fb+=" $t_busy"
-        timed "$scratch/prop-conv.log" "$prop" run --json "${args[@]}" "$site"
-        why=$(prop_ok "$scratch/prop-conv.log" "$n" conv "$hosts") || die "prop's converged run: $why"
+        timed_wall "$scratch/prop-conv.log" "$prop" run --json "${args[@]}" "$site"
+        why=$(prop_conv "$scratch/prop-conv.log" "$n") || die "prop's converged run: $why"
         cs+=" $t_s" cb+=" $t_busy"
     done
     first_s=$(median <<<"$fs") conv_s=$(median <<<"$cs")
     first_busy=$(fmt_s "$(median <<<"$fb")") conv_busy=$(fmt_s "$(median <<<"$cb")")
 }
 
-echo "WAN benchmark: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$prop" --version 2>/dev/null | head -n 1 || echo prop) ($prop), $(/usr/sbin/sshd -V 2>&1 | head -n 1 || true)"
+echo "WAN benchmark: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(prop_version) ($prop), $(/usr/sbin/sshd -V 2>&1 | head -n 1 || true)"
 echo "$nprops file.has_content (two lines, mode 0644), user propwan (/bin/sh), median of $runs run(s); x: a multiple of ssh true at that round trip"
-for s in "${notes[@]}"; do echo "note: $s"; done
+for s in "${notes[@]}"; do note "$s"; done
 echo
 printf '| RTT | `ssh true` | prop, first run | prop, converged | ms a property, first | prop --no-pipeline, first run |%s\n' \
     "$( ((ansible)) && echo ' ansible, a task, first / converged |')"
@@ -273,13 +226,13 @@ for rtt in $rtts; do
     p=$pport
     ts=''
     for ((i = 1; i <= 3; i++)); do
-        timed "$scratch/ssh.log" ssh_true "$p" propwan
+        timed_wall "$scratch/ssh.log" ssh_true "$p" propwan
         ((rc == 0)) || { cat "$scratch/ssh.log" >&2; die "ssh propwan@127.0.0.1 -p $p true failed"; }
         ts+=" $t_s"
     done
     ssh_s=$(median <<<"$ts")
     d=$scratch/files-$rtt
-    site_host wan "$p" propwan "$d" "$nprops" >"$scratch/site-$rtt.lua"
+    wan_host wan "$p" propwan "$d" "$nprops" >"$scratch/site-$rtt.lua"
     nopipe=1 jobs='' bench_prop "$scratch/site-$rtt.lua" "$nprops" 1 "$d:$uid0"
     nopipe_s=$first_s
     jobs='' bench_prop "$scratch/site-$rtt.lua" "$nprops" 1 "$d:$uid0"
@@ -297,10 +250,10 @@ for rtt in $rtts; do
         } >"$ap/play.yml"
         fresh "$ap/files" "$uid0"
         ANSIBLE_PIPELINING=1 ANSIBLE_SSH_CONTROL_PATH_DIR=$ap/cp ANSIBLE_HOST_KEY_CHECKING=True \
-            timed "$scratch/ansible.log" ansible-playbook -i "$ap/inventory" "$ap/play.yml"
+            timed_wall "$scratch/ansible.log" ansible-playbook -i "$ap/inventory" "$ap/play.yml"
         a1=$t_s
         ANSIBLE_PIPELINING=1 ANSIBLE_SSH_CONTROL_PATH_DIR=$ap/cp ANSIBLE_HOST_KEY_CHECKING=True \
-            timed "$scratch/ansible.log" ansible-playbook -i "$ap/inventory" "$ap/play.yml"
+            timed_wall "$scratch/ansible.log" ansible-playbook -i "$ap/inventory" "$ap/play.yml"
         a2=$t_s
         acol=" $(fmt_s "$(awk -v s="$a1" -v n="$atasks" 'BEGIN { print s / n }')") s / $(fmt_s "$(awk -v s="$a2" -v n="$atasks" 'BEGIN { print s / n }')") s ($atasks tasks: $(ratio "$a1" "$ssh_s")× / $(ratio "$a2" "$ssh_s")×) |"
     fi
@@ -317,11 +270,11 @@ if ((fanout)); then
     dirs=()
     for ((h = 1; h <= nhosts; h++)); do
         proxy "$frtt"
-        site_host "fan$h" "$pport" "propwan$h" "$scratch/fan/$h" "$hprops" >>"$site"
+        wan_host "fan$h" "$pport" "propwan$h" "$scratch/fan/$h" "$hprops" >>"$site"
         dirs+=("$scratch/fan/$h:$((uid0 + h))")
-        ((h == 1)) && site_host fan1 "$pport" propwan1 "$scratch/fan/1" "$hprops" >"$one"
+        ((h == 1)) && wan_host fan1 "$pport" propwan1 "$scratch/fan/1" "$hprops" >"$one"
     done
-    timed "$scratch/ssh.log" ssh_true "$pport" "propwan$nhosts"
+    timed_wall "$scratch/ssh.log" ssh_true "$pport" "propwan$nhosts"
     echo
     echo '| run | hosts | properties | first run | converged run | busy, first | busy, converged |'
     echo '|---|---:|---:|---:|---:|---:|---:|'
@@ -379,15 +332,15 @@ echo
 echo '| writes | one at a time, before pipelining | one at a time, as prop now | batched |'
 echo '|---:|---:|---:|---:|'
 rm -rf "$w" && mkdir -p "$w"
-timed "$scratch/before.log" sh "$scratch/before.sh" "$w" "$nprops"
+timed_wall "$scratch/before.log" sh "$scratch/before.sh" "$w" "$nprops"
 ((rc == 0)) || die "the write steps failed: $(cat "$scratch/before.log")"
 before_s=$t_s
 rm -rf "$w" && mkdir -p "$w"
-timed "$scratch/per.log" sh "$scratch/per.sh" "$w" "$nprops"
+timed_wall "$scratch/per.log" sh "$scratch/per.sh" "$w" "$nprops"
 ((rc == 0)) || die "the pipelined write steps failed: $(cat "$scratch/per.log")"
 per_s=$t_s
 rm -rf "$w" && mkdir -p "$w"
-timed "$scratch/batch.log" sh "$scratch/batch.sh" "$w" "$nprops"
+timed_wall "$scratch/batch.log" sh "$scratch/batch.sh" "$w" "$nprops"
 ((rc == 0)) || die "the batched write steps failed: $(cat "$scratch/batch.log")"
 printf '| %d | %s s (%s ms a file) | %s s (%s ms a file) | %s s |\n' "$nprops" "$(fmt_s "$before_s")" \
     "$(ms_per "$before_s" "$nprops")" "$(fmt_s "$per_s")" "$(ms_per "$per_s" "$nprops")" "$(fmt_s "$t_s")"

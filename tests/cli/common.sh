@@ -1,50 +1,14 @@
-# Shared by the tests/cli/test_*.sh scripts: where prop and the sources
-# are, a scratch directory removed on exit, and pass/fail counting.
-# ctest sets PROP and PROP_SOURCE_DIR; by hand, the defaults below work
-# from a build directory named "build".
+# Shared by the tests/cli/test_*.sh scripts: tests/lib.sh (where prop
+# and the sources are, a scratch directory removed on exit, pass/fail
+# counting, run_prop), prop given 120 s, check_fatal (a site that must
+# stop with an error) and the checks of prop's exit and output, and of
+# the bash completion, that several cli tests make.
 
-PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
-SITES="$PROP_SOURCE_DIR/tests/sites"
-export NO_COLOR=1
-
-if [[ ! -x "$PROP" ]]; then
-  echo "prop executable not found at $PROP (set PROP)" >&2
-  exit 1
-fi
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-test.XXXXXX")"
-trap 'rm -rf "$TMP"' EXIT
-
-passed=0
-failed=0
-
-pass() {
-  passed=$((passed + 1))
-}
-
-# fail NAME WHAT [OUTPUT-FILE]
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1: $2"
-  if [[ -n "${3:-}" && -f "$3" ]]; then
-    sed 's/^/    | /' "$3" | head -40
-  fi
-}
-
-finish() {
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-}
-
-# run_prop OUT-FILE ARGS... : runs prop in the current directory with a
-# time limit, stdout and stderr together in OUT-FILE; sets rc.
-run_prop() {
-  local out="$1"
-  shift
-  rc=0
-  timeout 120 "$PROP" "$@" >"$out" 2>&1 || rc=$?
-}
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
+scratch_dir prop-test
+PROP_RUN_TIMEOUT=120
 
 # expect FILE KEY : prints the expectation lines "--! KEY ..." of a site
 # file, without the "--! KEY " prefix.
@@ -69,14 +33,14 @@ check_fatal() {
   (cd "$dir" && run_prop "$out" lint $extra "$name"; echo "$rc" >"$TMP/rc")
   rc="$(cat "$TMP/rc")"
   if [[ "$rc" == 124 ]]; then
-    fail "$name" "prop did not finish within 120 s" "$out"
+    fail "$name" "prop did not finish within $PROP_RUN_TIMEOUT s" "$out"
     return
   fi
   if [[ "$rc" != 2 ]]; then
     fail "$name" "exit $rc, expected 2" "$out"
     return
   fi
-  if grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
+  if crashed "$out"; then
     fail "$name" "prop crashed" "$out"
     return
   fi
@@ -105,4 +69,60 @@ check_fatal() {
     return
   fi
   pass
+}
+
+# expect_rc NAME WANT [TEXT] : the last run_prop exited WANT, did not
+# crash, and its output holds TEXT (a fixed string) when given.
+expect_rc() {
+  local name=$1 want=$2 text=${3:-}
+  if [[ $rc != "$want" ]]; then
+    fail "$name" "exit $rc, expected $want" "$OUT"
+  elif crashed "$OUT"; then
+    fail "$name" "prop crashed" "$OUT"
+  elif [[ -n $text ]] && ! grep -qF -- "$text" "$OUT"; then
+    fail "$name" "the output lacks: $text" "$OUT"
+  else
+    pass
+  fi
+}
+
+# expect_in NAME FILE TEXT... : FILE contains each TEXT.
+expect_in() {
+  local name="$1" file="$2" t
+  shift 2
+  for t in "$@"; do
+    if grep -qF -- "$t" "$file"; then pass; else fail "$name" "no \"$t\"" "$file"; fi
+  done
+}
+
+# expect_not_in NAME FILE TEXT : FILE does not contain TEXT.
+expect_not_in() {
+  if grep -qF -- "$3" "$2"; then fail "$1" "unexpected \"$3\"" "$2"; else pass; fi
+}
+
+# expect_refused NAME WANT-TEXT ARGS... : prop ARGS exits 2 (not a hang:
+# run_prop's timeout gives 124), and WANT-TEXT is in its output.
+expect_refused() {
+  local name="$1" want="$2"
+  shift 2
+  run_prop "$TMP/out" "$@"
+  if [[ "$rc" == 2 ]] && grep -qF -- "$want" "$TMP/out"; then
+    pass
+  else
+    fail "$name" "exit $rc (want 2) or no \"$want\" in the output" "$TMP/out"
+  fi
+}
+
+# complete_words WORD... : what the bash completion (its _prop, which the
+# test sources) offers on Tab for the last word (words after prop), one a
+# line, sorted; complete_line WORD... : the same on one line.
+complete_words() {
+  COMP_WORDS=("$PROP" "$@")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _prop
+  printf '%s\n' "${COMPREPLY[@]}" | sort
+}
+complete_line() {
+  complete_words "$@" | tr '\n' ' ' | sed 's/ $//'
 }

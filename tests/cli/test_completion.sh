@@ -9,20 +9,11 @@ source "$PROP_SOURCE_DIR/bindings/prop.bash-completion"
 
 cd "$PROP_SOURCE_DIR"
 
-# complete WORD... : what Tab offers for the last word (words after prop).
-complete_words() {
-  COMP_WORDS=("$PROP" "$@")
-  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-  COMPREPLY=()
-  _prop
-  printf '%s\n' "${COMPREPLY[@]}" | sort
-}
-
 # expect NAME "WANT" WORD... : the candidates, space-separated and sorted.
 expect_words() {
   local name="$1" want="$2" got
   shift 2
-  got="$(complete_words "$@" | tr '\n' ' ' | sed 's/ $//')"
+  got="$(complete_line "$@")"
   if [[ "$got" == "$want" ]]; then
     pass
   else

@@ -37,29 +37,18 @@ done
 # before, props and describe; www has those).
 f="$TMP/foo.example.com.dot"
 w="$TMP/www.example.com.dot"
-expect_in() { # FILE NAME TEXT...
-  local file="$1" name="$2" t
-  shift 2
-  for t in "$@"; do
-    if ! grep -qF -- "$t" "$file"; then
-      fail "graph labels" "$name: no $t" "$file"
-      return
-    fi
-  done
-  pass
-}
-expect_in "$f" "leaf label: description, type, origin, claims" \
+expect_in "graph labels: leaf label: description, type, origin, claims" "$f" \
   'label="apt installed openssh-server\nDebianLike, revertable\n' 'examples/site.lua:63\npackage.installed openssh-server"'
-expect_in "$f" "combinator label" '[on_change]\napt installed foo\nDebianLike, revertable\n'
-expect_in "$f" "info node" 'label="ipv4 192.0.2.10\nUnixLike, info\n' 'shape=note'
-expect_in "$f" "escaped quotes" 'label="os.debian \"bookworm\" amd64\n'
-expect_in "$f" "edge labels" 'label="#1"' 'label="on_change: first"' 'label="on_change: if changed"' \
+expect_in "graph labels: combinator label" "$f" '[on_change]\napt installed foo\nDebianLike, revertable\n'
+expect_in "graph labels: info node" "$f" 'label="ipv4 192.0.2.10\nUnixLike, info\n' 'shape=note'
+expect_in "graph labels: escaped quotes" "$f" 'label="os.debian \"bookworm\" amd64\n'
+expect_in "graph labels: edge labels" "$f" 'label="#1"' 'label="on_change: first"' 'label="on_change: if changed"' \
   'label="requires: first"' 'label="requires: then"' 'label="revert: of"' 'label="revert: runs"' \
   'label="revertable: normally"' 'label="revertable: reverted"' 'label="pick_os: if DebianLike"' \
   'label="pick_os: if FreeBSD"'
-expect_in "$w" "edge labels" 'label="before: first"' 'label="before: then"' 'label="props #1"' \
+expect_in "graph labels: edge labels" "$w" 'label="before: first"' 'label="before: then"' 'label="props #1"' \
   'label="props #3"' 'label="describe"'
-expect_in "$f" "layout" 'rankdir=LR' 'shape=house'
+expect_in "graph labels: layout" "$f" 'rankdir=LR' 'shape=house'
 
 # A node reached twice is drawn once: "apt removed bar" is both what the
 # revert runs and the revert side of the revertable.

@@ -8,8 +8,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-# same DIR NAME WHAT ARGS... : prop ARGS prints the same either way.
-same() {
+# same_memo DIR NAME WHAT ARGS... : prop ARGS prints the same either way.
+same_memo() {
   local dir="$1" name="$2" what="$3"
   shift 3
   (cd "$dir" && run_prop "$TMP/memo" "$@"; echo "$rc" >"$TMP/rc.memo")
@@ -29,10 +29,10 @@ shopt -s nullglob
 for dir in "$SITES/valid" "$SITES/invalid"; do
   for site in "$dir"/*.lua; do
     name="$(basename "$site")"
-    same "$dir" "$name" "lint" lint "$name"
-    same "$dir" "$name" "lint --format=json" lint --format=json "$name"
-    same "$dir" "$name" "show" show "$name"
-    same "$dir" "$name" "graph" graph "$name"
+    same_memo "$dir" "$name" "lint" lint "$name"
+    same_memo "$dir" "$name" "lint --format=json" lint --format=json "$name"
+    same_memo "$dir" "$name" "show" show "$name"
+    same_memo "$dir" "$name" "graph" graph "$name"
   done
 done
 

@@ -9,21 +9,6 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 cd "$TMP"
 
-# expect_in NAME FILE TEXT... : FILE contains each TEXT.
-expect_in() {
-  local name="$1" file="$2" t
-  shift 2
-  for t in "$@"; do
-    if grep -qF -- "$t" "$file"; then pass; else fail "$name" "no \"$t\"" "$file"; fi
-  done
-}
-expect_not_in() {
-  if grep -qF -- "$3" "$2"; then fail "$1" "unexpected \"$3\"" "$2"; else pass; fi
-}
-expect_rc() {
-  if [[ "$rc" == "$2" ]]; then pass; else fail "$1" "exit $rc, expected $2" "$OUT"; fi
-}
-
 # -- P002: each manager on its own family only ------------------------------
 cat >p002.lua <<'S'
 host "deb" { os.debian("bookworm", "amd64"),

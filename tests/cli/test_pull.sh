@@ -9,21 +9,9 @@
 # status reads it back.
 source "$(dirname "$0")/common.sh"
 
-for tool in git gpg gpgconf python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
+skip_without git gpg gpgconf python3
 
-cleanup() {
-  local h
-  for h in "$TMP/signer" "$TMP/stranger"; do
-    [[ -d "$h" ]] && GNUPGHOME="$h" gpgconf --kill all >/dev/null 2>&1
-  done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+on_exit 'gpg_agents_stop "$TMP/signer" "$TMP/stranger"'
 
 ROOT="$TMP/root"        # the host's tree
 STATE="$ROOT/var/lib/prop"

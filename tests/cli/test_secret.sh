@@ -14,15 +14,8 @@ fi
 
 export GNUPGHOME="$TMP/gnupg"
 homes=("$GNUPGHOME" "$TMP/gnupg-a" "$TMP/gnupg-b" "$TMP/gnupg-empty")
-cleanup() {
-  local h
-  for h in "${homes[@]}"; do
-    [[ -d $h ]] && GNUPGHOME="$h" gpgconf --kill all >/dev/null 2>&1
-  done
-  [[ -n ${TMUX_SOCK:-} && -S $TMUX_SOCK ]] && tmux -S "$TMUX_SOCK" kill-server >/dev/null 2>&1
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+on_exit '[[ -n ${TMUX_SOCK:-} && -S $TMUX_SOCK ]] && tmux -S "$TMUX_SOCK" kill-server'
+on_exit 'gpg_agents_stop "${homes[@]}"'
 
 gpgq() { gpg --batch --quiet --pinentry-mode loopback --passphrase '' "$@" 2>/dev/null; }
 mkdir -m 700 "$GNUPGHOME"
@@ -54,24 +47,12 @@ host "web1" { os.debian("bookworm", "amd64"),
 host "web2" { os.debian("bookworm", "amd64") }
 EOF
 
-# expect_rc NAME WANT [grep-text] : the last run_prop's exit code and output.
-expect_rc() {
-  local name=$1 want=$2 text=${3:-}
-  if [[ $rc != "$want" ]]; then
-    fail "$name" "exit $rc, expected $want" "$TMP/out"
-  elif grep -Eqi 'AddressSanitizer|runtime error:|segmentation' "$TMP/out"; then
-    fail "$name" "prop crashed" "$TMP/out"
-  elif [[ -n $text ]] && ! grep -qF -- "$text" "$TMP/out"; then
-    fail "$name" "the output lacks: $text" "$TMP/out"
-  else
-    pass
-  fi
-}
-
-# set_value NAME VALUE-PRINTF-FORMAT [ARGS...] : pipe a value into prop secret set.
+# set_value NAME VALUE-PRINTF-FORMAT [ARGS...] : pipe a value into prop
+# secret set, its output in $TMP/out (OUT, for expect_rc).
 set_value() {
   local name=$1 fmt=$2
   shift 2
+  OUT="$TMP/out"
   rc=0
   # shellcheck disable=SC2059
   printf "$fmt" | timeout 60 "$PROP" secret set site.lua "$name" "$@" >"$TMP/out" 2>&1 || rc=$?
@@ -241,16 +222,9 @@ gpgq --import "$TMP/sec-a.asc"
 # ---- bash completion: the names in the store, the recipients ------------------------------
 # shellcheck source=../../bindings/prop.bash-completion
 source "$PROP_SOURCE_DIR/bindings/prop.bash-completion"
-complete_words() {
-  COMP_WORDS=("$PROP" "$@")
-  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-  COMPREPLY=()
-  _prop
-  printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ' | sed 's/ $//'
-}
-got=$(complete_words secret rm site.lua "")
+got=$(complete_line secret rm site.lua "")
 if [[ $got == "blob db_password empty new_one" ]]; then pass; else echo "$got" >"$TMP/got"; fail "completion of names" "prop secret rm site.lua <Tab>" "$TMP/got"; fi
-got=$(complete_words secret recipients site.lua rm "")
+got=$(complete_line secret recipients site.lua rm "")
 if [[ $got == "$FPR_A" ]]; then pass; else echo "$got" >"$TMP/got"; fail "completion of recipients" "prop secret recipients site.lua rm <Tab>" "$TMP/got"; fi
 
 # ---- a damaged store --------------------------------------------------------------------

@@ -8,19 +8,6 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 cd "$TMP"
 
-# expect_refused NAME WANT-TEXT ARGS... : exit 2 (not a hang: run_prop's
-# timeout gives 124), and WANT-TEXT in the output.
-expect_refused() {
-  local name="$1" want="$2"
-  shift 2
-  run_prop "$TMP/out" "$@"
-  if [[ "$rc" == 2 ]] && grep -qF -- "$want" "$TMP/out"; then
-    pass
-  else
-    fail "$name" "exit $rc (want 2) or no \"$want\" in the output" "$TMP/out"
-  fi
-}
-
 mkfifo fifo.lua
 expect_refused "lint of a FIFO" "cannot read fifo.lua: a FIFO, not a regular file" lint fifo.lua
 expect_refused "show of a FIFO" "cannot read fifo.lua: a FIFO, not a regular file" show fifo.lua

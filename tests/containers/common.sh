@@ -6,7 +6,9 @@
 # A Debian tree costs a debootstrap (a minute or more, from the mirror):
 # rootfs_cache makes one with prop itself (chroot.debootstrapped) the first
 # time, into a cache that outlives the tests, so the rest of the suite (and
-# the next run on this machine) unpacks a tarball instead.
+# the next run on this machine) unpacks a tarball instead.  Also the
+# helpers of the chroot tests (tarball_host) and of the Docker ones
+# (docker_test, inside, changed_inside, fetch).
 
 # shellcheck source=../run/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../run/common.sh"
@@ -85,4 +87,43 @@ docker_up() {
     finish
     exit 1
   fi
+}
+
+# tarball_host TREE PROPERTIES... : a site, on standard output, of this
+# machine with a chroot at TREE unpacked from $ROOTFS (rootfs_cache) and
+# the properties inside, each argument on a line of its own.
+tarball_host() {
+  local tree="$1" p
+  shift
+  printf 'host "localhost" {\n  os.debian("%s", "%s"),\n' "$SUITE" "$ARCH"
+  printf '  chroot.provisioned(chroot.from_tarball("%s", os.debian("%s", "%s"), "%s", {\n' \
+    "$tree" "$SUITE" "$ARCH" "$ROOTFS"
+  for p in "$@"; do printf '    %s\n' "$p"; done
+  printf '  })),\n}\n'
+}
+
+# docker_test IMAGE CONTAINER : IMG and CTR, the image and the container a
+# Docker test makes, removed on exit with the image of the container's
+# state.
+docker_test() {
+  IMG="$1"
+  CTR="$2"
+  on_exit "docker image rm -f $IMG"
+  on_exit "docker image rm -f $CTR:prop-state"
+  on_exit "docker rm -f $CTR"
+}
+
+# inside CMD... : CMD run in the container $CTR.
+inside() {
+  docker exec "$CTR" "$@"
+}
+
+# changed_inside OUT : "CHANGED/FAILED" of the container's host event.
+changed_inside() {
+  changed_failed "$1" "localhost/$CTR"
+}
+
+# fetch PORT : what curl inside the container $CTR is served on PORT.
+fetch() {
+  docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
 }

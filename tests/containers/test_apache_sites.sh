@@ -53,11 +53,7 @@ check "prop claims port:8080 names listen_ports" grep -q 'apache listens on 80 4
 docker_up
 
 rootfs_cache
-IMG="prop-test-apache-img-$$"
-CTR="prop-test-apache-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-apache-img-$$" "prop-test-apache-$$"
 
 VHOST_A='<VirtualHost *:8081>\n  DocumentRoot /var/www/prop-a\n  Header set X-Prop-Test yes\n</VirtualHost>\n'
 VHOST_B='<VirtualHost *:8081>\n  DocumentRoot /var/www/prop-b\n  Header set X-Prop-Test yes\n</VirtualHost>\n'
@@ -83,16 +79,6 @@ host "localhost" {
   docker.running(web),
 }
 EOF
-}
-
-fetch() { # PORT
-  docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
-}
-inside() {
-  docker exec "$CTR" "$@"
-}
-changed_inside() {
-  echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"
 }
 
 # ---- installed, a port, a module, a site ---------------------------------------

@@ -20,17 +20,11 @@ R="$T/aptbox"
 H=localhost/aptbox
 
 write_site() { # PROPERTIES...
-  cat >"$TMP/site.lua" <<EOF
-local key = [==[$(cat "$TMP/key.asc")]==]
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$R", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    $*
-  })),
+  {
+    printf 'local key = [==[%s]==]\n' "$(cat "$TMP/key.asc")"
+    tarball_host "$R" "$*"
+  } >"$TMP/site.lua"
 }
-EOF
-}
-changed_failed() { echo "$(host_count "$1" $H changed)/$(host_count "$1" $H failed)"; }
 
 # ---- a signing key and a flat repository with one package ------------------------
 export GNUPGHOME="$TMP/gnupg"
@@ -125,7 +119,7 @@ check "cache: the note says what was freed" grep -q 'removed [0-9]* downloaded f
 # ---- second run -----------------------------------------------------------------------
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changes" "$(changed_failed "$TMP/r2.out")" "0/0"
+same "second run: nothing changes" "$(changed_failed "$TMP/r2.out" "$H")" "0/0"
 
 # ---- the site check refuses a cut key and two priorities for one pin -------------------
 head -n 4 "$TMP/key.asc" >"$TMP/cut.asc"
@@ -188,7 +182,7 @@ same "revert: upgrades off" "$(cat "$R/etc/apt/apt.conf.d/20auto-upgrades")" \
 same "revert: debconf says no" \
   "$(chroot "$R" debconf-show unattended-upgrades | sed -n 's/.*enable_auto_updates: //p')" false
 prop_run "$TMP/v2.out" "$TMP/site.lua"
-same "revert again: nothing changes" "$(changed_failed "$TMP/v2.out")" "0/0"
+same "revert again: nothing changes" "$(changed_failed "$TMP/v2.out" "$H")" "0/0"
 
 # debconf's own questions: its configuration script keeps the answers.
 debconf_of() { chroot "$R" debconf-show debconf | sed -n "s/^[* ]*debconf\/$1: //p"; }
@@ -196,15 +190,15 @@ same "reconfigured: debconf's priority before" "$(debconf_of priority)" high
 write_site 'apt.reconfigured("debconf", { { "debconf/priority", "select", "critical" },
                                           { "debconf/frontend", "select", "Readline" } }),'
 prop_run "$TMP/g0.out" "$TMP/site.lua" --dry-run
-same "reconfigured, dry run: would change" "$(changed_failed "$TMP/g0.out")" "1/0"
+same "reconfigured, dry run: would change" "$(changed_failed "$TMP/g0.out" "$H")" "1/0"
 check "reconfigured, dry run: says what differs" grep -qF 'debconf/priority: \"high\" -> \"critical\"' "$TMP/g0.out"
 same "reconfigured, dry run: debconf untouched" "$(debconf_of priority)" high
 prop_run "$TMP/g1.out" "$TMP/site.lua"
 same "reconfigured: exit" "$rc" 0
-same "reconfigured: changed" "$(changed_failed "$TMP/g1.out")" "1/0"
+same "reconfigured: changed" "$(changed_failed "$TMP/g1.out" "$H")" "1/0"
 same "reconfigured: debconf holds the answers" "$(debconf_of priority) $(debconf_of frontend)" "critical Readline"
 prop_run "$TMP/g2.out" "$TMP/site.lua"
-same "reconfigured again: nothing changes" "$(changed_failed "$TMP/g2.out")" "0/0"
+same "reconfigured again: nothing changes" "$(changed_failed "$TMP/g2.out" "$H")" "0/0"
 # unattended-upgrades' configuration script answers from 20auto-upgrades
 # (off since the revert): the answer does not hold, which is a failure,
 # not a change every run.

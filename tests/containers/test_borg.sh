@@ -37,30 +37,15 @@ check "a bad schedule is P012" grep -q 'bad.lua:8: error\[P012\]: cron.job: sche
 check "a misspelt period, with a suggestion" grep -q 'bad.lua:9: error\[P012\]: borg.backup: when "dayly" must be hourly, daily, weekly, monthly or a cron schedule such as "30 3 \* \* \*" (did you mean "daily"?)' "$TMP/bad.out"
 check "an empty exclude list is P012" grep -q 'bad.lua:10: error\[P012\]: borg.backup: exclude must not be an empty list' "$TMP/bad.out"
 
-export GNUPGHOME="$TMP/gnupg"
-mkdir -m 700 "$GNUPGHOME"
-on_exit 'GNUPGHOME="$TMP/gnupg" gpgconf --kill all'
-gpg --batch --quiet --passphrase '' --quick-gen-key 'Prop Borg Test <borg@example.invalid>' \
-  ed25519 cert,sign 2>/dev/null
-FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
-gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
+gpg_test_key 'Prop Borg Test <borg@example.invalid>'
 
 rootfs_cache
 T="$TMP/trees"
 mkdir -p "$T"
 B="$T/backupbox"
 write_site() { # PROPERTIES...
-  cat >"$TMP/site.lua" <<EOF
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$B", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    file.directory "/srv/data",
-    file.has_content("/srv/data/a.txt", "hello\n"),
-    file.has_content("/srv/data/skip.tmp", "not kept\n"),
-    $*
-  })),
-}
-EOF
+  tarball_host "$B" 'file.directory "/srv/data",' 'file.has_content("/srv/data/a.txt", "hello\n"),' \
+    'file.has_content("/srv/data/skip.tmp", "not kept\n"),' "$*" >"$TMP/site.lua"
 }
 PLAIN_P='borg.backup("/srv/data", "/var/backups/plain", { keep = { daily = 1 }, exclude = { "/srv/data/*.tmp" }, name = "prop-test-plain" })'
 SECRET_P='borg.backup({ "/srv/data", "/etc/hostname" }, "/var/backups/secret", { passphrase = secret "borg_pass", when = "30 3 * * *", name = "prop-test-secret" })'

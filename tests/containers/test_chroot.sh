@@ -37,7 +37,7 @@ before_listen="$(listeners)"
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: the parent's property changed" "$(host_count "$TMP/r1.out" localhost changed)" 1
-same "first run: the container's" "$(host_count "$TMP/r1.out" localhost/web changed)/$(host_count "$TMP/r1.out" localhost/web failed)" "4/0"
+same "first run: the container's" "$(changed_failed "$TMP/r1.out" localhost/web)" "4/0"
 check "the events name the container" grep -q '"host":"localhost/web","container":"web"' "$TMP/r1.out"
 same "the file is in the tree" "$(cat "$T/web/etc/motd")" "inside"
 check "the account is in the tree's passwd" grep -q '^webapp:' "$T/web/etc/passwd"

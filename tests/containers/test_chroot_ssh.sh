@@ -29,7 +29,7 @@ prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "over ssh: exit" "$rc" 0
 same "over ssh: the tree was made" "$(host_count "$TMP/r1.out" box changed)" 1
 same "over ssh: provisioned inside" \
-  "$(host_count "$TMP/r1.out" box/web changed)/$(host_count "$TMP/r1.out" box/web failed)" "3/0"
+  "$(changed_failed "$TMP/r1.out" box/web)" "3/0"
 check "over ssh: the container's events" grep -q '"host":"box/web","container":"web"' "$TMP/r1.out"
 same "over ssh: the file" "$(cat "$T/web/etc/motd" 2>&1)" "over ssh"
 check "over ssh: bytes a shell would mangle" \

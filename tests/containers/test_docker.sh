@@ -17,11 +17,7 @@ docker_up
 
 rootfs_cache
 mkdir -p "$TMP/vol"
-IMG="prop-test-img-$$"
-CTR="prop-test-web-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-img-$$" "prop-test-web-$$"
 
 # A free loopback port for the container's nginx.
 PORT=$((20000 + $$ % 20000))
@@ -59,7 +55,8 @@ has_image() {
   docker image inspect "$1" >/dev/null 2>&1
 }
 
-fetch() {
+# fetch_published : what nginx in the container serves on the published port.
+fetch_published() {
   curl -fsS --max-time 10 "http://127.0.0.1:$PORT/" 2>&1 || true
 }
 
@@ -71,7 +68,7 @@ PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: the parent's property changed" "$(host_count "$TMP/r1.out" localhost changed)" 1
 same "first run: the container's" \
-  "$(host_count "$TMP/r1.out" "localhost/$CTR" changed)/$(host_count "$TMP/r1.out" "localhost/$CTR" failed)" "7/0"
+  "$(changed_failed "$TMP/r1.out" "localhost/$CTR")" "7/0"
 check "the image was imported from the cache" grep -q "imported .*minbase.* as $IMG" "$TMP/r1.out"
 check "the image exists" has_image "$IMG"
 same "the container runs" "$(docker inspect --format '{{.State.Running}}' "$CTR")" true
@@ -83,7 +80,7 @@ check "not on this machine" bash -c "! grep -q '^webapp:' /etc/passwd"
 check "nginx is installed in the container" bash -c "docker exec $CTR dpkg-query -W nginx >/dev/null"
 same "sys.container is docker inside" "$(docker exec "$CTR" cat /etc/prop-container)" "docker"
 check "the image has no policy-rc.d" bash -c "! docker exec $CTR test -e /usr/sbin/policy-rc.d"
-same "nginx answers on the published loopback port" "$(fetch)" "served by prop-test"
+same "nginx answers on the published loopback port" "$(fetch_published)" "served by prop-test"
 same "the port is published on loopback only" "$(docker port "$CTR" 80/tcp)" "127.0.0.1:$PORT"
 same "the environment is set" "$(docker exec "$CTR" sh -c 'echo $PROP_TEST_ONE')" 1
 same "the volume is this machine's directory" "$(cat "$TMP/vol/from-inside" 2>&1)" "written inside"
@@ -97,14 +94,14 @@ same "second run: nothing changed" \
 # ---- stopped, then started ----------------------------------------------------------
 docker exec "$CTR" sh -c 'echo "made by hand" >/root/kept'
 docker stop "$CTR" >/dev/null
-same "the port is closed while it is stopped" "$(fetch | grep -c 'served by' || true)" 0
+same "the port is closed while it is stopped" "$(fetch_published | grep -c 'served by' || true)" 0
 prop_run "$TMP/r3.out" "$TMP/site.lua"
 same "stopped: exit" "$rc" 0
 check "stopped: started again" grep -q "started $CTR (it was stopped)" "$TMP/r3.out"
 same "stopped: running" "$(docker inspect --format '{{.State.Running}}' "$CTR")" true
 same "stopped: nginx started again inside (only it changed)" \
   "$(host_count "$TMP/r3.out" "localhost/$CTR" changed)" 1
-same "stopped: reachable again" "$(fetch)" "served by prop-test"
+same "stopped: reachable again" "$(fetch_published)" "served by prop-test"
 
 # ---- a new parameter: made again, its files kept ------------------------------------
 id_before="$(docker inspect --format '{{.Id}}' "$CTR")"
@@ -117,7 +114,7 @@ same "new env: the variable is set" "$(docker exec "$CTR" sh -c 'echo $PROP_TEST
 same "new env: a file written by hand is kept" "$(docker exec "$CTR" cat /root/kept)" "made by hand"
 same "new env: the account is kept" "$(docker exec "$CTR" grep -c '^webapp:' /etc/passwd)" 1
 check "new env: it runs from its state image" has_image "$CTR:prop-state"
-same "new env: reachable" "$(fetch)" "served by prop-test"
+same "new env: reachable" "$(fetch_published)" "served by prop-test"
 prop_run "$TMP/r5.out" "$TMP/site.lua"
 same "new env, run again: nothing changed" \
   "$(host_count "$TMP/r5.out" localhost changed)/$(host_count "$TMP/r5.out" "localhost/$CTR" changed)" "0/0"
@@ -151,7 +148,7 @@ check "other image: the old state image is gone" bash -c "! docker image inspect
 same "other image: provisioned" "$(docker exec "$CTR" cat /etc/motd)" "other"
 prop_run "$TMP/r7.out" "$TMP/site.lua"
 same "back to the site's image: exit" "$rc" 0
-same "back to the site's image: reachable" "$(fetch)" "served by prop-test"
+same "back to the site's image: reachable" "$(fetch_published)" "served by prop-test"
 
 # ---- dockerd unreachable ----------------------------------------------------------------
 DOCKER_HOST="unix://$TMP/no-dockerd.sock" prop_run "$TMP/d.out" "$TMP/site.lua"

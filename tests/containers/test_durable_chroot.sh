@@ -23,28 +23,24 @@ host "localhost" {
 LUA
 INSIDE="$T/web$PROP_STATE_DIR/pending"
 
-count() {
-  if [[ -e "$T/web/count" ]]; then wc -l <"$T/web/count"; else echo 0; fi
-}
-
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first: exit (the target fails)" "$rc" 1
 same "first: the file was written" "$(cat "$T/web/etc/app.conf")" v1
 check "first: recorded inside the container" grep -q "$(printf '^localhost/web\trun sh -c')" "$INSIDE"
 check "first: not on this machine's side" test ! -e "$PROP_STATE_DIR/pending"
-same "first: the target did not count" "$(count)" 0
+same "first: the target did not count" "$(lines "$T/web/count")" 0
 
 touch "$T/web/ready"
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second: exit" "$rc" 0
-same "second: the owed target ran inside" "$(count)" 1
+same "second: the owed target ran inside" "$(lines "$T/web/count")" 1
 check "second: a pending event for the container" \
   grep -q '"event":"pending",.*"host":"localhost/web","container":"web"' "$TMP/r2.out"
 check "second: the record is removed" test ! -e "$INSIDE"
 
 prop_run "$TMP/r3.out" "$TMP/site.lua"
 same "third: exit" "$rc" 0
-same "third: nothing ran" "$(count)" 1
+same "third: nothing ran" "$(lines "$T/web/count")" 1
 check "no process is left running in the tree" no_process_in "$T/web"
 check "nothing stays mounted below the tree" bash -c "! grep -qF ' $T/' /proc/self/mounts"
 

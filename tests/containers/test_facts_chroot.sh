@@ -50,7 +50,7 @@ EOF
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: the container's properties" \
-  "$(host_count "$TMP/r1.out" localhost/web changed)/$(host_count "$TMP/r1.out" localhost/web failed)" "3/0"
+  "$(changed_failed "$TMP/r1.out" localhost/web)" "3/0"
 fact() { sed -n "s/^$2=//p" "$1"; }
 F="$T/web/etc/facts"
 # shellcheck disable=SC1091

@@ -63,11 +63,7 @@ check "show: certbot and openssl" bash -c "grep -q 'claims package.installed cer
 # ---- Docker, pebble -------------------------------------------------------------
 docker_up
 rootfs_cache
-IMG="prop-test-le-img-$$"
-CTR="prop-test-le-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-le-img-$$" "prop-test-le-$$"
 
 ACME="https://127.0.0.1:14000/dir"
 write_site() { # PROPERTIES...
@@ -86,8 +82,6 @@ host "localhost" {
 }
 EOF
 }
-inside() { docker exec "$CTR" "$@"; }
-counts() { echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"; }
 sans() { docker exec "$CTR" openssl x509 -in "/etc/letsencrypt/live/$1/cert.pem" -noout -ext subjectAltName | tail -n +2 | tr -d ' '; }
 cert_sum() { docker exec "$CTR" sha256sum "/etc/letsencrypt/live/$1/cert.pem" | cut -d' ' -f1; }
 
@@ -127,7 +121,7 @@ MARK='file.has_content("/srv/reloaded", "yes\n")'
 write_site "$CERT"
 prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
 same "dry run: exit" "$rc" 0
-same "dry run: one would change" "$(counts "$TMP/d.out")" "1/0"
+same "dry run: one would change" "$(changed_inside "$TMP/d.out")" "1/0"
 check "dry run: says what it would do" grep -q 'would request a certificate for www.prop.test prop.test once certbot is installed' "$TMP/d.out"
 check "dry run: certbot not installed" bash -c "! docker exec $CTR test -e /usr/bin/certbot"
 
@@ -135,7 +129,7 @@ check "dry run: certbot not installed" bash -c "! docker exec $CTR test -e /usr/
 write_site "$CERT:on_change($MARK)"
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
-same "first run: the certificate and its on_change changed" "$(counts "$TMP/r1.out")" "2/0"
+same "first run: the certificate and its on_change changed" "$(changed_inside "$TMP/r1.out")" "2/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 same "the certificate names both domains" "$(sans www.prop.test)" "DNS:www.prop.test,DNS:prop.test"
 check "it is pebble's" bash -c "docker exec $CTR openssl x509 -in /etc/letsencrypt/live/www.prop.test/cert.pem -noout -issuer | grep -q Pebble"
@@ -148,7 +142,7 @@ inside rm /srv/reloaded
 orders_before="$(inside grep -c 'POST /order-plz' /var/log/pebble.log || true)"
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changes" "$(counts "$TMP/r2.out")" "0/0"
+same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
 check "second run: on_change not run" bash -c "! docker exec $CTR test -e /srv/reloaded"
 same "second run: no order sent to pebble" "$(inside grep -c 'POST /order-plz' /var/log/pebble.log || true)" "$orders_before"
 same "second run: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
@@ -156,7 +150,7 @@ same "second run: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
 # ---- a domain added -------------------------------------------------------------------
 write_site "$CERT3"
 prop_run "$TMP/r3.out" "$TMP/site.lua"
-same "domain added: changed" "$(counts "$TMP/r3.out")/$rc" "1/0/0"
+same "domain added: changed" "$(changed_inside "$TMP/r3.out")/$rc" "1/0/0"
 check "domain added: says why" grep -q 'the certificate does not cover api.prop.test' "$TMP/r3.out"
 same "domain added: the certificate names all three" "$(sans www.prop.test)" "DNS:www.prop.test,DNS:prop.test,DNS:api.prop.test"
 SUM3="$(cert_sum www.prop.test)"
@@ -165,7 +159,7 @@ SUM3="$(cert_sum www.prop.test)"
 write_site 'letsencrypt.certbot({ "www.prop.test", "prop.test", "api.prop.test", "nowhere.prop.test" }, "admin@prop.test", { server = "'$ACME'" })'
 prop_run "$TMP/f1.out" "$TMP/site.lua"
 same "unchecked domain: exit" "$rc" 1
-same "unchecked domain: fails" "$(counts "$TMP/f1.out")" "0/1"
+same "unchecked domain: fails" "$(changed_inside "$TMP/f1.out")" "0/1"
 check "unchecked domain: certbot's words" grep -q 'nowhere.prop.test' "$TMP/f1.out"
 check "unchecked domain: says the certificate was kept" grep -q 'the certificate in /etc/letsencrypt/live/www.prop.test is left as it was' "$TMP/f1.out"
 same "unchecked domain: the certificate is the previous one" "$(cert_sum www.prop.test)" "$SUM3"
@@ -174,7 +168,7 @@ same "unchecked domain: the certificate is the previous one" "$(cert_sum www.pro
 DEAD="https://127.0.0.1:1/dir"
 write_site 'letsencrypt.certbot({ "www.prop.test", "prop.test", "api.prop.test", "x.prop.test" }, "admin@prop.test", { server = "'$DEAD'" })'
 prop_run "$TMP/f2.out" "$TMP/site.lua"
-same "no server: fails" "$(counts "$TMP/f2.out")/$rc" "0/1/1"
+same "no server: fails" "$(changed_inside "$TMP/f2.out")/$rc" "0/1/1"
 check "no server: certbot's words" grep -qi 'connection refused\|Max retries\|Failed to establish' "$TMP/f2.out"
 same "no server: the certificate is the previous one" "$(cert_sum www.prop.test)" "$SUM3"
 
@@ -187,11 +181,11 @@ selfmade() { # NAME DAYS
 selfmade self.prop.test 90
 write_site 'letsencrypt.certbot("self.prop.test", "admin@prop.test", { server = "'$DEAD'" })'
 prop_run "$TMP/s1.out" "$TMP/site.lua"
-same "a covering certificate: ok, no server asked" "$(counts "$TMP/s1.out")/$rc" "0/0/0"
+same "a covering certificate: ok, no server asked" "$(changed_inside "$TMP/s1.out")/$rc" "0/0/0"
 selfmade old.prop.test 10
 write_site 'letsencrypt.certbot("old.prop.test", "admin@prop.test", { server = "'$DEAD'" })'
 prop_run "$TMP/s2.out" "$TMP/site.lua"
-same "an expiring certificate: renewal tried, and fails" "$(counts "$TMP/s2.out")/$rc" "0/1/1"
+same "an expiring certificate: renewal tried, and fails" "$(changed_inside "$TMP/s2.out")/$rc" "0/1/1"
 check "an expiring certificate: says why" grep -q 'the certificate expires within 30 days' "$TMP/s2.out"
 
 finish

@@ -76,11 +76,7 @@ check "show: preserve_static's file is generated" grep -q 'claims file.generated
 # ---- Docker -------------------------------------------------------------------
 docker_up
 rootfs_cache
-IMG="prop-test-net-img-$$"
-CTR="prop-test-net-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-net-img-$$" "prop-test-net-$$"
 
 write_site() { # PROPERTIES...
   local extra
@@ -98,10 +94,8 @@ host "localhost" {
 }
 EOF
 }
-inside() { docker exec "$CTR" "$@"; }
 # addrs IF : the IPv4 addresses of IF inside the container.
 addrs() { docker exec "$CTR" ip -o -4 addr show dev "$1" 2>&1 | awk '{ print $4 }' | tr '\n' ' ' | sed 's/ $//'; }
-counts() { echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"; }
 
 # The container, with iproute2, before any network property.
 docker image rm -f "$IMG" >/dev/null 2>&1 || true
@@ -127,7 +121,7 @@ PRESERVE='network.preserve_static "pt1"'
 write_site "$PT0_A" "$PRESERVE"
 prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
 same "dry run: exit" "$rc" 0
-same "dry run: two would change" "$(counts "$TMP/d.out")" "2/0"
+same "dry run: two would change" "$(changed_inside "$TMP/d.out")" "2/0"
 check "dry run: says it would take pt0 down and up" grep -q 'would take pt0 down and up' "$TMP/d.out"
 check "dry run: no file" bash -c "! docker exec $CTR test -e /etc/network/interfaces.d/pt0"
 check "dry run: ifupdown not installed" bash -c "! docker exec $CTR test -e /sbin/ifup"
@@ -136,7 +130,7 @@ same "dry run: pt0 has no address" "$(addrs pt0)" ""
 # ---- first run -----------------------------------------------------------------------
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
-same "first run: two changed" "$(counts "$TMP/r1.out")" "2/0"
+same "first run: two changed" "$(changed_inside "$TMP/r1.out")" "2/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 check "ifupdown is installed" inside dpkg-query -W ifupdown
 same "the file" "$(inside cat /etc/network/interfaces.d/pt0)" "# pt0, managed by prop: edits here are overwritten
@@ -164,17 +158,17 @@ check "no check copy left" bash -c "! docker exec $CTR sh -c 'ls -a /etc/network
 # ---- second run ----------------------------------------------------------------------
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changes" "$(counts "$TMP/r2.out")" "0/0"
+same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
 
 # ---- a new address: a dry run with --diff, then the run ---------------------------------
 write_site "$PT0_B" "$PRESERVE"
 prop_run "$TMP/d2.out" "$TMP/site.lua" --dry-run --diff
-same "new address, dry run: one would change" "$(counts "$TMP/d2.out")" "1/0"
+same "new address, dry run: one would change" "$(changed_inside "$TMP/d2.out")" "1/0"
 check "new address, dry run: the diff" bash -c "grep -qF -- '-\taddress 192.0.2.5/24' '$TMP/d2.out' && grep -qF -- '+\taddress 192.0.2.6/24' '$TMP/d2.out'"
 same "new address, dry run: the old address stays" "$(addrs pt0)" "192.0.2.5/24"
 prop_run "$TMP/r3.out" "$TMP/site.lua"
 same "new address: exit" "$rc" 0
-same "new address: changed" "$(counts "$TMP/r3.out")" "1/0"
+same "new address: changed" "$(changed_inside "$TMP/r3.out")" "1/0"
 check "new address: says so" grep -q 'pt0 taken down and up with its new configuration' "$TMP/r3.out"
 same "new address: only the new one is up" "$(addrs pt0)" "192.0.2.6/24"
 
@@ -184,7 +178,7 @@ inside cat /etc/network/interfaces.d/pt0 >"$TMP/good"
 write_site "$PT0_BAD" "$PRESERVE"
 prop_run "$TMP/f.out" "$TMP/site.lua"
 same "ifup fails: exit" "$rc" 1
-same "ifup fails: the property fails" "$(counts "$TMP/f.out")" "0/1"
+same "ifup fails: the property fails" "$(changed_inside "$TMP/f.out")" "0/1"
 check "ifup fails: says what and that it was put back" grep -q 'ifup pt0 failed, so /etc/network/interfaces.d/pt0 was put back as it was' "$TMP/f.out"
 same "ifup fails: the old file is in place" "$(inside cat /etc/network/interfaces.d/pt0)" "$(cat "$TMP/good")"
 same "ifup fails: the old address is up again" "$(addrs pt0)" "192.0.2.6/24"
@@ -193,12 +187,12 @@ same "ifup fails: the old address is up again" "$(addrs pt0)" "192.0.2.6/24"
 inside ip addr add 198.51.100.8/24 dev pt1
 write_site "$PT0_B" "$PRESERVE"
 prop_run "$TMP/p.out" "$TMP/site.lua"
-same "preserve, file there: nothing changes" "$(counts "$TMP/p.out")" "0/0"
+same "preserve, file there: nothing changes" "$(changed_inside "$TMP/p.out")" "0/0"
 check "preserve, file there: the file is the first one" bash -c "! docker exec $CTR grep -q 198.51.100.8 /etc/network/interfaces.d/pt1"
 inside ip link del pt1 # its peer pt0 goes with it
 write_site 'network.preserve_static "pt9"'
 prop_run "$TMP/p2.out" "$TMP/site.lua"
-same "preserve, no such interface: fails" "$(counts "$TMP/p2.out")/$rc" "0/1/1"
+same "preserve, no such interface: fails" "$(changed_inside "$TMP/p2.out")/$rc" "0/1/1"
 check "preserve, no such interface: says so" grep -q 'there is no interface pt9' "$TMP/p2.out"
 inside sh -c 'ip link add pt0 type veth peer name pt1 && ip link set pt1 up && { ifdown --force pt0; ifup pt0; }' >/dev/null 2>&1 || true
 same "pt0 back up for the revert" "$(addrs pt0)" "192.0.2.6/24"
@@ -207,11 +201,11 @@ same "pt0 back up for the revert" "$(addrs pt0)" "192.0.2.6/24"
 write_site "revert($PT0_B)"
 prop_run "$TMP/v1.out" "$TMP/site.lua"
 same "revert: exit" "$rc" 0
-same "revert: changed" "$(counts "$TMP/v1.out")" "1/0"
+same "revert: changed" "$(changed_inside "$TMP/v1.out")" "1/0"
 check "revert: the file is gone" bash -c "! docker exec $CTR test -e /etc/network/interfaces.d/pt0"
 same "revert: pt0 is down, without its address" "$(addrs pt0)" ""
 prop_run "$TMP/v2.out" "$TMP/site.lua"
-same "revert again: nothing to do" "$(counts "$TMP/v2.out")" "0/0"
+same "revert again: nothing to do" "$(changed_inside "$TMP/v2.out")" "0/0"
 
 # ---- over SSH: the interface of prop's connection is not taken down -----------------------
 if command -v ssh-keygen >/dev/null; then

@@ -85,11 +85,7 @@ check "no nginx: nothing written" bash -c "! test -e '$TMP/bare/etc/nginx'"
 docker_up
 
 rootfs_cache
-IMG="prop-test-nginx-img-$$"
-CTR="prop-test-nginx-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-nginx-img-$$" "prop-test-nginx-$$"
 
 SITE_A='server { listen 8081; root /var/www/prop-a; }\n'
 SITE_B='server { listen 8081; root /var/www/prop-b; }\n'
@@ -114,17 +110,6 @@ host "localhost" {
   docker.running(web),
 }
 EOF
-}
-
-# fetch PORT : what curl inside the container is served on PORT.
-fetch() {
-  docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
-}
-inside() {
-  docker exec "$CTR" "$@"
-}
-changed_inside() {
-  echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"
 }
 
 # ---- installed, a site added ---------------------------------------------------

@@ -9,13 +9,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 VALUE='Zr9-pw q:x$1'
-export GNUPGHOME="$TMP/gnupg"
-mkdir -m 700 "$GNUPGHOME"
-on_exit 'GNUPGHOME="$TMP/gnupg" gpgconf --kill all'
-gpg --batch --quiet --passphrase '' --quick-gen-key 'Prop Password Test <pw@example.invalid>' \
-  ed25519 cert,sign 2>/dev/null
-FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
-gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
+gpg_test_key 'Prop Password Test <pw@example.invalid>'
 
 rootfs_cache
 T="$TMP/trees"

@@ -83,11 +83,7 @@ check "a satellite declares no port" bash -c "! grep -q 'p6.lua:9:' '$TMP/p6.out
 docker_up
 
 rootfs_cache
-IMG="prop-test-mail-img-$$"
-CTR="prop-test-mail-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-mail-img-$$" "prop-test-mail-$$"
 
 JAIL='{ filter = "sshd", logpath = "/var/log/prop-web.log", maxretry = 3, backend = "polling", port = "http,https" }'
 write_site() { # PROPERTIES...  (NO_AUTHLOG=1: without /var/log/auth.log)
@@ -110,11 +106,8 @@ host "localhost" {
 }
 EOF
 }
-inside() {
-  docker exec "$CTR" "$@"
-}
 # The container's top-level properties changed/failed.
-changed_inside() {
+top_changed_inside() {
   echo "$(results "$1" changed "localhost/$CTR")/$(results "$1" failed "localhost/$CTR")"
 }
 # The local addresses listening on TCP port 25 (hex, from /proc/net/tcp*).
@@ -128,7 +121,7 @@ docker image rm -f "$IMG" >/dev/null 2>&1 || true
 write_site 'postfix.main_cf { message_size_limit = 10240000 }' "fail2ban.jail(\"prop-web\", $JAIL)"
 PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
-same "first run: six changed, none failed" "$(changed_inside "$TMP/r1.out")" "6/0"
+same "first run: six changed, none failed" "$(top_changed_inside "$TMP/r1.out")" "6/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 check "postfix is installed" inside dpkg-query -W postfix
 check "postfix runs" inside postfix status
@@ -151,14 +144,14 @@ check "no check copy left" bash -c "! docker exec $CTR test -e /etc/postfix/prop
 # ---- second run: nothing changes ------------------------------------------------------
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changed" "$(changed_inside "$TMP/r2.out")" "0/0"
+same "second run: nothing changed" "$(top_changed_inside "$TMP/r2.out")" "0/0"
 
 # ---- dry run with --diff ----------------------------------------------------------------
 write_site 'postfix.main_cf { message_size_limit = 20480000 }' "fail2ban.jail(\"prop-web\", $JAIL)"
 inside cp /etc/postfix/main.cf /root/main.cf.before
 prop_run "$TMP/dry.out" "$TMP/site.lua" --dry-run --diff
 same "dry run: exit" "$rc" 0
-same "dry run: one would change" "$(changed_inside "$TMP/dry.out")" "1/0"
+same "dry run: one would change" "$(top_changed_inside "$TMP/dry.out")" "1/0"
 check "dry run: the diff has the old line" grep -qF -- '-message_size_limit = 10240000' "$TMP/dry.out"
 check "dry run: and the new one" grep -qF -- '+message_size_limit = 20480000' "$TMP/dry.out"
 check "dry run: says it would check" grep -q 'would check the new main.cf with postfix check' "$TMP/dry.out"
@@ -167,7 +160,7 @@ check "dry run: main.cf unchanged" inside cmp -s /etc/postfix/main.cf /root/main
 # ---- the new value: checked, written, reloaded --------------------------------------------
 prop_run "$TMP/r3.out" "$TMP/site.lua"
 same "new value: exit" "$rc" 0
-same "new value: one changed" "$(changed_inside "$TMP/r3.out")" "1/0"
+same "new value: one changed" "$(top_changed_inside "$TMP/r3.out")" "1/0"
 check "new value: postfix reloaded" grep -q 'postfix reloaded' "$TMP/r3.out"
 same "new value: postfix reads it" "$(inside postconf -h message_size_limit)" "20480000"
 same "new value: its line replaced in place" "$(inside grep -c '^message_size_limit' /etc/postfix/main.cf)" 1
@@ -177,7 +170,7 @@ inside cp /etc/postfix/main.cf /root/main.cf.good
 write_site 'postfix.main_cf { message_size_limit = 20480000, default_process_limit = "many" }' "fail2ban.jail(\"prop-web\", $JAIL)"
 prop_run "$TMP/r4.out" "$TMP/site.lua"
 same "refused main.cf: exit" "$rc" 1
-same "refused main.cf: it alone failed" "$(changed_inside "$TMP/r4.out")" "0/1"
+same "refused main.cf: it alone failed" "$(top_changed_inside "$TMP/r4.out")" "0/1"
 check "refused main.cf: postfix's message" grep -q 'bad numerical configuration' "$TMP/r4.out"
 check "refused main.cf: says the file was kept" grep -q 'postfix check refuses the new configuration, /etc/postfix/main.cf is left as it was' "$TMP/r4.out"
 check "refused main.cf: the old file is in place" inside cmp -s /etc/postfix/main.cf /root/main.cf.good
@@ -191,7 +184,7 @@ write_site 'postfix.main_cf { message_size_limit = 20480000 }' \
   'fail2ban.jail("prop-web", { filter = "no-such-filter", logpath = "/var/log/prop-web.log", maxretry = 5 })'
 prop_run "$TMP/r5.out" "$TMP/site.lua"
 same "refused jail: exit" "$rc" 1
-same "refused jail: it alone failed" "$(changed_inside "$TMP/r5.out")" "0/1"
+same "refused jail: it alone failed" "$(top_changed_inside "$TMP/r5.out")" "0/1"
 check "refused jail: fail2ban's message" grep -q "Unable to read the filter" "$TMP/r5.out"
 check "refused jail: says it was put back" grep -q 'put back as it was' "$TMP/r5.out"
 check "refused jail: the old file is in place" inside cmp -s /etc/fail2ban/jail.d/prop-web.local /root/jail.good
@@ -201,11 +194,11 @@ same "refused jail: fail2ban keeps the old jail" "$(inside fail2ban-client get p
 write_site 'postfix.main_cf { message_size_limit = 20480000 }' "revert(fail2ban.jail(\"prop-web\", $JAIL))"
 prop_run "$TMP/r6.out" "$TMP/site.lua"
 same "revert: exit" "$rc" 0
-same "revert: one changed" "$(changed_inside "$TMP/r6.out")" "1/0"
+same "revert: one changed" "$(top_changed_inside "$TMP/r6.out")" "1/0"
 check "revert: the file is gone" bash -c "! docker exec $CTR test -e /etc/fail2ban/jail.d/prop-web.local"
 check "revert: fail2ban runs without the jail" bash -c "docker exec $CTR fail2ban-client status | grep -q 'Jail list:' && ! docker exec $CTR fail2ban-client status | grep -q prop-web"
 prop_run "$TMP/r7.out" "$TMP/site.lua"
-same "revert, again: nothing changed" "$(changed_inside "$TMP/r7.out")" "0/0"
+same "revert, again: nothing changed" "$(top_changed_inside "$TMP/r7.out")" "0/0"
 
 # ---- fail2ban cannot start: fail2ban.installed says why ------------------------------
 inside service fail2ban stop >/dev/null

@@ -16,15 +16,7 @@ mkdir -p "$T"
 C="$T/sshbox/etc/ssh/sshd_config"
 
 write_site() { # PROPERTIES...
-  cat >"$TMP/site.lua" <<EOF
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$T/sshbox", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    apt.installed_min { "openssh-server" },
-    $*
-  })),
-}
-EOF
+  tarball_host "$T/sshbox" 'apt.installed_min { "openssh-server" },' "$*" >"$TMP/site.lua"
 }
 
 # ---- the package, and a file edited by hand --------------------------------
@@ -59,7 +51,7 @@ prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 # One property per setting (the same setting twice is one): five changed.
 same "first run: the settings changed, nothing failed" \
-  "$(host_count "$TMP/r1.out" localhost/sshbox changed)/$(host_count "$TMP/r1.out" localhost/sshbox failed)" "5/0"
+  "$(changed_failed "$TMP/r1.out" localhost/sshbox)" "5/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 before_match="$(sed '/^Match /,$d' "$C")"
 same "one Port line before Match, the first one replaced" "$(grep -n '^Port ' <<<"$before_match" | cut -d: -f2)" "Port 2222"

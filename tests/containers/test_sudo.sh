@@ -18,14 +18,7 @@ U=prop-test-sudo
 F="$B/etc/sudoers.d/prop-$U"
 
 write_site() { # PROPERTIES...
-  cat >"$TMP/site.lua" <<EOF
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$B", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    $*
-  })),
-}
-EOF
+  tarball_host "$B" "$*" >"$TMP/site.lua"
 }
 # The sudo -l lines of the account, as sudo itself reads the rules.
 sudo_l() {
@@ -57,7 +50,7 @@ check "dry run: sudo not installed" test ! -e "$B/usr/sbin/visudo"
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: three changed, none failed" \
-  "$(host_count "$TMP/r1.out" localhost/sudobox changed)/$(host_count "$TMP/r1.out" localhost/sudobox failed)" "3/0"
+  "$(changed_failed "$TMP/r1.out" localhost/sudobox)" "3/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 same "the file: mode and owner" "$(stat -c '%a %U:%G' "$F")" "440 root:root"
 same "the rule line" "$(grep -v '^#' "$F")" "$U ALL=(ALL:ALL) NOPASSWD: /usr/bin/id, /usr/bin/ls /tmp"

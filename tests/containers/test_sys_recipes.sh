@@ -19,14 +19,7 @@ R="$T/sysbox"
 SYSCTL="$R/etc/sysctl.d/60-prop.conf"
 
 write_site() { # PROPERTIES...
-  cat >"$TMP/site.lua" <<EOF
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$R", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    $*
-  })),
-}
-EOF
+  tarball_host "$R" "$*" >"$TMP/site.lua"
 }
 
 # A value this machine's kernel does not have, so that applying it here
@@ -94,7 +87,7 @@ same "hostname: this machine's running name is untouched" "$(hostname)" "$host_n
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" \
-  "$(host_count "$TMP/r2.out" localhost/sysbox changed)/$(host_count "$TMP/r2.out" localhost/sysbox failed)" "0/0"
+  "$(changed_failed "$TMP/r2.out" localhost/sysbox)" "0/0"
 
 # ---- mailname on its own -------------------------------------------------------------
 write_site 'hostname.mailname "mail.example.com",'
@@ -131,7 +124,7 @@ same "revert: fr_FR no longer generated, de_DE still" \
 check "revert: no LANG line" bash -c "! grep -q '^LANG' '$R/etc/default/locale'"
 prop_run "$TMP/v2.out" "$TMP/site.lua"
 same "revert again: nothing changes" \
-  "$(host_count "$TMP/v2.out" localhost/sysbox changed)/$(host_count "$TMP/v2.out" localhost/sysbox failed)" "0/0"
+  "$(changed_failed "$TMP/v2.out" localhost/sysbox)" "0/0"
 
 write_site "revert(sysctl.set(\"net.ipv4.ip_local_port_range\", \"20000 60999\")),"
 prop_run "$TMP/v3.out" "$TMP/site.lua"

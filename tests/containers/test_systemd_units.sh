@@ -44,16 +44,9 @@ OnCalendar=daily
 [Install]
 WantedBy=timers.target
 ]]
-host "localhost" {
-  os.debian("$SUITE", "$ARCH"),
-  chroot.provisioned(chroot.from_tarball("$R", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
-    apt.installed_min { "systemd" },
-    $*
-  })),
-}
 EOF
+  tarball_host "$R" 'apt.installed_min { "systemd" },' "$*" >>"$TMP/site.lua"
 }
-changed_failed() { echo "$(host_count "$1" $H changed)/$(host_count "$1" $H failed)"; }
 is_enabled() { chroot "$R" systemctl is-enabled "$1" 2>/dev/null || true; }
 
 # ---- the tree, with systemd --------------------------------------------------------
@@ -113,14 +106,14 @@ same "this machine's units untouched" "$(ls -R /etc/systemd/system 2>/dev/null |
 # ---- second run -----------------------------------------------------------------------
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changes" "$(changed_failed "$TMP/r2.out")" "0/0"
+same "second run: nothing changes" "$(changed_failed "$TMP/r2.out" "$H")" "0/0"
 
 # ---- a unit systemd-analyze rejects leaves the old one --------------------------------
 cp "$U/prop-test.service" "$TMP/good.service"
 write_site 'systemd.unit("prop-test.service", "[Unit]\nDescription=broken\n[Service]\nType=oneshot\n"),'
 prop_run "$TMP/b.out" "$TMP/site.lua"
 same "broken unit: exit" "$rc" 1
-same "broken unit: fails" "$(changed_failed "$TMP/b.out")" "0/1"
+same "broken unit: fails" "$(changed_failed "$TMP/b.out" "$H")" "0/1"
 check "broken unit: systemd-analyze's reason" grep -q 'has no ExecStart=' "$TMP/b.out"
 check "broken unit: says the file was kept" grep -q 'is left as it was' "$TMP/b.out"
 check "broken unit: the message names the unit's file, not the copy" \
@@ -172,7 +165,7 @@ check "revert: systemctl no longer says masked" test "$(is_enabled systemd-netwo
 check "revert: journald drop-ins gone" test ! -e "$R/etc/systemd/journald.conf.d/50-prop-persistent.conf" \
   -a ! -e "$R/etc/systemd/journald.conf.d/60-prop.conf"
 prop_run "$TMP/v2.out" "$TMP/site.lua"
-same "revert again: nothing changes" "$(changed_failed "$TMP/v2.out")" "0/0"
+same "revert again: nothing changes" "$(changed_failed "$TMP/v2.out" "$H")" "0/0"
 
 # ---- a connect.dir tree: files and links only, never this machine ------------------------
 cat >"$TMP/dir.lua" <<EOF

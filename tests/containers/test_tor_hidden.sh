@@ -59,11 +59,7 @@ check "show: no port is declared" bash -c "! grep -q 'ports 80' '$TMP/show.out'"
 # ---- Docker -------------------------------------------------------------------
 docker_up
 rootfs_cache
-IMG="prop-test-tor-img-$$"
-CTR="prop-test-tor-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-tor-img-$$" "prop-test-tor-$$"
 
 # The fact sys.facts.onion.web, shown by a property of the site.
 FACT='property { desc = "onion fact", check = function() return false end,
@@ -82,8 +78,6 @@ host "localhost" {
 }
 EOF
 }
-inside() { docker exec "$CTR" "$@"; }
-counts() { echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"; }
 F=/etc/tor/torrc.d/hidden-service-web
 
 docker image rm -f "$IMG" >/dev/null 2>&1 || true
@@ -95,7 +89,7 @@ same "container made: exit" "$rc" 0
 write_site 'tor.hidden_service("web", 80)'
 prop_run "$TMP/d.out" "$TMP/site.lua" --dry-run
 same "dry run: exit" "$rc" 0
-same "dry run: one would change" "$(counts "$TMP/d.out")" "1/0"
+same "dry run: one would change" "$(changed_inside "$TMP/d.out")" "1/0"
 check "dry run: tor not installed" bash -c "! docker exec $CTR test -e /usr/bin/tor"
 check "dry run: no file" bash -c "! docker exec $CTR test -e $F"
 
@@ -103,7 +97,7 @@ check "dry run: no file" bash -c "! docker exec $CTR test -e $F"
 write_site 'tor.hidden_service("web", 80)' "$FACT"
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
-same "first run: the service and the fact changed" "$(counts "$TMP/r1.out")" "2/0"
+same "first run: the service and the fact changed" "$(changed_inside "$TMP/r1.out")" "2/0"
 check "first run: no W104" bash -c "! grep -q W104 '$TMP/r1.out'"
 same "the file" "$(inside cat $F)" "# onion service web, managed by prop: edits here are overwritten
 HiddenServiceDir /var/lib/tor/web/
@@ -120,17 +114,17 @@ check "sys.facts.onion.web reads it" grep -qF "fact: $ONION" "$TMP/r1.out"
 write_site 'tor.hidden_service("web", 80)'
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changes" "$(counts "$TMP/r2.out")" "0/0"
+same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
 
 # ---- a new port: dry run with --diff, then the run --------------------------------------
 write_site 'tor.hidden_service("web", 8080, { target = 8081 })'
 prop_run "$TMP/d2.out" "$TMP/site.lua" --dry-run --diff
-same "new port, dry run: one would change" "$(counts "$TMP/d2.out")" "1/0"
+same "new port, dry run: one would change" "$(changed_inside "$TMP/d2.out")" "1/0"
 check "new port, dry run: the diff" bash -c "grep -qF -- '-HiddenServicePort 80 127.0.0.1:80' '$TMP/d2.out' && grep -qF -- '+HiddenServicePort 8080 127.0.0.1:8081' '$TMP/d2.out'"
 check "new port, dry run: says it would verify" grep -q 'would check the configuration with tor --verify-config' "$TMP/d2.out"
 check "new port, dry run: the file is unchanged" inside grep -qx 'HiddenServicePort 80 127.0.0.1:80' $F
 prop_run "$TMP/r3.out" "$TMP/site.lua"
-same "new port: changed" "$(counts "$TMP/r3.out")/$rc" "1/0/0"
+same "new port: changed" "$(changed_inside "$TMP/r3.out")/$rc" "1/0/0"
 check "new port: in the file" inside grep -qx 'HiddenServicePort 8080 127.0.0.1:8081' $F
 same "new port: the same onion address" "$(inside cat /var/lib/tor/web/hostname)" "$ONION"
 
@@ -139,7 +133,7 @@ inside cat $F >"$TMP/good"
 write_site 'tor.hidden_service("web", 80, { target = "example.org:80" })'
 prop_run "$TMP/f.out" "$TMP/site.lua"
 same "refused: exit" "$rc" 1
-same "refused: the property fails" "$(counts "$TMP/f.out")" "0/1"
+same "refused: the property fails" "$(changed_inside "$TMP/f.out")" "0/1"
 check "refused: says tor refused and the file was kept" grep -q 'tor --verify-config refuses the configuration, so /etc/tor/torrc.d/hidden-service-web was left as it was' "$TMP/f.out"
 check "refused: with tor's words" grep -q 'Unparseable address in hidden service port configuration' "$TMP/f.out"
 same "refused: the old file is in place" "$(inside cat $F)" "$(cat "$TMP/good")"
@@ -148,16 +142,16 @@ check "refused: tor still runs" inside service tor status
 # ---- a new service tor refuses leaves no file ---------------------------------------------
 write_site 'tor.hidden_service("web", 8080, { target = 8081 })' 'tor.hidden_service("bad", 80, { target = "example.org:80" })'
 prop_run "$TMP/f2.out" "$TMP/site.lua"
-same "refused new: only it fails" "$(counts "$TMP/f2.out")/$rc" "0/1/1"
+same "refused new: only it fails" "$(changed_inside "$TMP/f2.out")/$rc" "0/1/1"
 check "refused new: no file left" bash -c "! docker exec $CTR test -e /etc/tor/torrc.d/hidden-service-bad"
 
 # ---- revert --------------------------------------------------------------------------
 write_site 'revert(tor.hidden_service("web", 8080, { target = 8081 }))'
 prop_run "$TMP/v1.out" "$TMP/site.lua"
-same "revert: changed" "$(counts "$TMP/v1.out")/$rc" "1/0/0"
+same "revert: changed" "$(changed_inside "$TMP/v1.out")/$rc" "1/0/0"
 check "revert: the file is gone" bash -c "! docker exec $CTR test -e $F"
 check "revert: tor still accepts its configuration" inside tor --defaults-torrc /usr/share/tor/tor-service-defaults-torrc -f /etc/tor/torrc --verify-config
 prop_run "$TMP/v2.out" "$TMP/site.lua"
-same "revert again: nothing to do" "$(counts "$TMP/v2.out")/$rc" "0/0/0"
+same "revert again: nothing to do" "$(changed_inside "$TMP/v2.out")/$rc" "0/0/0"
 
 finish

@@ -40,11 +40,7 @@ check "a good one is fine" bash -c "! grep -q 'bad.lua:5:' '$TMP/bad.out'"
 # ---- Docker -------------------------------------------------------------------------
 docker_up
 rootfs_cache
-IMG="prop-test-web-img-$$"
-CTR="prop-test-web-$$"
-on_exit "docker image rm -f $IMG"
-on_exit "docker image rm -f $CTR:prop-state"
-on_exit "docker rm -f $CTR"
+docker_test "prop-test-web-img-$$" "prop-test-web-$$"
 
 ssh-keygen -q -t ed25519 -N '' -C deploy@test -f "$TMP/key"
 KEY="$(cat "$TMP/key.pub")"
@@ -60,12 +56,6 @@ host "localhost" {
   docker.running(box),
 }
 EOF
-inside() {
-  docker exec "$CTR" "$@"
-}
-counts() {
-  echo "$(host_count "$1" "localhost/$CTR" changed)/$(host_count "$1" "localhost/$CTR" failed)"
-}
 
 PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
@@ -75,7 +65,7 @@ check "first run: something changed in the container" \
 
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
-same "second run: nothing changed, nothing failed" "$(counts "$TMP/r2.out")" "0/0"
+same "second run: nothing changed, nothing failed" "$(changed_inside "$TMP/r2.out")" "0/0"
 
 addr="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$CTR")"
 check "the container has an address" test -n "$addr"

@@ -4,37 +4,14 @@
 # capture-pane, polled until the expected text appears (or a timeout).
 # Then the same REPL with piped input, as a script would use it.
 set -uo pipefail
-
-PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
-if [[ ! -x "$PROP" ]]; then
-  echo "prop executable not found at $PROP (set PROP)" >&2
-  exit 1
-fi
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
 PROP="$(cd "$(dirname "$PROP")" && pwd)/$(basename "$PROP")"
-export NO_COLOR=1
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-repl.XXXXXX")"
+scratch_dir prop-repl
 SOCK="$TMP/tmux.0.sock"
-cleanup() {
-  local s
-  for s in "$TMP"/tmux.*.sock; do
-    [[ -S $s ]] && tmux -S "$s" kill-server >/dev/null 2>&1
-  done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1"
-  if [[ -n "${2:-}" && -f "$2" ]]; then
-    grep -v "^ *$" "$2" | sed "s/^/    | /" | tail -40
-  fi
-}
+on_exit 'for s in "$TMP"/tmux.*.sock; do [[ -S $s ]] && tmux -S "$s" kill-server; done'
 
 # ---------------------------------------------------------------------
 # Piped input: no prompt, no banner; results on stdout, errors on stderr.
@@ -55,7 +32,7 @@ printf '2\nn1\nn2\n"text"\n{ 1, "two", { three = 3 } }\n' >"$TMP/basic.want"
 if [[ $rc == 0 ]] && diff -u "$TMP/basic.want" "$TMP/basic.out" >"$TMP/diff" && [[ ! -s "$TMP/basic.err" ]]; then
   pass
 else
-  fail "piped: exit $rc, or output other than expected" "$TMP/diff"
+  fail "piped" "exit $rc, or output other than expected" "$TMP/diff"
   cat "$TMP/basic.err"
 fi
 
@@ -68,7 +45,7 @@ if [[ $rc == 0 ]] && grep -Eq '^demo +no OS +6 properties +site.lua:71$' "$TMP/c
    grep -Fxq 'no findings' "$TMP/cmds.out"; then
   pass
 else
-  fail "piped commands: exit $rc or missing output" "$TMP/cmds.out"
+  fail "piped commands" "exit $rc or missing output" "$TMP/cmds.out"
 fi
 
 # Containers: :hosts lists each under its host, indented, with its kind;
@@ -88,14 +65,14 @@ EOF
 if [[ $rc == 0 ]] && diff -u "$TMP/ct.want" "$TMP/ct.hosts" >"$TMP/diff"; then
   pass
 else
-  fail "piped :hosts of containers: exit $rc, or not each container under its host" "$TMP/diff"
+  fail "piped :hosts of containers" "exit $rc, or not each container under its host" "$TMP/diff"
 fi
 if grep -Fxq 'container build.example.com/sid (chroot) : debian  (containers.lua:13)' "$TMP/ct.out" &&
    grep -Fxq '│   └── container bookworm (chroot) : debian  (containers.lua:13)' "$TMP/ct.out" &&
    grep -Fxq '        └── container bullseye (chroot, removed) : debian  (containers.lua:13)' "$TMP/ct.out"; then
   pass
 else
-  fail "piped :show of a container and of its host" "$TMP/ct.out"
+  fail "piped :show" "not a container and its host" "$TMP/ct.out"
 fi
 
 # The CPU clock stops an input; the REPL goes on with a fresh clock.
@@ -106,7 +83,7 @@ if [[ $rc == 1 ]] && [[ "$(grep -c '^repl:1: evaluation used more than 1 s of CP
    grep -Fxq '42' "$TMP/cpu.out" && grep -Fxq '"after"' "$TMP/cpu.out"; then
   pass
 else
-  fail "piped --max-cpu: exit $rc (want 1), or the CPU limit did not stop each loop" "$TMP/cpu.err"
+  fail "piped --max-cpu" "exit $rc (want 1), or the CPU limit did not stop each loop" "$TMP/cpu.err"
 fi
 
 piped err $'error("kaboom")\nundefined_thing\n40 + 2\n'
@@ -114,14 +91,14 @@ if [[ $rc == 1 ]] && grep -Fxq 'repl:1: kaboom' "$TMP/err.err" &&
    grep -Fq 'undefined global "undefined_thing"' "$TMP/err.err" && grep -Fxq '42' "$TMP/err.out"; then
   pass
 else
-  fail "piped errors: exit $rc (want 1), or the REPL did not go on after an error" "$TMP/err.err"
+  fail "piped errors" "exit $rc (want 1), or the REPL did not go on after an error" "$TMP/err.err"
 fi
 
 piped eof $'for i = 1, 2 do\n'
 if [[ $rc == 1 ]] && grep -Fq "'end' expected" "$TMP/eof.err"; then
   pass
 else
-  fail "an unfinished statement at end of input: exit $rc, want 1 and a syntax error" "$TMP/eof.err"
+  fail "an unfinished statement at end of input" "exit $rc, want 1 and a syntax error" "$TMP/eof.err"
 fi
 
 printf 'host "broken" { nil_here }\n' >"$TMP/bad.lua"
@@ -130,7 +107,7 @@ printf '1\n' | timeout 60 "$PROP" repl bad.lua >"$TMP/bad.out" 2>"$TMP/bad.err" 
 if [[ $rc == 2 ]] && grep -Fq 'undefined global "nil_here"' "$TMP/bad.err" && grep -Fxq 1 "$TMP/bad.out"; then
   pass
 else
-  fail "a rejected site: exit $rc (want 2), findings on stderr, the REPL still runs" "$TMP/bad.err"
+  fail "a rejected site" "exit $rc (want 2), findings on stderr, the REPL still runs" "$TMP/bad.err"
 fi
 
 rc=0
@@ -140,7 +117,7 @@ timeout 10 "$PROP" repl --bogus </dev/null >>"$TMP/usage.out" 2>&1 || rc2=$?
 if [[ $rc == 64 && $rc2 == 64 ]]; then
   pass
 else
-  fail "usage errors: exit $rc and $rc2, want 64" "$TMP/usage.out"
+  fail "usage errors" "exit $rc and $rc2, want 64" "$TMP/usage.out"
 fi
 
 # Every recipe a site can call, of every module in recipes/, is described
@@ -158,7 +135,7 @@ done <"$TMP/meta.out"
 if [[ $rc == 0 && -z "$missing" ]] && grep -qx docker.cap_add "$TMP/meta.out" && grep -qx ssh.host_keys "$TMP/meta.out"; then
   pass
 else
-  fail "lua/meta/prop.lua does not describe:$missing (exit $rc)" "$TMP/meta.err"
+  fail "lua/meta/prop.lua" "does not describe:$missing (exit $rc)" "$TMP/meta.err"
 fi
 
 # ---------------------------------------------------------------------
@@ -166,8 +143,7 @@ fi
 
 if ! command -v tmux >/dev/null 2>&1; then
   echo "SKIP: tmux is not installed; the terminal tests did not run"
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
+  finish
   exit
 fi
 
@@ -213,7 +189,6 @@ type_text() { tmux -S "$SOCK" send-keys -t repl -l -- "$1"; }
 key() { tmux -S "$SOCK" send-keys -t repl "$@"; }
 line() { type_text "$1" && key Enter; }
 
-# check NAME WAIT-COMMAND... : one assertion on what the pane shows.
 # wait_count REGEX N : until N lines of the pane match.
 wait_count() {
   local deadline=$((SECONDS + 10))
@@ -224,46 +199,48 @@ wait_count() {
   return 1
 }
 
-check() {
+# check_screen NAME WAIT-COMMAND... : one assertion on what the pane
+# shows; a failure shows its last 40 lines that are not blank.
+check_screen() {
   local name="$1"
   shift
   if "$@"; then
     pass
   else
-    screen >"$TMP/screen"
-    fail "terminal: $name" "$TMP/screen"
+    screen | grep -v "^ *$" | tail -40 >"$TMP/screen"
+    fail "terminal" "$name" "$TMP/screen"
   fi
 }
 
 start
-check "banner and prompt" wait_for "prop> " 20
-check "banner names the site" wait_for "site.lua: 6 hosts"
+check_screen "banner and prompt" wait_for "prop> " 20
+check_screen "banner names the site" wait_for "site.lua: 6 hosts"
 
 # Tab: the only candidate is inserted.
 type_text 'apt.ins'
 key Tab
-check "apt.ins<Tab> completes to apt.installed" wait_for 'prop> apt.installed'
+check_screen "apt.ins<Tab> completes to apt.installed" wait_for 'prop> apt.installed'
 line ' { "tabbed" }'
-check "a property prints its description, type and origin" \
+check_screen "a property prints its description, type and origin" \
   wait_for 'apt installed tabbed : DebianLike, revertable  (repl:1)'
 
 # Tab with several candidates: their common part, then the list.
 type_text 'apt.in'
 key Tab
-check "apt.in<Tab> completes the common part" wait_for 'prop> apt.installed'
+check_screen "apt.in<Tab> completes the common part" wait_for 'prop> apt.installed'
 key Tab
-check "a second Tab lists the candidates" wait_line '^installed +installed_min *$'
+check_screen "a second Tab lists the candidates" wait_line '^installed +installed_min *$'
 key C-u
 line 'p = apt.installed { "fieldtest" }'
 type_text 'p.de'
 key Tab
-check "p.de<Tab> completes a property field" wait_for 'prop> p.desc'
+check_screen "p.de<Tab> completes a property field" wait_for 'prop> p.desc'
 key Enter
-check "a field's value prints quoted" wait_for '"apt installed fieldtest"'
+check_screen "a field's value prints quoted" wait_for '"apt installed fieldtest"'
 
 type_text 'x = pick_'
 key Tab
-check "a global completes inside an expression" wait_for 'prop> x = pick_os'
+check_screen "a global completes inside an expression" wait_for 'prop> x = pick_os'
 key C-u
 # A recipe module the site never named (loaded when first named) completes.
 type_text 'letsencr'
@@ -276,138 +253,137 @@ check "an unloaded module's members complete" wait_for 'prop> borg.backup'
 key C-u
 type_text 'p:req'
 key Tab
-check "p:req<Tab> completes a method" wait_for 'prop> p:requires'
+check_screen "p:req<Tab> completes a method" wait_for 'prop> p:requires'
 key C-u
 
 # Commands and host names complete too.
 type_text ':ho'
 key Tab
-check ":ho<Tab> completes to :hosts" wait_for 'prop> :hosts'
+check_screen ":ho<Tab> completes to :hosts" wait_for 'prop> :hosts'
 key Enter
-check ":hosts lists the hosts" wait_line '^files\.example\.com +freebsd +7 properties +site\.lua:42$'
+check_screen ":hosts lists the hosts" wait_line '^files\.example\.com +freebsd +7 properties +site\.lua:42$'
 type_text ':show fo'
 key Tab
-check ":show fo<Tab> completes a host name" wait_for 'prop> :show foo.example.com'
+check_screen ":show fo<Tab> completes a host name" wait_for 'prop> :show foo.example.com'
 key Enter
-check ":show prints the host's tree" wait_for 'host foo.example.com : debian  (site.lua:59)'
-check ":show prints types and roles" wait_for '└── runs: apt removed bar : DebianLike, revertable  (site.lua:57)'
+check_screen ":show prints the host's tree" wait_for 'host foo.example.com : debian  (site.lua:59)'
+check_screen ":show prints types and roles" wait_for '└── runs: apt removed bar : DebianLike, revertable  (site.lua:57)'
 
 # Multi-line input continues with a >> prompt.
 line 'for i = 1, 3 do'
-check "an unfinished statement prompts >>" wait_line '^>> *$'
+check_screen "an unfinished statement prompts >>" wait_line '^>> *$'
 line 'print("line" .. i * 7)'
 line 'end'
-check "the statement runs once finished" wait_for 'line21'
+check_screen "the statement runs once finished" wait_for 'line21'
 
 # Expressions print; so do nested tables and hosts.
 line '6 * 7 + 1000'
-check "an expression prints its value" wait_line '^1042$'
+check_screen "an expression prints its value" wait_line '^1042$'
 line '{ 1, "two", { three = 3 } }'
-check "a table prints nested" wait_for '{ 1, "two", { three = 3 } }'
+check_screen "a table prints nested" wait_for '{ 1, "two", { three = 3 } }'
 line 'site.hosts()[3]'
-check "a host prints its name and size" wait_for 'host foo.example.com (debian, 7 properties)  (site.lua:59)'
+check_screen "a host prints its name and size" wait_for 'host foo.example.com (debian, 7 properties)  (site.lua:59)'
 line 'apt.installed { "foo" }:requires(file.directory "/srv/x")'
-check "a composite property prints its tree" wait_for '└── requires: directory /srv/x exists : UnixLike  (repl:1)'
+check_screen "a composite property prints its tree" wait_for '└── requires: directory /srv/x exists : UnixLike  (repl:1)'
 
 # An error is printed and the REPL goes on.
 line 'error("kaboom")'
-check "an error is printed" wait_line '^repl:1: kaboom$'
+check_screen "an error is printed" wait_line '^repl:1: kaboom$'
 line '1 + 2000'
-check "a good line after an error works" wait_line '^2001$'
+check_screen "a good line after an error works" wait_line '^2001$'
 
 # Every command.
 line ':type apt.installed { "typed" }'
-check ":type" wait_line '^  claims +package\.installed typed$'
+check_screen ":type" wait_line '^  claims +package\.installed typed$'
 line ':claims /etc/foo'
-check ":claims of a path" wait_for 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54), in "apt installed foo" (site.lua:53)'
+check_screen ":claims of a path" wait_for 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54), in "apt installed foo" (site.lua:53)'
 line ':claims 443'
-check ":claims of a port" wait_for 'www.example.com  port 443  by "apache installed" (site.lua:35)'
+check_screen ":claims of a port" wait_for 'www.example.com  port 443  by "apache installed" (site.lua:35)'
 line ':lint'
-check ":lint" wait_line '^no findings$'
+check_screen ":lint" wait_line '^no findings$'
 line ':plan demo'
-check ":plan shows what it would write" wait_for 'would write /etc/demo/motd'
-check ":plan summary" wait_for '(dry run: nothing was changed)'
-check ":plan changed nothing" test ! -e "$TMP/demo-tree/etc"
+check_screen ":plan shows what it would write" wait_for 'would write /etc/demo/motd'
+check_screen ":plan summary" wait_for '(dry run: nothing was changed)'
+check_screen ":plan changed nothing" test ! -e "$TMP/demo-tree/etc"
 line ':help'
-check ":help" wait_for ':claims THING'
+check_screen ":help" wait_for ':claims THING'
 line ':bogus'
-check "an unknown command" wait_for 'unknown command :bogus'
+check_screen "an unknown command" wait_for 'unknown command :bogus'
 
 # Ctrl-C stops a running input; the REPL goes on.
 line 'while true do end'
 sleep 0.3
 key C-c
-check "Ctrl-C interrupts" wait_line 'interrupted$'
+check_screen "Ctrl-C interrupts" wait_line 'interrupted$'
 line '1 + 3000'
-check "the REPL goes on after Ctrl-C" wait_line '^3001$'
+check_screen "the REPL goes on after Ctrl-C" wait_line '^3001$'
 # ... also inside a function of Lua's library that calls functions in C
 # (no instruction runs: the stop takes effect at the next call).
 line 'string.rep("a", 1e8):gsub(".", string.upper)'
 sleep 0.3
 key C-c
-check "Ctrl-C interrupts gsub calling a C function" wait_count 'interrupted$' 2
+check_screen "Ctrl-C interrupts gsub calling a C function" wait_count 'interrupted$' 2
 line '1 + 4000'
-check "the REPL goes on after that" wait_line '^4001$'
+check_screen "the REPL goes on after that" wait_line '^4001$'
 
 # :reload picks up an edit of the site.
 printf '\nhost "added.example.com" { file.absent "/tmp/prop-repl-added" }\n' >>"$TMP/site.lua"
 line ':reload'
-check ":reload reads the site again" wait_for 'reloaded site.lua: 7 hosts'
+check_screen ":reload reads the site again" wait_for 'reloaded site.lua: 7 hosts'
 line ':hosts'
-check ":reload: the new host is there" wait_line '^added\.example\.com +no OS +1 property +site\.lua:'
+check_screen ":reload: the new host is there" wait_line '^added\.example\.com +no OS +1 property +site\.lua:'
 
 # Ctrl-D ends the REPL (with status 0).
 key C-d
-check "Ctrl-D exits" wait_for '[repl exited 0]'
+check_screen "Ctrl-D exits" wait_for '[repl exited 0]'
 
 hist="$HOMEDIR/.prop_history"
 if [[ -f "$hist" ]] && grep -Fq 'apt.installed\040{\040"tabbed"\040}' "$hist" &&
    grep -Fq ':reload' "$hist" && [[ "$(stat -c %a "$hist")" == 600 ]]; then
   pass
 else
-  fail "the history file $hist was not written (mode 0600, every input)" "$hist"
+  fail "history" "the history file $hist was not written (mode 0600, every input)" "$hist"
 fi
 
 # A new REPL recalls the history: Up brings back the last input.
 start
-check "second REPL starts" wait_for "prop> " 20
+check_screen "second REPL starts" wait_for "prop> " 20
 key Up
-check "Up recalls the last input of the previous REPL" wait_for 'prop> :hosts'
+check_screen "Up recalls the last input of the previous REPL" wait_for 'prop> :hosts'
 key C-u C-d
-check "second REPL exits" wait_for '[repl exited 0]'
+check_screen "second REPL exits" wait_for '[repl exited 0]'
 
 # A pattern that backtracks in C, where nothing can stop it midway: the
 # first Ctrl-C cannot take effect, a second one ends the REPL (as lua(1)
 # does), naming the input's line.
 start
-check "third REPL starts" wait_for "prop> " 20
+check_screen "third REPL starts" wait_for "prop> " 20
 line 'string.rep("a", 100000):find((".-"):rep(30) .. "x")'
 sleep 0.5
 key C-c
 sleep 0.5
 key C-c
-check "a second Ctrl-C inside C ends the REPL, naming the line" \
+check_screen "a second Ctrl-C inside C ends the REPL, naming the line" \
   wait_for "repl:1: error[P000]: interrupted twice inside a function of Lua's library"
-check "... with status 130" wait_for '[repl exited 130]'
+check_screen "... with status 130" wait_for '[repl exited 130]'
 
 # Containers in a terminal: the banner counts them apart from the hosts,
 # :hosts nests them, a container's name completes and :show shows it.
 start containers.lua
-check "containers: banner" wait_for 'containers.lua: 1 host, 3 containers'
+check_screen "containers: banner" wait_for 'containers.lua: 1 host, 3 containers'
 line ':hosts'
-check "containers: :hosts indents a container under its host" \
+check_screen "containers: :hosts indents a container under its host" \
   wait_line '^  sid \(chroot\) +debian +6 properties +containers\.lua:13$'
 type_text ':show build.example.com/s'
 key Tab
-check "containers: a container's name completes" wait_for 'prop> :show build.example.com/sid'
+check_screen "containers: a container's name completes" wait_for 'prop> :show build.example.com/sid'
 key Enter
-check "containers: :show HOST/NAME shows the container" \
+check_screen "containers: :show HOST/NAME shows the container" \
   wait_for 'container build.example.com/sid (chroot) : debian  (containers.lua:13)'
 line ':show build.example.com'
-check "containers: :show HOST shows its containers under it" \
+check_screen "containers: :show HOST shows its containers under it" \
   wait_for '│   └── container bookworm (chroot) : debian  (containers.lua:13)'
 key C-d
-check "containers: Ctrl-D exits" wait_for '[repl exited 0]'
+check_screen "containers: Ctrl-D exits" wait_for '[repl exited 0]'
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

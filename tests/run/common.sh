@@ -1,20 +1,16 @@
-# Shared by the tests/run/test_*.sh scripts: prop run against this machine
-# (as root) and against connect.dir trees, with real effects checked
-# independently (cat, stat, getent, dpkg-query).  ctest sets PROP and
-# PROP_SOURCE_DIR; by hand, the defaults below work from a build
-# directory named "build".
+# Shared by the tests/run/test_*.sh scripts (and sourced by those of
+# tests/ssh/ and tests/containers/): prop run against this machine (as
+# root) and against connect.dir trees, with real effects checked
+# independently (cat, stat, getent, dpkg-query).  Built on tests/lib.sh
+# (finding prop, the scratch directory, on_exit, pass/fail, check, same,
+# run_prop).
 #
 # Every test makes its site files in a scratch directory, names what it
 # creates on the system "prop-test-..." and undoes it on exit.
 
-PROP_SOURCE_DIR="${PROP_SOURCE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-PROP="${PROP:-$PROP_SOURCE_DIR/build/prop}"
-export NO_COLOR=1
-
-if [[ ! -x "$PROP" ]]; then
-  echo "prop executable not found at $PROP (set PROP)" >&2
-  exit 1
-fi
+# shellcheck source=../lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
 if [[ "$(id -u)" != 0 ]]; then
   echo "SKIP: the run tests change this machine and need root"
   exit 0
@@ -29,71 +25,14 @@ if ! flock -w 1800 9; then
   exit 1
 fi
 
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-run.XXXXXX")"
+scratch_dir prop-run
 chmod 755 "$TMP"
 # prop's state on a target (owed triggers) is kept in the scratch
 # directory, not in /var/lib/prop of this machine (on a connect.dir tree,
 # under the tree).
 export PROP_STATE_DIR="$TMP/prop-state"
-cleanups=()
-# on_exit CMD: run CMD (a string for eval) when the test ends, last first.
-on_exit() {
-  cleanups+=("$1")
-}
-run_cleanups() {
-  local i
-  for ((i = ${#cleanups[@]} - 1; i >= 0; i--)); do
-    eval "${cleanups[$i]}" >/dev/null 2>&1 || true
-  done
-  rm -rf "$TMP"
-}
-trap run_cleanups EXIT
-
-passed=0
-failed=0
-
-pass() {
-  passed=$((passed + 1))
-}
-
-# fail NAME WHAT [OUTPUT-FILE]
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1: $2"
-  if [[ -n "${3:-}" && -f "$3" ]]; then
-    sed 's/^/    | /' "$3" | head -60
-  fi
-}
-
-finish() {
-  echo "$passed passed, $failed failed"
-  [[ $failed -eq 0 ]]
-}
-
-# check NAME CONDITION... : passes when the command CONDITION succeeds.
-check() {
-  local name="$1"
-  shift
-  if "$@"; then pass; else fail "$name" "not true: $*" "${OUT:-}"; fi
-}
-
-# same NAME GOT WANT
-same() {
-  if [[ "$2" == "$3" ]]; then
-    pass
-  else
-    fail "$1" "got [$2], want [$3]" "${OUT:-}"
-  fi
-}
-
-# run_prop OUT ARGS... : prop with a time limit, stdout and stderr together
-# in OUT; sets rc.  OUT also becomes $OUT, shown by failures.
-run_prop() {
-  OUT="$1"
-  shift
-  rc=0
-  timeout "${PROP_RUN_TIMEOUT:-300}" "$PROP" "$@" >"$OUT" 2>&1 || rc=$?
-}
+# A failure shows up to 60 lines of prop's output.
+fail_lines=60
 
 # prop_run OUT SITE [ARGS...] : prop run SITE --json ARGS.  When another
 # prop run (someone's, outside the tests) holds the target's lock, waits
@@ -135,6 +74,11 @@ host_count() {
     sed -n "s/.*\"$3\":\([0-9][0-9]*\).*/\1/p" | head -1
 }
 
+# changed_failed OUT HOST : "CHANGED/FAILED" of the host event of HOST.
+changed_failed() {
+  echo "$(host_count "$1" "$2" changed)/$(host_count "$1" "$2" failed)"
+}
+
 # result_of OUT DESC-SUBSTRING : the result of the first top-level property
 # whose desc contains the text.
 result_of() {
@@ -153,7 +97,7 @@ expect_run() {
     fail "$name" "exit $rc, want $want_rc" "$out"
   elif [[ "$c/$o/$f" != "$4/$5/$6" ]]; then
     fail "$name" "changed/ok/failed = $c/$o/$f, want $4/$5/$6" "$out"
-  elif grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$out"; then
+  elif crashed "$out"; then
     fail "$name" "prop crashed" "$out"
   elif grep -q 'W104' "$out"; then
     # prop's recipes claim every path they write.
@@ -183,6 +127,17 @@ owner_of() {
   stat -c '%U:%G' "$1"
 }
 
+# skip_unless_absent PACKAGE : prints SKIP and ends the test (exit 0)
+# unless this is a Debian system without PACKAGE, which the test installs
+# and purges.
+skip_unless_absent() {
+  if ! command -v apt-get >/dev/null; then echo "SKIP: not a Debian system"; exit 0; fi
+  if dpkg-query -W -f '${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^.i'; then
+    echo "SKIP: $1 is installed already; this test installs and purges it"
+    exit 0
+  fi
+}
+
 # installed_packages : names of the packages dpkg has installed, sorted.
 installed_packages() {
   dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' | awk '$2 ~ /^.i/ { print $1 }' | LC_ALL=C sort
@@ -197,4 +152,112 @@ purge_new_packages() {
     # shellcheck disable=SC2086
     DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=600 $new >/dev/null 2>&1
   fi
+}
+
+# db_state : the account databases, to compare before and after.
+db_state() {
+  sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
+}
+
+# lines FILE : how many lines FILE has (0 when there is none).
+lines() {
+  if [[ -e "$1" ]]; then wc -l <"$1"; else echo 0; fi
+}
+
+# has NAME OUT FIXED-TEXT : the output holds the text.
+has() {
+  if grep -qF -- "$3" "$2"; then pass; else fail "$1" "no \"$3\" in the output" "$2"; fi
+}
+
+# lacks NAME OUT FIXED-TEXT
+lacks() {
+  if grep -qF -- "$3" "$2"; then fail "$1" "\"$3\" in the output" "$2"; else pass; fi
+}
+
+# ended PID : the process is gone (or a zombie), waiting 10 s at most.
+ended() {
+  local i st
+  for ((i = 0; i < 100; i++)); do
+    st="$(ps -o stat= -p "$1" 2>/dev/null)" || return 0
+    [[ "$st" == Z* ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# wait_files FILE... : until every FILE exists and is not empty (30 s at most).
+wait_files() {
+  local i f ok
+  for ((i = 0; i < 300; i++)); do
+    ok=1
+    for f in "$@"; do [[ -s "$f" ]] || ok=0; done
+    [[ $ok == 1 ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# signal_run NAME SITE "MARKERS" SIGNALS... [-- ARGS] : prop run SITE ARGS
+# in the background, the file $HOLD there meanwhile (the site's command
+# or loop goes on while it exists); once every marker exists, sends each
+# signal to prop, a second apart; sets rc and OUT.  Killed (rc 137) if it
+# does not end within WATCHDOG seconds.
+signal_run() {
+  local name="$1" site="$2" markers="$3" pid dog sig first=1 sigs=()
+  shift 3
+  while [[ $# -gt 0 && "$1" != -- ]]; do sigs+=("$1"); shift; done
+  [[ "${1:-}" == -- ]] && shift
+  OUT="$TMP/$name.out"
+  # shellcheck disable=SC2086
+  rm -f $markers
+  touch "$HOLD"
+  "$PROP" run "$site" "$@" >"$OUT" 2>&1 &
+  pid=$!
+  (sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
+  dog=$!
+  # shellcheck disable=SC2086
+  if wait_files $markers; then
+    for sig in "${sigs[@]}"; do
+      [[ $first == 1 ]] || sleep 1
+      first=0
+      kill "-$sig" "$pid" 2>/dev/null
+    done
+  else
+    fail "$name" "the property never started" "$OUT"
+  fi
+  rc=0
+  wait "$pid" || rc=$?
+  kill "$dog" 2>/dev/null
+  wait "$dog" 2>/dev/null
+  rm -f "$HOLD"
+}
+
+# counting_nproc : SHIM, a directory whose nproc logs each call in
+# $TMP/nproc.log before running the real one (the facts are gathered
+# with it); calls : how many calls the log holds.
+counting_nproc() {
+  local real
+  SHIM="$TMP/shim"
+  mkdir -p "$SHIM"
+  real="$(command -v nproc)"
+  cat >"$SHIM/nproc" <<EOF
+#!/bin/sh
+echo called >>"$TMP/nproc.log"
+exec "$real" "\$@"
+EOF
+  chmod 755 "$SHIM/nproc"
+  : >"$TMP/nproc.log"
+}
+calls() { wc -l <"$TMP/nproc.log" | tr -d ' '; }
+
+# gpg_test_key USER-ID : GNUPGHOME, a keyring in the scratch directory
+# (its agent stopped on exit) holding a new key of USER-ID, without a
+# passphrase, that signs and encrypts; FPR, its fingerprint.
+gpg_test_key() {
+  export GNUPGHOME="$TMP/gnupg"
+  mkdir -m 700 "$GNUPGHOME"
+  on_exit 'gpg_agents_stop "$TMP/gnupg"'
+  gpg --batch --quiet --passphrase '' --quick-gen-key "$1" ed25519 cert,sign 2>/dev/null
+  FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
+  gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
 }

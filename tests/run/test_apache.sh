@@ -6,11 +6,7 @@ set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if ! command -v apt-get >/dev/null; then echo "SKIP: not a Debian system"; exit 0; fi
-if dpkg-query -W -f '${db:Status-Abbrev}' apache2 2>/dev/null | grep -q '^.i'; then
-  echo "SKIP: apache2 is installed already; this test installs and purges it"
-  exit 0
-fi
+skip_unless_absent apache2
 if (exec 3<>/dev/tcp/127.0.0.1/80) 2>/dev/null; then
   echo "SKIP: something listens on port 80 already"
   exit 0

@@ -44,10 +44,6 @@ host "box" {
 LUA
 }
 
-count() {
-  if [[ -e "$T/b.count" ]]; then wc -l <"$T/b.count"; else echo 0; fi
-}
-
 # event OUT FILTER : some JSON event of OUT is as the jq FILTER says.
 event() {
   grep '^{' "$1" | jq -s -e "any(.[]; $2)" >/dev/null
@@ -62,7 +58,7 @@ check "failed: the record is kept" test -f "$PENDING"
 same "failed: one record, for this host and property" \
   "$(grep -v '^#' "$PENDING" | cut -f1,2)" "$(printf 'box\trestart b')"
 same "failed: its origin" "$(grep -v '^#' "$PENDING" | cut -f3)" "$TMP/s1.lua:1"
-same "failed: b did not count" "$(count)" 0
+same "failed: b did not count" "$(lines "$T/b.count")" 0
 same "failed: mode 0600" "$(mode_of "$PENDING")" 0600
 
 # ---- dry run: says b would run, writes nothing ----------------------------
@@ -83,7 +79,7 @@ same "dry json: the tree is as it was" "$(tree_state "$T")" "$before"
 # ---- next run: a is ok, b runs (once) and succeeds; the record goes -------
 prop_run "$TMP/out3" "$TMP/s1.lua"
 same "second: exit" "$rc" 0
-same "second: b ran once" "$(count)" 1
+same "second: b ran once" "$(lines "$T/b.count")" 1
 same "second: the property holding b changed (b did)" "$(result_of "$TMP/out3" "file /a.conf")" changed
 check "second: pending event" event "$TMP/out3" \
   '.event == "pending" and .host == "box" and .desc == "restart b"'
@@ -95,7 +91,7 @@ check "second: no crash" bash -c "! grep -Eqi 'AddressSanitizer|runtime error:' 
 # ---- third run: nothing ---------------------------------------------------
 run_prop "$TMP/out4" run "$TMP/s1.lua"
 same "third: exit" "$rc" 0
-same "third: b did not run" "$(count)" 1
+same "third: b did not run" "$(lines "$T/b.count")" 1
 check "third: nothing pending" bash -c "! grep -q 'pending' '$TMP/out4'"
 check "third: all ok" grep -q 'box: 2 ok, 0 changed, 0 failed' "$TMP/out4"
 
@@ -109,7 +105,7 @@ touch "$T/ready"
 site "$TMP/s3.lua" v3
 run_prop "$TMP/out6" run "$TMP/s3.lua"
 same "owed and changed: exit" "$rc" 0
-same "owed and changed: b ran once" "$(count)" 2
+same "owed and changed: b ran once" "$(lines "$T/b.count")" 2
 check "owed and changed: text names both" grep -qF \
   "(triggered by: pending from the last run, file /a.conf has content)" "$TMP/out6"
 check "owed and changed: the record is removed" test ! -e "$PENDING"
@@ -133,16 +129,16 @@ kill "$dog" 2>/dev/null
 wait "$dog" 2>/dev/null
 rm -f "$T/hold"
 same "kill: a was written" "$(cat "$T/a.conf")" v4
-same "kill: b did not finish" "$(count)" 2
+same "kill: b did not finish" "$(lines "$T/b.count")" 2
 check "kill: b is recorded as owed" grep -q "$(printf 'box\trestart b')" "$PENDING"
 run_prop "$TMP/out8" run "$TMP/s4.lua"
 same "after kill: exit" "$rc" 0
 check "after kill: a is ok" grep -q 'box  file /a.conf has content ... changed' "$TMP/out8"
 check "after kill: pending shown" grep -qF "box  pending from the last run: restart b" "$TMP/out8"
-same "after kill: b ran" "$(count)" 3
+same "after kill: b ran" "$(lines "$T/b.count")" 3
 check "after kill: the record is removed" test ! -e "$PENDING"
 run_prop "$TMP/out9" run "$TMP/s4.lua"
-same "after kill, again: b did not run" "$(count)" 3
+same "after kill, again: b did not run" "$(lines "$T/b.count")" 3
 
 # ---- a record the site no longer has; another host's record ---------------
 mkdir -p "$(dirname "$PENDING")"
@@ -160,7 +156,7 @@ same "gone: exit" "$rc" 0
 check "gone: a warning names it" grep -qF \
   "box  warning: pending from the last run: restart c ($TMP/s4.lua:9): the site has no trigger target so described any more; dropped" \
   "$TMP/out11"
-same "gone: b did not run" "$(count)" 3
+same "gone: b did not run" "$(lines "$T/b.count")" 3
 same "gone: only the other host's record is left" "$(grep -v '^#' "$PENDING")" \
   "$(printf 'web9\trestart b\tx.lua:1')"
 check "gone: no crash" bash -c "! grep -Eqi 'AddressSanitizer|runtime error:' '$TMP/out11'"
@@ -175,7 +171,7 @@ check "state dir: the record is there" grep -q "$(printf 'box\trestart b')" \
 check "state dir: not in the default place" test ! -e "$PENDING"
 touch "$T/ready"
 PROP_STATE_DIR=/srv/prop-state run_prop "$TMP/out13" run "$TMP/s5.lua"
-same "state dir: the owed run" "$rc/$(count)" "0/4"
+same "state dir: the owed run" "$rc/$(lines "$T/b.count")" "0/4"
 check "state dir: the record is removed" test ! -e "$T/srv/prop-state/pending"
 PROP_STATE_DIR=relative/dir run_prop "$TMP/out14" run "$TMP/s5.lua"
 same "state dir: a relative path is a usage error" "$rc" 64

@@ -14,17 +14,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # A counting nproc: every execution of the gathering command runs it once.
-SHIM="$TMP/shim"
-mkdir -p "$SHIM"
-REAL_NPROC="$(command -v nproc)"
-cat >"$SHIM/nproc" <<EOF
-#!/bin/sh
-echo called >>"$TMP/nproc.log"
-exec "$REAL_NPROC" "\$@"
-EOF
-chmod 755 "$SHIM/nproc"
-: >"$TMP/nproc.log"
-calls() { wc -l <"$TMP/nproc.log" | tr -d ' '; }
+counting_nproc
 
 # dump(facts): every fact as key=value lines (lists joined with spaces,
 # interfaces as if.NAME=ipv4 addresses).

@@ -47,9 +47,6 @@ no_raw() {
     pass
   fi
 }
-has() {
-  if grep -qF -- "$3" "$2"; then pass; else fail "$1" "no [$3]" "$2"; fi
-}
 
 # ---- lint, show, graph, claims ------------------------------------------------
 run_prop "$TMP/lint" lint "$TMP/bad.lua"

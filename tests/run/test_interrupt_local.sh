@@ -19,55 +19,9 @@ WATCHDOG=60 # seconds: far more than the grace period, far less than the sleeps
 S="$TMP/s"
 mkdir -p "$S"
 
-# ended PID : the process is gone (or a zombie), waiting 10 s at most.
-ended() {
-  local i st
-  for ((i = 0; i < 100; i++)); do
-    st="$(ps -o stat= -p "$1" 2>/dev/null)" || return 0
-    [[ "$st" == Z* ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-# wait_file FILE : until FILE exists and is not empty (30 s at most).
-wait_file() {
-  local i
-  for ((i = 0; i < 300; i++)); do
-    [[ -s "$1" ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-# signal_run NAME SITE MARKER SIGNALS... : prop run SITE --json in the
-# background; once MARKER exists, sends each of SIGNALS to prop (a second
-# apart); sets rc and OUT.  A run that does not end within WATCHDOG
-# seconds is killed (rc 137).
-signal_run() {
-  local name="$1" site="$2" marker="$3" pid dog sig first=1
-  shift 3
-  OUT="$TMP/$name.out"
-  rm -f "$marker"
-  touch "$S/hold"
-  "$PROP" run "$site" --json --max-instructions 100000000000000 >"$OUT" 2>&1 &
-  pid=$!
-  (sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
-  dog=$!
-  if wait_file "$marker"; then
-    for sig in "$@"; do
-      [[ $first == 1 ]] || sleep 1
-      first=0
-      kill "-$sig" "$pid" 2>/dev/null
-    done
-  else
-    fail "$name" "the property never started" "$OUT"
-  fi
-  rc=0
-  wait "$pid" || rc=$?
-  kill "$dog" 2>/dev/null
-  wait "$dog" 2>/dev/null
-}
+# signal_run (common.sh) keeps this file while prop runs: the command
+# sleeps, the Lua loop goes on, while it exists.
+HOLD="$S/hold"
 
 # A command that sleeps, with a child in its process group.
 cat >"$TMP/sleep.lua" <<EOF
@@ -139,27 +93,27 @@ interrupted() {
 }
 
 echo "---- SIGTERM during a command"
-signal_run term "$TMP/sleep.lua" "$S/sh.pid" TERM
+signal_run term "$TMP/sleep.lua" "$S/sh.pid" TERM -- --json --max-instructions 100000000000000
 interrupted term "$TMP/sleep.lua"
 
 echo "---- SIGINT during a command"
-signal_run int "$TMP/sleep.lua" "$S/sh.pid" INT
+signal_run int "$TMP/sleep.lua" "$S/sh.pid" INT -- --json --max-instructions 100000000000000
 interrupted int "$TMP/sleep.lua"
 
 echo "---- a command that ignores SIGTERM: SIGKILL after the grace period"
-signal_run grace "$TMP/stubborn.lua" "$S/sh.pid" TERM
+signal_run grace "$TMP/stubborn.lua" "$S/sh.pid" TERM -- --json --max-instructions 100000000000000
 interrupted grace "$TMP/stubborn.lua"
 
 echo "---- a second signal: SIGKILL at once"
-signal_run twice "$TMP/stubborn.lua" "$S/sh.pid" TERM TERM
+signal_run twice "$TMP/stubborn.lua" "$S/sh.pid" TERM TERM -- --json --max-instructions 100000000000000
 interrupted twice "$TMP/stubborn.lua"
 
 echo "---- SIGTERM during a Lua loop"
-signal_run loop "$TMP/loop.lua" "$S/looping" TERM
+signal_run loop "$TMP/loop.lua" "$S/looping" TERM -- --json --max-instructions 100000000000000
 interrupted loop "$TMP/loop.lua"
 
 echo "---- SIGINT during a Lua loop"
-signal_run loopint "$TMP/loop.lua" "$S/looping" INT
+signal_run loopint "$TMP/loop.lua" "$S/looping" INT -- --json --max-instructions 100000000000000
 interrupted loopint "$TMP/loop.lua"
 
 echo "---- timeout(1), which signals its whole process group"

@@ -8,13 +8,8 @@ set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-for tool in git gpg gpgconf python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIP: $tool is not installed"
-    exit 0
-  fi
-done
-on_exit "GNUPGHOME='$TMP/gpg' gpgconf --kill all"
+skip_without git gpg gpgconf python3
+on_exit 'gpg_agents_stop "$TMP/gpg"'
 
 mkdir -m 700 "$TMP/gpg"
 GNUPGHOME="$TMP/gpg" gpg --batch --quiet --passphrase '' \

@@ -69,7 +69,6 @@ EOF
 fi
 not_running() { ! is_running; }
 not_enabled() { ! is_enabled; }
-starts() { [[ -f "$STARTS" ]] && wc -l <"$STARTS" | tr -d ' ' || echo 0; }
 
 site() { # site FILE PROPERTIES...
   local f="$1"
@@ -92,27 +91,27 @@ check "running, dry run: still stopped" not_running
 prop_run "$TMP/r1.out" "$TMP/running.lua"
 expect_run "running: started" "$TMP/r1.out" 0 1 0 0
 check "running: it runs" is_running
-same "running: started once" "$(starts)" 1
+same "running: started once" "$(lines "$STARTS")" 1
 prop_run "$TMP/r2.out" "$TMP/running.lua"
 expect_run "running again: ok" "$TMP/r2.out" 0 0 1 0
-same "running again: not restarted" "$(starts)" 1
+same "running again: not restarted" "$(lines "$STARTS")" 1
 
 # restarted: always a change when it runs
 prop_run "$TMP/x0.out" "$TMP/restarted.lua" --dry-run
 expect_run "restarted, dry run: changed" "$TMP/x0.out" 0 1 0 0
-same "restarted, dry run: not restarted" "$(starts)" 1
+same "restarted, dry run: not restarted" "$(lines "$STARTS")" 1
 prop_run "$TMP/x1.out" "$TMP/restarted.lua"
 expect_run "restarted: changed" "$TMP/x1.out" 0 1 0 0
-same "restarted: started again" "$(starts)" 2
+same "restarted: started again" "$(lines "$STARTS")" 2
 check "restarted: runs" is_running
 
 # on_change: restarted only when the file changed
 prop_run "$TMP/o1.out" "$TMP/onchange.lua"
 expect_run "on_change: file written" "$TMP/o1.out" 0 1 0 0
-same "on_change: restarted" "$(starts)" 3
+same "on_change: restarted" "$(lines "$STARTS")" 3
 prop_run "$TMP/o2.out" "$TMP/onchange.lua"
 expect_run "on_change: nothing to do" "$TMP/o2.out" 0 0 1 0
-same "on_change: not restarted" "$(starts)" 3
+same "on_change: not restarted" "$(lines "$STARTS")" 3
 
 # stopped
 prop_run "$TMP/s0.out" "$TMP/stopped.lua" --dry-run

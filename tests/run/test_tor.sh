@@ -7,11 +7,7 @@ set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-if ! command -v apt-get >/dev/null; then echo "SKIP: not a Debian system"; exit 0; fi
-if dpkg-query -W -f '${db:Status-Abbrev}' tor 2>/dev/null | grep -q '^.i'; then
-  echo "SKIP: tor is installed already; this test installs and purges it"
-  exit 0
-fi
+skip_unless_absent tor
 # shellcheck disable=SC1091
 . /etc/os-release
 ARCH="$(dpkg --print-architecture)"

@@ -28,10 +28,6 @@ host "localhost" {
 LUA
 }
 
-lines() {
-  if [[ -e "$1" ]]; then wc -l <"$1"; else echo 0; fi
-}
-
 # ---- both change: once, after both ---------------------------------------
 site "$TMP/s1.lua" a1 b1
 prop_run "$TMP/out1" "$TMP/s1.lua"

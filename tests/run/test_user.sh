@@ -24,9 +24,6 @@ for id in $GID1 $GID2 $GID3; do
 done
 on_exit "userdel '$U'; rm -rf '/home/$U'; groupdel '$U'; groupdel '$G'; groupdel '$G2'"
 
-db_state() {
-  sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
-}
 
 site() { # site FILE UID SHELL GID-OF-G
   cat >"$1" <<EOF

@@ -21,9 +21,6 @@ for n in "$U" "$S" "$G"; do
 done
 on_exit "userdel '$U'; rm -rf '/home/$U'; groupdel '$U'; userdel '$S'; groupdel '$S'; rm -rf '$TMP/shome'; groupdel '$G'"
 
-db_state() {
-  sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
-}
 hash_of() { # the password field of /etc/shadow
   getent shadow "$1" | cut -d: -f2
 }

@@ -16,6 +16,7 @@
 #     SSH_DIR, SSH_LOG    the server's scratch directory and its sshd log
 #   ssh -i "$SSH_KEY" -o UserKnownHostsFile="$SSH_KNOWN_HOSTS" -p "$SSH_PORT" root@127.0.0.1 true
 #   ssh_use web          # SSH_* of an earlier ssh_start (several may run at once)
+#   ssh_connect          # connect.ssh { ... } of the current server, for a site
 #   ssh_stop [NAME...]   # stop these servers, or all; also done on EXIT
 #   ssh_kill NAME        # kill -9 the server and its sessions (a crash), keeping
 #                        # its keys, config and port
@@ -155,6 +156,13 @@ ssh_use() {
   export SSH_HOSTKEY_PUB="$dir/hostkey.pub"
   export SSH_LOCK_FILE="$dir/prop.lock"
   export SSH_DIR="$dir" SSH_LOG="$dir/sshd.log"
+}
+
+# ssh_connect [USER [IDENTITY [KNOWN_HOSTS [PORT]]]] : a connect.ssh { }
+# for the current server (ssh_use), with these fields replaced.
+ssh_connect() {
+  printf 'connect.ssh { address = "127.0.0.1", port = %s, user = "%s", identity = "%s", known_hosts = "%s" }' \
+    "${4:-$SSH_PORT}" "${1:-root}" "${2:-$SSH_KEY}" "${3:-$SSH_KNOWN_HOSTS}"
 }
 
 # _ssh_halt NAME SIGNAL: stop NAME's sessions (kill -9: sshd -D leaves them

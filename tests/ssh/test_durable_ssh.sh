@@ -26,26 +26,22 @@ host "target" {
 }
 LUA
 
-count() {
-  if [[ -e "$R/count" ]]; then wc -l <"$R/count"; else echo 0; fi
-}
-
 run_prop "$TMP/out1" run "$TMP/site.lua" --json
 same "first: exit (the target fails)" "$rc" 1
 same "first: the file was written" "$(cat "$R/app.conf")" v1
 check "first: the target is recorded on the target" grep -q "$(printf '^target\trun sh -c')" "$PENDING"
-same "first: the target did not count" "$(count)" 0
+same "first: the target did not count" "$(lines "$R/count")" 0
 
 touch "$R/ready"
 run_prop "$TMP/out2" run "$TMP/site.lua" --json
 same "second: exit" "$rc" 0
-same "second: the owed target ran" "$(count)" 1
+same "second: the owed target ran" "$(lines "$R/count")" 1
 check "second: a pending event" grep -q '"event":"pending",.*"host":"target"' "$TMP/out2"
 check "second: the record is removed" test ! -e "$PENDING"
 
 run_prop "$TMP/out3" run "$TMP/site.lua" --json
 same "third: exit" "$rc" 0
-same "third: nothing ran" "$(count)" 1
+same "third: nothing ran" "$(lines "$R/count")" 1
 check "third: nothing pending" bash -c "! grep -q '\"event\":\"pending\"' '$TMP/out3'"
 
 finish

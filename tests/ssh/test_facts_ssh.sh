@@ -15,17 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../run/common.sh"
 # shellcheck source=tests/ssh/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-SHIM="$TMP/shim"
-mkdir -p "$SHIM"
-REAL_NPROC="$(command -v nproc)"
-cat >"$SHIM/nproc" <<EOF
-#!/bin/sh
-echo "called" >>"$TMP/nproc.log"
-exec "$REAL_NPROC" "\$@"
-EOF
-chmod 755 "$SHIM/nproc"
-: >"$TMP/nproc.log"
-calls() { wc -l <"$TMP/nproc.log" | tr -d ' '; }
+counting_nproc
 
 # The sshd's sessions find the counting nproc first: its config gets the
 # PATH, and it is started again with it.

@@ -35,67 +35,13 @@ chmod 755 "$R"
 # conn NAME : connect.ssh { } for sshd NAME.
 conn() {
   ssh_use "$1"
-  printf 'connect.ssh { address = "127.0.0.1", port = %s, user = "root", identity = "%s", known_hosts = "%s" }' \
-    "$SSH_PORT" "$SSH_KEY" "$SSH_KNOWN_HOSTS"
+  ssh_connect
   ssh_use main
 }
 
-# ended PID : the process is gone (or a zombie), waiting 10 s at most.
-ended() {
-  local i st
-  for ((i = 0; i < 100; i++)); do
-    st="$(ps -o stat= -p "$1" 2>/dev/null)" || return 0
-    [[ "$st" == Z* ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-# wait_files FILE... : until every FILE exists and is not empty (30 s at most).
-wait_files() {
-  local i f ok
-  for ((i = 0; i < 300; i++)); do
-    ok=1
-    for f in "$@"; do [[ -s "$f" ]] || ok=0; done
-    [[ $ok == 1 ]] && return 0
-    sleep 0.1
-  done
-  return 1
-}
-
-# signal_run NAME SITE "MARKERS" SIGNALS... [-- ARGS] : prop run SITE in the
-# background; once every marker exists, sends each signal to prop, a
-# second apart; sets rc and OUT.  Killed (rc 137) if it does not end
-# within WATCHDOG seconds.
-signal_run() {
-  local name="$1" site="$2" markers="$3" pid dog sig first=1 sigs=()
-  shift 3
-  while [[ $# -gt 0 && "$1" != -- ]]; do sigs+=("$1"); shift; done
-  [[ "${1:-}" == -- ]] && shift
-  OUT="$TMP/$name.out"
-  # shellcheck disable=SC2086
-  rm -f $markers
-  touch "$R/hold"
-  "$PROP" run "$site" "$@" >"$OUT" 2>&1 &
-  pid=$!
-  (sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
-  dog=$!
-  # shellcheck disable=SC2086
-  if wait_files $markers; then
-    for sig in "${sigs[@]}"; do
-      [[ $first == 1 ]] || sleep 1
-      first=0
-      kill "-$sig" "$pid" 2>/dev/null
-    done
-  else
-    fail "$name" "the remote command never started" "$OUT"
-  fi
-  rc=0
-  wait "$pid" || rc=$?
-  kill "$dog" 2>/dev/null
-  wait "$dog" 2>/dev/null
-  rm -f "$R/hold"
-}
+# signal_run (run/common.sh) keeps this file while prop runs: the remote
+# commands sleep while it exists.
+HOLD="$R/hold"
 
 # sleeper HOST SERVER [TRAP] : a host reached through sshd SERVER whose
 # property runs a remote command that sleeps while $R/hold exists, its pids

@@ -6,19 +6,12 @@
 # alone (no trust on first use).  A changed key in the site: the file
 # changes, and the same ssh then refuses the server.
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+require_prop
+scratch_dir prop-kh
+# shellcheck source=tests/ssh/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-
-TMP="$(mktemp -d "${TMPDIR:-/tmp}/prop-kh.XXXXXX")"
-passed=0 failed=0
-pass() { passed=$((passed + 1)); }
-fail() {
-  failed=$((failed + 1))
-  echo "FAIL: $1: $2"
-  [[ -n "${3:-}" && -f "$3" ]] && sed 's/^/    | /' "$3" | head -40
-  return 0
-}
-cleanup_kh() { rm -rf "$TMP"; }
-trap 'cleanup_kh; _ssh_exit' EXIT
 
 ssh_start target
 C="$TMP/client"
@@ -81,5 +74,4 @@ else
   fail "new key: ssh refuses the server" "ssh did not refuse" "$TMP/ssh.out"
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

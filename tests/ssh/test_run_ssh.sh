@@ -46,32 +46,15 @@ ssh_prop() {
   run_prop "$out" run "$site" --json "$@"
 }
 
-# conn [USER [IDENTITY [KNOWN_HOSTS [PORT]]]] : a connect.ssh { } for the
-# current server (ssh_use), with these fields replaced.
-conn() {
-  printf 'connect.ssh { address = "127.0.0.1", port = %s, user = "%s", identity = "%s", known_hosts = "%s" }' \
-    "${4:-$SSH_PORT}" "${1:-root}" "${2:-$SSH_KEY}" "${3:-$SSH_KNOWN_HOSTS}"
-}
-
 # no_crash NAME OUT : prop did not crash or get killed by timeout(1).
 no_crash() {
   if [[ "$rc" -ge 124 ]]; then
     fail "$1" "prop was killed or timed out (exit $rc)" "$2"
-  elif grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$2"; then
+  elif crashed "$2"; then
     fail "$1" "prop crashed" "$2"
   else
     pass
   fi
-}
-
-# has NAME OUT FIXED-TEXT : the output holds the text.
-has() {
-  if grep -qF -- "$3" "$2"; then pass; else fail "$1" "no \"$3\" in the output" "$2"; fi
-}
-
-# lacks NAME OUT FIXED-TEXT
-lacks() {
-  if grep -qF -- "$3" "$2"; then fail "$1" "\"$3\" in the output" "$2"; else pass; fi
 }
 
 # host_error OUT HOST : the error of the host event (an unreachable host).
@@ -90,11 +73,6 @@ less() {
   else
     fail "$1" "$2 is not less than $3" "${OUT:-}"
   fi
-}
-
-# db_state : the account databases, to compare before and after.
-db_state() {
-  sha256sum /etc/passwd /etc/group /etc/shadow /etc/gshadow 2>/dev/null
 }
 
 ssh_start main || { echo "FAIL: ssh_start main"; exit 1; }
@@ -131,7 +109,7 @@ echo owned >"$R/srv/owned"
 
 cat >"$TMP/all.lua" <<EOF
 host "web" {
-  $(conn),
+  $(ssh_connect),
   file.has_content("$R/etc/motd", "hello over ssh\n", { mode = "0640", owner = "nobody", group = "nogroup" }),
   file.has_content("$R/etc/secret", "s3cr3t-over-ssh\n", { mode = "0600", secret = true }),
   file.contains_lines("$R/etc/foo.conf", { "secure=1", "log=syslog" }),
@@ -247,7 +225,7 @@ local big = string.rep("0123456789abcdef", 65536 * 2) -- 2 MiB
 local bin = ""
 for i = 0, 255 do bin = bin .. string.char(i) end
 host "web" {
-  $(conn),
+  $(ssh_connect),
   file.has_content("$ODD", "odd\n"),
   file.has_content("$Q/big", big),
   property {
@@ -290,7 +268,7 @@ host "web" {
 }
 EOF
 keys_site() { # keys_site KNOWN_HOSTS
-  sed "s|@CONN@|$(conn root "$SSH_KEY" "$1")|" "$TMP/keys.lua.in" >"$TMP/keys.lua"
+  sed "s|@CONN@|$(ssh_connect root "$SSH_KEY" "$1")|" "$TMP/keys.lua.in" >"$TMP/keys.lua"
 }
 ssh-keygen -q -t ed25519 -N '' -C other -f "$TMP/otherkey" </dev/null
 hostkey="$(cut -d' ' -f1,2 "$SSH_HOSTKEY_PUB")"
@@ -350,7 +328,7 @@ check "changed key, text: the host's unreachable line" \
 # =====================================================================
 section "3. authentication"
 ssh-keygen -q -t ed25519 -N '' -C stranger -f "$TMP/stranger" </dev/null
-sed "s|@CONN@|$(conn root "$TMP/stranger")|" "$TMP/keys.lua.in" >"$TMP/auth.lua"
+sed "s|@CONN@|$(ssh_connect root "$TMP/stranger")|" "$TMP/keys.lua.in" >"$TMP/auth.lua"
 ssh_prop "$TMP/auth.out" "$TMP/auth.lua"
 same "auth rejected: exit 69" "$rc" 69
 check "auth rejected: unreachable" grep -q '"event":"host".*"unreachable":true' "$TMP/auth.out"
@@ -358,7 +336,7 @@ has "auth rejected: the message" "$TMP/auth.out" "root@127.0.0.1:$SSH_PORT: auth
 has "auth rejected: the key tried is named" "$TMP/auth.out" "$TMP/stranger"
 same "auth rejected: nothing changed" "$(tree_state "$K")" "$before"
 
-sed "s|@CONN@|$(conn root "$TMP/no-such-key")|" "$TMP/keys.lua.in" >"$TMP/nokey.lua"
+sed "s|@CONN@|$(ssh_connect root "$TMP/no-such-key")|" "$TMP/keys.lua.in" >"$TMP/nokey.lua"
 ssh_prop "$TMP/nokey.out" "$TMP/nokey.lua"
 same "missing identity: exit 69" "$rc" 69
 has "missing identity: the message" "$TMP/nokey.out" "identity file $TMP/no-such-key: no such file"
@@ -370,7 +348,7 @@ Dd="$R/drop"
 mkdir -p "$Dd"
 cat >"$TMP/drop.lua" <<EOF
 host "web" {
-  $(conn),
+  $(ssh_connect),
   property {
     desc = "slow step",
     check = function(sys) return sys:exists("$Dd/slept") end,
@@ -476,11 +454,11 @@ mkdir -p "$P"
   for h in main second third; do
     ssh_use "$h"
     printf 'host "%s" { %s, slow("%s", "%s"), file.has_content("%s", "%s\\n") }\n' \
-      "$h" "$(conn)" "$h" "$P/$h.slow" "$P/$h" "$h"
+      "$h" "$(ssh_connect)" "$h" "$P/$h.slow" "$P/$h" "$h"
   done
   ssh_use main
   printf 'host "down" { %s, file.has_content("%s", "down\\n") }\n' \
-    "$(conn root "$SSH_KEY" "$SSH_KNOWN_HOSTS" "$closed")" "$P/down"
+    "$(ssh_connect root "$SSH_KEY" "$SSH_KNOWN_HOSTS" "$closed")" "$P/down"
 } >"$TMP/par.lua"
 t0="$(now)"
 OUT="$TMP/par.out"
@@ -513,7 +491,7 @@ Tt="$R/timeout"
 mkdir -p "$Tt"
 cat >"$TMP/timeout.lua" <<EOF
 host "web" {
-  $(conn),
+  $(ssh_connect),
   property {
     desc = "sleeps 5 s",
     check = function(sys) return sys:exists("$Tt/slept") end,
@@ -543,7 +521,7 @@ Sg="$R/sigterm"
 mkdir -p "$Sg"
 cat >"$TMP/term.lua" <<EOF
 host "web" {
-  $(conn),
+  $(ssh_connect),
   property {
     desc = "sleeps 3 s",
     check = function(sys) return sys:exists("$Sg/slept") end,

@@ -22,13 +22,7 @@ if ! command -v gpg >/dev/null 2>&1; then
 fi
 
 VALUE='pw-Zq8xLk2mW9vTr4'
-export GNUPGHOME="$TMP/gnupg"
-mkdir -m 700 "$GNUPGHOME"
-on_exit 'GNUPGHOME="$TMP/gnupg" gpgconf --kill all'
-gpg --batch --quiet --passphrase '' --quick-gen-key 'Prop Run Test <run@example.invalid>' \
-  ed25519 cert,sign 2>/dev/null
-FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
-gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
+gpg_test_key 'Prop Run Test <run@example.invalid>'
 
 ssh_start target
 S="$TMP/scratch"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "unit.h"
 
 START_TEST(test_add_terminates)
 {
@@ -121,17 +122,11 @@ main(void)
 {
     Suite *s = suite_create("buf");
     TCase *tc = tcase_create("buf");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_add_terminates);
     tcase_add_test(tc, test_growth);
     tcase_add_test(tc, test_overflow_refused);
     tcase_add_test(tc, test_take);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "prop/transport.h"
+#include "unit.h"
 
 static prop_transport *L; /* this machine */
 static prop_transport *C; /* the chroot */
@@ -334,11 +335,5 @@ container_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(container_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(container_suite());
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "prop/diff.h"
+#include "unit.h"
 
 /* Diff two strings with labels "old" / "new". */
 static char *
@@ -594,11 +595,5 @@ diff_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(diff_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(diff_suite());
 }

@@ -17,6 +17,7 @@
 
 #include "prop/exec.h"
 #include "prop/prop.h"
+#include "unit.h"
 
 static prop_site *S;
 
@@ -49,14 +50,6 @@ teardown(void)
 {
     prop_site_free(S);
     S = NULL;
-}
-
-static void
-append(char *buf, size_t size, const char *a, const char *b)
-{
-    size_t used = strlen(buf);
-
-    snprintf(buf + used, size - used, "%s%s", a, b);
 }
 
 /* A leaf that gives result r, with an optional claim on service svc. */
@@ -689,11 +682,5 @@ exec_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(exec_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(exec_suite());
 }

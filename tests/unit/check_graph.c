@@ -11,6 +11,7 @@
 
 #include "internal.h"
 #include "prop/prop.h"
+#include "unit.h"
 
 static prop_site *S;
 
@@ -1724,11 +1725,5 @@ graph_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(graph_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(graph_suite());
 }

@@ -13,6 +13,7 @@
 
 #include "prop/exec.h"
 #include "prop/prop.h"
+#include "unit.h"
 
 static prop_site *S;
 
@@ -44,14 +45,6 @@ teardown(void)
 {
     prop_site_free(S);
     S = NULL;
-}
-
-static void
-append(char *buf, size_t size, const char *a, const char *b)
-{
-    size_t used = strlen(buf);
-
-    snprintf(buf + used, size - used, "%s%s", a, b);
 }
 
 /* A leaf giving r, made at line `line` of site.lua. */
@@ -394,11 +387,5 @@ pending_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(pending_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(pending_suite());
 }

@@ -14,6 +14,7 @@
 
 #include "internal.h"
 #include "prop/prop.h"
+#include "unit.h"
 
 static prop_site *S;
 
@@ -1916,11 +1917,5 @@ prepass_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(prepass_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(prepass_suite());
 }

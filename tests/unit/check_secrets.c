@@ -28,6 +28,7 @@
 #endif
 
 #include "prop/secrets.h"
+#include "unit.h"
 
 static char scratch[256];  /* the test's directory */
 static char home[300];     /* GNUPGHOME: secret keys of A, B and C */
@@ -38,23 +39,8 @@ static char fpr_a[80], fpr_b[80], fpr_c[80];
 
 /* ---- helpers ---- */
 
-/* Run a shell command line (made of the test's own paths: no quoting
- * needed) and return its exit status, or -1. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    int st;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    st = system(cmd);
-    return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+/* sh(): unit.h; the command lines are made of the test's own paths: no
+ * quoting needed. */
 
 /* scratch/rel, from a ring of buffers. */
 static const char *
@@ -1092,18 +1078,14 @@ secrets_suite(void)
 int
 main(void)
 {
-    SRunner *sr;
-    int failed;
+    int status;
 
     if (system("gpg --version >/dev/null 2>&1") != 0) {
         fprintf(stderr, "check_secrets: gpg is not installed (apt-get install gnupg)\n");
         return EXIT_FAILURE;
     }
     setup_keys();
-    sr = srunner_create(secrets_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
+    status = run_suite(secrets_suite());
     teardown_keys();
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return status;
 }

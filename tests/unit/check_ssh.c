@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "prop/transport.h"
+#include "unit.h"
 
 #define SSHD "/usr/sbin/sshd"
 
@@ -61,23 +62,6 @@ path(char *buf, size_t n, const char *name)
 {
     if (snprintf(buf, n, "%s/%s", T, name) >= (int)n)
         buf[0] = '\0';
-}
-
-/* Run a shell command (formatted); its exit status. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int
-sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    int rc;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    rc = system(cmd);
-    return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
 }
 
 static char *
@@ -126,24 +110,6 @@ spit(const char *file, const char *data, size_t len)
         return -1;
     }
     return fclose(f);
-}
-
-static void
-msleep(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void
@@ -831,7 +797,7 @@ START_TEST(test_closed_port)
 {
     prop_ssh_opts o;
     prop_transport *t = NULL;
-    double t0 = now_s();
+    double t0 = seconds();
     int rc;
 
     default_opts(&o);
@@ -842,7 +808,7 @@ START_TEST(test_closed_port)
     ck_assert_ptr_nonnull(t);
     ck_assert_msg(strstr(prop_transport_error(t), "cannot connect to 127.0.0.1:"), "%s",
                   prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 < 3.0, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 < 3.0, "took %.1f s", seconds() - t0);
     prop_transport_close(t);
 }
 END_TEST
@@ -908,12 +874,12 @@ START_TEST(test_connect_timeout)
     default_opts(&o);
     o.port = ntohs(a.sin_port);
     o.connect_timeout = 1;
-    t0 = now_s();
+    t0 = seconds();
     rc = prop_transport_ssh(&t, &o);
     ck_assert_int_eq(rc, PROP_EUNREACHABLE);
     ck_assert_msg(strstr(prop_transport_error(t), "cannot connect to 127.0.0.1:"), "%s",
                   prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 > 0.8 && now_s() - t0 < 4.0, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 > 0.8 && seconds() - t0 < 4.0, "took %.1f s", seconds() - t0);
     prop_transport_close(t);
     close(fd);
 }
@@ -1769,73 +1735,8 @@ END_TEST
  * Interruption (prop_transport_set_interrupt): the remote command's
  * process group is signalled through a second channel.
  */
-static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
-static volatile sig_atomic_t STOPS_WANTED;
-
-static void
-on_alarm(int sig)
-{
-    (void)sig;
-    STOPS++;
-    if (STOPS < STOPS_WANTED)
-        alarm(1);
-}
-
-/* Raise the flag a second from now, n times a second apart. */
-static void
-stop_in_a_second(int n)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigemptyset(&sa.sa_mask);
-    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
-    STOPS = 0;
-    STOPS_WANTED = n;
-    alarm(1);
-}
-
-/* The pid in a file the command wrote (the target is this machine). */
-static pid_t
-pid_in(const char *file)
-{
-    int i;
-
-    for (i = 0; i < 1000; i++) {
-        char *text = slurp(file, NULL);
-        long pid = text ? atol(text) : 0;
-
-        free(text);
-        if (pid > 0)
-            return (pid_t)pid;
-        msleep(10);
-    }
-    ck_abort_msg("no pid in %s", file);
-    return 0;
-}
-
-/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
-static int
-ended(pid_t pid)
-{
-    char file[64], buf[512], *p;
-    int i;
-
-    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
-    for (i = 0; i < 1000; i++) {
-        FILE *f = fopen(file, "r");
-
-        if (!f)
-            return 1;
-        p = fgets(buf, sizeof buf, f);
-        fclose(f);
-        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
-            return 1;
-        msleep(10);
-    }
-    return 0;
-}
+/* The flag and its alarm (stop_in_a_second, STOPS), pid_in and ended:
+ * unit.h. */
 
 /* Run cmd (sh -c, $1 and $2 files for pids) interrupted; checks both pids ended. */
 static void
@@ -1898,13 +1799,13 @@ START_TEST(test_run_interrupted_grace)
 {
     prop_transport *t = connect_default();
     char dir[512];
-    double t0 = now_s();
+    double t0 = seconds();
 
     test_dir(dir, sizeof dir, "interrupted-grace");
     prop_transport_set_interrupt(t, &STOPS, NULL);
     stop_in_a_second(1);
     interrupted_run(t, dir, STUBBORN, 0);
-    ck_assert_double_ge(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    ck_assert_double_ge(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
     prop_transport_close(t);
 }
 END_TEST
@@ -1914,7 +1815,7 @@ START_TEST(test_run_interrupted_twice)
     prop_transport *t = connect_default();
     const char *echo[] = {"echo", "the shell", NULL};
     char dir[512];
-    double t0 = now_s();
+    double t0 = seconds();
     prop_cmd_result r;
 
     test_dir(dir, sizeof dir, "interrupted-twice");
@@ -1923,7 +1824,7 @@ START_TEST(test_run_interrupted_twice)
     interrupted_run(t, dir, STUBBORN, 0);
     ck_assert_int_ge(STOPS, 2);
     /* Both requests came within 2 s; the grace period would end at 1 s + grace. */
-    ck_assert_double_lt(now_s() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 1000.0);
     /* The connection is still usable without the flag. */
     prop_transport_set_interrupt(t, NULL, NULL);
     OK(t, prop_transport_run(t, echo, NULL, 0, &r));
@@ -2005,8 +1906,8 @@ START_TEST(test_lock_released_on_drop)
     ck_assert_int_gt(kill_sessions(), 0);
     /* The remote holder sees its stdin end and lets go. */
     t2 = connect_default();
-    t0 = now_s();
-    while (now_s() - t0 < 10 && !(ok = prop_transport_lock(t2) == 0))
+    t0 = seconds();
+    while (seconds() - t0 < 10 && !(ok = prop_transport_lock(t2) == 0))
         msleep(100);
     ck_assert_msg(ok, "%s", prop_transport_error(t2));
     prop_transport_close(t2);
@@ -2145,17 +2046,17 @@ START_TEST(test_dropped_connection)
     prop_cmd_result_clear(&r);
     ck_assert_int_gt(kill_sessions(), 0);
     msleep(200);
-    t0 = now_s();
+    t0 = seconds();
     rc = prop_transport_run(t, argv, NULL, 0, &r);
     ck_assert_int_eq(rc, PROP_ERROR);
     ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
                   prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 < 5.0, "took %.1f s", now_s() - t0);
-    t0 = now_s();
+    ck_assert_msg(seconds() - t0 < 5.0, "took %.1f s", seconds() - t0);
+    t0 = seconds();
     ck_assert_int_eq(prop_transport_stat(t, "/", &st), PROP_ERROR);
     ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
                   prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 < 0.5, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 < 0.5, "took %.1f s", seconds() - t0);
     prop_transport_close(t);
 }
 END_TEST
@@ -2165,7 +2066,7 @@ START_TEST(test_dropped_during_command)
     prop_transport *t = connect_default();
     const char *argv[] = {"sleep", "30", NULL};
     prop_cmd_result r;
-    double t0 = now_s();
+    double t0 = seconds();
     pid_t killer = fork();
     int rc;
 
@@ -2180,7 +2081,7 @@ START_TEST(test_dropped_during_command)
     ck_assert_int_eq(rc, PROP_ERROR);
     ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
                   prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 < 5.0, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 < 5.0, "took %.1f s", seconds() - t0);
     prop_transport_close(t);
 }
 END_TEST
@@ -2197,17 +2098,17 @@ START_TEST(test_op_timeout)
     default_opts(&o);
     o.op_timeout = 1;
     t = connect_ok(&o);
-    t0 = now_s();
+    t0 = seconds();
     ck_assert_int_eq(prop_transport_run(t, argv, NULL, 0, &r), PROP_ERROR);
-    ck_assert_msg(now_s() - t0 < 3.0, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 < 3.0, "took %.1f s", seconds() - t0);
     ck_assert_msg(strstr(prop_transport_error(t), "timed out after 1 s"), "%s",
                   prop_transport_error(t));
-    t0 = now_s();
+    t0 = seconds();
     ck_assert_int_eq(prop_transport_run(t, argv2, NULL, 0, &r), PROP_ERROR);
     ck_assert_msg(strstr(prop_transport_error(t), "connection lost"), "%s",
                   prop_transport_error(t));
     ck_assert_msg(strstr(prop_transport_error(t), "timed out"), "%s", prop_transport_error(t));
-    ck_assert_msg(now_s() - t0 < 0.5, "took %.1f s", now_s() - t0);
+    ck_assert_msg(seconds() - t0 < 0.5, "took %.1f s", seconds() - t0);
     prop_transport_close(t);
 }
 END_TEST
@@ -2290,9 +2191,6 @@ ssh_suite(void)
 int
 main(void)
 {
-    SRunner *sr;
-    int failed;
-
     if (geteuid() != 0) {
         printf("check_ssh: skipped: needs root (to run sshd)\n");
         return 0;
@@ -2307,9 +2205,5 @@ main(void)
         fprintf(stderr, "check_ssh: cannot start sshd (scratch directory %s)\n", T);
         return 1;
     }
-    sr = srunner_create(ssh_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(ssh_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "prop/prop.h"
+#include "unit.h"
 
 /* What writer(s, len, flags) writes, as a NUL-terminated string (static). */
 static const char *
@@ -95,8 +96,6 @@ main(void)
 {
     Suite *s = suite_create("text");
     TCase *tc = tcase_create("text");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_plain_text_unchanged);
     tcase_add_test(tc, test_controls_escaped);
@@ -104,9 +103,5 @@ main(void)
     tcase_add_test(tc, test_json_valid);
     tcase_add_test(tc, test_clean);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return run_suite(s);
 }

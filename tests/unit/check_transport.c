@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "prop/transport.h"
+#include "unit.h"
 
 static prop_transport *T; /* local */
 static char D[PATH_MAX];  /* the test's directory (its realpath) */
@@ -252,96 +253,8 @@ run(prop_transport *t, prop_cmd_result *r, const char *stdin_data, size_t len, .
 
 /* ---- interruption (prop_transport_set_interrupt) ---- */
 
-static volatile sig_atomic_t STOPS; /* the interruption flag the tests raise */
-static volatile sig_atomic_t STOPS_WANTED;
-
-/* SIGALRM: one more request to stop, and another a second later while more are wanted. */
-static void
-on_alarm(int sig)
-{
-    (void)sig;
-    STOPS++;
-    if (STOPS < STOPS_WANTED)
-        alarm(1);
-}
-
-/* Raise the flag a second from now, n times a second apart. */
-static void
-stop_in_a_second(int n)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sigemptyset(&sa.sa_mask);
-    ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
-    STOPS = 0;
-    STOPS_WANTED = n;
-    alarm(1);
-}
-
-static void
-pause_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static double
-seconds(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* The pid in a file the command wrote, waiting for it (10 s at most). */
-static pid_t
-pid_in(const char *file)
-{
-    int i;
-
-    for (i = 0; i < 1000; i++) {
-        FILE *f = fopen(file, "r");
-        long pid = 0;
-
-        if (f) {
-            int ok = fscanf(f, "%ld", &pid) == 1;
-
-            fclose(f);
-            if (ok && pid > 0)
-                return (pid_t)pid;
-        }
-        pause_ms(10);
-    }
-    ck_abort_msg("no pid in %s", file);
-    return 0;
-}
-
-/* Has pid ended (gone, or a zombie)?  Waits 10 s at most for it. */
-static int
-ended(pid_t pid)
-{
-    char file[64], buf[512], *p;
-    int i;
-
-    snprintf(file, sizeof file, "/proc/%ld/stat", (long)pid);
-    for (i = 0; i < 1000; i++) {
-        FILE *f = fopen(file, "r");
-
-        if (!f)
-            return 1;
-        p = fgets(buf, sizeof buf, f);
-        fclose(f);
-        if (!p || !(p = strrchr(buf, ')')) || p[2] == 'Z' || p[2] == 'X')
-            return 1;
-        pause_ms(10);
-    }
-    return 0;
-}
+/* The flag and its alarm (stop_in_a_second, STOPS), pid_in, ended and
+ * seconds: unit.h. */
 
 /* ---- commands ---- */
 
@@ -1669,11 +1582,5 @@ transport_suite(void)
 int
 main(void)
 {
-    SRunner *sr = srunner_create(transport_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return run_suite(transport_suite());
 }
