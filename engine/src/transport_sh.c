@@ -101,6 +101,7 @@ prop_sh_attr_args(const prop_file_attrs *attrs, char mode[16], const char **owne
 #define SH_STALE(type)                                                                             \
     "[ -n \"$prop_uid\" ] || prop_uid=$(id -u)\n"                                                  \
     "for x in \"$d/.$b.prop-\"??????; do\n"                                                        \
+    "  [ \"$x\" != \"$stg\" ] || continue\n"                                                       \
     "  sfx=${x#\"$d/.$b.prop-\"}\n"                                                                \
     "  case $sfx in *[!ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789]*) "         \
     "continue ;; esac\n"                                                                           \
@@ -201,13 +202,13 @@ const char prop_sh_write[] = SH_OS
     "if [ ! -d \"$d\" ]; then echo \"$d: no such directory\" >&2; exit 1; fi\n"
     "[ ${#b} -le 200 ] || b=prop\n"
     "umask 077\n"
-    "tmp=\n"
+    "tmp= stg=\n"
     "if [ -n \"$prop_sfx\" ]; then\n"
     "  if [ -n \"$prop_mu\" ] && [ ! -e \"$p\" ] && [ ! -L \"$p\" ]; then umask \"$prop_mu\"\n"
     "  else prop_mu=; fi\n"
-    "  tmp=\"$d/.$b.prop-$prop_sfx\"\n"
+    "  if [ -n \"$prop_tmp\" ]; then tmp=$prop_tmp; else tmp=\"$d/.$b.prop-$prop_sfx\"; fi\n"
     "  set -C\n"
-    "  { : >\"$tmp\"; } 2>/dev/null || tmp=\n"
+    "  if { : >\"$tmp\"; } 2>/dev/null; then stg=$prop_tmp; else tmp=; fi\n"
     "  set +C\n"
     "fi\n"
     "if [ -z \"$tmp\" ]; then\n"
@@ -234,11 +235,14 @@ const char prop_sh_write[] = SH_OS
     "  fi\n"
     "fi\n"
     "x=$tmp\n" SH_CHOWN "[ -n \"$prop_mu\" ] || chmod -- \"$m\" \"$tmp\" || exit 1\n"
-    "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
-    "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
-    "tmp=\n"
-    "if [ -n \"$gnu\" ] && [ -z \"$prop_dsync\" ]; then sync -- \"$d\" 2>/dev/null || sync; "
-    "fi\n" SH_STALE("f") "exit 0\n";
+    "if [ -n \"$stg\" ]; then\n" SH_STALE(
+        "f") "  tmp=; exit 4\nfi\n"
+             "if [ -n \"$gnu\" ]; then sync -- \"$tmp\" || exit 1; else sync; fi\n"
+             "mv -f -- \"$tmp\" \"$p\" || exit 1\n"
+             "tmp=\n"
+             "if [ -n \"$gnu\" ] && [ -z \"$prop_dsync\" ]; then sync -- \"$d\" 2>/dev/null || "
+             "sync; "
+             "fi\n" SH_STALE("f") "exit 0\n";
 
 /*
  * $d, the directory of path $p (made ./$p when relative), and how to make

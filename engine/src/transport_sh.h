@@ -8,6 +8,7 @@
 #include "transport_impl.h"
 
 #define PROP_SH_MISSING 3 /* a script's "no such path" */
+#define PROP_SH_STAGED 4  /* prop_sh_write: staged, not yet in place */
 
 /* Sets $prop_os (uname -s) once per shell. */
 #define SH_OS "[ -n \"$prop_os\" ] || prop_os=$(uname -s)\n"
@@ -28,7 +29,13 @@ extern const char prop_sh_stat[];
  *               PATH does not exist (no chmod; the caller sets it only
  *               when MODE is within 0666 and no owner or group is asked);
  *   prop_dsync  non-empty: the directory is not synced here; the caller
- *               syncs it later, with the others it wrote into.
+ *               syncs it later, with the others it wrote into;
+ *   prop_tmp    with prop_sfx: the temporary file's path, in PATH's
+ *               directory.  When the script could make it (noclobber), it
+ *               stops once the data, owner and mode are in it and exits
+ *               PROP_SH_STAGED: the caller syncs it and moves it over PATH
+ *               later, with the other writes staged (transport_ssh_shell.c,
+ *               "Staged writes").  Otherwise it writes as without it.
  */
 extern const char prop_sh_write[];
 /* remove PATH: a file, a link or an empty directory; exit 3 if missing. */

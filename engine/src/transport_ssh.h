@@ -67,6 +67,8 @@
 #define sh_dir_changed prop_ssh_sh_dir_changed
 #define sh_sync_dirs prop_ssh_sh_sync_dirs
 #define sh_next_sfx prop_ssh_sh_next_sfx
+#define sh_stage_write prop_ssh_sh_stage_write
+#define sh_commit prop_ssh_sh_commit
 #define sshtr_defer prop_ssh_sshtr_defer
 #define sshtr_batch prop_ssh_sshtr_batch
 #define sshtr_settle prop_ssh_sshtr_settle
@@ -120,6 +122,11 @@ typedef struct ssh_tr {
     char **dirs;
     size_t ndirs, dirs_cap;
     unsigned long sfx_base, sfx_n;
+    /* Staged writes (transport_ssh_shell.c): in their temporary files,
+     * to be synced and moved into place by the next commit. */
+    struct sh_stage *stg;
+    size_t nstg, stg_cap, stg_bytes;
+    unsigned long stg_idx;
     /* What prop_transport_prefetch() fetched, sorted by path; valid while
      * base.changes == pf_changes. */
     struct pf_entry *pf;
@@ -127,10 +134,20 @@ typedef struct ssh_tr {
     unsigned long pf_changes;
 } ssh_tr;
 
-/* A deferred operation sent: its batch and what it was ("write /etc/x"). */
+/* A write staged: its number in the session, its batch, what it is
+ * ("write /etc/x"), its temporary file and its path (all malloc'd). */
+typedef struct sh_stage {
+    unsigned long idx, batch;
+    char *what, *tmp, *path;
+} sh_stage;
+
+/* A deferred operation sent: its batch and what it was ("write /etc/x");
+ * a commit also owns the writes it moves into place, stg[0..nstg). */
 typedef struct sh_pend {
     unsigned long batch;
     char *what; /* malloc'd */
+    sh_stage *stg;
+    size_t nstg;
 } sh_pend;
 
 /* The first failure of a batch: its reason (malloc'd). */
@@ -274,6 +291,13 @@ int sh_sync_dirs(ssh_tr *s, const char *what);
 /* The suffix of the next pipelined write's temporary file: six letters or
  * digits, unique in this session. */
 void sh_next_sfx(ssh_tr *s, char out[7]);
+/* Send cmd[0..len), a line of prop_write with prop_tmp=tmp, as a write of
+ * path staged (see "Staged writes"): 0 when sent, else the failure. */
+int sh_stage_write(ssh_tr *s, const char *cmd, size_t len, const char *what, const char *tmp,
+                   const char *path);
+/* Send the commit of the writes staged, if any, without waiting for its
+ * answer: 0 when sent (or none), else the failure (the writes fail). */
+int sh_commit(ssh_tr *s, const char *what);
 /* The transport's run operation (see prop_transport_run()). */
 int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
               prop_cmd_result *r);

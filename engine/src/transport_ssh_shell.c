@@ -134,6 +134,35 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
 /* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
 static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
 
+/*
+ * The commit of staged writes (see "Staged writes" below).  prop_sst
+ * I TMP...: fsync the temporary files of the writes staged (I in
+ * $prop_sg) together, in a subshell (its "$@" rebuilt); GNU sync(1) syncs
+ * the files named, another syncs everything.  prop_cm I BATCH TMP PATH:
+ * move one into place, in the remote shell itself, unless the fsync
+ * failed ($prop_cf) or a write of the same batch failed to move
+ * ($prop_cfb); a failure says "prop-cf I REASON" and fails the batch for
+ * the lines that follow ($prop_fb).
+ */
+static const char prop_sst_script[] =
+    "n=$(($# / 2))\n"
+    "while [ $n -gt 0 ]; do\n"
+    "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
+    "  shift 2; n=$((n - 1))\n"
+    "done\n"
+    "[ $# -gt 0 ] || exit 0\n"
+    "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
+    "exec sync\n";
+static const char prop_cm_script[] =
+    "case $prop_sg in *\" $1 \"*) ;; *) return 0 ;; esac\n"
+    "if [ -n \"$prop_cf\" ]; then rm -f -- \"$3\"; printf 'prop-cf %s %s\\n' \"$1\" \"$prop_cf\"; "
+    "return 0; fi\n"
+    "if [ \"$prop_cfb\" = \"$2\" ]; then rm -f -- \"$3\"; return 0; fi\n"
+    "if [ -d \"$4\" ]; then prop_e=\"$4: is a directory\"\n"
+    "elif prop_e=$(mv -f -- \"$3\" \"$4\" 2>&1); then return 0; fi\n"
+    "rm -f -- \"$3\"; prop_cfb=$2 prop_fb=$2\n"
+    "printf 'prop-cf %s %s\\n' \"$1\" \"${prop_e:-mv failed}\"\n";
+
 /* Every script, as the functions of the remote shell. */
 static const struct {
     const char *name, *body;
@@ -143,6 +172,7 @@ static const struct {
     {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
     {"prop_symlink", prop_sh_symlink}, {"prop_pfstat", pfstat_script},
     {"prop_pfread", pfread_script},    {"prop_run", prop_run_script},
+    {"prop_sst", prop_sst_script},     {"prop_cm", prop_cm_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -222,9 +252,20 @@ sh_answer(ssh_tr *s, prop_cmd_result *r)
 }
 
 /* The shell is gone or unusable: the next operation starts another. */
+static void stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why);
+
 void
 sh_down(ssh_tr *s)
 {
+    if (s->nstg) {
+        /* Their shell, which knew them as staged, is gone. */
+        sh_stage *st = s->stg;
+        size_t n = s->nstg;
+
+        s->stg = NULL;
+        s->nstg = s->stg_cap = s->stg_bytes = 0;
+        stg_fail(s, st, n, "not put in place: the remote shell ended");
+    }
     chan_free(s, &s->sh);
     s->sh_up = 0;
     s->out_scan = s->err_scan = 0;
@@ -329,15 +370,20 @@ sh_exchange(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const cha
  */
 #define SH_SKIPPED 125
 static int
-buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len, int deferred)
+buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len, int deferred,
+             unsigned long staged)
 {
-    char batch[64];
+    char batch[64], idx[64];
 
     if (s->defer) {
         snprintf(batch, sizeof batch, "%lu", s->batch);
+        snprintf(idx, sizeof idx, "%lu", staged);
         if (prop_buf_adds(b, "if [ \"$prop_fb\" = ") < 0 || prop_buf_adds(b, batch) < 0 ||
             prop_buf_adds(b, " ]; then prop_s=125; else ") < 0 || prop_buf_add(b, cmd, len) < 0 ||
             prop_buf_adds(b, "; prop_s=$?") < 0 ||
+            (staged &&
+             (prop_buf_adds(b, "; if [ $prop_s = 4 ]; then prop_s=0; prop_sg=\"${prop_sg}") < 0 ||
+              prop_buf_adds(b, idx) < 0 || prop_buf_adds(b, " \"; fi") < 0)) ||
             (deferred && (prop_buf_adds(b, "; [ $prop_s = 0 ] || prop_fb=") < 0 ||
                           prop_buf_adds(b, batch) < 0)) ||
             prop_buf_adds(b, "; fi; printf '\\n%s %d\\n' ") < 0 || prop_buf_adds(b, s->mark) < 0 ||
@@ -390,15 +436,16 @@ sh_start(ssh_tr *s, const char *what)
         return rc;
     }
     s->sh_up = 1;
-    if (prop_buf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_pidmark=") < 0 ||
-        prop_buf_adds(&b, s->pidmark) < 0 || prop_buf_adds(&b, "\n") < 0)
+    if (prop_buf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_sg=' '\n") < 0 ||
+        prop_buf_adds(&b, "prop_pidmark=") < 0 || prop_buf_adds(&b, s->pidmark) < 0 ||
+        prop_buf_adds(&b, "\n") < 0)
         goto oom;
     for (i = 0; i < sizeof sh_functions / sizeof sh_functions[0]; i++)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
     s->batch = 0; /* of no batch */
-    rc = buf_add_call(&b, s, ":", 1, 0);
+    rc = buf_add_call(&b, s, ":", 1, 0, 0);
     s->batch = batch;
     if (rc < 0 || pend_push(s, 0, what) < 0)
         goto oom;
@@ -465,6 +512,96 @@ batch_failed(const ssh_tr *s, unsigned long batch)
     return NULL;
 }
 
+/* ---------------------------------------------------------------------
+ * Staged writes.  A pipelined write of a small file (the data inline)
+ * whose directory is synced later stops once its temporary file holds the
+ * data, owner and mode (prop_tmp, transport_sh.h), and answers at once;
+ * the line notes it in $prop_sg.  The writes staged are then moved into
+ * place together by a commit, one line sent before the next operation
+ * that is not such a write (or that writes a path already staged), at
+ * settle, and every SH_STAGE_MAX writes: one fsync(1) of all their files,
+ * then one mv each, in order.  That is one process per file on the target
+ * instead of three (subshell, sync, mv), and the same guarantees: a file
+ * is old or new, never partial, and synced with its directory before the
+ * answers are in.  A write whose mv fails fails its batch (the answer
+ * of the commit names it), the writes of that batch staged after it are
+ * dropped, and the batch's later lines are skipped, as when it failed on
+ * its own line.  Until its commit is answered a staged write counts as
+ * outstanding: the executor keeps its result provisional.
+ */
+#define SH_STAGE_MAX 128
+#define SH_STAGE_BYTES (48u << 10)
+
+/* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
+static void
+stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
+{
+    char msg[1024];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        snprintf(msg, sizeof msg, "%s: %s", st[i].what, why);
+        fail_batch(s, st[i].batch, msg);
+        free(st[i].what);
+        free(st[i].tmp);
+        free(st[i].path);
+    }
+    free(st);
+}
+
+/* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
+ * s->base.err): "prop-cf I REASON" for each write it could not put in
+ * place (REASON may go on over the next lines). */
+static void
+commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
+{
+    prop_buf why = PROP_BUF_INIT;
+    sh_stage *cur = NULL;
+    char *p, *line, *end, lost[1100];
+    unsigned long idx;
+    size_t i;
+
+    if (!r || r->code != 0 || !r->out) {
+        snprintf(lost, sizeof lost, "not put in place: %.1000s",
+                 !r                  ? s->base.err
+                 : r->err && *r->err ? r->err
+                                     : "the commit failed");
+        stg_fail(s, st, n, lost);
+        return;
+    }
+    p = r->out;
+    for (;;) {
+        line = prop_sh_next_line(&p);
+        if (!line || strncmp(line, "prop-cf ", 8) == 0) {
+            if (cur) {
+                const char *m = why.p ? why.p : "failed";
+                char msg[1024];
+
+                snprintf(msg, sizeof msg, "%s: %s", cur->what, m);
+                fail_batch(s, cur->batch, msg);
+            }
+            prop_buf_free(&why);
+            cur = NULL;
+            if (!line)
+                break;
+            idx = strtoul(line + 8, &end, 10);
+            for (i = 0; i < n; i++)
+                if (st[i].idx == idx)
+                    cur = &st[i];
+            if (cur && *end == ' ')
+                (void)prop_buf_adds(&why, end + 1);
+        } else if (cur && *line) {
+            (void)(prop_buf_adds(&why, "; ") < 0 || prop_buf_adds(&why, line) < 0);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        free(st[i].what);
+        free(st[i].tmp);
+        free(st[i].path);
+    }
+    free(st);
+}
+
 /* The oldest deferred operation has its answer r (NULL: it never will,
  * for the reason in s->base.err). */
 static void
@@ -472,7 +609,11 @@ pend_done(ssh_tr *s, const prop_cmd_result *r)
 {
     sh_pend *p = &s->pend[s->pend_off];
 
-    if (p->batch == 0)
+    if (p->stg) {
+        commit_done(s, p->stg, p->nstg, r);
+        p->stg = NULL;
+        p->nstg = 0;
+    } else if (p->batch == 0)
         ; /* starting the shell, syncing directories: no property's */
     else if (!r)
         fail_batch(s, p->batch, s->base.err);
@@ -534,6 +675,8 @@ sh_gate(ssh_tr *s, const char *what)
     const char *f;
     int rc;
 
+    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+        return rc;
     if (s->npend && (rc = sh_settle(s, what)) != 0)
         return rc;
     if (s->defer && (f = batch_failed(s, s->batch)) != NULL)
@@ -566,24 +709,45 @@ pend_push(ssh_tr *s, unsigned long batch, const char *what)
         return -1;
     s->pend[s->pend_off + s->npend].batch = batch;
     s->pend[s->pend_off + s->npend].what = w;
+    s->pend[s->pend_off + s->npend].stg = NULL;
+    s->pend[s->pend_off + s->npend].nstg = 0;
     s->npend++;
     return 0;
 }
 
-int
-sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+/*
+ * Send cmd[0..len) without waiting for its answer: a line of the current
+ * batch, a write staged as number staged (0: not one), or, with st, the
+ * commit of st[0..nst) (which it then owns, whatever happens).
+ */
+static int
+defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned long staged,
+           sh_stage *st, size_t nst)
 {
     prop_buf b = PROP_BUF_INIT;
     prop_cmd_result r;
     int rc;
 
-    if (s->dead)
-        return fail_lost(s, what);
-    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+    if (s->dead) {
+        rc = fail_lost(s, what);
+        if (st)
+            stg_fail(s, st, nst, s->base.err);
         return rc;
-    if (buf_add_call(&b, s, cmd, len, 1) < 0 || pend_push(s, s->batch, what) < 0) {
+    }
+    if (!s->sh_up && (rc = sh_start(s, what)) != 0) {
+        if (st)
+            stg_fail(s, st, nst, s->base.err);
+        return rc;
+    }
+    if (buf_add_call(&b, s, cmd, len, 1, staged) < 0 || pend_push(s, s->batch, what) < 0) {
         prop_buf_free(&b);
+        if (st)
+            stg_fail(s, st, nst, "out of memory");
         return prop_transport_fail(&s->base, "%s: out of memory", what);
+    }
+    if (st) {
+        s->pend[s->pend_off + s->npend - 1].stg = st;
+        s->pend[s->pend_off + s->npend - 1].nstg = nst;
     }
     rc = sh_io(s, b.p, b.len, &r, what, 0, 0);
     prop_buf_free(&b);
@@ -598,6 +762,110 @@ sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
 }
 
 int
+sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+{
+    int rc;
+
+    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+        return rc;
+    return defer_line(s, cmd, len, what, 0, NULL, 0);
+}
+
+int
+sh_stage_write(ssh_tr *s, const char *cmd, size_t len, const char *what, const char *tmp,
+               const char *path)
+{
+    size_t need = strlen(tmp) + strlen(path) + 64, i;
+    sh_stage *e;
+    int rc;
+
+    for (i = 0; i < s->nstg; i++)
+        if (strcmp(s->stg[i].path, path) == 0)
+            break;
+    if ((i < s->nstg || s->nstg >= SH_STAGE_MAX || s->stg_bytes + need > SH_STAGE_BYTES) &&
+        (rc = sh_commit(s, what)) != 0)
+        return rc;
+    if (s->nstg == s->stg_cap) {
+        size_t cap = s->stg_cap ? 2 * s->stg_cap : 32;
+        sh_stage *v = realloc(s->stg, cap * sizeof *v);
+
+        if (!v)
+            return prop_transport_fail(&s->base, "%s: out of memory", what);
+        s->stg = v;
+        s->stg_cap = cap;
+    }
+    e = &s->stg[s->nstg];
+    e->idx = ++s->stg_idx;
+    e->batch = s->batch;
+    e->what = strdup(what);
+    e->tmp = strdup(tmp);
+    e->path = strdup(path);
+    if (!e->what || !e->tmp || !e->path) {
+        free(e->what);
+        free(e->tmp);
+        free(e->path);
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    }
+    s->nstg++;
+    s->stg_bytes += need;
+    if ((rc = defer_line(s, cmd, len, what, e->idx, NULL, 0)) != 0) {
+        /* Not staged as far as anyone knows: failed with the line (its
+         * temporary file, if made, goes with the next write of path). */
+        e = &s->stg[--s->nstg];
+        s->stg_bytes -= need;
+        free(e->what);
+        free(e->tmp);
+        free(e->path);
+    }
+    return rc;
+}
+
+int
+sh_commit(ssh_tr *s, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    char num[64];
+    sh_stage *st = s->stg;
+    size_t n = s->nstg, i;
+    unsigned long batch;
+    int rc;
+
+    if (n == 0)
+        return 0;
+    s->stg = NULL;
+    s->nstg = s->stg_cap = s->stg_bytes = 0;
+    if (prop_buf_adds(&b, "prop_cf=; prop_e=$(prop_sst") < 0)
+        goto oom;
+    for (i = 0; i < n; i++) {
+        snprintf(num, sizeof num, " %lu ", st[i].idx);
+        if (prop_buf_adds(&b, num) < 0 || buf_quote(&b, st[i].tmp) < 0)
+            goto oom;
+    }
+    if (prop_buf_adds(&b, " 2>&1) || prop_cf=\"fsync: ${prop_e:-failed}\"; prop_cfb=") < 0)
+        goto oom;
+    for (i = 0; i < n; i++) {
+        snprintf(num, sizeof num, "; prop_cm %lu %lu ", st[i].idx, st[i].batch);
+        if (prop_buf_adds(&b, num) < 0 || buf_quote(&b, st[i].tmp) < 0 ||
+            prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, st[i].path) < 0)
+            goto oom;
+    }
+    if (prop_buf_adds(&b, "; prop_sg=' ' prop_cf= prop_cfb=") < 0)
+        goto oom;
+    /* Of no batch: it runs whatever failed before it (prop_cm skips
+     * what it must). */
+    batch = s->batch;
+    s->batch = 0;
+    rc = defer_line(s, b.p, b.len, "commit", 0, st, n);
+    s->batch = batch;
+    prop_buf_free(&b);
+    return rc;
+oom:
+    prop_buf_free(&b);
+    stg_fail(s, st, n, "out of memory");
+    return prop_transport_fail(&s->base, "%s: the writes staged: out of memory", what);
+}
+
+int
 sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
 {
     prop_buf b = PROP_BUF_INIT;
@@ -606,11 +874,13 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
 
     memset(r, 0, sizeof *r);
     r->code = -1;
+    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+        return rc;
     if (s->dead)
         return fail_lost(s, what);
     if (!s->sh_up && (rc = sh_start(s, what)) != 0)
         return rc;
-    if (buf_add_call(&b, s, cmd, len, 0) < 0) {
+    if (buf_add_call(&b, s, cmd, len, 0, 0) < 0) {
         prop_buf_free(&b);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
@@ -658,21 +928,21 @@ int
 sshtr_settle(prop_transport *t)
 {
     ssh_tr *s = (ssh_tr *)t;
-    int rc = sh_sync_dirs(s, "sync");
+    int rc = sh_commit(s, "commit"), rc2 = sh_sync_dirs(s, "sync");
 
-    if (s->npend) {
-        int rc2 = sh_settle(s, "settle");
-
-        if (rc == 0)
-            rc = rc2;
-    }
+    if (rc == 0)
+        rc = rc2;
+    if (s->npend && (rc2 = sh_settle(s, "settle")) != 0 && rc == 0)
+        rc = rc2;
     return rc;
 }
 
 size_t
 sshtr_outstanding(const prop_transport *t)
 {
-    return ((const ssh_tr *)t)->npend;
+    const ssh_tr *s = (const ssh_tr *)t;
+
+    return s->npend + s->nstg;
 }
 
 char *
@@ -783,8 +1053,26 @@ sh_defer_free(ssh_tr *s)
 {
     size_t i;
 
-    for (i = 0; i < s->npend; i++)
+    for (i = 0; i < s->npend; i++) {
+        sh_stage *st = s->pend[s->pend_off + i].stg;
+        size_t j, n = s->pend[s->pend_off + i].nstg;
+
+        for (j = 0; j < n; j++) {
+            free(st[j].what);
+            free(st[j].tmp);
+            free(st[j].path);
+        }
+        free(st);
         free(s->pend[s->pend_off + i].what);
+    }
+    for (i = 0; i < s->nstg; i++) {
+        free(s->stg[i].what);
+        free(s->stg[i].tmp);
+        free(s->stg[i].path);
+    }
+    free(s->stg);
+    s->stg = NULL;
+    s->nstg = s->stg_cap = s->stg_bytes = 0;
     for (i = 0; i < s->nfails; i++)
         free(s->fails[i].msg);
     for (i = 0; i < s->ndirs; i++)

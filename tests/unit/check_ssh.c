@@ -1984,6 +1984,102 @@ START_TEST(test_defer_batches)
 }
 END_TEST
 
+/* Whether dir holds an entry whose name starts with prefix. */
+static int
+has_entry_starting(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while (!found && (e = readdir(d)) != NULL)
+        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+    closedir(d);
+    return found;
+}
+
+/*
+ * Staged writes: many go in place in several commits, a path written twice
+ * ends with the second content, and one whose move fails at the commit
+ * (its path became a directory after it was staged) fails its own batch
+ * only, with the reason; the write of that batch staged after it is
+ * dropped, the other batch's writes are in place, no temporary file stays.
+ */
+START_TEST(test_stage_commit)
+{
+    prop_transport *t = connect_default();
+    char dir[512], file[600], data[64], *got, *why;
+    size_t len, i;
+    int waited;
+
+    test_dir(dir, sizeof dir, "stage");
+    ck_assert_int_eq(prop_transport_defer(t, 1), 1);
+    prop_transport_batch(t, 1);
+    for (i = 0; i < 300; i++) {
+        FMT(file, "%s/f%03zu", dir, i);
+        FMT(data, "file %zu\n", i);
+        OK(t, prop_transport_write(t, file, data, strlen(data), NULL));
+    }
+    FMT(file, "%s/f007", dir);
+    OK(t, prop_transport_write(t, file, "again\n", 6, NULL));
+    ck_assert_uint_gt(prop_transport_outstanding(t), 0);
+    OK(t, prop_transport_settle(t));
+    ck_assert_uint_eq(prop_transport_outstanding(t), 0);
+    ck_assert_ptr_null(prop_transport_batch_failure(t, 1));
+    for (i = 0; i < 300; i++) {
+        FMT(file, "%s/f%03zu", dir, i);
+        FMT(data, "file %zu\n", i);
+        got = slurp(file, &len);
+        ck_assert_ptr_nonnull(got);
+        if (i == 7)
+            ck_assert_msg(len == 6 && memcmp(got, "again\n", 6) == 0, "%s", file);
+        else
+            ck_assert_msg(len == strlen(data) && memcmp(got, data, len) == 0, "%s", file);
+        free(got);
+    }
+    ck_assert_int_eq(count_entries(dir), 300);
+
+    test_dir(dir, sizeof dir, "stagefail");
+    prop_transport_batch(t, 2);
+    FMT(file, "%s/a", dir);
+    OK(t, prop_transport_write(t, file, "a\n", 2, NULL));
+    prop_transport_batch(t, 3);
+    FMT(file, "%s/b", dir);
+    OK(t, prop_transport_write(t, file, "b\n", 2, NULL));
+    FMT(file, "%s/c", dir);
+    OK(t, prop_transport_write(t, file, "c\n", 2, NULL));
+    /* Once b is staged (its temporary file there), b becomes a directory. */
+    for (waited = 0; !has_entry_starting(dir, ".c.prop-") && waited < 1000; waited++)
+        msleep(10);
+    ck_assert_msg(has_entry_starting(dir, ".b.prop-"), "b was not staged");
+    FMT(file, "%s/b", dir);
+    ck_assert_int_eq(mkdir(file, 0755), 0);
+    ck_assert_int_eq(prop_transport_settle(t), PROP_OK);
+    /* The failed batch's next lines are skipped, and say why. */
+    FMT(file, "%s/d", dir);
+    OK(t, prop_transport_write(t, file, "d\n", 2, NULL));
+    ck_assert_int_eq(prop_transport_stat(t, dir, &(prop_file_stat){0}), PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(t), "is a directory"), "%s", prop_transport_error(t));
+    ck_assert_int_eq(access(file, F_OK), -1);
+    ck_assert_ptr_null(prop_transport_batch_failure(t, 2));
+    why = prop_transport_batch_failure(t, 3);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, "write ") && strstr(why, "/b: ") && strstr(why, "is a directory"),
+                  "%s", why);
+    free(why);
+    FMT(file, "%s/a", dir);
+    got = slurp(file, &len);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(memcmp(got, "a\n", 2), 0);
+    free(got);
+    FMT(file, "%s/c", dir); /* of the failed batch, after b: dropped */
+    ck_assert_int_eq(access(file, F_OK), -1);
+    ck_assert_int_eq(count_entries(dir), 2); /* a and the directory b */
+    prop_transport_close(t);
+}
+END_TEST
+
 /* The connection dropped while deferred writes are on their way: every
  * file is old or new, never partial, and what was waiting fails. */
 START_TEST(test_defer_dropped)
@@ -2182,6 +2278,7 @@ ssh_suite(void)
     tcase_add_test(tc, test_dropped_connection);
     tcase_add_test(tc, test_defer_batches);
     tcase_add_test(tc, test_defer_dropped);
+    tcase_add_test(tc, test_stage_commit);
     tcase_add_test(tc, test_dropped_during_command);
     tcase_add_test(tc, test_op_timeout);
     suite_add_tcase(s, tc);
