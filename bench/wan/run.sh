@@ -290,10 +290,11 @@ fi
 # The steps of one atomic write over SSH, for the N files one after the
 # other: as before pipelining (prop_write: mktemp, the content, chmod, sync
 # of the file, mv over the path, sync of the directory), and as prop's
-# pipelined writes do them now (a temporary name of prop's own made with
-# noclobber, the mode from the umask, sync of the file, mv; the directory
-# synced once at the end), beside the same N writes batched (one sync of
-# all the files, an mv each, one sync of the directory).  Run by sh on this
+# pipelined writes do them now (staged: each in a subshell, a temporary
+# name of prop's own made with noclobber, the mode from the umask; then
+# one sync of all the files, an mv each, the directory synced once),
+# beside the same N writes batched in one script without the subshells
+# (one sync of all the files, an mv each, one sync of the directory).  Run by sh on this
 # machine without any link: the floor the target's own work sets under a
 # first run, whatever the round trips.
 echo
@@ -312,7 +313,13 @@ cat >"$scratch/per.sh" <<'EOS'
 d=$1 n=$2 i=1
 while [ $i -le $n ]; do
   ( umask 133; tmp="$d/.f$i.prop-p$i"; set -C; : >"$tmp" || exit 1; set +C
-    printf 'bench file %d\nx\n' $i >|"$tmp" && sync -- "$tmp" && mv -f -- "$tmp" "$d/f$i" ) </dev/null || exit 1
+    printf 'bench file %d\nx\n' $i >|"$tmp" ) </dev/null || exit 1
+  i=$((i + 1))
+done
+sync -- "$d"/.f*.prop-p* || exit 1
+i=1
+while [ $i -le $n ]; do
+  if [ -d "$d/f$i" ]; then exit 1; elif e=$(mv -f -- "$d/.f$i.prop-p$i" "$d/f$i" 2>&1); then :; else exit 1; fi
   i=$((i + 1))
 done
 sync -- "$d"
@@ -329,7 +336,7 @@ while [ $i -le $n ]; do mv -f -- "$d/.f$i.prop-b$$" "$d/f$i" || exit 1; i=$((i +
 sync -- "$d"
 EOS
 echo
-echo '| writes | one at a time, before pipelining | one at a time, as prop now | batched |'
+echo '| writes | one at a time, before pipelining | staged, as prop now | batched, no subshells |'
 echo '|---:|---:|---:|---:|'
 rm -rf "$w" && mkdir -p "$w"
 timed_wall "$scratch/before.log" sh "$scratch/before.sh" "$w" "$nprops"
