@@ -329,49 +329,6 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     return rc;
 }
 
-/*
- * The temporary file of a staged write of path: .NAME.prop-SFX in its
- * directory, spelt as prop_write spells it ("./" before a relative path,
- * "/" for the root's directory, "prop" for a NAME over 200 bytes), so
- * that its clean-up of stale files knows it.  NULL when out of memory.
- */
-static char *
-stage_tmp(const char *path, const char sfx[7])
-{
-    const char *slash = strrchr(path, '/'), *b = slash ? slash + 1 : path;
-    /* prop_write's $d: what comes before the last slash, "/" when that is
-     * empty, "." for a name alone. */
-    const char *d = slash && slash > path ? path : slash ? "/" : ".";
-    size_t dn = slash && slash > path ? (size_t)(slash - path) : 1, n;
-    char *tmp;
-
-    if (strlen(b) > 200)
-        b = "prop";
-    n = dn + strlen(b) + 16;
-    if (!(tmp = malloc(n)))
-        return NULL;
-    snprintf(tmp, n, "%.*s/.%s.prop-%s", (int)dn, d, b, sfx);
-    return tmp;
-}
-
-/* The line of a staged write: prop_write of args with the data as its
- * printf format, prop_tmp=tmp (quoted) and the other settings before it. */
-static char *
-stage_line(const char sfx[7], const char *mu, const char *tmp, const char *const *args,
-           const char *data, size_t len, size_t *n)
-{
-    prop_buf b = PROP_BUF_INIT;
-    char *line = NULL;
-
-    if (prop_buf_adds(&b, "prop_sfx=") == 0 && prop_buf_adds(&b, sfx) == 0 &&
-        prop_buf_adds(&b, " prop_dsync=1") == 0 && prop_buf_adds(&b, mu) == 0 &&
-        prop_buf_adds(&b, " prop_tmp=") == 0 && buf_quote(&b, tmp) == 0 &&
-        prop_buf_adds(&b, " prop_write") == 0)
-        line = sh_line(b.p, args, data, len, NULL, 0, n);
-    prop_buf_free(&b);
-    return line;
-}
-
 static int
 sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
             const prop_file_attrs *attrs)
@@ -396,23 +353,17 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
              * directory's sync from here: fewer processes on the target
              * (transport_sh.h); staged when the directory is synced
              * later, moved into place with the others by a commit. */
-            char sfx[7], mu[16] = "", prefix[96], *tmp, *line;
+            char sfx[7], mu[16] = "", prefix[96];
             int later = sh_dir_changed(s, path) == 0;
 
             if (attrs && attrs->mode >= 0 && (attrs->mode & ~0666) == 0 && !*owner && !*group)
-                snprintf(mu, sizeof mu, " prop_mu=%03o", (unsigned)(~attrs->mode & 0777));
+                snprintf(mu, sizeof mu, "%03o", (unsigned)(~attrs->mode & 0777));
             sh_next_sfx(s, sfx);
-            if (!later || !(tmp = stage_tmp(path, sfx))) {
-                snprintf(prefix, sizeof prefix, "prop_sfx=%s%s%s prop_write", sfx,
-                         later ? " prop_dsync=1" : "", mu);
-                return defer_script(s, prefix, args, data, len, what);
-            }
-            line = stage_line(sfx, mu, tmp, args, data, len, &n);
-            rc = line ? sh_stage_write(s, line, n, what, tmp, path)
-                      : prop_transport_fail(t, "%s: out of memory", what);
-            free(line);
-            free(tmp);
-            return rc;
+            if (later)
+                return sh_stage_write(s, path, args, data, len, sfx, mu, what);
+            snprintf(prefix, sizeof prefix, "prop_sfx=%s%s%s prop_write", sfx,
+                     *mu ? " prop_mu=" : "", mu);
+            return defer_script(s, prefix, args, data, len, what);
         }
         if (len > SH_MAX_INLINE) {
             rc = run_script(s, "prop_write", prop_sh_write, args, data, len, &r, what);

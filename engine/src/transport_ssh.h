@@ -127,6 +127,7 @@ typedef struct ssh_tr {
     struct sh_stage *stg;
     size_t nstg, stg_cap, stg_bytes;
     unsigned long stg_idx;
+    char stg_tag[7]; /* of the staging directories: .prop-stg-TAG */
     /* What prop_transport_prefetch() fetched, sorted by path; valid while
      * base.changes == pf_changes. */
     struct pf_entry *pf;
@@ -135,7 +136,8 @@ typedef struct ssh_tr {
 } ssh_tr;
 
 /* A write staged: its number in the session, its batch, what it is
- * ("write /etc/x"), its temporary file and its path (all malloc'd). */
+ * ("write /etc/x"), its temporary file (DIR/.prop-stg-TAG/NAME) and its
+ * path (all malloc'd). */
 typedef struct sh_stage {
     unsigned long idx, batch;
     char *what, *tmp, *path;
@@ -291,10 +293,11 @@ int sh_sync_dirs(ssh_tr *s, const char *what);
 /* The suffix of the next pipelined write's temporary file: six letters or
  * digits, unique in this session. */
 void sh_next_sfx(ssh_tr *s, char out[7]);
-/* Send cmd[0..len), a line of prop_write with prop_tmp=tmp, as a write of
- * path staged (see "Staged writes"): 0 when sent, else the failure. */
-int sh_stage_write(ssh_tr *s, const char *cmd, size_t len, const char *what, const char *tmp,
-                   const char *path);
+/* Send the write of data[0..len) to path (args: prop_write's, sfx: its
+ * temporary suffix, mu: the umask that gives its mode to a new file, or
+ * "") to be staged (see "Staged writes"): 0 when sent, else the failure. */
+int sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data,
+                   size_t len, const char sfx[7], const char *mu, const char *what);
 /* Send the commit of the writes staged, if any, without waiting for its
  * answer: 0 when sent (or none), else the failure (the writes fail). */
 int sh_commit(ssh_tr *s, const char *what);

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1984,17 +1985,21 @@ START_TEST(test_defer_batches)
 }
 END_TEST
 
-/* Whether dir holds an entry whose name starts with prefix. */
+/* Whether name is staged in dir: in its staging directory, .prop-stg-*. */
 static int
-has_entry_starting(const char *dir, const char *prefix)
+staged(const char *dir, const char *name)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
+    char sub[1100];
     int found = 0;
 
     ck_assert_ptr_nonnull(d);
     while (!found && (e = readdir(d)) != NULL)
-        found = strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+        if (strncmp(e->d_name, ".prop-stg-", 10) == 0) {
+            FMT(sub, "%s/%s/%s", dir, e->d_name, name);
+            found = access(sub, F_OK) == 0;
+        }
     closedir(d);
     return found;
 }
@@ -2040,6 +2045,41 @@ START_TEST(test_stage_commit)
     }
     ck_assert_int_eq(count_entries(dir), 300);
 
+    /* A new file with a mode (staged by the shell's builtins), an old one
+     * that keeps its mode, one with an owner: each as asked. */
+    test_dir(dir, sizeof dir, "stagemodes");
+    FMT(file, "%s/old", dir);
+    ck_assert_int_eq(spit(file, "old\n", 4), 0);
+    ck_assert_int_eq(chmod(file, 0604), 0);
+    OK(t, prop_transport_write(t, file, "kept\n", 5, NULL));
+    FMT(file, "%s/new", dir);
+    OK(t, prop_transport_write(t, file, "new\n", 4, &(prop_file_attrs){0640, NULL, NULL}));
+    FMT(file, "%s/owned", dir);
+    OK(t, prop_transport_write(t, file, "owned\n", 6, &(prop_file_attrs){0600, "nobody", NULL}));
+    OK(t, prop_transport_settle(t));
+    ck_assert_ptr_null(prop_transport_batch_failure(t, 1));
+    {
+        static const struct {
+            const char *name, *data;
+            unsigned mode;
+        } want[] = {{"old", "kept\n", 0604}, {"new", "new\n", 0640}, {"owned", "owned\n", 0600}};
+        struct stat sb;
+
+        for (i = 0; i < 3; i++) {
+            FMT(file, "%s/%s", dir, want[i].name);
+            got = slurp(file, &len);
+            ck_assert_ptr_nonnull(got);
+            ck_assert_msg(len == strlen(want[i].data) && memcmp(got, want[i].data, len) == 0, "%s",
+                          file);
+            free(got);
+            ck_assert_int_eq(stat(file, &sb), 0);
+            ck_assert_uint_eq(sb.st_mode & 07777, want[i].mode);
+        }
+        ck_assert_int_eq(stat(file, &sb), 0);
+        ck_assert_uint_eq(sb.st_uid, getpwnam("nobody")->pw_uid);
+    }
+    ck_assert_int_eq(count_entries(dir), 3);
+
     test_dir(dir, sizeof dir, "stagefail");
     prop_transport_batch(t, 2);
     FMT(file, "%s/a", dir);
@@ -2049,10 +2089,10 @@ START_TEST(test_stage_commit)
     OK(t, prop_transport_write(t, file, "b\n", 2, NULL));
     FMT(file, "%s/c", dir);
     OK(t, prop_transport_write(t, file, "c\n", 2, NULL));
-    /* Once b is staged (its temporary file there), b becomes a directory. */
-    for (waited = 0; !has_entry_starting(dir, ".c.prop-") && waited < 1000; waited++)
+    /* Once b is staged (in the staging directory), b becomes a directory. */
+    for (waited = 0; !staged(dir, "c") && waited < 1000; waited++)
         msleep(10);
-    ck_assert_msg(has_entry_starting(dir, ".b.prop-"), "b was not staged");
+    ck_assert_msg(staged(dir, "b"), "b was not staged");
     FMT(file, "%s/b", dir);
     ck_assert_int_eq(mkdir(file, 0755), 0);
     ck_assert_int_eq(prop_transport_settle(t), PROP_OK);
