@@ -290,11 +290,11 @@ fi
 # The steps of one atomic write over SSH, for the N files one after the
 # other: as before pipelining (prop_write: mktemp, the content, chmod, sync
 # of the file, mv over the path, sync of the directory), and as prop's
-# pipelined writes do them now (staged: each in a subshell, a temporary
-# name of prop's own made with noclobber, the mode from the umask; then
-# one sync of all the files, an mv each, the directory synced once),
-# beside the same N writes batched in one script without the subshells
-# (one sync of all the files, an mv each, one sync of the directory).  Run by sh on this
+# pipelined writes do them now (staged by the shell's builtins into a
+# staging directory, noclobber, the mode from the umask; then one sync of
+# all the files, one mv of them all, the directory synced once), beside
+# the same N writes batched in one script with an mv each (one sync of
+# all the files, an mv each, one sync of the directory).  Run by sh on this
 # machine without any link: the floor the target's own work sets under a
 # first run, whatever the round trips.
 echo
@@ -310,18 +310,17 @@ while [ $i -le $n ]; do
 done
 EOS
 cat >"$scratch/per.sh" <<'EOS'
-d=$1 n=$2 i=1
+d=$1 n=$2 i=1 sd=$1/.prop-stg-bench um=$(umask)
+[ -d "$sd" ] || mkdir -m 700 -- "$sd" || exit 1
 while [ $i -le $n ]; do
-  ( umask 133; tmp="$d/.f$i.prop-p$i"; set -C; : >"$tmp" || exit 1; set +C
-    printf 'bench file %d\nx\n' $i >|"$tmp" ) </dev/null || exit 1
-  i=$((i + 1))
+  umask 133; set -C
+  if { :; } 2>/dev/null >"$sd/f$i"; then set +C; printf 'bench file %d\nx\n' $i >|"$sd/f$i" || exit 1
+  else exit 1; fi
+  umask "$um"; i=$((i + 1))
 done
-sync -- "$d"/.f*.prop-p* || exit 1
-i=1
-while [ $i -le $n ]; do
-  if [ -d "$d/f$i" ]; then exit 1; elif e=$(mv -f -- "$d/.f$i.prop-p$i" "$d/f$i" 2>&1); then :; else exit 1; fi
-  i=$((i + 1))
-done
+sync -- "$sd"/f* || exit 1
+e=$(mv -f -- "$sd"/f* "$d/" 2>&1) || exit 1
+rm -rf -- "$sd"
 sync -- "$d"
 EOS
 cat >"$scratch/batch.sh" <<'EOS'
@@ -336,7 +335,7 @@ while [ $i -le $n ]; do mv -f -- "$d/.f$i.prop-b$$" "$d/f$i" || exit 1; i=$((i +
 sync -- "$d"
 EOS
 echo
-echo '| writes | one at a time, before pipelining | staged, as prop now | batched, no subshells |'
+echo '| writes | one at a time, before pipelining | staged, as prop now | batched, an mv each |'
 echo '|---:|---:|---:|---:|'
 rm -rf "$w" && mkdir -p "$w"
 timed_wall "$scratch/before.log" sh "$scratch/before.sh" "$w" "$nprops"
