@@ -2116,6 +2116,42 @@ START_TEST(test_stage_commit)
     FMT(file, "%s/c", dir); /* of the failed batch, after b: dropped */
     ck_assert_int_eq(access(file, F_OK), -1);
     ck_assert_int_eq(count_entries(dir), 2); /* a and the directory b */
+
+    /* An immutable file: its move fails at the commit with the kernel's
+     * reason, and fails its own batch only. */
+    test_dir(dir, sizeof dir, "stageimm");
+    FMT(file, "%s/imm", dir);
+    ck_assert_int_eq(spit(file, "old\n", 4), 0);
+    if (sh("chattr +i '%s' 2>/dev/null", file) != 0) {
+        printf("test_stage_commit: skipped the immutable file: no chattr +i here\n");
+    } else {
+        int settled;
+
+        prop_transport_batch(t, 4);
+        OK(t, prop_transport_write(t, file, "new\n", 4, NULL));
+        prop_transport_batch(t, 5);
+        FMT(file, "%s/other", dir);
+        OK(t, prop_transport_write(t, file, "other\n", 6, NULL));
+        settled = prop_transport_settle(t);
+        FMT(file, "%s/imm", dir);
+        ck_assert_int_eq(sh("chattr -i '%s'", file), 0);
+        ck_assert_int_eq(settled, PROP_OK);
+        why = prop_transport_batch_failure(t, 4);
+        ck_assert_ptr_nonnull(why);
+        ck_assert_msg(strstr(why, "/imm") && strstr(why, "not permitted"), "%s", why);
+        free(why);
+        ck_assert_ptr_null(prop_transport_batch_failure(t, 5));
+        got = slurp(file, &len);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(len == 4 && memcmp(got, "old\n", 4) == 0, "the immutable file changed");
+        free(got);
+        FMT(file, "%s/other", dir);
+        got = slurp(file, &len);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_msg(len == 6 && memcmp(got, "other\n", 6) == 0, "%s", file);
+        free(got);
+        ck_assert_int_eq(count_entries(dir), 2);
+    }
     prop_transport_close(t);
 }
 END_TEST
