@@ -141,20 +141,22 @@ static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_p
  *
  * prop_stw SD TMP MU SFX P M O G N FMT stages the write of FMT (a printf
  * format) to P as TMP, in SD, the staging directory of P's directory
- * (made when missing, after the removal of those our user left there
- * before).  A new file whose mode a umask gives (MU) is made by the
- * shell's builtins alone, with noclobber; anything else (P exists, an
- * owner, a TMP that will not be made) is prop_write's, in a subshell, with
- * prop_tmp=TMP.  Status 4: staged.
+ * (made when missing, with the shell's pid in SD/.pid; those of our user
+ * whose shell is gone, a run cut off, are removed then; another run's
+ * into the same directory, a host of the same machine, is left alone).  A new file whose mode a
+ * umask gives (MU) is made by the shell's builtins alone, with noclobber; anything else (P exists,
+ * an owner, a TMP that will not be made) is prop_write's, in a subshell, with prop_tmp=TMP.  Status
+ * 4: staged.
  */
 static const char prop_stw_script[] =
     "if [ ! -d \"$1\" ]; then\n"
     "  for prop_x in \"${1%/*}/.prop-stg-\"*; do\n"
-    "    if [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ]; then\n"
+    "    if [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ] &&\n"
+    "       read prop_p 2>/dev/null <\"$prop_x/.pid\" && ! kill -0 \"$prop_p\" 2>/dev/null; then\n"
     "      rm -rf -- \"$prop_x\" </dev/null\n"
     "    fi\n"
     "  done\n"
-    "  mkdir -m 700 -- \"$1\" </dev/null 2>/dev/null\n"
+    "  mkdir -m 700 -- \"$1\" </dev/null 2>/dev/null && echo $$ >\"$1/.pid\"\n"
     "fi\n"
     "if [ -n \"$3\" ] && [ -d \"$1\" ] && [ ! -e \"$5\" ] && [ ! -L \"$5\" ]; then\n"
     "  umask \"$3\"; set -C\n"

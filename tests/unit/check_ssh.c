@@ -2048,6 +2048,13 @@ START_TEST(test_stage_commit)
     /* A new file with a mode (staged by the shell's builtins), an old one
      * that keeps its mode, one with an owner: each as asked. */
     test_dir(dir, sizeof dir, "stagemodes");
+    /* A staging directory whose shell is gone (a run cut off) goes; one
+     * whose shell lives (another host of this machine) stays. */
+    ck_assert_int_eq(sh("mkdir '%s/.prop-stg-gone' '%s/.prop-stg-live' && "
+                        "(sh -c 'echo $$' >'%s/.prop-stg-gone/.pid') && "
+                        "echo %ld >'%s/.prop-stg-live/.pid'",
+                        dir, dir, dir, (long)getpid(), dir),
+                     0);
     FMT(file, "%s/old", dir);
     ck_assert_int_eq(spit(file, "old\n", 4), 0);
     ck_assert_int_eq(chmod(file, 0604), 0);
@@ -2078,7 +2085,11 @@ START_TEST(test_stage_commit)
         ck_assert_int_eq(stat(file, &sb), 0);
         ck_assert_uint_eq(sb.st_uid, getpwnam("nobody")->pw_uid);
     }
-    ck_assert_int_eq(count_entries(dir), 3);
+    FMT(file, "%s/.prop-stg-gone", dir);
+    ck_assert_int_eq(access(file, F_OK), -1);
+    FMT(file, "%s/.prop-stg-live/.pid", dir);
+    ck_assert_int_eq(access(file, F_OK), 0);
+    ck_assert_int_eq(count_entries(dir), 4);
 
     test_dir(dir, sizeof dir, "stagefail");
     prop_transport_batch(t, 2);
