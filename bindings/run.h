@@ -213,6 +213,8 @@ int run_reveal_secret(void *ud, const char *name, const unsigned char **data, si
 /* Take PROP_STATE_DIR, when set, as where targets keep prop's state: 0,
  * or EXIT_USAGE after printing why it will not do. */
 int run_state_dir_from_env(void);
+/* Where targets keep owed triggers (under PROP_STATE_DIR, when set). */
+const char *run_pending_path(void);
 /* Read the pending file on hr's target into hr->pending; this host's
  * records in *owed (malloc'd, *nowed of them).  0, or -1 out of memory. */
 int run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed);

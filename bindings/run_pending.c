@@ -47,6 +47,12 @@ run_state_dir_from_env(void)
     return 0;
 }
 
+const char *
+run_pending_path(void)
+{
+    return PENDING_PATH;
+}
+
 /*
  * Write hr->pending to PENDING_PATH on the target (atomically), or remove
  * the file when nothing is owed.  0, or -1 with why.

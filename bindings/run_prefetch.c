@@ -1,7 +1,8 @@
 /*
  * run_prefetch.c - before a host's properties run, prop run tells the
  * transport which files they will look at: the paths they claim (file.*
- * claims), and /etc/os-release when the OS is to be found out.
+ * claims), the pending file of prop's state directory (run_pending.c),
+ * and /etc/os-release when the OS is to be found out.
  */
 #include <stdlib.h>
 
@@ -47,8 +48,8 @@ claimed_paths(const prop_node *n, path_list *l)
 
 /*
  * Tell the transport which files the host's properties are about to look
- * at (and /etc/os-release when the OS is to be found out): over SSH their
- * stats and small contents then come in two round trips instead of two
+ * at, and those prop run reads itself before them: over SSH their stats
+ * and small contents then come in one round trip instead of one or two
  * per property.  A hint: nothing depends on it.
  */
 void
@@ -58,12 +59,12 @@ run_prefetch(prop_transport *t, const prop_host *h, int os_unknown)
     path_list l = {0};
     size_t i;
 
-    if (os_unknown) {
-        if (!(l.v = malloc(64 * sizeof *l.v)))
-            return;
-        l.cap = 64;
+    if (!(l.v = malloc(64 * sizeof *l.v)))
+        return;
+    l.cap = 64;
+    l.v[l.n++] = run_pending_path();
+    if (os_unknown)
         l.v[l.n++] = os_release;
-    }
     for (i = 0; i < prop_host_nprops(h); i++)
         claimed_paths(prop_host_prop(h, i), &l);
     if (!l.oom && l.n)

@@ -74,8 +74,7 @@
 #define sshtr_settle prop_ssh_sshtr_settle
 #define sshtr_outstanding prop_ssh_sshtr_outstanding
 #define sshtr_batch_failure prop_ssh_sshtr_batch_failure
-#define pfstat_script prop_ssh_pfstat_script
-#define pfread_script prop_ssh_pfread_script
+#define pf_script prop_ssh_pf_script
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -133,6 +132,7 @@ typedef struct ssh_tr {
     struct pf_entry *pf;
     size_t npf;
     unsigned long pf_changes;
+    int pf_links; /* some entries are flinks with data */
 } ssh_tr;
 
 /* A write staged: its number in the session, its batch, what it is
@@ -171,6 +171,8 @@ typedef struct pf_entry {
     size_t len;
     int have_data;
     char *line; /* the stat line, until the content is checked against it */
+    int flink;  /* a symbolic link to a regular file: data is that file's */
+    int want;   /* its content was read: to be checked against line */
     int stale;  /* touched by a file operation since */
 } pf_entry;
 
@@ -307,8 +309,7 @@ int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data
 
 /* transport_ssh_prefetch.c */
 /* The scripts of the remote shell's prop_pfstat and prop_pfread. */
-extern const char pfstat_script[];
-extern const char pfread_script[];
+extern const char pf_script[];
 /* Forget every prefetched entry. */
 void pf_clear(ssh_tr *s);
 /* The entry of path, when what was fetched is still true. */

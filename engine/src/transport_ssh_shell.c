@@ -237,8 +237,8 @@ static const struct {
     {"prop_read", prop_sh_read},       {"prop_stat", prop_sh_stat},
     {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
     {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
-    {"prop_symlink", prop_sh_symlink}, {"prop_pfstat", pfstat_script},
-    {"prop_pfread", pfread_script},    {"prop_run", prop_run_script},
+    {"prop_symlink", prop_sh_symlink}, {"prop_pf", pf_script},
+    {"prop_run", prop_run_script},
     {"prop_stw", prop_stw_script},     {"prop_sst", prop_sst_script},
     {"prop_mvg", prop_mvg_script},     {"prop_why", prop_why_script},
 };

@@ -1242,8 +1242,9 @@ END_TEST
 /*
  * What a prefetch fetched answers stat and read (a change made behind the
  * transport's back is not seen) until a run; a query changes nothing, and
- * a file operation makes stale what it touches.  Links and large files
- * are always asked for.
+ * a file operation makes stale what it touches.  The stat of a link and
+ * the content of a large file are always asked for; the content a link
+ * names is fetched, and any file operation makes it stale.
  */
 START_TEST(test_prefetch)
 {
@@ -1361,6 +1362,37 @@ START_TEST(test_prefetch)
         ck_assert_int_eq(spit(a, "four\n", 5), 0);
         OK(t, prop_transport_read(t, odd, &got, &len));
         ck_assert_str_eq(got, "four\n");
+        free(got);
+    }
+    /* Through a link, among a directory and a path with a newline. */
+    {
+        char nl[700];
+        const char *four[4];
+
+        ck_assert_int_eq(unlink(link), 0);
+        ck_assert_int_eq(symlink("a", link), 0);
+        FMT(nl, "%s/new\nline", dir);
+        ck_assert_int_eq(spit(nl, "x", 1), 0);
+        four[0] = sub, four[1] = link, four[2] = nl, four[3] = b;
+        OK(t, prop_transport_prefetch(t, four, 4));
+        ck_assert_int_eq(spit(a, "five\n", 5), 0);
+        ck_assert_int_eq(spit(b, "bbb", 3), 0);
+        ck_assert_int_eq(spit(nl, "y", 1), 0);
+        OK(t, prop_transport_read(t, link, &got, &len));
+        ck_assert_str_eq(got, "four\n"); /* fetched through the link */
+        free(got);
+        OK(t, prop_transport_read(t, b, &got, &len));
+        ck_assert_str_eq(got, "BB"); /* fetched */
+        free(got);
+        OK(t, prop_transport_read(t, nl, &got, &len));
+        ck_assert_str_eq(got, "y"); /* not fetched */
+        free(got);
+        OK(t, prop_transport_write(t, a, "six\n", 4, NULL)); /* what the link names */
+        OK(t, prop_transport_read(t, link, &got, &len));
+        ck_assert_str_eq(got, "six\n");
+        free(got);
+        OK(t, prop_transport_read(t, b, &got, &len));
+        ck_assert_str_eq(got, "BB"); /* b was not touched: still as fetched */
         free(got);
     }
     free(data);
