@@ -533,7 +533,7 @@ sshtr_lock(prop_transport *t)
     cmd = build_command(s, argv);
     if (!cmd)
         return prop_transport_fail(t, "lock: out of memory");
-    rc = chan_open(s, &s->lock, cmd, "lock");
+    rc = sh_open_beside(s, &s->lock, cmd, "lock");
     free(cmd);
     if (rc == 0)
         rc = chan_pump(s, &s->lock, NULL, 0, 0, "prop-locked\n", (long long)s->op_timeout * 1000,
@@ -578,6 +578,9 @@ sshtr_close_tr(prop_transport *t)
 {
     ssh_tr *s = (ssh_tr *)t;
 
+    pf_clear(s);
+    if ((s->npend || s->ndirs || s->nstg) && !s->dead)
+        (void)sshtr_settle(t); /* what was sent is done before the lock goes */
     if (s->locked) {
         /* The holder ends when its stdin does; wait for it so that the next
          * run finds the lock free. */
@@ -586,9 +589,6 @@ sshtr_close_tr(prop_transport *t)
         chan_free(s, &s->lock);
         s->locked = 0;
     }
-    pf_clear(s);
-    if ((s->npend || s->ndirs) && !s->dead)
-        (void)sshtr_settle(t); /* what was sent is done before the lock goes */
     sh_defer_free(s);
     sh_down(s);
     if (s->event) {

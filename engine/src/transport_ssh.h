@@ -42,6 +42,7 @@
 #define fail_call prop_ssh_fail_call
 #define chan_free prop_ssh_chan_free
 #define chan_open prop_ssh_chan_open
+#define chan_open2 prop_ssh_chan_open2
 #define chan_write_some prop_ssh_chan_write_some
 #define wait_events prop_ssh_wait_events
 #define stop_check prop_ssh_stop_check
@@ -60,6 +61,7 @@
 #define sshtr_run prop_ssh_sshtr_run
 #define sh_call prop_ssh_sh_call
 #define sh_down prop_ssh_sh_down
+#define sh_open_beside prop_ssh_sh_open_beside
 #define sh_defer prop_ssh_sh_defer
 #define sh_settle prop_ssh_sh_settle
 #define sh_gate prop_ssh_sh_gate
@@ -104,6 +106,7 @@ typedef struct ssh_tr {
     /* The remote shell (see transport_ssh_shell.c). */
     chan sh;
     int sh_up;
+    int sh_fresh;              /* up, its functions not sent yet (sh_open_beside) */
     char mark[40];             /* "prop-" and 32 random hex digits */
     char pidmark[48];          /* mark and "-pid": the run wrapper's first line */
     size_t out_scan, err_scan; /* how far the answer's end was looked for */
@@ -214,6 +217,10 @@ typedef struct stopper {
 void chan_free(ssh_tr *s, chan *c);
 /* Open a channel and start cmd on it. */
 int chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what);
+/* Open a and b and start their commands, both in the round trips of one;
+ * the result is a's, *b_up whether b was started (else it is freed). */
+int chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, const char *bcmd,
+               int *b_up);
 /* Write what the channel's window takes of in[*off..len), 64 KiB at most:
  * 1 when something was written, 0 when the window is closed, SSH_ERROR. */
 int chan_write_some(chan *c, const char *in, size_t len, size_t *off);
@@ -266,6 +273,9 @@ int sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const ch
             int command);
 /* The shell is gone or unusable: the next operation starts another. */
 void sh_down(ssh_tr *s);
+/* Open c and start cmd on it (chan_open), and the shell with it when it
+ * is not up: the round trips of one channel for both. */
+int sh_open_beside(ssh_tr *s, chan *c, const char *cmd, const char *what);
 /* Send cmd[0..len) (a line of sh_line) without waiting for its answer, as
  * an operation of the current batch (prop_transport_defer): 0 when sent,
  * else the failure. */

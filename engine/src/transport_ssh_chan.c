@@ -103,9 +103,9 @@ chan_free(ssh_tr *s, chan *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Open a channel and start cmd on it. */
-int
-chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
+/* Make c's channel and have the callbacks fill c; 0 or the failure. */
+static int
+chan_make(ssh_tr *s, chan *c, const char *what)
 {
     memset(c, 0, sizeof *c);
     if (s->dead)
@@ -117,8 +117,12 @@ chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
     c->ch = ssh_channel_new(s->session);
     if (!c->ch)
         return fail_call(s, what, "cannot make a channel");
-    if (ssh_channel_open_session(c->ch) != SSH_OK)
-        return fail_call(s, what, "cannot open a channel");
+    return 0;
+}
+
+static int
+chan_watch(ssh_tr *s, chan *c, const char *what)
+{
     ssh_callbacks_init(&c->cb);
     c->cb.userdata = c;
     c->cb.channel_data_function = on_data;
@@ -129,8 +133,86 @@ chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
     if (ssh_set_channel_callbacks(c->ch, &c->cb) != SSH_OK)
         return fail_call(s, what, "cannot watch the channel");
     c->cb_set = 1;
+    return 0;
+}
+
+/* Open a channel and start cmd on it. */
+int
+chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
+{
+    int rc;
+
+    if ((rc = chan_make(s, c, what)) != 0)
+        return rc;
+    if (ssh_channel_open_session(c->ch) != SSH_OK)
+        return fail_call(s, what, "cannot open a channel");
+    if ((rc = chan_watch(s, c, what)) != 0)
+        return rc;
     if (ssh_channel_request_exec(c->ch, cmd) != SSH_OK)
         return fail_call(s, what, "cannot start the command");
+    return 0;
+}
+
+/*
+ * Open channels a and b and start acmd on a, bcmd on b, in the round trips
+ * of one: both opens are sent before either answer is waited for, then
+ * both commands.  The result is a's, as chan_open's; *b_up says whether b
+ * was started (b is freed when it was not, and no failure of b's is
+ * kept: its user starts it again and says why).
+ */
+int
+chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, const char *bcmd,
+           int *b_up)
+{
+    int rc, brc;
+
+    *b_up = 0;
+    if ((rc = chan_make(s, a, awhat)) != 0)
+        return rc;
+    if (chan_make(s, b, awhat) != 0) {
+        chan_free(s, b);
+        chan_free(s, a);
+        return chan_open(s, a, acmd, awhat);
+    }
+    /* Not blocking, a request is sent and left pending (SSH_AGAIN) unless
+     * its answer came at once; called again, blocking, it waits for the
+     * answer.  (A request already answered must not be made again: a
+     * second exec would be a second command.) */
+    ssh_set_blocking(s->session, 0);
+    rc = ssh_channel_open_session(a->ch);
+    brc = ssh_channel_open_session(b->ch);
+    ssh_set_blocking(s->session, 1);
+    if (rc == SSH_AGAIN)
+        rc = ssh_channel_open_session(a->ch);
+    if (rc != SSH_OK) {
+        chan_free(s, b);
+        return fail_call(s, awhat, "cannot open a channel");
+    }
+    if (brc == SSH_AGAIN)
+        brc = ssh_channel_open_session(b->ch);
+    if ((rc = chan_watch(s, a, awhat)) != 0) {
+        chan_free(s, b);
+        return rc;
+    }
+    if (brc == SSH_OK && chan_watch(s, b, awhat) != 0)
+        brc = SSH_ERROR;
+    ssh_set_blocking(s->session, 0);
+    rc = ssh_channel_request_exec(a->ch, acmd);
+    if (brc == SSH_OK)
+        brc = ssh_channel_request_exec(b->ch, bcmd);
+    ssh_set_blocking(s->session, 1);
+    if (rc == SSH_AGAIN)
+        rc = ssh_channel_request_exec(a->ch, acmd);
+    if (rc != SSH_OK) {
+        chan_free(s, b);
+        return fail_call(s, awhat, "cannot start the command");
+    }
+    if (brc == SSH_AGAIN)
+        brc = ssh_channel_request_exec(b->ch, bcmd);
+    if (brc == SSH_OK)
+        *b_up = 1;
+    else
+        chan_free(s, b);
     return 0;
 }
 

@@ -238,9 +238,9 @@ static const struct {
     {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
     {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
     {"prop_symlink", prop_sh_symlink}, {"prop_pf", pf_script},
-    {"prop_run", prop_run_script},
-    {"prop_stw", prop_stw_script},     {"prop_sst", prop_sst_script},
-    {"prop_mvg", prop_mvg_script},     {"prop_why", prop_why_script},
+    {"prop_run", prop_run_script},     {"prop_stw", prop_stw_script},
+    {"prop_sst", prop_sst_script},     {"prop_mvg", prop_mvg_script},
+    {"prop_why", prop_why_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -335,7 +335,7 @@ sh_down(ssh_tr *s)
         stg_fail(s, st, n, "not put in place: the remote shell ended");
     }
     chan_free(s, &s->sh);
-    s->sh_up = 0;
+    s->sh_up = s->sh_fresh = 0;
     s->out_scan = s->err_scan = 0;
 }
 
@@ -470,17 +470,55 @@ buf_add_call(prop_buf *b, const ssh_tr *s, const char *cmd, size_t len, int defe
 
 static int pend_push(ssh_tr *s, unsigned long batch, const char *what);
 
+/* A new mark for the shell, and the command that starts it; -1 when not to be had. */
+static int
+sh_prepare(ssh_tr *s, char **cmd)
+{
+    const char *argv[] = {"sh", NULL};
+    unsigned char rnd[16];
+    size_t i;
+
+    errno = 0;
+    if (getentropy(rnd, sizeof rnd) != 0)
+        return -1;
+    memcpy(s->mark, "prop-", 5);
+    for (i = 0; i < sizeof rnd; i++)
+        snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
+    snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
+    return (*cmd = build_command(s, argv)) ? 0 : -1;
+}
+
 /*
- * Start sh on a channel of its own and define the functions.  Its answer
- * is not waited for: it comes before the answer of the first operation,
- * sent right after (one round trip for both); a shell that cannot start
- * fails that operation with its error output.
+ * Open channel c and start cmd on it (chan_open), and the shell with it
+ * when it is not up, in the same round trips: the run lock's channel and
+ * the shell's are opened together.  The shell's functions are sent by its
+ * first operation (sh_start); a shell that did not start is started again
+ * there, and says why.
+ */
+int
+sh_open_beside(ssh_tr *s, chan *c, const char *cmd, const char *what)
+{
+    char *shcmd;
+    int rc, up;
+
+    if (s->sh_up || sh_prepare(s, &shcmd) != 0)
+        return chan_open(s, c, cmd, what);
+    rc = chan_open2(s, c, cmd, what, &s->sh, shcmd, &up);
+    free(shcmd);
+    s->sh_up = s->sh_fresh = up;
+    return rc;
+}
+
+/*
+ * Start sh on a channel of its own, unless sh_open_beside() did, and
+ * define the functions.  Its answer is not waited for: it comes before
+ * the answer of the first operation, sent right after (one round trip for
+ * both); a shell that cannot start fails that operation with its error
+ * output.
  */
 static int
 sh_start(ssh_tr *s, const char *what)
 {
-    const char *argv[] = {"sh", NULL};
-    unsigned char rnd[16];
     unsigned long batch = s->batch;
     prop_cmd_result r;
     prop_buf b = PROP_BUF_INIT;
@@ -488,21 +526,18 @@ sh_start(ssh_tr *s, const char *what)
     size_t i;
     int rc;
 
-    if (getentropy(rnd, sizeof rnd) != 0)
-        return prop_transport_fail(&s->base, "%s: no random bytes for the shell: %s", what,
-                                   strerror(errno));
-    memcpy(s->mark, "prop-", 5);
-    for (i = 0; i < sizeof rnd; i++)
-        snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
-    snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
-    if (!(cmd = build_command(s, argv)))
-        return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = chan_open(s, &s->sh, cmd, what);
-    free(cmd);
-    if (rc) {
-        sh_down(s);
-        return rc;
+    if (!s->sh_fresh) {
+        if (sh_prepare(s, &cmd) != 0)
+            return prop_transport_fail(&s->base, "%s: cannot make the shell's command: %s", what,
+                                       errno ? strerror(errno) : "out of memory");
+        rc = chan_open(s, &s->sh, cmd, what);
+        free(cmd);
+        if (rc) {
+            sh_down(s);
+            return rc;
+        }
     }
+    s->sh_fresh = 0;
     s->sh_up = 1;
     if (prop_buf_adds(&b, "prop_os=$(uname -s)\nprop_uid=$(id -u)\nprop_um=$(umask)\n") < 0 ||
         prop_buf_adds(&b, "prop_sg=' ' prop_nl='\n'\n") < 0 ||
@@ -811,7 +846,7 @@ defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned lo
             stg_fail(s, st, nst, s->base.err);
         return rc;
     }
-    if (!s->sh_up && (rc = sh_start(s, what)) != 0) {
+    if ((!s->sh_up || s->sh_fresh) && (rc = sh_start(s, what)) != 0) {
         if (st)
             stg_fail(s, st, nst, s->base.err);
         return rc;
@@ -1069,7 +1104,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         return rc;
     if (s->dead)
         return fail_lost(s, what);
-    if (!s->sh_up && (rc = sh_start(s, what)) != 0)
+    if ((!s->sh_up || s->sh_fresh) && (rc = sh_start(s, what)) != 0)
         return rc;
     if (buf_add_call(&b, s, cmd, len, 0, 0) < 0) {
         prop_buf_free(&b);
