@@ -143,10 +143,13 @@ static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_p
  * format) to P as TMP, in SD, the staging directory of P's directory
  * (made when missing, with the shell's pid in SD/.pid; those of our user
  * whose shell is gone, a run cut off, are removed then; another run's
- * into the same directory, a host of the same machine, is left alone).  A new file whose mode a
- * umask gives (MU) is made by the shell's builtins alone, with noclobber; anything else (P exists,
- * an owner, a TMP that will not be made) is prop_write's, in a subshell, with prop_tmp=TMP.  Status
- * 4: staged.
+ * into the same directory, a host of the same machine, is left alone).
+ * A new file whose mode a umask gives (MU) is made by the shell's
+ * builtins alone, with noclobber.  Anything else is prop_write's, in a
+ * subshell, with prop_tmp=TMP: P exists, an owner, a TMP that will not be
+ * made (no SD on a read-only file system), or a write that failed (a
+ * builtin's message does not give the kernel's reason; prop_write's
+ * does).  Status 4: staged.
  */
 static const char prop_stw_script[] =
     "if [ ! -d \"$1\" ]; then\n"
@@ -162,9 +165,8 @@ static const char prop_stw_script[] =
     "  umask \"$3\"; set -C\n"
     "  if { :; } 2>/dev/null >\"$2\"; then\n"
     "    set +C\n"
-    "    if printf \"${10}\" >|\"$2\"; then umask \"$prop_um\"; return 4; fi\n"
-    "    umask \"$prop_um\"; rm -f -- \"$2\" </dev/null\n"
-    "    echo \"$5: the new content could not be written\" >&2; return 1\n"
+    "    if printf \"${10}\" 2>/dev/null >|\"$2\"; then umask \"$prop_um\"; return 4; fi\n"
+    "    rm -f -- \"$2\" </dev/null\n"
     "  fi\n"
     "  set +C; umask \"$prop_um\"\n"
     "fi\n"

@@ -21,6 +21,11 @@
 #   ssh_kill NAME        # kill -9 the server and its sessions (a crash), keeping
 #                        # its keys, config and port
 #   ssh_restart NAME     # start a killed server again, same port and keys
+#   SSH_UNSHARE=1 ssh_start NAME
+#                        # sshd in a mount namespace of its own (unshare -m,
+#                        # private propagation): what its sessions mount, as
+#                        # root, is seen by them only and goes with the server
+#                        # (ssh_restart starts it so again)
 #
 # Everything lives in one mktemp directory, removed on EXIT.  If your test
 # sets its own EXIT trap, set it before sourcing this file (the trap is
@@ -82,6 +87,10 @@ ssh_start() {
   ssh-keygen -q -t ed25519 -N '' -C "host-$name" -f "$dir/hostkey" </dev/null || return 1
   ssh-keygen -q -t ed25519 -N '' -C "user-$name" -f "$dir/userkey" </dev/null || return 1
   cp "$dir/userkey.pub" "$dir/authorized_keys" || return 1
+  if [[ -n "${SSH_UNSHARE:-}" ]]; then
+    command -v unshare >/dev/null || { echo "ssh_start: unshare(1) is needed (util-linux)" >&2; return 1; }
+    : >"$dir/unshare" || return 1
+  fi
 
   # A free port: try a few at random (another process may take one first).
   for _ in 1 2 3 4 5 6 7 8; do
@@ -120,7 +129,11 @@ EOF
 # accepts on PORT; 1 when it exits first (most likely the port was taken).
 _ssh_launch() {
   local name="$1" port="$2" dir="$SSH_SCRATCH/$1" pid i
-  "$SSHD_BIN" -D -e -f "$dir/sshd_config" >>"$dir/sshd.log" 2>&1 &
+  if [[ -e "$dir/unshare" ]]; then
+    unshare -m --propagation private "$SSHD_BIN" -D -e -f "$dir/sshd_config" >>"$dir/sshd.log" 2>&1 &
+  else
+    "$SSHD_BIN" -D -e -f "$dir/sshd_config" >>"$dir/sshd.log" 2>&1 &
+  fi
   pid=$!
   for ((i = 0; i < 100; i++)); do
     if ! kill -0 "$pid" 2>/dev/null; then

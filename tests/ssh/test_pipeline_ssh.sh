@@ -15,7 +15,12 @@
 #      requirement whose write failed stops its dependant, a change whose
 #      write failed triggers nothing, a fallback runs its second side;
 #   5. the failures and their reasons come out the same with
-#      --no-pipeline.
+#      --no-pipeline;
+#   6. writes that fail for the file system's sake (a read-only mount, a
+#      full tmpfs), against a second sshd in a mount namespace of its own:
+#      exactly those properties fail, with the kernel's reason, nothing is
+#      left half-written or staged, and on_change and fallback decide on
+#      them as on any failure; --no-pipeline gives the same results.
 set -u
 export PROP_RUN_TIMEOUT="${PROP_RUN_TIMEOUT:-120}"
 unset SSH_AUTH_SOCK
@@ -130,5 +135,63 @@ same "--no-pipeline: the same events" \
   "$(events "$TMP/f2" | sed "s|$R/fail2/|X/|g" | sed -E 's/"message":"[^"]*"//')"
 same "--no-pipeline: the same files" \
   "$(cd "$R/fail" && find . | sort)" "$(cd "$R/fail2" && find . | sort)"
+
+# ---- 6. a read-only mount and a full file system ------------------------------
+# The mounts are made by the sessions of an sshd in a mount namespace of its
+# own: this machine never sees them, so what is on them is looked at
+# through that sshd too.
+SSH_UNSHARE=1 ssh_start pipens || { echo "FAIL: ssh_start pipens"; exit 1; }
+rsh() {
+  ssh -p "$SSH_PORT" -i "$SSH_KEY" -o UserKnownHostsFile="$SSH_KNOWN_HOSTS" \
+    -o StrictHostKeyChecking=yes -o BatchMode=yes root@127.0.0.1 "$@"
+}
+M="$TMP/mounts"
+mkdir -p "$M/ro" "$M/full" "$M/ro2" "$M/full2" "$M/d" "$M/d2"
+if ! rsh "for f in full full2; do mount -t tmpfs -o size=64k tmpfs '$M/'\$f || exit 1; done &&
+          for r in ro ro2; do mount --bind '$M/'\$r '$M/'\$r && mount -o remount,bind,ro '$M/'\$r || exit 1; done &&
+          head -c 56k /dev/zero >'$M/full/filler' && head -c 56k /dev/zero >'$M/full2/filler'" \
+  2>"$TMP/mount.err"; then
+  echo "SKIP (6): cannot mount in sshd's namespace: $(cat "$TMP/mount.err")"
+  finish
+fi
+same "fs: the mounts are not this machine's" "$(ls -A "$M/full")" ""
+gen_fs() { # RO FULL DIR
+  cat <<EOF
+host "p" {
+  $(conn),
+  file.has_content("$3/a", "a\n"),
+  file.has_content("$1/x", "x\n"),
+  file.has_content("$3/b", "b\n"),
+  file.has_content("$2/big", string.rep("0123456789abcdef", 2048)),
+  file.has_content("$3/c", "c\n"),
+  file.has_content("$2/trig", string.rep("t", 32768)):on_change(file.has_content("$3/triggered", "t\n")),
+  file.has_content("$1/fb", "f\n"):fallback(file.has_content("$3/fallback", "f\n")),
+  file.has_content("$3/z", "z\n"),
+}
+EOF
+}
+gen_fs "$M/ro" "$M/full" "$M/d" >"$TMP/fs.lua"
+gen_fs "$M/ro2" "$M/full2" "$M/d2" >"$TMP/fs2.lua"
+prop_run "$TMP/s1" "$TMP/fs.lua"
+# changed: a b c fallback z; failed: x, big, trig.
+expect_run "fs: exit and counts" "$TMP/s1" 1 5 0 3
+same "fs: the read-only and the full" \
+  "$(result_of "$TMP/s1" "$M/ro/x")/$(result_of "$TMP/s1" "$M/full/big")" "failed/failed"
+has "fs: the kernel's reason (read-only)" "$TMP/s1" "Read-only file system"
+has "fs: the kernel's reason (full)" "$TMP/s1" "No space left on device"
+same "fs: the files between them are made" \
+  "$(cat "$M/d/a" "$M/d/b" "$M/d/c" "$M/d/z" | tr -d '\n')" "abcz"
+same "fs: nothing half-written or staged on the full one" "$(rsh "ls -A '$M/full'")" "filler"
+same "fs: nothing on the read-only one" "$(rsh "ls -A '$M/ro'")" ""
+same "fs: on_change: a failed change" "$(result_of "$TMP/s1" "$M/full/trig")" failed
+check "fs: on_change: ... triggers nothing" test ! -e "$M/d/triggered"
+same "fs: fallback: takes the second side's result" "$(result_of "$TMP/s1" "$M/ro/fb")" changed
+check "fs: fallback: the second side is made" test -e "$M/d/fallback"
+prop_run "$TMP/s2" "$TMP/fs2.lua" --no-pipeline
+expect_run "fs: --no-pipeline: the same counts" "$TMP/s2" 1 5 0 3
+same "fs: --no-pipeline: the same events" \
+  "$(events "$TMP/s1" | sed -E "s#$M/(ro|full|d)/#X/#g" | sed -E 's/"message":"[^"]*"//')" \
+  "$(events "$TMP/s2" | sed -E "s#$M/(ro2|full2|d2)/#X/#g" | sed -E 's/"message":"[^"]*"//')"
+same "fs: --no-pipeline: nothing left on the full one" "$(rsh "ls -A '$M/full2'")" "filler"
 
 finish
