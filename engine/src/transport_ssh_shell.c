@@ -646,6 +646,20 @@ batch_failed(const ssh_tr *s, unsigned long batch)
 #define SH_STAGE_MAX 128
 #define SH_STAGE_BYTES (48u << 10)
 
+/* Free the staged writes st[0..n) and the array. */
+static void
+stage_free(sh_stage *st, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(st[i].what);
+        free(st[i].tmp);
+        free(st[i].path);
+    }
+    free(st);
+}
+
 /* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
 static void
 stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
@@ -656,11 +670,8 @@ stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
     for (i = 0; i < n; i++) {
         snprintf(msg, sizeof msg, "%s: %s", st[i].what, why);
         fail_batch(s, st[i].batch, msg);
-        free(st[i].what);
-        free(st[i].tmp);
-        free(st[i].path);
     }
-    free(st);
+    stage_free(st, n);
 }
 
 /* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
@@ -708,12 +719,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
             (void)(prop_buf_adds(&why, "; ") < 0 || prop_buf_adds(&why, line) < 0);
         }
     }
-    for (i = 0; i < n; i++) {
-        free(st[i].what);
-        free(st[i].tmp);
-        free(st[i].path);
-    }
-    free(st);
+    stage_free(st, n);
 }
 
 /* The oldest deferred operation has its answer r (NULL: it never will,
@@ -1282,23 +1288,10 @@ sh_defer_free(ssh_tr *s)
     size_t i;
 
     for (i = 0; i < s->npend; i++) {
-        sh_stage *st = s->pend[s->pend_off + i].stg;
-        size_t j, n = s->pend[s->pend_off + i].nstg;
-
-        for (j = 0; j < n; j++) {
-            free(st[j].what);
-            free(st[j].tmp);
-            free(st[j].path);
-        }
-        free(st);
+        stage_free(s->pend[s->pend_off + i].stg, s->pend[s->pend_off + i].nstg);
         free(s->pend[s->pend_off + i].what);
     }
-    for (i = 0; i < s->nstg; i++) {
-        free(s->stg[i].what);
-        free(s->stg[i].tmp);
-        free(s->stg[i].path);
-    }
-    free(s->stg);
+    stage_free(s->stg, s->nstg);
     s->stg = NULL;
     s->nstg = s->stg_cap = s->stg_bytes = 0;
     for (i = 0; i < s->nfails; i++)
