@@ -5,10 +5,11 @@
  * for every operation.  On it, one sh(1) is started at the first
  * operation and kept: every operation is a line sent to that shell and an
  * answer read back, one round trip, without a new session on the target
- * (see transport_ssh_shell.c).  The run lock holds a second channel, and
- * data too large to pass through the shell (SH_MAX_INLINE) a channel of
- * its own.  prop_transport_prefetch() fetches the stats and small contents
- * of many files in two round trips.  Nothing is needed on the target
+ * (see transport_ssh_shell.c).  The run lock holds a second channel,
+ * opened and started together with the shell's, and data too large to
+ * pass through the shell (SH_MAX_INLINE) a channel of its own.
+ * prop_transport_prefetch() fetches the stats and small contents of many
+ * files in one round trip.  Nothing is needed on the target
  * beyond sshd, a POSIX shell, and the usual POSIX utilities (cat, stat,
  * mktemp, chmod, chown, mv, ln, rm, rmdir, mkdir, uname, readlink, wc,
  * sync; flock(1) or lockf(1) for the run lock).
