@@ -71,6 +71,16 @@
 #define sh_next_sfx prop_ssh_sh_next_sfx
 #define sh_stage_write prop_ssh_sh_stage_write
 #define sh_commit prop_ssh_sh_commit
+#define stage_free prop_ssh_stage_free
+#define stg_fail prop_ssh_stg_fail
+#define commit_done prop_ssh_commit_done
+#define fail_batch prop_ssh_fail_batch
+#define defer_line prop_ssh_defer_line
+#define buf_printf_format prop_ssh_buf_printf_format
+#define stw_script prop_ssh_stw_script
+#define sst_script prop_ssh_sst_script
+#define mvg_script prop_ssh_mvg_script
+#define why_script prop_ssh_why_script
 #define sshtr_defer prop_ssh_sshtr_defer
 #define sshtr_batch prop_ssh_sshtr_batch
 #define sshtr_settle prop_ssh_sshtr_settle
@@ -305,6 +315,26 @@ int sh_sync_dirs(ssh_tr *s, const char *what);
 /* The suffix of the next pipelined write's temporary file: six letters or
  * digits, unique in this session. */
 void sh_next_sfx(ssh_tr *s, char out[7]);
+/* Data as a single-quoted printf(1) format that prints exactly data. */
+int buf_printf_format(prop_buf *b, const char *data, size_t len);
+/* Keep msg as the failure of batch, unless the batch already has one. */
+void fail_batch(ssh_tr *s, unsigned long batch, const char *msg);
+/* Send cmd[0..len) without waiting for its answer: a line of the current
+ * batch, a write staged as number staged (0: not one), or, with st, the
+ * commit of st[0..nst) (which it then owns, whatever happens). */
+int defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned long staged,
+               sh_stage *st, size_t nst);
+
+/* transport_ssh_stage.c */
+/* The remote shell's functions prop_stw, prop_sst, prop_mvg, prop_why. */
+extern const char stw_script[], sst_script[], mvg_script[], why_script[];
+/* Free the staged writes st[0..n) and the array. */
+void stage_free(sh_stage *st, size_t n);
+/* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
+void stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why);
+/* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
+ * s->base.err); frees them. */
+void commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r);
 /* Send the write of data[0..len) to path (args: prop_write's, sfx: its
  * temporary suffix, mu: the umask that gives its mode to a new file, or
  * "") to be staged (see "Staged writes"): 0 when sent, else the failure. */
@@ -318,7 +348,7 @@ int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data
               prop_cmd_result *r);
 
 /* transport_ssh_prefetch.c */
-/* The scripts of the remote shell's prop_pfstat and prop_pfread. */
+/* The script of the remote shell's prop_pf. */
 extern const char pf_script[];
 /* Forget every prefetched entry. */
 void pf_clear(ssh_tr *s);

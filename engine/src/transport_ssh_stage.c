@@ -1,0 +1,419 @@
+/*
+ * transport_ssh_stage.c - staged writes of the SSH transport: a pipelined
+ * write of a small file goes into a staging directory beside its path, and
+ * a commit puts the staged files in place together (see "Staged writes").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport_ssh.h"
+
+/*
+ * The remote shell's functions for staged writes (transport_ssh_shell.c
+ * defines them in the shell): they return, they do not exit, and fork
+ * only where they name a command.
+ *
+ * prop_stw SD TMP MU SFX P M O G N FMT stages the write of FMT (a printf
+ * format) to P as TMP, in SD, the staging directory of P's directory
+ * (made when missing, with the shell's pid in SD/.pid; those of our user
+ * whose shell is gone, a run cut off, are removed then; another run's
+ * into the same directory, a host of the same machine, is left alone).
+ * A new file whose mode a umask gives (MU) is made by the shell's
+ * builtins alone, with noclobber.  Anything else is prop_write's, in a
+ * subshell, with prop_tmp=TMP: P exists, an owner, a TMP that will not be
+ * made (no SD on a read-only file system), or a write that failed (a
+ * builtin's message does not give the kernel's reason; prop_write's
+ * does).  Status 4: staged.
+ */
+const char stw_script[] =
+    "if [ ! -d \"$1\" ]; then\n"
+    "  for prop_x in \"${1%/*}/.prop-stg-\"*; do\n"
+    "    if [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ] &&\n"
+    "       read prop_p 2>/dev/null <\"$prop_x/.pid\" && ! kill -0 \"$prop_p\" 2>/dev/null; then\n"
+    "      rm -rf -- \"$prop_x\" </dev/null\n"
+    "    fi\n"
+    "  done\n"
+    "  mkdir -m 700 -- \"$1\" </dev/null 2>/dev/null && echo $$ >\"$1/.pid\"\n"
+    "fi\n"
+    "if [ -n \"$3\" ] && [ -d \"$1\" ] && [ ! -e \"$5\" ] && [ ! -L \"$5\" ]; then\n"
+    "  umask \"$3\"; set -C\n"
+    "  if { :; } 2>/dev/null >\"$2\"; then\n"
+    "    set +C\n"
+    "    if printf \"${10}\" 2>/dev/null >|\"$2\"; then umask \"$prop_um\"; return 4; fi\n"
+    "    rm -f -- \"$2\" </dev/null\n"
+    "  fi\n"
+    "  set +C; umask \"$prop_um\"\n"
+    "fi\n"
+    "(prop_sfx=$4 prop_dsync=1 prop_mu=$3 prop_tmp=$2; shift 4; prop_write \"$@\") </dev/null\n";
+
+/*
+ * The commit.  prop_sst I TMP...: fsync the temporary files of the
+ * writes staged (I in $prop_sg) together, in a subshell; GNU sync(1)
+ * syncs the files named, another syncs everything.
+ *
+ * prop_mvg SD DIR (I NAME BATCH)...: move the files staged in SD into
+ * DIR with one mv(1), unless the fsync failed ($prop_cf), a write of the
+ * same batch failed before ($prop_cfb), or DIR/NAME is a directory.  A
+ * file still staged after the mv, or not at DIR/NAME, failed; a failure
+ * says "prop-cf I REASON" and adds BATCH to $prop_cfb.
+ *
+ * prop_why MSG NAME: the line of MSG that names NAME, or MSG, in $prop_r.
+ */
+const char sst_script[] = "n=$(($# / 2))\n"
+                          "while [ $n -gt 0 ]; do\n"
+                          "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
+                          "  shift 2; n=$((n - 1))\n"
+                          "done\n"
+                          "[ $# -gt 0 ] || exit 0\n"
+                          "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
+                          "exec sync\n";
+const char mvg_script[] =
+    "prop_sd=$1 prop_dd=${2%/}/; shift 2\n"
+    "prop_n=$(($# / 3))\n"
+    "while [ $prop_n -gt 0 ]; do\n"
+    "  prop_x=\n"
+    "  case $prop_sg in *\" $1 \"*) prop_x=1 ;; esac\n"
+    "  case $prop_cfb in *\" $3 \"*) prop_x= ;; esac\n"
+    "  prop_r=\n"
+    "  if [ -z \"$prop_x\" ]; then :\n"
+    "  elif [ -n \"$prop_cf\" ]; then prop_r=$prop_cf\n"
+    "  elif [ ! -f \"$prop_sd/$2\" ]; then prop_r=\"$prop_sd/$2: the staged file is gone\"\n"
+    "  elif [ -d \"$prop_dd$2\" ]; then prop_r=\"$prop_dd$2: is a directory\"\n"
+    "  else set -- \"$@\" \"$1\" \"$2\" \"$3\"; fi\n"
+    "  if [ -n \"$prop_r\" ]; then\n"
+    "    prop_cfb=\"$prop_cfb$3 \"; printf 'prop-cf %s %s\\n' \"$1\" \"$prop_r\"\n"
+    "  fi\n"
+    "  shift 3; prop_n=$((prop_n - 1))\n"
+    "done\n"
+    "[ $# -gt 0 ] || return 0\n"
+    "prop_e=$(n=$(($# / 3))\n"
+    "  while [ $n -gt 0 ]; do set -- \"$@\" \"$prop_sd/$2\"; shift 3; n=$((n - 1)); done\n"
+    "  exec mv -f -- \"$@\" \"$prop_dd\" </dev/null 2>&1)\n"
+    "while [ $# -gt 0 ]; do\n"
+    "  if [ -e \"$prop_sd/$2\" ] || [ -L \"$prop_sd/$2\" ] ||\n"
+    "     { [ ! -e \"$prop_dd$2\" ] && [ ! -L \"$prop_dd$2\" ]; }; then\n"
+    "    prop_why \"$prop_e\" \"/$2\"\n"
+    "    prop_cfb=\"$prop_cfb$3 \"; printf 'prop-cf %s %s\\n' \"$1\" \"$prop_r\"\n"
+    "  fi\n"
+    "  shift 3\n"
+    "done\n";
+const char why_script[] =
+    "prop_r=${1:-mv failed} prop_x=$1\n"
+    "while [ -n \"$prop_x\" ]; do\n"
+    "  case ${prop_x%%\"$prop_nl\"*} in *\"$2\"*) prop_r=${prop_x%%\"$prop_nl\"*}; return 0 ;; "
+    "esac\n"
+    "  case $prop_x in *\"$prop_nl\"*) prop_x=${prop_x#*\"$prop_nl\"} ;; *) prop_x= ;; esac\n"
+    "done\n";
+
+/* ---------------------------------------------------------------------
+ * Staged writes.  A pipelined write of a small file (the data inline)
+ * whose directory is synced later stops once its temporary file holds the
+ * data, owner and mode, and answers at once: prop_stw puts it in the
+ * staging directory of the file's directory, DIR/.prop-stg-TAG, under
+ * the file's own name, and the line notes it in $prop_sg.  A new file
+ * with a mode and no owner is staged by the shell's builtins alone.  The
+ * writes staged are then moved into place together by a commit, one line
+ * sent before the next operation that is not such a write (or that
+ * writes a path already staged), at settle, and every SH_STAGE_MAX
+ * writes: one fsync(1) of all their files, then one mv(1) per staging
+ * directory, then one rm(1) of the staging directories.  So a first run
+ * of many new files costs a few processes on the target, not one or
+ * three per file, with the same guarantees: a file is old or new, never
+ * partial, and synced with its directory before the answers are in.
+ *
+ * A batch (a property) whose write fails must not have its later writes
+ * made, so a commit moves its writes in rounds: the first write staged by
+ * each batch, then the second of the batches that have not failed, and so
+ * on; almost always one round.  A write whose move fails fails its batch
+ * (the answer of the commit names it with the reason), and the batch's
+ * later lines are skipped, as when it failed on its own line.  Until its
+ * commit is answered a staged write counts as outstanding: the executor
+ * keeps its result provisional.
+ */
+#define SH_STAGE_MAX 128
+#define SH_STAGE_BYTES (48u << 10)
+
+/* Free the staged writes st[0..n) and the array. */
+void
+stage_free(sh_stage *st, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        free(st[i].what);
+        free(st[i].tmp);
+        free(st[i].path);
+    }
+    free(st);
+}
+
+/* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
+void
+stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
+{
+    char msg[1024];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        snprintf(msg, sizeof msg, "%s: %s", st[i].what, why);
+        fail_batch(s, st[i].batch, msg);
+    }
+    stage_free(st, n);
+}
+
+/* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
+ * s->base.err): "prop-cf I REASON" for each write it could not put in
+ * place (REASON may go on over the next lines). */
+void
+commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
+{
+    prop_buf why = PROP_BUF_INIT;
+    sh_stage *cur = NULL;
+    char *p, *line, *end, lost[1100];
+    unsigned long idx;
+    size_t i;
+
+    if (!r || r->code != 0 || !r->out) {
+        snprintf(lost, sizeof lost, "not put in place: %.1000s",
+                 !r                  ? s->base.err
+                 : r->err && *r->err ? r->err
+                                     : "the commit failed");
+        stg_fail(s, st, n, lost);
+        return;
+    }
+    p = r->out;
+    for (;;) {
+        line = prop_sh_next_line(&p);
+        if (!line || strncmp(line, "prop-cf ", 8) == 0) {
+            if (cur) {
+                const char *m = why.p ? why.p : "failed";
+                char msg[1024];
+
+                snprintf(msg, sizeof msg, "%s: %s", cur->what, m);
+                fail_batch(s, cur->batch, msg);
+            }
+            prop_buf_free(&why);
+            cur = NULL;
+            if (!line)
+                break;
+            idx = strtoul(line + 8, &end, 10);
+            for (i = 0; i < n; i++)
+                if (st[i].idx == idx)
+                    cur = &st[i];
+            if (cur && *end == ' ')
+                (void)prop_buf_adds(&why, end + 1);
+        } else if (cur && *line) {
+            (void)(prop_buf_adds(&why, "; ") < 0 || prop_buf_adds(&why, line) < 0);
+        }
+    }
+    stage_free(st, n);
+}
+
+/* The staging directory of path's directory (spelt as prop_write spells
+ * its $d: "./" before a name alone, "/" for the root's) and the staged
+ * file in it, malloc'd in *sd and *tmp: 0, or -1 out of memory. */
+static int
+stage_paths(const ssh_tr *s, const char *path, char **sd, char **tmp)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    const char *d = !slash ? "." : slash == path ? "" : path;
+    size_t dn = !slash ? 1 : (size_t)(slash - path), n = dn + 16 + sizeof s->stg_tag;
+
+    *tmp = NULL;
+    if (!(*sd = malloc(n)) || !(*tmp = malloc(n + strlen(name) + 1))) {
+        free(*sd);
+        *sd = NULL;
+        return -1;
+    }
+    snprintf(*sd, n, "%.*s/.prop-stg-%s", (int)dn, d, s->stg_tag);
+    snprintf(*tmp, n + strlen(name) + 1, "%s/%s", *sd, name);
+    return 0;
+}
+
+int
+sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data, size_t len,
+               const char sfx[7], const char *mu, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    char *sd = NULL, *tmp = NULL;
+    size_t need, i;
+    sh_stage *e;
+    int rc;
+
+    if (!s->stg_tag[0])
+        sh_next_sfx(s, s->stg_tag);
+    if (stage_paths(s, path, &sd, &tmp) < 0)
+        return prop_transport_fail(&s->base, "%s: out of memory", what);
+    need = strlen(tmp) + strlen(path) + 64;
+    for (i = 0; i < s->nstg; i++)
+        if (strcmp(s->stg[i].path, path) == 0)
+            break;
+    if ((i < s->nstg || s->nstg >= SH_STAGE_MAX || s->stg_bytes + need > SH_STAGE_BYTES) &&
+        (rc = sh_commit(s, what)) != 0)
+        goto out;
+    rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+    if (prop_buf_adds(&b, "prop_stw ") < 0 || buf_quote(&b, sd) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, tmp) < 0 || prop_buf_add(&b, " ", 1) < 0 ||
+        buf_quote(&b, mu) < 0 || prop_buf_add(&b, " ", 1) < 0 || prop_buf_adds(&b, sfx) < 0)
+        goto out;
+    for (i = 0; args[i]; i++)
+        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, args[i]) < 0)
+            goto out;
+    if (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, data, len) < 0)
+        goto out;
+    if (s->nstg == s->stg_cap) {
+        size_t cap = s->stg_cap ? 2 * s->stg_cap : 32;
+        sh_stage *v = realloc(s->stg, cap * sizeof *v);
+
+        if (!v)
+            goto out;
+        s->stg = v;
+        s->stg_cap = cap;
+    }
+    e = &s->stg[s->nstg];
+    e->idx = ++s->stg_idx;
+    e->batch = s->batch;
+    e->tmp = tmp;
+    if (!(e->what = strdup(what)) || !(e->path = strdup(path))) {
+        free(e->what);
+        goto out;
+    }
+    tmp = NULL; /* e's now */
+    s->nstg++;
+    s->stg_bytes += need;
+    if ((rc = defer_line(s, b.p, b.len, what, e->idx, NULL, 0)) != 0) {
+        /* Not staged as far as anyone knows: failed with the line (its
+         * file, if made, goes with the staging directory). */
+        e = &s->stg[--s->nstg];
+        s->stg_bytes -= need;
+        free(e->what);
+        free(e->tmp);
+        free(e->path);
+    }
+out:
+    prop_buf_free(&b);
+    free(sd);
+    free(tmp);
+    return rc;
+}
+
+/* p[0..n) quoted as one word (buf_quote): 0, or -1 out of memory. */
+static int
+buf_quote_n(prop_buf *b, const char *p, size_t n)
+{
+    char *w = strndup(p, n);
+    int rc = w ? buf_quote(b, w) : -1;
+
+    free(w);
+    return rc;
+}
+
+/* The commit's moves of st[0..n), in rounds (see "Staged writes"): a
+ * prop_mvg for each staging directory of each round. */
+static int
+commit_moves(prop_buf *b, const sh_stage *st, size_t n)
+{
+    unsigned char round[SH_STAGE_MAX], done[SH_STAGE_MAX];
+    size_t i, j, k;
+    unsigned r, last = 0;
+    char num[96];
+
+    for (i = 0; i < n; i++) {
+        round[i] = done[i] = 0;
+        for (j = 0; j < i; j++)
+            if (st[j].batch == st[i].batch)
+                round[i]++;
+        if (round[i] > last)
+            last = round[i];
+    }
+    for (r = 0; r <= last; r++)
+        for (i = 0; i < n; i++) {
+            const char *sd = st[i].tmp, *name = strrchr(sd, '/') + 1;
+            size_t sdn = (size_t)(name - 1 - sd), dn;
+
+            if (round[i] != r || done[i])
+                continue;
+            /* The directory of the staging directory: "" is the root. */
+            for (dn = sdn; dn > 0 && sd[dn - 1] != '/'; dn--)
+                ;
+            if (prop_buf_adds(b, "; prop_mvg ") < 0 || buf_quote_n(b, sd, sdn) < 0 ||
+                prop_buf_add(b, " ", 1) < 0 || buf_quote_n(b, sd, dn) < 0)
+                return -1;
+            for (j = i; j < n; j++) {
+                const char *nj = strrchr(st[j].tmp, '/') + 1;
+
+                if (round[j] != r || done[j] || (size_t)(nj - 1 - st[j].tmp) != sdn ||
+                    memcmp(st[j].tmp, sd, sdn) != 0)
+                    continue;
+                done[j] = 1;
+                snprintf(num, sizeof num, " %lu ", st[j].idx);
+                if (prop_buf_adds(b, num) < 0 || buf_quote(b, nj) < 0)
+                    return -1;
+                snprintf(num, sizeof num, " %lu", st[j].batch);
+                if (prop_buf_adds(b, num) < 0)
+                    return -1;
+            }
+        }
+    /* The staging directories, and whatever stayed in them. */
+    if (prop_buf_adds(b, "; rm -rf --") < 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        const char *sd = st[i].tmp;
+        size_t sdn = (size_t)(strrchr(sd, '/') - sd);
+
+        for (k = 0; k < i; k++)
+            if ((size_t)(strrchr(st[k].tmp, '/') - st[k].tmp) == sdn &&
+                memcmp(st[k].tmp, sd, sdn) == 0)
+                break;
+        if (k < i)
+            continue;
+        if (prop_buf_add(b, " ", 1) < 0 || buf_quote_n(b, sd, sdn) < 0)
+            return -1;
+    }
+    return prop_buf_adds(b, " </dev/null");
+}
+
+int
+sh_commit(ssh_tr *s, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    char num[160];
+    sh_stage *st = s->stg;
+    size_t n = s->nstg, i;
+    unsigned long batch = s->batch;
+    int rc;
+
+    if (n == 0)
+        return 0;
+    s->stg = NULL;
+    s->nstg = s->stg_cap = s->stg_bytes = 0;
+    if (prop_buf_adds(&b, "prop_cf=; prop_e=$(prop_sst") < 0)
+        goto oom;
+    for (i = 0; i < n; i++) {
+        snprintf(num, sizeof num, " %lu ", st[i].idx);
+        if (prop_buf_adds(&b, num) < 0 || buf_quote(&b, st[i].tmp) < 0)
+            goto oom;
+    }
+    if (prop_buf_adds(&b, " 2>&1) || prop_cf=\"fsync: ${prop_e:-failed}\"; prop_cfb=' '") < 0 ||
+        commit_moves(&b, st, n) < 0)
+        goto oom;
+    /* The current batch's lines sent after this one are skipped when it
+     * failed here. */
+    snprintf(num, sizeof num,
+             "; case $prop_cfb in *\" %lu \"*) prop_fb=%lu ;; esac; prop_sg=' ' prop_cf= prop_cfb=",
+             batch, batch);
+    if (prop_buf_adds(&b, num) < 0)
+        goto oom;
+    /* Of no batch: it runs whatever failed before it (prop_mvg skips what
+     * it must). */
+    s->batch = 0;
+    rc = defer_line(s, b.p, b.len, "commit", 0, st, n);
+    s->batch = batch;
+    prop_buf_free(&b);
+    return rc;
+oom:
+    prop_buf_free(&b);
+    stg_fail(s, st, n, "out of memory");
+    return prop_transport_fail(&s->base, "%s: the writes staged: out of memory", what);
+}
