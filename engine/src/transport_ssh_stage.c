@@ -156,7 +156,7 @@ stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
     size_t i;
 
     for (i = 0; i < n; i++) {
-        snprintf(msg, sizeof msg, "%s: %s", st[i].what, why);
+        snprintf(msg, sizeof msg, "%.300s: %.700s", st[i].what, why);
         fail_batch(s, st[i].batch, msg);
     }
     stage_free(st, n);
