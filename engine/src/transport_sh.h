@@ -60,4 +60,52 @@ int prop_sh_stat_fields(char *const f[6], unsigned *mode, uid_t *uid, gid_t *gid
 /* The next line of *p (NUL-terminated in place), or NULL at the end. */
 char *prop_sh_next_line(char **p);
 
+/*
+ * A prefetch (prop_transport_prefetch()): the stats of many paths and the
+ * contents of the small regular files among them, fetched by one script
+ * (transport_sh_prefetch.c), kept sorted by path while the transport's
+ * base.changes is the same.
+ */
+typedef struct prop_pf_entry {
+    char *path; /* malloc'd, as are data and line */
+    prop_file_type type;
+    unsigned mode;
+    uid_t uid;
+    gid_t gid;
+    long long size;
+    char owner[64], group[64];
+    char *data;
+    size_t len;
+    int have_data;
+    char *line; /* the stat line, until the content is checked against it */
+    int flink;  /* a symbolic link to a regular file: data is that file's */
+    int want;   /* its content was read: to be checked against line */
+    int stale;  /* touched by a file operation since */
+} prop_pf_entry;
+
+typedef struct prop_pf {
+    prop_pf_entry *v;
+    size_t n;
+    unsigned long changes; /* base.changes when fetched */
+    int links;             /* some entries are flinks with data */
+} prop_pf;
+
+/* The script: BUDGET MAX PATH...; its output is prop_pf_fetch()'s to read. */
+extern const char prop_sh_prefetch[];
+/* Run prop_sh_prefetch with args: 1 when it ran with status 0 (r filled),
+ * 0 when it did not (r cleared), <0 when the transport failed. */
+typedef int (*prop_pf_run)(void *ud, const char *const *args, prop_cmd_result *r);
+/* Fetch paths[0..npaths) into pf (what it held is dropped): 0, or the
+ * failure of run; a prefetch that did not work leaves pf empty. */
+int prop_pf_fetch(prop_pf *pf, const char *const *paths, size_t npaths, unsigned long changes,
+                  prop_pf_run run, void *ud);
+/* Forget every entry. */
+void prop_pf_clear(prop_pf *pf);
+/* The entry of path, when what was fetched is still true (changes: the
+ * transport's base.changes; a run since makes every entry stale). */
+const prop_pf_entry *prop_pf_find(prop_pf *pf, const char *path, unsigned long changes);
+/* A file operation on path: its entry is stale (follows: the operation
+ * follows a final symbolic link, which may reach any entry). */
+void prop_pf_forget(prop_pf *pf, const char *path, int follows, unsigned long changes);
+
 #endif /* PROP_TRANSPORT_SH_H */

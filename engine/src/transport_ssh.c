@@ -250,7 +250,7 @@ static int
 sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
     ssh_tr *s = (ssh_tr *)t;
-    const struct pf_entry *e;
+    const prop_pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
@@ -292,7 +292,7 @@ static int
 sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
     ssh_tr *s = (ssh_tr *)t;
-    const struct pf_entry *e;
+    const prop_pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];

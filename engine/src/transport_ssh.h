@@ -86,7 +86,6 @@
 #define sshtr_settle prop_ssh_sshtr_settle
 #define sshtr_outstanding prop_ssh_sshtr_outstanding
 #define sshtr_batch_failure prop_ssh_sshtr_batch_failure
-#define pf_script prop_ssh_pf_script
 
 /* ---------------------------------------------------------------------
  * The transport.
@@ -140,12 +139,8 @@ typedef struct ssh_tr {
     size_t nstg, stg_cap, stg_bytes;
     unsigned long stg_idx;
     char stg_tag[7]; /* of the staging directories: .prop-stg-TAG */
-    /* What prop_transport_prefetch() fetched, sorted by path; valid while
-     * base.changes == pf_changes. */
-    struct pf_entry *pf;
-    size_t npf;
-    unsigned long pf_changes;
-    int pf_links; /* some entries are flinks with data */
+    /* What prop_transport_prefetch() fetched (transport_sh.h). */
+    prop_pf pf;
 } ssh_tr;
 
 /* A write staged: its number in the session, its batch, what it is
@@ -170,24 +165,6 @@ typedef struct sh_fail {
     unsigned long batch;
     char *msg;
 } sh_fail;
-
-/* What prop_transport_prefetch() fetched of one path. */
-typedef struct pf_entry {
-    char *path; /* malloc'd, as are data and line */
-    prop_file_type type;
-    unsigned mode;
-    uid_t uid;
-    gid_t gid;
-    long long size;
-    char owner[64], group[64];
-    char *data;
-    size_t len;
-    int have_data;
-    char *line; /* the stat line, until the content is checked against it */
-    int flink;  /* a symbolic link to a regular file: data is that file's */
-    int want;   /* its content was read: to be checked against line */
-    int stale;  /* touched by a file operation since */
-} pf_entry;
 
 /* The running user's home directory, or NULL. */
 const char *user_home(void);
@@ -348,12 +325,10 @@ int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data
               prop_cmd_result *r);
 
 /* transport_ssh_prefetch.c */
-/* The script of the remote shell's prop_pf. */
-extern const char pf_script[];
 /* Forget every prefetched entry. */
 void pf_clear(ssh_tr *s);
 /* The entry of path, when what was fetched is still true. */
-const pf_entry *pf_find(ssh_tr *s, const char *path);
+const prop_pf_entry *pf_find(ssh_tr *s, const char *path);
 /* A file operation on path: its entry is stale (follows: the operation
  * follows a final symbolic link). */
 void pf_forget(ssh_tr *s, const char *path, int follows);

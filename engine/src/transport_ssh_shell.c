@@ -141,7 +141,7 @@ static const struct {
     {"prop_read", prop_sh_read},       {"prop_stat", prop_sh_stat},
     {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
     {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
-    {"prop_symlink", prop_sh_symlink}, {"prop_pf", pf_script},
+    {"prop_symlink", prop_sh_symlink}, {"prop_pf", prop_sh_prefetch},
     {"prop_run", prop_run_script},     {"prop_stw", stw_script},
     {"prop_sst", sst_script},          {"prop_mvg", mvg_script},
     {"prop_why", why_script},
