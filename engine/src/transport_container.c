@@ -26,6 +26,11 @@
  *
  * The container's run lock is its parent's: prop reaches a container
  * only through its parent, so holding the parent's lock is holding it.
+ *
+ * Through a parent where every command is a round trip (an SSH host), a
+ * prefetch (transport_sh_prefetch.c) fetches the stats and small contents
+ * of the files the container's properties name in one command, and reads
+ * and stats are answered from it as over SSH itself.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +62,7 @@ typedef struct ctr_tr {
     char **enter;           /* owned, NULL-terminated */
     size_t nenter;
     prop_transport *files; /* owned: the tree, for a chroot on this machine; or NULL */
+    prop_pf pf;            /* what a prefetch fetched */
 } ctr_tr;
 
 /* What the tree transport answered, its reason taken as this one's. */
@@ -167,6 +173,40 @@ ctr_script(ctr_tr *c, const char *script, const char *const *args, const char *i
     return ctr_exec(c, script, args, in, inlen, looks, r, what);
 }
 
+/* The prefetch script inside the container (prop_pf_run): a hint, so any
+ * failure is "not to be had". */
+static int
+ctr_pf_run(void *ud, const char *const *args, prop_cmd_result *r)
+{
+    ctr_tr *c = ud;
+
+    if (ctr_exec(c, prop_sh_prefetch, args, NULL, 0, 1, r, "prefetch") != PROP_OK)
+        return 0;
+    if (r->code != 0) {
+        prop_cmd_result_clear(r);
+        return 0;
+    }
+    return 1;
+}
+
+static int
+ctr_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
+{
+    ctr_tr *c = (ctr_tr *)t;
+
+    if (c->files) /* read directly: nothing to gain */
+        return PROP_OK;
+    (void)prop_pf_fetch(&c->pf, paths, npaths, c->base.changes, ctr_pf_run, c);
+    return PROP_OK;
+}
+
+/* A file operation on path (see prop_pf_forget). */
+static void
+ctr_forget(ctr_tr *c, const char *path, int follows)
+{
+    prop_pf_forget(&c->pf, path, follows, c->base.changes);
+}
+
 static int
 ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
@@ -176,9 +216,23 @@ ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
     char what[300];
     int rc;
 
+    const prop_pf_entry *e;
+
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_read(((ctr_tr *)t)->files, path, data, len));
     snprintf(what, sizeof what, "read %s", path);
+    if ((e = prop_pf_find(&c->pf, path, t->changes)) != NULL &&
+        (e->type == PROP_FT_NONE || e->have_data)) {
+        if (e->type == PROP_FT_NONE) {
+            prop_transport_fail(t, "%s: no such file or directory", what);
+            return PROP_ENOTFOUND;
+        }
+        if (!(*data = malloc(e->len + 1)))
+            return prop_transport_fail(t, "%s: out of memory", what);
+        memcpy(*data, e->data, e->len + 1);
+        *len = e->len;
+        return PROP_OK;
+    }
     if ((rc = ctr_script(c, prop_sh_read, args, NULL, 0, &r, what)) != PROP_OK)
         return rc;
     if (r.code == PROP_SH_MISSING) {
@@ -207,10 +261,26 @@ ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     char what[300];
     int rc;
 
+    const prop_pf_entry *e;
+
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_stat(((ctr_tr *)t)->files, path, st));
     memset(st, 0, sizeof *st);
     snprintf(what, sizeof what, "stat %s", path);
+    if ((e = prop_pf_find(&c->pf, path, t->changes)) != NULL && e->type != PROP_FT_LINK) {
+        if (e->type == PROP_FT_NONE) {
+            prop_transport_fail(t, "%s: no such file or directory", what);
+            return PROP_ENOTFOUND;
+        }
+        st->type = e->type;
+        st->mode = e->mode;
+        st->uid = e->uid;
+        st->gid = e->gid;
+        st->size = e->size;
+        memcpy(st->owner, e->owner, sizeof st->owner);
+        memcpy(st->group, e->group, sizeof st->group);
+        return PROP_OK;
+    }
     if ((rc = ctr_script(c, prop_sh_stat, args, NULL, 0, &r, what)) != PROP_OK)
         return rc;
     if (r.code == PROP_SH_MISSING) {
@@ -256,6 +326,7 @@ ctr_write(prop_transport *t, const char *path, const char *data, size_t len,
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t,
                         prop_transport_write(((ctr_tr *)t)->files, path, data, len, attrs));
+    ctr_forget((ctr_tr *)t, path, 0);
     prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     snprintf(what, sizeof what, "write %s", path);
@@ -274,6 +345,7 @@ ctr_remove(prop_transport *t, const char *path)
 
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_remove(((ctr_tr *)t)->files, path));
+    ctr_forget((ctr_tr *)t, path, 0);
     snprintf(what, sizeof what, "remove %s", path);
     return ctr_simple((ctr_tr *)t, prop_sh_remove, args, NULL, 0, what, 1);
 }
@@ -285,6 +357,7 @@ ctr_attrs(prop_transport *t, const char *script, const char *op, const char *pat
     char mode[16], what[300];
     const char *owner, *group;
 
+    ctr_forget((ctr_tr *)t, path, 1);
     prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(what, sizeof what, "%s %s", op, path);
     {
@@ -318,6 +391,7 @@ ctr_symlink(prop_transport *t, const char *target, const char *link)
 
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_symlink(((ctr_tr *)t)->files, target, link));
+    ctr_forget((ctr_tr *)t, link, 0);
     snprintf(what, sizeof what, "symlink %s", link);
     return ctr_simple((ctr_tr *)t, prop_sh_symlink, args, NULL, 0, what, 0);
 }
@@ -350,6 +424,7 @@ ctr_close(prop_transport *t)
     for (i = 0; i < c->nenter; i++)
         free(c->enter[i]);
     free(c->enter);
+    prop_pf_clear(&c->pf);
     prop_transport_close(c->files);
     free(c);
 }
@@ -366,6 +441,7 @@ static const prop_transport_ops ctr_ops = {
     .lock = ctr_lock,
     .close = ctr_close,
     .sync = ctr_sync,
+    .prefetch = ctr_prefetch,
 };
 
 int

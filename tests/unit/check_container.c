@@ -262,6 +262,63 @@ START_TEST(test_files)
 }
 END_TEST
 
+/*
+ * A container entered through its parent's commands takes a prefetch: the
+ * stats and contents come in one command and answer stat and read (a
+ * change made behind its back is not seen) until a file operation
+ * touches them, or a command runs inside.
+ */
+START_TEST(test_prefetch)
+{
+    const char *enter[] = {"chroot", D, NULL};
+    const char *paths[] = {"/srv/a", "/srv/b", "/srv/missing", "/srv/l", "/srv"};
+    const char *truth[] = {"true", NULL};
+    prop_transport *tr = NULL;
+    prop_cmd_result r;
+    prop_file_stat st;
+    char *data;
+    size_t len;
+
+    if (!root_ok)
+        return;
+    ck_assert_int_eq(prop_transport_container(&tr, L, enter, "test by shell"), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/a", "one\n", 4, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/b", "b\n", 2, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_symlink(tr, "/srv/a", "/srv/l"), PROP_OK);
+    ck_assert_int_eq(prop_transport_prefetch(tr, paths, 5), PROP_OK);
+    /* Behind its back. */
+    ck_assert_int_eq(sh_here("printf 'two\\n' >\"$1/srv/a\" && : >\"$1/srv/missing\""), 0);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/a", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "one\n");
+    free(data);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv/missing", &st), PROP_ENOTFOUND);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/l", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "one\n"); /* through the link */
+    free(data);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv", &st), PROP_OK);
+    ck_assert_int_eq(st.type, PROP_FT_DIR);
+    /* A write makes stale its path and what links name, nothing else. */
+    ck_assert_int_eq(prop_transport_write(tr, "/srv/b", "B\n", 2, NULL), PROP_OK);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/b", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "B\n");
+    free(data);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/l", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "two\n");
+    free(data);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/a", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "one\n");
+    free(data);
+    /* A command inside may have changed anything. */
+    ck_assert_int_eq(prop_transport_run(tr, truth, NULL, 0, &r), PROP_OK);
+    prop_cmd_result_clear(&r);
+    ck_assert_int_eq(prop_transport_read(tr, "/srv/a", &data, &len), PROP_OK);
+    ck_assert_str_eq(data, "two\n");
+    free(data);
+    ck_assert_int_eq(prop_transport_stat(tr, "/srv/missing", &st), PROP_OK);
+    prop_transport_close(tr);
+}
+END_TEST
+
 START_TEST(test_binary_and_large)
 {
     size_t n = 3u << 20, i, len;
@@ -326,6 +383,7 @@ container_suite(void)
     tcase_add_test(tc, test_commands);
     tcase_add_test(tc, test_nothing_outlives_a_command);
     tcase_add_loop_test(tc, test_files, 0, 2);
+    tcase_add_test(tc, test_prefetch);
     tcase_add_test(tc, test_binary_and_large);
     tcase_add_test(tc, test_cannot_enter);
     suite_add_tcase(s, tc);

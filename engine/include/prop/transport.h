@@ -221,9 +221,10 @@ PROP_API int prop_transport_query(prop_transport *t, const char *const *argv,
                                   const char *stdin_data, size_t stdin_len, prop_cmd_result *r);
 /*
  * A hint: the caller is about to stat, and perhaps read, these paths.  A
- * transport where every operation is a round trip (SSH) fetches the stat
- * of all of them, and the content of the small regular files among them,
- * in two round trips, and answers prop_transport_stat() and
+ * transport where every operation is a round trip (SSH, a container
+ * entered through its parent's commands) fetches the stat of all of them,
+ * and the content of the small regular files among them, in one round
+ * trip, and answers prop_transport_stat() and
  * prop_transport_read() of those paths from what it fetched: a write,
  * remove, mkdir, symlink or chattr through it asks the target again for
  * the path it touched (for every path, when it may have touched another
@@ -231,8 +232,9 @@ PROP_API int prop_transport_query(prop_transport *t, const char *const *argv,
  * nothing).  Paths are taken as they are spelt: give them without "//",
  * "." or ".." and without a trailing '/' (others are not fetched), and
  * know that two names of one file (through a linked directory) are two
- * entries.  Symbolic links are left out (their stat is always asked for).
- * The others ignore the hint.  A prefetch that
+ * entries.  The stat of a symbolic link is always asked for; the content
+ * of the regular file a link names is fetched, and made stale by any file
+ * operation.  The others ignore the hint.  A prefetch that
  * fails leaves nothing behind, and every call then asks the target, so
  * the return is 0 unless the arguments are bad or the connection is lost.
  */
