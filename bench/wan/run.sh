@@ -15,6 +15,7 @@
 #   bench/wan/run.sh [--props N] [--rtts "0 10 50 150"] [--runs N]
 #                    [--no-ansible] [--ansible-tasks N] [--no-fanout]
 #                    [--hosts N] [--host-props N] [--fanout-rtt MS]
+#                    [--no-container] [--container-files N] [--rootfs TARBALL]
 #                    [--prop PATH] [--keep] [--smoke]
 #
 # --props N: file.has_content of the one-host runs (default 200, or
@@ -24,6 +25,11 @@
 # --ansible-tasks N: Ansible's tasks (default 5; its time is per task).
 # --hosts, --host-props, --fanout-rtt: the fan-out (20 hosts of 50
 #   properties at 50 ms).
+# --no-container, --container-files N, --rootfs TARBALL: a chroot
+#   container of N files (default 50) on the host, reached as root through
+#   a proxy at the fan-out's round trip time, made from TARBALL (a Debian
+#   root file system; by default the one the container tests cache in
+#   /var/tmp/prop-test-cache/rootfs, else the container is not measured).
 # --smoke: 10 properties, 0 and 50 ms, 3 hosts of 5, no Ansible; it
 #   checks that the script still works.
 # The target's user is a throw-away account, propwan, with /bin/sh as its
@@ -41,6 +47,7 @@ nprops=${WAN_PROPS:-200}
 rtts="0 10 50 150"
 runs=1 ansible=1 atasks=5
 fanout=1 nhosts=20 hprops=50 frtt=50
+container=1 cfiles=50 rootfs=
 keep=0 smoke=0
 prop=${PROP:-}
 
@@ -56,6 +63,9 @@ while (($#)); do
     --hosts) nhosts=${2:?}; shift 2 ;;
     --host-props) hprops=${2:?}; shift 2 ;;
     --fanout-rtt) frtt=${2:?}; shift 2 ;;
+    --no-container) container=0; shift ;;
+    --container-files) cfiles=${2:?}; shift 2 ;;
+    --rootfs) rootfs=${2:?}; shift 2 ;;
     --prop) prop=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --smoke) smoke=1; shift ;;
@@ -64,9 +74,9 @@ while (($#)); do
     esac
 done
 if ((smoke)); then
-    nprops=10 rtts="0 50" runs=1 ansible=0 nhosts=3 hprops=5
+    nprops=10 rtts="0 50" runs=1 ansible=0 nhosts=3 hprops=5 container=0
 fi
-for v in "$nprops" "$runs" "$atasks" "$nhosts" "$hprops"; do
+for v in "$nprops" "$runs" "$atasks" "$nhosts" "$hprops" "$cfiles"; do
     [[ $v =~ ^[1-9][0-9]*$ ]] || die "not a positive number: $v"
 done
 for v in $rtts $frtt; do
@@ -80,6 +90,14 @@ command -v unshare >/dev/null || die "unshare(1) is needed (util-linux)"
 command -v cc >/dev/null || die "a C compiler (cc) is needed for the delay proxy"
 find_prop
 notes=()
+if ((container)) && [[ -z $rootfs ]]; then
+    rootfs=$(ls /var/tmp/prop-test-cache/rootfs/debian-*-minbase-*.tar.gz 2>/dev/null | head -n 1 || true)
+    if [[ -z $rootfs ]]; then
+        notes+=("container: no root file system tarball (give --rootfs, or run the container tests once): not measured")
+        container=0
+    fi
+fi
+if ((container)) && [[ ! -f $rootfs ]]; then die "--rootfs $rootfs: no such file"; fi
 if ((ansible)) && ! command -v ansible-playbook >/dev/null; then
     notes+=("Ansible: not installed (apt-get install ansible-core): not measured")
     ansible=0
@@ -138,6 +156,9 @@ EOF
         for u in "${users[@]}"; do
             printf 'Match User %s\n  SetEnv PROP_LOCK_FILE=%s/home/%s/prop.lock\n' "$u" "$scratch" "$u"
         done
+        # root, for the container: its run lock in the scratch directory
+        # too, and SHLVL=1 so that bash does not read root's ~/.bashrc.
+        printf 'Match User root\n  SetEnv SHLVL=1 PROP_LOCK_FILE=%s/root.lock\n' "$scratch"
     } >"$scratch/sshd_config"
     # shellcheck disable=SC2016 # expanded by the inner sh
     setsid unshare -m --propagation private sh -c \
@@ -284,6 +305,51 @@ if ((fanout)); then
     jobs=$nhosts bench_prop "$site" "$hprops" "$nhosts" "${dirs[@]}"
     printf '| `-j %d` | %d | %d | %s s (%s× one) | %s s (%s× one) | %s s | %s s |\n' "$nhosts" "$nhosts" $((nhosts * hprops)) \
         "$(fmt_s "$first_s")" "$(ratio "$first_s" "$o1")" "$(fmt_s "$conv_s")" "$(ratio "$conv_s" "$o2")" "$first_busy" "$conv_busy"
+fi
+
+# ---- a container on the host ------------------------------------------------------
+# A chroot container of C files on the host, reached as root (the user key
+# is root's too) through a proxy: the container's operations are commands
+# run on the host over that one SSH session.  Made once (not timed), then
+# a run that writes every file (a new content) and a converged run.
+if ((container)); then
+    proxy "$frtt"
+    timed_wall "$scratch/ssh.log" ssh_true "$pport" root
+    ((rc == 0)) || { cat "$scratch/ssh.log" >&2; die "ssh root@127.0.0.1 -p $pport true failed"; }
+    cssh=$t_s
+    # The release and architecture, from the tarball's name (debian-SUITE-ARCH-...).
+    cbase=$(basename "$rootfs")
+    csuite=$(cut -d- -f2 <<<"$cbase") carch=$(cut -d- -f3 <<<"$cbase")
+    ctree=$scratch/ctr-tree
+    csite() { # VERSION
+        echo "local c = chroot.from_tarball(\"$ctree\", os.debian(\"$csuite\", \"$carch\"), \"$rootfs\", {"
+        for ((i = 1; i <= cfiles; i++)); do
+            printf '  file.has_content("/srv/%s", "bench file %d, %s\\n"),\n' "$(fname "$i")" "$i" "$1"
+        done
+        echo "})"
+        printf 'host "box" {\n  connect.ssh { address = "127.0.0.1", port = %d, user = "root", identity = "%s", known_hosts = "%s" },\n' \
+            "$pport" "$scratch/user_key" "$scratch/known_hosts"
+        printf '  os.debian("%s", "%s"),\n  chroot.provisioned(c),\n}\n' "$csuite" "$carch"
+    }
+    csite v0 >"$scratch/ctr0.lua"
+    "$prop" run --json "$scratch/ctr0.lua" >"$scratch/ctr0.log" 2>&1 || die "the container was not made (see $scratch/ctr0.log; --keep)"
+    csite v1 >"$scratch/ctr1.lua"
+    timed_wall "$scratch/ctr1.log" "$prop" run --json "$scratch/ctr1.lua"
+    c1=$t_s
+    grep '"event":"host"' "$scratch/ctr1.log" | grep -q "\"changed\":$cfiles,\"failed\":0" ||
+        die "the container's first run did not change its $cfiles files (see $scratch/ctr1.log; --keep)"
+    timed_wall "$scratch/ctr2.log" "$prop" run --json "$scratch/ctr1.lua"
+    c2=$t_s
+    grep '"event":"host"' "$scratch/ctr2.log" | grep -q "\"ok\":$cfiles,\"changed\":0,\"failed\":0" ||
+        die "the container's converged run was not all ok (see $scratch/ctr2.log; --keep)"
+    echo
+    echo "A chroot container of $cfiles file.has_content on the host at $frtt ms, reached as root (\`ssh true\` $(fmt_s "$cssh") s); the whole run, the host's part included:"
+    echo
+    echo '| container | files | writes every file | converged |'
+    echo '|---|---:|---:|---:|'
+    printf '| chroot (%s %s) | %d | %s s (%s×) | %s s (%s×) |\n' "$csuite" "$carch" "$cfiles" \
+        "$(fmt_s "$c1")" "$(ratio "$c1" "$cssh")" "$(fmt_s "$c2")" "$(ratio "$c2" "$cssh")"
+    rm -rf --one-file-system "$ctree"
 fi
 
 # ---- what the target itself does for a first run -------------------------------
