@@ -217,6 +217,22 @@ prop_transport_batch_failure(prop_transport *t, unsigned long batch)
 }
 
 int
+prop_transport_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                            size_t stdin_len, const char *what)
+{
+    int rc;
+
+    if (!t || !argv || !argv[0] || !what)
+        return PROP_EINVAL;
+    if (!t->ops->run_deferred)
+        return 1;
+    rc = t->ops->run_deferred(t, argv, stdin_data, stdin_len, what);
+    if (rc == 0)
+        t->changes++; /* a command: anything fetched may be stale */
+    return rc;
+}
+
+int
 prop_transport_lock(prop_transport *t)
 {
     if (!t)

@@ -63,6 +63,7 @@ typedef struct ctr_tr {
     size_t nenter;
     prop_transport *files; /* owned: the tree, for a chroot on this machine; or NULL */
     prop_pf pf;            /* what a prefetch fetched */
+    int defer;             /* file operations deferred through the parent */
 } ctr_tr;
 
 /* What the tree transport answered, its reason taken as this one's. */
@@ -74,38 +75,51 @@ files_rc(ctr_tr *c, int rc)
     return rc;
 }
 
+/* The parent's command that runs script (after PRELUDE) with args inside
+ * the container: *argv and *text malloc'd (argv points into text), or
+ * the failure. */
+static int
+ctr_argv(ctr_tr *c, const char *script, const char *const *args, const char ***argv, char **text,
+         const char *what)
+{
+    size_t nargs = 0, n = 0, i, plen = strlen(PRELUDE), slen = strlen(script);
+
+    while (args[nargs])
+        nargs++;
+    *argv = calloc(c->nenter + nargs + 5, sizeof **argv);
+    *text = malloc(plen + slen + 1);
+    if (!*argv || !*text) {
+        free(*argv);
+        free(*text);
+        return prop_transport_fail(&c->base, "%s: out of memory", what);
+    }
+    memcpy(*text, PRELUDE, plen);
+    memcpy(*text + plen, script, slen + 1);
+    for (i = 0; i < c->nenter; i++)
+        (*argv)[n++] = c->enter[i];
+    (*argv)[n++] = "/bin/sh";
+    (*argv)[n++] = "-c";
+    (*argv)[n++] = *text;
+    (*argv)[n++] = "sh";
+    for (i = 0; i < nargs; i++)
+        (*argv)[n++] = args[i];
+    (*argv)[n] = NULL;
+    return PROP_OK;
+}
+
 /* Run script (after PRELUDE) with args inside the container. */
 static int
 ctr_exec(ctr_tr *c, const char *script, const char *const *args, const char *in, size_t inlen,
          int query, prop_cmd_result *r, const char *what)
 {
-    size_t nargs = 0, n = 0, i, plen = strlen(PRELUDE), slen = strlen(script);
     const char **argv;
     char *text;
     int rc;
 
     memset(r, 0, sizeof *r);
     r->code = -1;
-    while (args[nargs])
-        nargs++;
-    argv = calloc(c->nenter + nargs + 5, sizeof *argv);
-    text = malloc(plen + slen + 1);
-    if (!argv || !text) {
-        free(argv);
-        free(text);
-        return prop_transport_fail(&c->base, "%s: out of memory", what);
-    }
-    memcpy(text, PRELUDE, plen);
-    memcpy(text + plen, script, slen + 1);
-    for (i = 0; i < c->nenter; i++)
-        argv[n++] = c->enter[i];
-    argv[n++] = "/bin/sh";
-    argv[n++] = "-c";
-    argv[n++] = text;
-    argv[n++] = "sh";
-    for (i = 0; i < nargs; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
+    if ((rc = ctr_argv(c, script, args, &argv, &text, what)) != PROP_OK)
+        return rc;
     rc = query ? prop_transport_query(c->parent, argv, in, inlen, r)
                : prop_transport_run(c->parent, argv, in, inlen, r);
     free(argv);
@@ -296,7 +310,12 @@ ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     return rc;
 }
 
-/* Run a script that answers 0 or fails with its stderr. */
+/*
+ * Run a script that answers 0 or fails with its stderr.  One that changes
+ * the container (not a remove, whose "missing" must be told apart) is sent
+ * without waiting when the parent defers it (prop_transport_run_deferred):
+ * it then fails its batch, as the parent's own deferred operations do.
+ */
 static int
 ctr_simple(ctr_tr *c, const char *script, const char *const *args, const char *in, size_t inlen,
            const char *what, int missing_ok)
@@ -304,6 +323,20 @@ ctr_simple(ctr_tr *c, const char *script, const char *const *args, const char *i
     prop_cmd_result r;
     int rc;
 
+    if (c->defer && !missing_ok) {
+        const char **argv;
+        char *text;
+
+        if ((rc = ctr_argv(c, script, args, &argv, &text, what)) != PROP_OK)
+            return rc;
+        rc = prop_transport_run_deferred(c->parent, argv, in, inlen, what);
+        free(argv);
+        free(text);
+        if (rc == 0)
+            return PROP_OK;
+        if (rc != 1)
+            return prop_transport_fail(&c->base, "%s", prop_transport_error(c->parent));
+    }
     if ((rc = ctr_script(c, script, args, in, inlen, &r, what)) != PROP_OK)
         return rc;
     if (missing_ok && r.code == PROP_SH_MISSING) {
@@ -415,6 +448,54 @@ ctr_sync(prop_transport *t)
     return c->files ? files_rc(c, prop_transport_sync(c->files)) : PROP_OK;
 }
 
+/* Deferred answers (prop_transport_defer): the parent's, when it defers
+ * the container's commands; a chroot's tree on this machine does not. */
+static int
+ctr_defer(prop_transport *t, int on)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    int rc;
+
+    if (c->files || !c->parent->ops->run_deferred)
+        return c->defer = 0;
+    if ((rc = prop_transport_defer(c->parent, on)) < 0)
+        return prop_transport_fail(t, "%s", prop_transport_error(c->parent));
+    return c->defer = on && rc == 1;
+}
+
+static void
+ctr_batch(prop_transport *t, unsigned long batch)
+{
+    if (((ctr_tr *)t)->defer)
+        prop_transport_batch(((ctr_tr *)t)->parent, batch);
+}
+
+static int
+ctr_settle(prop_transport *t)
+{
+    ctr_tr *c = (ctr_tr *)t;
+
+    if (c->defer && prop_transport_settle(c->parent) != PROP_OK)
+        return prop_transport_fail(t, "%s", prop_transport_error(c->parent));
+    return PROP_OK;
+}
+
+static size_t
+ctr_outstanding(const prop_transport *t)
+{
+    const ctr_tr *c = (const ctr_tr *)t;
+
+    return c->defer ? prop_transport_outstanding(c->parent) : 0;
+}
+
+static char *
+ctr_batch_failure(prop_transport *t, unsigned long batch)
+{
+    ctr_tr *c = (ctr_tr *)t;
+
+    return c->defer ? prop_transport_batch_failure(c->parent, batch) : NULL;
+}
+
 static void
 ctr_close(prop_transport *t)
 {
@@ -442,6 +523,11 @@ static const prop_transport_ops ctr_ops = {
     .close = ctr_close,
     .sync = ctr_sync,
     .prefetch = ctr_prefetch,
+    .defer = ctr_defer,
+    .batch = ctr_batch,
+    .settle = ctr_settle,
+    .outstanding = ctr_outstanding,
+    .batch_failure = ctr_batch_failure,
 };
 
 int

@@ -35,6 +35,9 @@ typedef struct prop_transport_ops {
     int (*settle)(prop_transport *t);
     size_t (*outstanding)(const prop_transport *t);
     char *(*batch_failure)(prop_transport *t, unsigned long batch);
+    /* Optional (NULL: never); see prop_transport_run_deferred(). */
+    int (*run_deferred)(prop_transport *t, const char *const *argv, const char *stdin_data,
+                        size_t stdin_len, const char *what);
 } prop_transport_ops;
 
 struct prop_transport {
@@ -56,6 +59,18 @@ int prop_transport_is_this_machine(const prop_transport *t);
 int prop_transport_stops(const prop_transport *t);
 /* The signal to pass on to an interrupted command. */
 int prop_transport_stop_signal(const prop_transport *t);
+
+/*
+ * Run argv (stdin from stdin_data) as a deferred operation of the current
+ * batch, without waiting for its answer, as a write is deferred (see
+ * prop_transport_defer()): for a transport stacked on t (a container) whose
+ * writes are commands run on t.  Its output is not kept; a status other
+ * than 0 fails the batch with what and the command's error output.  0 when
+ * sent; 1 when t does not defer it now (t is not deferring, or it cannot:
+ * run it with prop_transport_run()); else the failure to send it.
+ */
+int prop_transport_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                                size_t stdin_len, const char *what);
 
 /* Record the reason of a failure in t->err; returns PROP_ERROR. */
 int prop_transport_fail(prop_transport *t, const char *fmt, ...)

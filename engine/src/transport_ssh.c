@@ -626,6 +626,7 @@ static const prop_transport_ops ssh_ops = {
     .settle = sshtr_settle,
     .outstanding = sshtr_outstanding,
     .batch_failure = sshtr_batch_failure,
+    .run_deferred = sshtr_run_deferred,
 };
 
 static int

@@ -59,6 +59,7 @@
 #define sshtr_prefetch prop_ssh_sshtr_prefetch
 #define sh_line prop_ssh_sh_line
 #define sshtr_run prop_ssh_sshtr_run
+#define sshtr_run_deferred prop_ssh_sshtr_run_deferred
 #define sh_call prop_ssh_sh_call
 #define sh_down prop_ssh_sh_down
 #define sh_open_beside prop_ssh_sh_open_beside
@@ -320,6 +321,9 @@ int sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const c
 /* Send the commit of the writes staged, if any, without waiting for its
  * answer: 0 when sent (or none), else the failure (the writes fail). */
 int sh_commit(ssh_tr *s, const char *what);
+/* The transport's run_deferred operation (see prop_transport_run_deferred()). */
+int sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                       size_t stdin_len, const char *what);
 /* The transport's run operation (see prop_transport_run()). */
 int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
               prop_cmd_result *r);

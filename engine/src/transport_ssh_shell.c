@@ -131,6 +131,29 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     return rc;
 }
 
+int
+sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                   size_t stdin_len, const char *what)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    char *line;
+    size_t len;
+    int rc;
+
+    if (!s->defer || (stdin_data && stdin_len > SH_MAX_INLINE))
+        return 1;
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "%s: interrupted: not started", what);
+    if ((rc = sh_sync_dirs(s, what)) != 0)
+        return rc;
+    line = sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+    if (!line)
+        return prop_transport_fail(t, "%s: out of memory", what);
+    rc = sh_defer(s, line, len, what);
+    free(line);
+    return rc;
+}
+
 /* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
 static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
 

@@ -299,8 +299,10 @@ PROP_API int prop_transport_sync(prop_transport *t);
  * Deferred answers.  Over a slow link every operation that waits for its
  * answer costs a round trip; prop_transport_defer(t, 1) lets t send
  * writes, mkdirs, symlinks and attribute changes without waiting, and
- * returns 1 when t does so (SSH), 0 when every operation is answered when
- * it returns anyway (local, a tree, containers).  Then:
+ * returns 1 when t does so (SSH, and a container whose parent does: its
+ * operations are then the parent's deferred commands), 0 when every
+ * operation is answered when it returns anyway (local, a tree, a container
+ * on this machine).  Then:
  *   - each deferred operation returns 0 once sent, and belongs to the
  *     batch named by the last prop_transport_batch() (the executor starts
  *     one for each property it ensures);
