@@ -230,23 +230,11 @@ ctr_read(prop_transport *t, const char *path, char **data, size_t *len)
     char what[300];
     int rc;
 
-    const prop_pf_entry *e;
-
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_read(((ctr_tr *)t)->files, path, data, len));
     snprintf(what, sizeof what, "read %s", path);
-    if ((e = prop_pf_find(&c->pf, path, t->changes)) != NULL &&
-        (e->type == PROP_FT_NONE || e->have_data)) {
-        if (e->type == PROP_FT_NONE) {
-            prop_transport_fail(t, "%s: no such file or directory", what);
-            return PROP_ENOTFOUND;
-        }
-        if (!(*data = malloc(e->len + 1)))
-            return prop_transport_fail(t, "%s: out of memory", what);
-        memcpy(*data, e->data, e->len + 1);
-        *len = e->len;
-        return PROP_OK;
-    }
+    if ((rc = prop_pf_read(&c->pf, t->changes, t, path, what, data, len)) != 1)
+        return rc;
     if ((rc = ctr_script(c, prop_sh_read, args, NULL, 0, &r, what)) != PROP_OK)
         return rc;
     if (r.code == PROP_SH_MISSING) {
@@ -275,26 +263,12 @@ ctr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     char what[300];
     int rc;
 
-    const prop_pf_entry *e;
-
     if (((ctr_tr *)t)->files)
         return files_rc((ctr_tr *)t, prop_transport_stat(((ctr_tr *)t)->files, path, st));
     memset(st, 0, sizeof *st);
     snprintf(what, sizeof what, "stat %s", path);
-    if ((e = prop_pf_find(&c->pf, path, t->changes)) != NULL && e->type != PROP_FT_LINK) {
-        if (e->type == PROP_FT_NONE) {
-            prop_transport_fail(t, "%s: no such file or directory", what);
-            return PROP_ENOTFOUND;
-        }
-        st->type = e->type;
-        st->mode = e->mode;
-        st->uid = e->uid;
-        st->gid = e->gid;
-        st->size = e->size;
-        memcpy(st->owner, e->owner, sizeof st->owner);
-        memcpy(st->group, e->group, sizeof st->group);
-        return PROP_OK;
-    }
+    if ((rc = prop_pf_stat(&c->pf, t->changes, t, path, what, st)) != 1)
+        return rc;
     if ((rc = ctr_script(c, prop_sh_stat, args, NULL, 0, &r, what)) != PROP_OK)
         return rc;
     if (r.code == PROP_SH_MISSING) {

@@ -101,9 +101,15 @@ int prop_pf_fetch(prop_pf *pf, const char *const *paths, size_t npaths, unsigned
                   prop_pf_run run, void *ud);
 /* Forget every entry. */
 void prop_pf_clear(prop_pf *pf);
-/* The entry of path, when what was fetched is still true (changes: the
- * transport's base.changes; a run since makes every entry stale). */
-const prop_pf_entry *prop_pf_find(prop_pf *pf, const char *path, unsigned long changes);
+/* Answer a read (or a stat: st zeroed first by the caller) of path from
+ * pf, when what was fetched is still true (changes: t's base.changes; a
+ * run since makes every entry stale), what naming it in a failure, which
+ * is t's: PROP_OK, PROP_ENOTFOUND, PROP_ERROR (out of memory); 1 when pf
+ * does not hold the answer. */
+int prop_pf_read(prop_pf *pf, unsigned long changes, prop_transport *t, const char *path,
+                 const char *what, char **data, size_t *len);
+int prop_pf_stat(prop_pf *pf, unsigned long changes, prop_transport *t, const char *path,
+                 const char *what, prop_file_stat *st);
 /* A file operation on path: its entry is stale (follows: the operation
  * follows a final symbolic link, which may reach any entry). */
 void prop_pf_forget(prop_pf *pf, const char *path, int follows, unsigned long changes);

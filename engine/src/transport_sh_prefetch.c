@@ -123,12 +123,54 @@ pf_lookup(prop_pf *pf, const char *path, unsigned long changes)
     return bsearch(&key, pf->v, pf->n, sizeof *pf->v, pf_cmp);
 }
 
-const prop_pf_entry *
-prop_pf_find(prop_pf *pf, const char *path, unsigned long changes)
+/* The entry of path, when what was fetched is still true. */
+static const prop_pf_entry *
+pf_find(prop_pf *pf, const char *path, unsigned long changes)
 {
     const prop_pf_entry *e = pf_lookup(pf, path, changes);
 
     return e && !e->stale ? e : NULL;
+}
+
+int
+prop_pf_read(prop_pf *pf, unsigned long changes, prop_transport *t, const char *path,
+             const char *what, char **data, size_t *len)
+{
+    const prop_pf_entry *e = pf_find(pf, path, changes);
+
+    if (!e || (e->type != PROP_FT_NONE && !e->have_data))
+        return 1;
+    if (e->type == PROP_FT_NONE) {
+        prop_transport_fail(t, "%s: no such file or directory", what);
+        return PROP_ENOTFOUND;
+    }
+    if (!(*data = malloc(e->len + 1)))
+        return prop_transport_fail(t, "%s: out of memory", what);
+    memcpy(*data, e->data, e->len + 1);
+    *len = e->len;
+    return PROP_OK;
+}
+
+int
+prop_pf_stat(prop_pf *pf, unsigned long changes, prop_transport *t, const char *path,
+             const char *what, prop_file_stat *st)
+{
+    const prop_pf_entry *e = pf_find(pf, path, changes);
+
+    if (!e || e->type == PROP_FT_LINK) /* a link's own stat is always asked for */
+        return 1;
+    if (e->type == PROP_FT_NONE) {
+        prop_transport_fail(t, "%s: no such file or directory", what);
+        return PROP_ENOTFOUND;
+    }
+    st->type = e->type;
+    st->mode = e->mode;
+    st->uid = e->uid;
+    st->gid = e->gid;
+    st->size = e->size;
+    memcpy(st->owner, e->owner, sizeof st->owner);
+    memcpy(st->group, e->group, sizeof st->group);
+    return PROP_OK;
 }
 
 /* An absolute path without "//", "." or ".." components or a trailing '/'. */

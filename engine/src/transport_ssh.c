@@ -250,24 +250,14 @@ static int
 sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
     ssh_tr *s = (ssh_tr *)t;
-    const prop_pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
     int rc;
 
     snprintf(what, sizeof what, "read %s", path);
-    if ((e = pf_find(s, path)) != NULL && (e->type == PROP_FT_NONE || e->have_data)) {
-        if (e->type == PROP_FT_NONE) {
-            prop_transport_fail(t, "%s: no such file or directory", what);
-            return PROP_ENOTFOUND;
-        }
-        if (!(*data = malloc(e->len + 1)))
-            return prop_transport_fail(t, "%s: out of memory", what);
-        memcpy(*data, e->data, e->len + 1);
-        *len = e->len;
-        return 0;
-    }
+    if ((rc = prop_pf_read(&s->pf, s->base.changes, t, path, what, data, len)) != 1)
+        return rc;
     rc = run_script(s, "prop_read", prop_sh_read, args, NULL, 0, &r, what);
     if (rc)
         return rc;
@@ -292,7 +282,6 @@ static int
 sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
     ssh_tr *s = (ssh_tr *)t;
-    const prop_pf_entry *e;
     const char *args[] = {path, NULL};
     prop_cmd_result r;
     char what[300];
@@ -300,20 +289,8 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
 
     memset(st, 0, sizeof *st);
     snprintf(what, sizeof what, "stat %s", path);
-    if ((e = pf_find(s, path)) != NULL && e->type != PROP_FT_LINK) {
-        if (e->type == PROP_FT_NONE) {
-            prop_transport_fail(t, "%s: no such file or directory", what);
-            return PROP_ENOTFOUND;
-        }
-        st->type = e->type;
-        st->mode = e->mode;
-        st->uid = e->uid;
-        st->gid = e->gid;
-        st->size = e->size;
-        memcpy(st->owner, e->owner, sizeof st->owner);
-        memcpy(st->group, e->group, sizeof st->group);
-        return 0;
-    }
+    if ((rc = prop_pf_stat(&s->pf, s->base.changes, t, path, what, st)) != 1)
+        return rc;
     rc = run_script(s, "prop_stat", prop_sh_stat, args, NULL, 0, &r, what);
     if (rc)
         return rc;

@@ -54,7 +54,6 @@
 #define exec_argv prop_ssh_exec_argv
 #define run_script prop_ssh_run_script
 #define pf_clear prop_ssh_pf_clear
-#define pf_find prop_ssh_pf_find
 #define pf_forget prop_ssh_pf_forget
 #define sshtr_prefetch prop_ssh_sshtr_prefetch
 #define sh_line prop_ssh_sh_line
@@ -331,8 +330,6 @@ int sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data
 /* transport_ssh_prefetch.c */
 /* Forget every prefetched entry. */
 void pf_clear(ssh_tr *s);
-/* The entry of path, when what was fetched is still true. */
-const prop_pf_entry *pf_find(ssh_tr *s, const char *path);
 /* A file operation on path: its entry is stale (follows: the operation
  * follows a final symbolic link). */
 void pf_forget(ssh_tr *s, const char *path, int follows);

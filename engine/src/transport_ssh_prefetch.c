@@ -15,12 +15,6 @@ pf_clear(ssh_tr *s)
     prop_pf_clear(&s->pf);
 }
 
-const prop_pf_entry *
-pf_find(ssh_tr *s, const char *path)
-{
-    return prop_pf_find(&s->pf, path, s->base.changes);
-}
-
 void
 pf_forget(ssh_tr *s, const char *path, int follows)
 {

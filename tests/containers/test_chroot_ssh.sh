@@ -82,8 +82,7 @@ local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS
   file.has_content("/srv/p/z", "z\n"),
 })
 host "box" {
-  connect.ssh { address = "$SSH_HOST", port = $SSH_PORT, identity = "$SSH_KEY",
-                known_hosts = "$SSH_KNOWN_HOSTS" },
+  $(ssh_connect),
   os.debian("$SUITE", "$ARCH"),
   chroot.provisioned(web),
 }
