@@ -12,7 +12,12 @@
 #   on_exit CMD           run CMD (a string for eval) on EXIT, last first
 #   pass; fail NAME WHAT [OUTPUT-FILE]; finish
 #   check NAME COMMAND...; same NAME GOT WANT
-#   skip_without COMMAND...  SKIP (exit 0) unless each is installed
+#   skip REASON           SKIP: the test cannot run here (exit 77)
+#   skip_missing WHAT REASON  SKIP for want of a package or daemon; under
+#                         CI, which provides them all, a failure (exit 1)
+#   skip_part REASON      SKIP (part): a part of the test cannot run here
+#   part_missing WHAT REASON  skip_part for want of a package or daemon
+#   skip_without COMMAND...  skip_missing unless each is installed
 #   run_prop OUT ARGS...  prop ARGS, output in OUT, exit status in rc
 #
 # fail shows the first $fail_lines lines (40) of OUTPUT-FILE; run_prop
@@ -101,14 +106,65 @@ crashed() {
   grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:|panic' "$1"
 }
 
-# skip_without COMMAND... : prints SKIP and ends the test (exit 0) unless
-# each COMMAND is installed.
+# A test that cannot run exits 77, which ctest reports as "Skipped"
+# (SKIP_RETURN_CODE in tests/CMakeLists.txt), never 0.
+#
+# skip REASON : the test cannot run on this machine for REASON, one that
+# no set-up provides (not root, an account it needs is taken, a port in
+# use, a sanitizer build): prints SKIP and exits 77.
+skip() {
+  echo "SKIP: $*"
+  _skip_note "$*"
+  exit 77
+}
+
+# skip_part REASON : a part of the test cannot run here; the rest goes on.
+skip_part() {
+  echo "SKIP (part): $*"
+  _skip_note "(part) $*"
+}
+
+# Each skip, whole or in part, is also a line of $PROP_SKIP_LOG when it is
+# set (.ci/run lists them at the end): the test's name, then the reason.
+_skip_note() {
+  if [[ -n "${PROP_SKIP_LOG:-}" ]]; then
+    printf '%s: %s\n' "$(basename "$0" .sh)" "$1" >>"$PROP_SKIP_LOG"
+  fi
+}
+
+# skip_missing WHAT REASON : the test needs WHAT, a package or a daemon,
+# and this machine lacks it.  CI (CI=true) installs and starts everything
+# the tests need, so there the lack is CI's own failure: exit 1, saying
+# so.  Elsewhere: skip.
+skip_missing() {
+  local what="$1"
+  shift
+  if [[ "${CI:-}" == true ]]; then
+    echo "FAIL: CI must provide $what: $*"
+    exit 1
+  fi
+  skip "$*"
+}
+
+# part_missing WHAT REASON : a part of the test needs WHAT, which this
+# machine lacks; the test goes on without that part.  Under CI a failure
+# of the test (counted by fail), as for skip_missing.
+part_missing() {
+  local what="$1"
+  shift
+  if [[ "${CI:-}" == true ]]; then
+    fail "CI must provide $what" "$*"
+  else
+    skip_part "$*"
+  fi
+}
+
+# skip_without COMMAND... : skip_missing unless each COMMAND is installed.
 skip_without() {
   local c
   for c in "$@"; do
     if ! command -v "$c" >/dev/null 2>&1; then
-      echo "SKIP: $c is not installed"
-      exit 0
+      skip_missing "$c" "$c is not installed"
     fi
   done
 }

@@ -7,7 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 demo="$PROP_SOURCE_DIR/examples/site.lua"
 have_dot=1
 if ! command -v dot >/dev/null 2>&1; then
-  echo "SKIP: dot is not installed (apt-get install graphviz); rendering not checked"
+  part_missing graphviz "dot is not installed (apt-get install graphviz); rendering not checked"
   have_dot=0
 fi
 

@@ -7,8 +7,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 if ! command -v man >/dev/null 2>&1; then
-    echo "SKIP: man is not installed (apt-get install man-db); man pages not checked"
-    exit 0
+    skip_missing man-db "man is not installed (apt-get install man-db); man pages not checked"
 fi
 
 shopt -s nullglob

@@ -49,7 +49,7 @@ LUA
 if grep -qa '__asan_init' "$PROP"; then
   # AddressSanitizer's shadow memory and quarantine count in the resident
   # size, and without its pool prop counts the bytes asked for.
-  echo "SKIP: prop is built with AddressSanitizer; the resident size was not measured"
+  skip_part "prop is built with AddressSanitizer; the resident size was not measured"
 elif [[ -x /usr/bin/time ]]; then
   rc=0
   timeout 120 /usr/bin/time -f 'maxrss %M' "$PROP" lint --max-memory 256 churn.lua >"$TMP/out" 2>&1 || rc=$?
@@ -62,7 +62,7 @@ elif [[ -x /usr/bin/time ]]; then
     fail "resident memory within the limit" "exit $rc (want 2), resident ${kb:-?} KiB (want at most $(((256 + 32) * 1024)))" "$TMP/out"
   fi
 else
-  echo "SKIP: /usr/bin/time is not installed; the resident size was not measured"
+  part_missing time "/usr/bin/time is not installed; the resident size was not measured"
 fi
 
 finish

@@ -284,7 +284,7 @@ if command -v tmux >/dev/null 2>&1; then
   fi
   tmux -S "$TMUX_SOCK" kill-server >/dev/null 2>&1
 else
-  echo "SKIP: tmux is not installed; the terminal prompt is not checked"
+  part_missing tmux "tmux is not installed; the terminal prompt is not checked"
 fi
 
 # Nothing printed by any command held a value.

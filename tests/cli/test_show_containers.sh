@@ -104,7 +104,7 @@ command -v dot >/dev/null 2>&1 || have_dot=0
 # into a cluster its tail is inside of, or a bad lhead, is warned about).
 graph_ok() {
   if ((!have_dot)); then
-    echo "SKIP: dot is not installed; $1 not rendered"
+    part_missing graphviz "dot is not installed; $1 not rendered"
     return
   fi
   if dot -Tsvg "$2" >"$2.svg" 2>"$2.err" && [[ ! -s "$2.err" ]] && grep -q '<svg' "$2.svg"; then

@@ -63,14 +63,12 @@ listeners() {
 # docker_up : a dockerd that answers, for the Docker tests.  When none
 # answers, starts one for the length of the test (log in $TMP/dockerd.log;
 # stopped on exit) and waits for it up to a minute.  Without the docker
-# command: prints SKIP, and the test ends passing what it checked so far.
+# command: skip_missing (SKIP, exit 77; under CI a failure).
 # When no daemon answers in the end: fails the test, which ends.
 docker_up() {
   local pid
   if ! command -v docker >/dev/null 2>&1; then
-    echo "SKIP: no docker command on this machine"
-    finish
-    exit $?
+    skip_missing docker.io "no docker command on this machine"
   fi
   if ! docker info >/dev/null 2>&1 && command -v dockerd >/dev/null 2>&1; then
     echo "no dockerd answers: starting one for this test (log in $TMP/dockerd.log)"

@@ -18,8 +18,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! command -v unshare >/dev/null || ! unshare -n true 2>/dev/null; then
-  echo "SKIP: unshare -n (a network namespace of its own) is not available"
-  exit 0
+  skip "unshare -n (a network namespace of its own) is not available"
 fi
 
 # ---- lint ------------------------------------------------------------------------
@@ -99,7 +98,7 @@ if command -v nft >/dev/null; then
   unshare -n sh -c "nft add table ip other && nft -f '$T/etc/nftables.conf' && nft list tables" >"$TMP/tables.txt" 2>&1 || true
   same "tree: another table is left alone" "$(sort "$TMP/tables.txt" | tr '\n' ' ')" "table inet prop table ip other "
 else
-  echo "SKIP (part): no nft on this machine to load the tree's ruleset with"
+  part_missing nftables "no nft on this machine to load the tree's ruleset with"
 fi
 prop_run "$TMP/t2.out" "$TMP/tree.lua"
 same "tree: a second run changes nothing" "$(host_count "$TMP/t2.out" fw changed)" 0
@@ -260,7 +259,7 @@ udp dport 8443 accept comment \"declared by the host's properties\""
   same "ssh: this machine's /etc/nftables.conf is untouched" "$(md5sum /etc/nftables.conf 2>/dev/null || echo none)" "$sum_before"
   check "ssh: this machine's firewall has no prop table" bash -c "! nft list table inet prop >/dev/null 2>&1"
 else
-  echo "SKIP (part): no sshd, ip or nft on this machine for the SSH checks"
+  part_missing "openssh-server, iproute2 and nftables" "no sshd, ip or nft on this machine for the SSH checks"
 fi
 
 finish

@@ -233,7 +233,7 @@ EOF
   prop_run "$TMP/s2.out" "$TMP/ssh.lua"
   same "ssh: a second run changes nothing" "$(host_count "$TMP/s2.out" box changed)/$rc" "0/0"
 else
-  echo "SKIP (part): no ssh-keygen on this machine for the SSH checks"
+  part_missing openssh-client "no ssh-keygen on this machine for the SSH checks"
 fi
 
 finish

@@ -17,8 +17,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! command -v systemd-nspawn >/dev/null; then
-  echo "SKIP: systemd-nspawn is not installed (apt-get install systemd-container)"
-  exit 0
+  skip_missing systemd-container "systemd-nspawn is not installed (apt-get install systemd-container)"
 fi
 
 rootfs_cache

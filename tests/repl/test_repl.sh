@@ -142,9 +142,8 @@ fi
 # A terminal.
 
 if ! command -v tmux >/dev/null 2>&1; then
-  echo "SKIP: tmux is not installed; the terminal tests did not run"
-  finish
-  exit
+  ((failed == 0)) || { finish; exit 1; }
+  skip_missing tmux "tmux is not installed; the terminal tests did not run"
 fi
 
 HOMEDIR="$TMP/home"

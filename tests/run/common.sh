@@ -12,8 +12,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 require_prop
 if [[ "$(id -u)" != 0 ]]; then
-  echo "SKIP: the run tests change this machine and need root"
-  exit 0
+  skip "the run tests change this machine and need root"
 fi
 
 # The run tests change this one machine (packages, accounts, services):

@@ -8,8 +8,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 skip_unless_absent apache2
 if (exec 3<>/dev/tcp/127.0.0.1/80) 2>/dev/null; then
-  echo "SKIP: something listens on port 80 already"
-  exit 0
+  skip "something listens on port 80 already"
 fi
 # shellcheck disable=SC1091
 . /etc/os-release

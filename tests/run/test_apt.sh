@@ -7,8 +7,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
-  echo "SKIP: not a Debian system"
-  exit 0
+  skip "not a Debian system"
 fi
 . /etc/os-release
 SUITE="${VERSION_CODENAME:-bookworm}"

@@ -11,8 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 for tool in rpmbuild createrepo_c dnf rpm; do
   if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool is not installed (apt-get install rpm dnf createrepo-c)"
-    exit 0
+    skip_missing "$tool" "$tool is not installed (apt-get install rpm dnf createrepo-c)"
   fi
 done
 

@@ -38,7 +38,7 @@ same "tree: added after localhost" "$(cat "$T/etc/hosts")" \
 
 # This machine: renamed, then back.
 if ! hostname "$running" 2>/dev/null; then
-  echo "SKIP (localhost part): cannot set the host name here"
+  skip_part "this machine's part: cannot set the host name here"
   finish
   exit
 fi

@@ -8,7 +8,7 @@ set -u
 if [[ -z "${PROP_TEST_MOUNT_NS:-}" && "$(id -u)" == 0 ]]; then
   if ! unshare -m --propagation private true 2>/dev/null; then
     echo "SKIP: unshare -m is not allowed here"
-    exit 0
+    exit 77
   fi
   PROP_TEST_MOUNT_NS=1 exec unshare -m --propagation private bash "$0" "$@"
 fi

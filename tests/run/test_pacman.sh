@@ -11,8 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 for tool in pacman repo-add bsdtar; do
   if ! command -v "$tool" >/dev/null; then
-    echo "SKIP: $tool is not installed (apt-get install pacman-package-manager makepkg libarchive-tools)"
-    exit 0
+    skip_missing "$tool" "$tool is not installed (apt-get install pacman-package-manager makepkg libarchive-tools)"
   fi
 done
 

@@ -9,8 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 kernel="$(uname -s)"
 if [[ "$kernel" == FreeBSD ]]; then
-  echo "SKIP: this machine is FreeBSD"
-  exit 0
+  skip "this machine is FreeBSD"
 fi
 
 cat >"$TMP/pkg.lua" <<EOF

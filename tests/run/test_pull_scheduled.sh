@@ -58,7 +58,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
   systemd-analyze verify --man=no "$TMP/bad/prop-pull.service" "$TMP/bad/prop-pull.timer" >"$TMP/bad.out" 2>&1
   check "systemd-analyze verify catches a bad key" grep -q 'Unknown key' "$TMP/bad.out"
 else
-  echo "SKIP: systemd-analyze is not installed; the units are not verified"
+  skip_part "systemd-analyze is not installed; the units are not verified"
 fi
 
 CJ="$CR/etc/cron.d/prop-pull"

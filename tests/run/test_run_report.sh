@@ -14,8 +14,7 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 if ! command -v jq >/dev/null || ! command -v git >/dev/null; then
-  echo "SKIP: jq and git are needed"
-  exit 0
+  skip_missing "jq and git" "jq and git are needed"
 fi
 
 R="$TMP/repo"

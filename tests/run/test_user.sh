@@ -17,10 +17,10 @@ GID1=47201
 GID2=47150
 GID3=47160
 for id in $UID1 $UID2; do
-  if getent passwd "$id" >/dev/null; then echo "SKIP: uid $id is taken"; exit 0; fi
+  if getent passwd "$id" >/dev/null; then skip "uid $id is taken"; fi
 done
 for id in $GID1 $GID2 $GID3; do
-  if getent group "$id" >/dev/null; then echo "SKIP: gid $id is taken"; exit 0; fi
+  if getent group "$id" >/dev/null; then skip "gid $id is taken"; fi
 done
 on_exit "userdel '$U'; rm -rf '/home/$U'; groupdel '$U'; groupdel '$G'; groupdel '$G2'"
 

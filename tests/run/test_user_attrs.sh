@@ -15,8 +15,7 @@ S=prop-test-s$$
 G=prop-test-m$$
 for n in "$U" "$S" "$G"; do
   if getent passwd "$n" >/dev/null || getent group "$n" >/dev/null; then
-    echo "SKIP: $n exists"
-    exit 0
+    skip "$n exists"
   fi
 done
 on_exit "userdel '$U'; rm -rf '/home/$U'; groupdel '$U'; userdel '$S'; groupdel '$S'; rm -rf '$TMP/shome'; groupdel '$G'"

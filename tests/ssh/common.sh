@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # tests/ssh/common.sh - a throwaway sshd on loopback for the shell tests
 # of tests/ssh/ (which run the real prop against it).  Needs root and
-# openssh-server; without them ssh_start prints "SKIP: ..." and exits 0.
+# openssh-server; without them ssh_start prints "SKIP: ..." and exits 77.
 #
 #   source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 #   ssh_start web        # generates keys and a config, starts sshd -D -e on a
@@ -69,12 +69,10 @@ _ssh_port_open() {
 ssh_start() {
   local name="${1:?usage: ssh_start NAME}" dir port
   if [[ $(id -u) -ne 0 ]]; then
-    echo "SKIP: the ssh tests need root (sshd runs as root)"
-    exit 0
+    skip "the ssh tests need root (sshd runs as root)"
   fi
   if [[ ! -x "$SSHD_BIN" ]] || ! command -v ssh-keygen >/dev/null; then
-    echo "SKIP: the ssh tests need openssh-server ($SSHD_BIN) and ssh-keygen"
-    exit 0
+    skip_missing openssh-server "the ssh tests need openssh-server ($SSHD_BIN) and ssh-keygen"
   fi
   if [[ -n "${_SSH_PIDS[$name]:-}" ]]; then
     echo "ssh_start: $name is already running" >&2

@@ -151,7 +151,7 @@ if ! rsh "for f in full full2; do mount -t tmpfs -o size=64k tmpfs '$M/'\$f || e
           for r in ro ro2; do mount --bind '$M/'\$r '$M/'\$r && mount -o remount,bind,ro '$M/'\$r || exit 1; done &&
           head -c 56k /dev/zero >'$M/full/filler' && head -c 56k /dev/zero >'$M/full2/filler'" \
   2>"$TMP/mount.err"; then
-  echo "SKIP (6): cannot mount in sshd's namespace: $(cat "$TMP/mount.err")"
+  skip_part "section 6: cannot mount in sshd's namespace: $(cat "$TMP/mount.err")"
   finish
 fi
 same "fs: the mounts are not this machine's" "$(ls -A "$M/full")" ""

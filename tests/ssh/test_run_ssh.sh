@@ -94,7 +94,7 @@ on_exit "[[ $made_crond == 1 ]] && rmdir /etc/cron.d"
 on_exit "userdel '$U'; rm -rf '/home/$U'; groupdel '$U'; groupdel '$G'"
 on_exit "userdel '$U2'; groupdel '$U2'"
 for n in "$U" "$U2"; do
-  if getent passwd "$n" >/dev/null; then echo "SKIP: account $n exists"; exit 0; fi
+  if getent passwd "$n" >/dev/null; then skip "account $n exists"; fi
 done
 useradd -M -s /usr/sbin/nologin "$U2" || { echo "FAIL: useradd $U2"; exit 1; }
 
@@ -568,13 +568,13 @@ if ! command -v sudo >/dev/null; then
     on_exit "export SUDO_FORCE_REMOVE=yes; purge_new_packages '$TMP/pkgs.before'"
   else
     have_sudo=0
-    echo "SKIP: sudo section: sudo could not be installed"
+    part_missing sudo "sudo section: sudo could not be installed"
     sed 's/^/    | /' "$TMP/apt.out" | tail -5
   fi
 fi
 if [[ $have_sudo == 1 ]] && getent passwd "$SU" >/dev/null; then
   have_sudo=0
-  echo "SKIP: sudo section: account $SU exists"
+  skip_part "sudo section: account $SU exists"
 fi
 if [[ $have_sudo == 1 ]]; then
   on_exit "userdel -r '$SU'; groupdel '$SU'"
