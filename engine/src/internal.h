@@ -146,6 +146,8 @@ struct prop_site {
 
 /* Set the site's error message; returns code. */
 int site_fail(prop_site *s, int code, const char *fmt, ...) PROP_PRINTF(3, 4);
+/* The hash of str[0..len) the site's tables use (site.c). */
+uint32_t site_hash(const char *str, size_t len);
 const char *site_intern(prop_site *s, const char *str);
 /* A shared copy of str[0..len) (NUL-terminated) from the strings table;
  * NULL when out of memory (the site's error is then set). */
