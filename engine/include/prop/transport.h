@@ -1,8 +1,21 @@
 /*
  * transport.h - how prop reaches a target: one small interface (run a
- * command from argv, read, write atomically, stat, remove, lock),
- * implemented for this machine and for root-prefixed directory trees.
- * Properties never know which one they run on.
+ * command from argv, read, write atomically, stat, remove, make
+ * directories and links, change attributes, lock), and its
+ * implementations: this machine (prop_transport_local), a directory tree
+ * taken as a root (prop_transport_dir), a host over SSH through libssh
+ * (prop_transport_ssh, a module loaded on first use), a container reached
+ * through its parent's transport (chroot, systemd-nspawn, Docker:
+ * prop_transport_container), and a dry run over any of them that changes
+ * nothing and records diffs (prop_transport_dry).  Properties never know
+ * which one they run on.
+ *
+ * Over a slow link the SSH transport can answer many operations from one
+ * prefetch of the files a host's properties will look at
+ * (prop_transport_prefetch), and send writes without waiting for each
+ * answer: deferred operations, grouped in batches whose results are
+ * settled later (prop_transport_defer, _batch, _settle).  A transport that
+ * cannot do either answers each call as it comes.
  *
  * Ownership: a transport owns its connection/state and is freed with
  * prop_transport_close().  Buffers it returns (command output, file
