@@ -125,7 +125,229 @@ secret_uses(lua_State *L, prop_leaf_spec *spec, prop_info *info)
     return all;
 }
 
-/* core.leaf(desc, targets, impl, args, claims, extra) - see lua/README.md */
+/* One claim from the three values on top of the stack (kind, key,
+ * value), which it pops; n is its place in the list, for messages.  The
+ * strings stay reachable from the claims table until the engine has
+ * copied them. */
+static void
+read_claim(lua_State *L, prop_claim *c, lua_Integer n)
+{
+    c->value = NULL;
+    c->value_len = 0;
+    c->flags = 0;
+    c->id = -1;
+    if (lua_isinteger(L, -1))
+        c->id = lua_tointeger(L, -1);
+    else if (lua_type(L, -1) == LUA_TSTRING)
+        c->value = lua_tolstring(L, -1, &c->value_len);
+    c->key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (c->key == NULL)
+        luaL_error(L, "claim %d: key must be a string", (int)n);
+    lua_pushvalue(L, -3);
+    if (lua_type(L, -1) != LUA_TSTRING || lua_rawget(L, lua_upvalueindex(4)) != LUA_TNUMBER)
+        luaL_error(L, "claim %d: unknown kind", (int)n);
+    c->kind = (prop_claim_kind)lua_tointeger(L, -1);
+    lua_pop(L, 4);
+}
+
+/*
+ * The claims at idx: a list of claims made by core.claim (each a table
+ * {kind, key, value}), or the flat list of triples kind, key, value of
+ * the positional form.  Into local when they fit, else into a scratch
+ * array it pushes.
+ */
+static void
+leaf_claims(lua_State *L, int idx, prop_leaf_spec *spec, prop_claim *local)
+{
+    prop_claim *claims;
+    lua_Integer i, n, count;
+    int objects;
+
+    if (!lua_istable(L, idx))
+        return;
+    n = (lua_Integer)lua_rawlen(L, idx);
+    objects = n > 0 && lua_rawgeti(L, idx, 1) == LUA_TTABLE;
+    if (n > 0)
+        lua_pop(L, 1);
+    if (!objects && n % 3 != 0)
+        luaL_error(L, "claims must be triples (kind, key, value)");
+    count = objects ? n : n / 3;
+    claims = count <= LOCAL_CLAIMS ? local : scratch(L, (size_t)count, sizeof *claims);
+    for (i = 0; i < count; i++) {
+        if (objects) {
+            if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE)
+                luaL_error(L, "claim %d is not a claim (make it with core.claim)", (int)i + 1);
+            lua_rawgeti(L, -1, 1);
+            lua_rawgeti(L, -2, 2);
+            lua_rawgeti(L, -3, 3);
+            read_claim(L, &claims[i], i + 1);
+            lua_pop(L, 1);
+        } else {
+            lua_rawgeti(L, idx, 3 * i + 1);
+            lua_rawgeti(L, idx, 3 * i + 2);
+            lua_rawgeti(L, idx, 3 * i + 3);
+            read_claim(L, &claims[i], i + 1);
+        }
+    }
+    spec->claims = claims;
+    spec->nclaims = (size_t)count;
+}
+
+/* The ports at the top of the stack, a list of integers 1..65535, into a
+ * scratch array pushed below it. */
+static void
+leaf_ports(lua_State *L, prop_leaf_spec *spec)
+{
+    lua_Integer i, n = (lua_Integer)lua_rawlen(L, -1);
+    int *ports = scratch(L, (size_t)n, sizeof *ports);
+
+    lua_insert(L, -2);
+    for (i = 0; i < n; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > 65535)
+            luaL_error(L, "ports must be integers in 1..65535");
+        ports[i] = (int)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    spec->ports = ports;
+    spec->nports = (size_t)n;
+}
+
+/* The info at the top of the stack, a flat list key, value, ... of
+ * strings, into a scratch array pushed below it. */
+static prop_info *
+leaf_info(lua_State *L, prop_leaf_spec *spec)
+{
+    lua_Integer i, n = (lua_Integer)lua_rawlen(L, -1);
+    prop_info *info;
+
+    if (n % 2 != 0)
+        luaL_error(L, "info must be pairs (key, value)");
+    info = scratch(L, (size_t)(n / 2), sizeof *info);
+    lua_insert(L, -2);
+    for (i = 0; i < n / 2; i++) {
+        lua_rawgeti(L, -1, 2 * i + 1);
+        lua_rawgeti(L, -2, 2 * i + 2);
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            luaL_error(L, "info keys and values must be strings");
+        info[i].key = lua_tostring(L, -2);
+        info[i].value = lua_tostring(L, -1);
+        lua_pop(L, 2);
+    }
+    spec->info = info;
+    spec->ninfo = (size_t)(n / 2);
+    return info;
+}
+
+/* The rest of what a leaf says, from the table at idx (the extra table of
+ * the positional form, the leaf's own table of the named one): ports,
+ * info, norevert, info_only, secret, os, container, publishes, detaches.
+ * Returns the leaf's info array (NULL: none). */
+static prop_info *
+leaf_extra(lua_State *L, int idx, prop_leaf_spec *spec)
+{
+    prop_info *info = NULL;
+    size_t i;
+
+    if (lua_getfield(L, idx, "ports") == LUA_TTABLE)
+        leaf_ports(L, spec);
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "info") == LUA_TTABLE)
+        info = leaf_info(L, spec);
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "norevert") == LUA_TSTRING)
+        spec->norevert = lua_tostring(L, -1); /* the table keeps it alive */
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "info_only");
+    spec->info_only = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    /* The values this leaf claims are secret: compared by the pre-pass,
+     * never shown (the claims are a C copy: this changes no Lua value). */
+    lua_getfield(L, idx, "secret");
+    if (lua_toboolean(L, -1))
+        for (i = 0; i < spec->nclaims; i++)
+            if (spec->claims[i].value)
+                ((prop_claim *)spec->claims)[i].flags |= PROP_CLAIM_SECRET;
+    lua_pop(L, 1);
+    if (lua_getfield(L, idx, "os") == LUA_TSTRING &&
+        prop_os_set_parse(lua_tostring(L, -1), &spec->os_family) != PROP_OK)
+        luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
+    lua_pop(L, 1);
+    /* A leaf that puts a container on its host, and whose ports are the
+     * container's published ones. */
+    lua_getfield(L, idx, "container");
+    spec->container = lprop_tohost(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "publishes");
+    spec->publishes = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, idx, "detaches");
+    spec->detaches = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return info;
+}
+
+/* The run-time side of a leaf: its impl (at 3) and args (at 4), kept by
+ * behaviour number in the registry tables (upvalues 1 and 2). */
+static void
+leaf_behaviour(lua_State *L, prop_leaf_spec *spec)
+{
+    lua_Integer id;
+
+    lua_pushvalue(L, lua_upvalueindex(1));
+    id = (lua_Integer)lua_rawlen(L, -1) + 1;
+    lua_pushvalue(L, 3);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushboolean(L, 0);
+    }
+    lua_rawseti(L, -2, id);
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 4);
+    lua_rawseti(L, -2, id);
+    lua_pop(L, 2);
+    spec->behaviour = (long)id;
+}
+
+/* The keys of core.leaf's named form. */
+static const char *const leaf_keys[] = {"desc",  "targets",   "impl",      "args",      "claims",
+                                        "ports", "info",      "norevert",  "info_only", "secret",
+                                        "os",    "container", "publishes", "detaches",  NULL};
+
+/*
+ * core.leaf{desc =, targets =, impl =, args =, claims =, ...} puts the
+ * named fields where the positional form has them: desc, targets, impl,
+ * args, claims at 1..5 and the table itself, for the rest, at 6.  An
+ * unknown key is an error: a misspelt field would otherwise vanish.
+ */
+static void
+leaf_named(lua_State *L)
+{
+    static const char *const fields[] = {"desc", "targets", "impl", "args", "claims"};
+    size_t k;
+
+    lua_settop(L, 1);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+        for (k = 0; key && leaf_keys[k] && strcmp(leaf_keys[k], key) != 0; k++)
+            ;
+        if (!key || !leaf_keys[k])
+            luaL_error(L, "core.leaf: unknown field %s%s%s", key ? "\"" : "",
+                       key ? key : luaL_typename(L, -2), key ? "\"" : " key");
+        lua_pop(L, 1);
+    }
+    for (k = 0; k < sizeof fields / sizeof fields[0]; k++)
+        lua_getfield(L, 1, fields[k]);
+    lua_pushvalue(L, 1);
+    lua_remove(L, 1);
+}
+
+/*
+ * core.leaf{desc =, targets =, impl =, args =, claims = {core.claim...},
+ * ...}, or positionally core.leaf(desc, targets, impl, args, claims,
+ * extra) - see lua/README.md.
+ */
 static int
 l_leaf(lua_State *L)
 {
@@ -134,13 +356,13 @@ l_leaf(lua_State *L)
     prop_origin o;
     prop_leaf_spec spec;
     prop_node *out = NULL;
-    prop_claim local_claims[LOCAL_CLAIMS], *claims = NULL;
+    prop_claim local_claims[LOCAL_CLAIMS];
     prop_info *info = NULL;
-    int *ports = NULL;
-    lua_Integer i, n;
     int rc;
 
     memset(&spec, 0, sizeof spec);
+    if (lua_istable(L, 1) && lua_gettop(L) == 1)
+        leaf_named(L);
     lua_settop(L, 6);
     spec.desc = luaL_checkstring(L, 1);
     spec.targets = 0;
@@ -153,132 +375,68 @@ l_leaf(lua_State *L)
     if (spec.targets == 0)
         spec.targets = check_targets(L, 2);
     spec.behaviour = -1;
-    if (lua_istable(L, 5)) {
-        n = (lua_Integer)lua_rawlen(L, 5);
-        if (n % 3 != 0)
-            return luaL_error(L, "claims must be triples (kind, key, value)");
-        claims = n / 3 <= LOCAL_CLAIMS ? local_claims : scratch(L, (size_t)(n / 3), sizeof *claims);
-        for (i = 0; i < n / 3; i++) {
-            prop_claim *c = &claims[i];
-            c->value = NULL;
-            c->value_len = 0;
-            c->flags = 0;
-            lua_rawgeti(L, 5, 3 * i + 1);
-            if (lua_type(L, -1) != LUA_TSTRING || lua_rawget(L, lua_upvalueindex(4)) != LUA_TNUMBER)
-                return luaL_error(L, "claim %d: unknown kind", (int)i + 1);
-            c->kind = (prop_claim_kind)lua_tointeger(L, -1);
-            lua_rawgeti(L, 5, 3 * i + 2);
-            c->key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-            if (c->key == NULL)
-                return luaL_error(L, "claim %d: key must be a string", (int)i + 1);
-            lua_rawgeti(L, 5, 3 * i + 3);
-            c->id = -1;
-            if (lua_isinteger(L, -1)) {
-                c->id = lua_tointeger(L, -1);
-            } else if (lua_type(L, -1) == LUA_TSTRING) {
-                c->value = lua_tolstring(L, -1, &c->value_len);
-            }
-            /* The strings stay reachable from the claims table until the
-             * engine has copied them. */
-            lua_pop(L, 3);
-        }
-        spec.claims = claims;
-        spec.nclaims = (size_t)(n / 3);
-    }
-    if (lua_istable(L, 6)) {
-        if (lua_getfield(L, 6, "ports") == LUA_TTABLE) {
-            n = (lua_Integer)lua_rawlen(L, -1);
-            ports = scratch(L, (size_t)n, sizeof *ports);
-            lua_insert(L, -2);
-            for (i = 0; i < n; i++) {
-                lua_rawgeti(L, -1, i + 1);
-                if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 ||
-                    lua_tointeger(L, -1) > 65535)
-                    return luaL_error(L, "ports must be integers in 1..65535");
-                ports[i] = (int)lua_tointeger(L, -1);
-                lua_pop(L, 1);
-            }
-            spec.ports = ports;
-            spec.nports = (size_t)n;
-        }
-        lua_pop(L, 1);
-        if (lua_getfield(L, 6, "info") == LUA_TTABLE) {
-            n = (lua_Integer)lua_rawlen(L, -1);
-            if (n % 2 != 0)
-                return luaL_error(L, "info must be pairs (key, value)");
-            info = scratch(L, (size_t)(n / 2), sizeof *info);
-            lua_insert(L, -2);
-            for (i = 0; i < n / 2; i++) {
-                lua_rawgeti(L, -1, 2 * i + 1);
-                lua_rawgeti(L, -2, 2 * i + 2);
-                if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
-                    return luaL_error(L, "info keys and values must be strings");
-                info[i].key = lua_tostring(L, -2);
-                info[i].value = lua_tostring(L, -1);
-                if (info[i].key == NULL || info[i].value == NULL)
-                    return luaL_error(L, "info keys and values must be strings");
-                lua_pop(L, 2);
-            }
-            spec.info = info;
-            spec.ninfo = (size_t)(n / 2);
-        }
-        lua_pop(L, 1);
-        if (lua_getfield(L, 6, "norevert") == LUA_TSTRING)
-            spec.norevert = lua_tostring(L, -1); /* extra keeps it alive */
-        lua_pop(L, 1);
-        lua_getfield(L, 6, "info_only");
-        spec.info_only = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        /* The values this leaf claims are secret: compared by the pre-pass,
-         * never shown (claims is a scratch copy: this changes no Lua value). */
-        lua_getfield(L, 6, "secret");
-        if (lua_toboolean(L, -1))
-            for (i = 0; i < (lua_Integer)spec.nclaims; i++)
-                if (claims[i].value)
-                    claims[i].flags |= PROP_CLAIM_SECRET;
-        lua_pop(L, 1);
-        if (lua_getfield(L, 6, "os") == LUA_TSTRING &&
-            prop_os_set_parse(lua_tostring(L, -1), &spec.os_family) != PROP_OK)
-            return luaL_error(L, "unknown OS family \"%s\"", lua_tostring(L, -1));
-        lua_pop(L, 1);
-        /* A leaf that puts a container on its host, and whose ports are
-         * the container's published ones. */
-        lua_getfield(L, 6, "container");
-        spec.container = lprop_tohost(L, -1);
-        lua_pop(L, 1);
-        lua_getfield(L, 6, "publishes");
-        spec.publishes = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-        lua_getfield(L, 6, "detaches");
-        spec.detaches = lua_toboolean(L, -1);
-        lua_pop(L, 1);
-    }
+    leaf_claims(L, 5, &spec, local_claims);
+    if (lua_istable(L, 6))
+        info = leaf_extra(L, 6, &spec);
     if (ctx->secrets_made && (lua_istable(L, 3) || lua_istable(L, 4)))
         info = secret_uses(L, &spec, info);
-    if (!ctx->limits.check_only && (!lua_isnil(L, 3) || !lua_isnil(L, 4))) {
-        /* The run-time side: impl and args, by behaviour number (not kept
-         * when the site is only checked). */
-        lua_Integer id;
-        lua_pushvalue(L, lua_upvalueindex(1));
-        id = (lua_Integer)lua_rawlen(L, -1) + 1;
-        lua_pushvalue(L, 3);
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_pushboolean(L, 0);
-        }
-        lua_rawseti(L, -2, id);
-        lua_pushvalue(L, lua_upvalueindex(2));
-        lua_pushvalue(L, 4);
-        lua_rawseti(L, -2, id);
-        lua_pop(L, 2);
-        spec.behaviour = (long)id;
-    }
+    /* The run-time side is not kept when the site is only checked. */
+    if (!ctx->limits.check_only && (!lua_isnil(L, 3) || !lua_isnil(L, 4)))
+        leaf_behaviour(L, &spec);
     lprop_origin(L, &o, fr, MAX_FRAMES);
     rc = prop_leaf_new(ctx->site, &spec, &o, &out);
     if (rc != PROP_OK)
         return lprop_engine_error(L, rc);
     lprop_push_node(L, out);
     return 1;
+}
+
+/*
+ * core.claim.KIND(key, value): one claim for core.leaf's claims list,
+ * {kind, key, value}.  KIND is the claim kind with "_" for "."
+ * (file_content, package_installed, user_setting...); value is a string,
+ * an integer id, false or nil.
+ */
+static int
+l_claim(lua_State *L)
+{
+    luaL_checkstring(L, 1);
+    if (!lua_isnoneornil(L, 2) && !lua_isboolean(L, 2) && !lua_isinteger(L, 2) &&
+        lua_type(L, 2) != LUA_TSTRING)
+        return luaL_error(L, "core.claim.%s: value must be a string, an integer or false, not a %s",
+                          lua_tostring(L, lua_upvalueindex(2)), luaL_typename(L, 2));
+    lua_createtable(L, 3, 0);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_rawseti(L, -2, 1);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 2);
+    if (lua_isnoneornil(L, 2))
+        lua_pushboolean(L, 0);
+    else
+        lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, 3);
+    return 1;
+}
+
+/* core.claim: a constructor for each claim kind. */
+static void
+push_claim_table(lua_State *L)
+{
+    char name[64];
+    size_t i;
+    int k;
+
+    lua_createtable(L, 0, PROP_CLAIM__COUNT);
+    for (k = 0; k < PROP_CLAIM__COUNT; k++) {
+        const char *kind = prop_claim_kind_name((prop_claim_kind)k);
+        for (i = 0; kind[i] && i + 1 < sizeof name; i++)
+            name[i] = kind[i] == '.' ? '_' : kind[i];
+        name[i] = '\0';
+        lua_pushstring(L, kind);
+        lua_pushstring(L, name);
+        lua_pushcclosure(L, l_claim, 2);
+        lua_setfield(L, -2, name);
+    }
 }
 
 /* core.invalid(desc, message): record P012 and return a do-nothing property. */
@@ -675,4 +833,6 @@ lprop_entry_register(lua_State *L)
     push_name_table(L, 1);
     lua_pushcclosure(L, l_leaf, 4);
     lua_setfield(L, -2, "leaf");
+    push_claim_table(L);
+    lua_setfield(L, -2, "claim");
 }

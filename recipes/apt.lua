@@ -4,6 +4,7 @@
 -- "+", "-", "."), optionally with an architecture qualifier ("libc6:i386").
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
@@ -268,11 +269,10 @@ function apt.std_sources_list(mirror, opts)
       mirror = mirror:gsub("/+$", "")
       desc = desc .. " from " .. mirror
    end
-   return core.leaf(desc, "DebianLike", impl.std_sources_list, { mirror = mirror },
-                    { "file.generated", "/etc/apt/sources.list",
-                      "apt.std_sources_list " .. (mirror or "default") }, {
-      norevert = "apt.std_sources_list has no revert action: the old sources.list is not known",
-   })
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.std_sources_list,
+                     args = { mirror = mirror },
+                     claims = { claim.file_generated("/etc/apt/sources.list", "apt.std_sources_list " .. (mirror or "default")) },
+                     norevert = "apt.std_sources_list has no revert action: the old sources.list is not known" }
 end
 
 -- ---------------------------------------------------------------------
@@ -292,16 +292,15 @@ function impl.absent.ensure(sys, a)
 end
 
 local function file_leaf(desc, a)
-   local claims = { "file.content", a.path, a.content }
-   if a.dir then
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.directory", a.dir, false
-   end
-   return core.leaf(desc, "DebianLike", impl.file, a, claims)
+   local claims = { claim.file_content(a.path, a.content) }
+   if a.dir then claims[#claims + 1] = claim.file_directory(a.dir) end
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.file, args = a,
+                     claims = claims }
 end
 
 local function absent_leaf(desc, what, path)
-   return core.leaf(desc, "DebianLike", impl.absent, { what = what, path = path },
-                    { "file.absent", path, false })
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.absent,
+                     args = { what = what, path = path }, claims = { claim.file_absent(path) } }
 end
 
 -- A name that becomes a file name under /etc/apt: apt reads only names of
@@ -385,11 +384,13 @@ function apt.unattended_upgrades(...)
                 content = auto_upgrades_text(true), auto = true }
    local off = { what = "apt.unattended_upgrades (revert)", path = AUTO_UPGRADES,
                  content = auto_upgrades_text(false), auto = false }
-   local up = core.leaf("apt unattended upgrades on", "DebianLike", impl.auto_upgrades, on,
-                        { "package.installed", "unattended-upgrades", false,
-                          "file.content", AUTO_UPGRADES, on.content })
-   local down = core.leaf("apt unattended upgrades off", "DebianLike", impl.file, off,
-                          { "file.content", AUTO_UPGRADES, off.content })
+   local up = core.leaf{ desc = "apt unattended upgrades on", targets = "DebianLike",
+                         impl = impl.auto_upgrades, args = on,
+                         claims = { claim.package_installed("unattended-upgrades"),
+                                    claim.file_content(AUTO_UPGRADES, on.content) } }
+   local down = core.leaf{ desc = "apt unattended upgrades off", targets = "DebianLike",
+                           impl = impl.file, args = off,
+                           claims = { claim.file_content(AUTO_UPGRADES, off.content) } }
    return core.pair(up, down)
 end
 
@@ -527,15 +528,13 @@ function apt.reconfigured(pkg, selections, opts)
    if msg then return core.invalid(desc, msg) end
    local claims, secret = {}, false
    for _, s in ipairs(list) do
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
-         "file.setting", DEBCONF_DB, conf.claim(s[1], s[3])
+      claims[#claims + 1] = claim.file_setting(DEBCONF_DB, conf.claim(s[1], s[3]))
       if s[2] == "password" then secret = true end
    end
-   return core.leaf(desc, "DebianLike", impl.reconfigured,
-                    { package = pkg, selections = list }, claims, {
-      norevert = "apt.reconfigured has no revert action: the earlier answers are not known",
-      secret = secret or nil,
-   })
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.reconfigured,
+                     args = { package = pkg, selections = list }, claims = claims,
+                     norevert = "apt.reconfigured has no revert action: the earlier answers are not known",
+                     secret = secret or nil }
 end
 
 -- The package cache ----------------------------------------------------------
@@ -574,9 +573,9 @@ end
 function apt.cache_cleaned(...)
    local err = packaging.no_args("apt.cache_cleaned", ..., select("#", ...))
    if err then return core.invalid("apt cache cleaned", err) end
-   return core.leaf("apt cache cleaned", "DebianLike", impl.cache_cleaned, {}, nil, {
-      norevert = "apt.cache_cleaned has no revert action: removed downloads are gone",
-   })
+   return core.leaf{ desc = "apt cache cleaned", targets = "DebianLike", impl = impl.cache_cleaned,
+                     args = {},
+                     norevert = "apt.cache_cleaned has no revert action: removed downloads are gone" }
 end
 
 -- Keys --------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 -- init) when it does not exist; it is never removed.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -214,7 +215,7 @@ function borg.backup(dirs, repo, opts)
    local name = o.name or default_name(r)
    local bin = "/usr/local/sbin/" .. name
    local passfile = o.passphrase and "/etc/borg/" .. name .. ".passphrase" or nil
-   local init_claims = is_local(r) and { "file.generated", r, "borg init (borg.backup)" } or nil
+   local init_claims = is_local(r) and { claim.file_generated(r, "borg init (borg.backup)") } or nil
    local up = {
       apt.installed { "borgbackup", "cron" },
       -- A job nothing runs is no backup: cron's daemon runs too.
@@ -227,10 +228,9 @@ function borg.backup(dirs, repo, opts)
    end
    up[#up + 1] = file.has_content(bin, script(name, dlist, r, o, passfile),
                                   { mode = "0700", owner = "root", group = "root" })
-   up[#up + 1] = core.leaf("borg repository " .. r, "DebianLike", impl.init,
-                           { name = name, repo = r, passfile = passfile }, init_claims, {
-      norevert = "the repository is never removed",
-   })
+   up[#up + 1] = core.leaf{ desc = "borg repository " .. r, targets = "DebianLike",
+                            impl = impl.init, args = { name = name, repo = r, passfile = passfile },
+                            claims = init_claims, norevert = "the repository is never removed" }
    up[#up + 1] = cron.job(name, o.when or "@daily", { bin })
    local down = { file.absent("/etc/cron.d/" .. name), file.absent(bin) }
    if passfile then down[#down + 1] = file.absent(passfile) end

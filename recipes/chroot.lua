@@ -8,6 +8,7 @@
 -- /sys and /dev, gone when the shell ends).
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local C = require "prop.container"
@@ -133,15 +134,15 @@ function chroot.provisioned(c)
    local path = C.get(h, "path")
    -- The value names the container: two containers in one tree are P007.
    local owner = "chroot " .. h.short_name
-   local claims = { "file.owned", path, owner, "file.owned", path .. ".prop-new", owner }
+   local claims = { claim.file_owned(path, owner), claim.file_owned(path .. ".prop-new", owner) }
    local a = { path = path, container = h }
    -- Named by its path; by its name too when that is not the path's end.
    local what = "chroot " .. path
    if path:match("[^/]+$") ~= h.short_name then what = "chroot " .. h.short_name .. " (" .. path .. ")" end
-   local up = core.leaf(what .. " provisioned", "DebianLike", impl.provisioned, a, claims,
-                        { container = h })
-   local down = core.leaf(what .. " removed", "DebianLike", impl.removed, a, claims,
-                          { container = h, detaches = true })
+   local up = core.leaf{ desc = what .. " provisioned", targets = "DebianLike",
+                         impl = impl.provisioned, args = a, claims = claims, container = h }
+   local down = core.leaf{ desc = what .. " removed", targets = "DebianLike", impl = impl.removed,
+                           args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)
 end
 

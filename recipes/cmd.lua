@@ -47,10 +47,9 @@ function cmd.run(argv, opts)
    local msg = args.join("cmd.run", err, oerr)
    if msg then return core.invalid(desc, msg) end
    desc = "run " .. args.shell_join(a)
-   return core.leaf(desc, nil, impl.run, { argv = a, creates = o.creates, unless = o.unless },
-                    nil, {
-      norevert = "cmd.run has no revert action: prop cannot know how to undo what a command did",
-   })
+   return core.leaf{ desc = desc, impl = impl.run,
+                     args = { argv = a, creates = o.creates, unless = o.unless },
+                     norevert = "cmd.run has no revert action: prop cannot know how to undo what a command did" }
 end
 
 return args.strict_module(cmd, "cmd")

@@ -7,6 +7,7 @@
 -- recipes said so; other settings of the same file agree.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 
@@ -106,10 +107,10 @@ function conffile.key_value(path, key, value, opts)
    if msg then return core.invalid(desc, msg) end
    local a = { path = path, key = key, value = v, sep = sep, comment = comment }
    local line = conf.line(key, v, a)
-   local set = core.leaf(fmt("%s: %s set to %s", path, key, v), nil, impl.set, a,
-                         { "file.setting", path, conf.claim(key, v) })
-   local unset = core.leaf(fmt("%s: %s not set to %s", path, key, v), nil, impl.unset, a,
-                           { "file.noline", path, line })
+   local set = core.leaf{ desc = fmt("%s: %s set to %s", path, key, v), impl = impl.set, args = a,
+                          claims = { claim.file_setting(path, conf.claim(key, v)) } }
+   local unset = core.leaf{ desc = fmt("%s: %s not set to %s", path, key, v), impl = impl.unset,
+                            args = a, claims = { claim.file_noline(path, line) } }
    return core.pair(set, unset)
 end
 
@@ -154,10 +155,12 @@ function conffile.ini_setting(path, section, key, value, opts)
    if msg then return core.invalid(desc, msg) end
    local a = { path = path, section = section, key = key, value = v, sep = o.sep or " = " }
    local line = key .. a.sep .. v
-   local set = core.leaf(fmt("%s: [%s] %s set to %s", path, section, key, v), nil, impl.ini_set,
-                         a, { "file.setting", path, conf.claim("[" .. section .. "] " .. key, v) })
-   local unset = core.leaf(fmt("%s: [%s] %s not set to %s", path, section, key, v), nil,
-                           impl.ini_unset, a, { "file.noline", path, line })
+   local set = core.leaf{ desc = fmt("%s: [%s] %s set to %s", path, section, key, v),
+                          impl = impl.ini_set, args = a,
+                          claims = { claim.file_setting(path, conf.claim("[" .. section .. "] " .. key, v)) } }
+   local unset = core.leaf{ desc = fmt("%s: [%s] %s not set to %s", path, section, key, v),
+                            impl = impl.ini_unset, args = a,
+                            claims = { claim.file_noline(path, line) } }
    return core.pair(set, unset)
 end
 

@@ -57,9 +57,7 @@ function connect.ssh(opts)
    end
    local desc = "connect ssh " .. (o.user and o.user .. "@" or "") .. (o.address or "(host name)")
       .. (o.port and ":" .. o.port or "") .. (o.sudo and " with sudo" or "")
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = info, info_only = true, norevert = norevert("connect.ssh"),
-   })
+   return core.leaf{ desc = desc, info = info, info_only = true, norevert = norevert("connect.ssh") }
 end
 
 --[[ connect["local"]()   (also connect.localhost())
@@ -72,9 +70,8 @@ end
 local function this_machine(opts)
    local err = args.options(opts, {}, "connect.local")
    if err then return core.invalid("connect local", args.join("connect.local", err)) end
-   return core.leaf("connect local", nil, nil, nil, nil, {
-      info = { "connect", "local" }, info_only = true, norevert = norevert("connect.local"),
-   })
+   return core.leaf{ desc = "connect local", info = { "connect", "local" }, info_only = true,
+                     norevert = norevert("connect.local") }
 end
 connect["local"] = this_machine
 connect.localhost = this_machine
@@ -91,10 +88,8 @@ function connect.dir(path, opts)
    local msg = args.join("connect.dir", args.abs_path(path, "path"),
                          (args.options(opts, {}, "connect.dir")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "connect", "dir", "connect.path", path }, info_only = true,
-      norevert = norevert("connect.dir"),
-   })
+   return core.leaf{ desc = desc, info = { "connect", "dir", "connect.path", path },
+                     info_only = true, norevert = norevert("connect.dir") }
 end
 
 return args.strict_module(connect, "connect")

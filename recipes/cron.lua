@@ -1,6 +1,7 @@
 -- prop.cron: jobs in /etc/cron.d.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -115,12 +116,13 @@ function cron.job(name, schedule, argv, opts)
    local user = o.user or "root"
    local path = "/etc/cron.d/" .. name
    local content = job_content(name, s, user, a)
-   local job = core.leaf(desc, nil, impl.job,
-                         { name = name, schedule = s, argv = a, user = user, path = path,
+   local job = core.leaf{ desc = desc, impl = impl.job,
+                          args = { name = name, schedule = s, argv = a, user = user, path = path,
                            content = content },
-                         { "file.content", path, content })
-   local gone = core.leaf("cron job " .. name .. " removed", nil, impl.absent,
-                          { name = name, path = path }, { "file.absent", path, false })
+                          claims = { claim.file_content(path, content) } }
+   local gone = core.leaf{ desc = "cron job " .. name .. " removed", impl = impl.absent,
+                           args = { name = name, path = path },
+                           claims = { claim.file_absent(path) } }
    return core.pair(job, gone)
 end
 
@@ -163,11 +165,12 @@ function cron.nice_job(name, schedule, user, cwd, command, opts)
                        .. "SHELL=/bin/sh\n"
                        .. "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"
                        .. "%s %s %s\n", name, s, user, nice_command(cwd, command))
-   local job = core.leaf(desc, nil, impl.job,
-                         { name = name, schedule = s, user = user, path = path, content = content },
-                         { "file.content", path, content })
-   local gone = core.leaf("cron job " .. name .. " removed", nil, impl.absent,
-                          { name = name, path = path }, { "file.absent", path, false })
+   local job = core.leaf{ desc = desc, impl = impl.job,
+                          args = { name = name, schedule = s, user = user, path = path, content = content },
+                          claims = { claim.file_content(path, content) } }
+   local gone = core.leaf{ desc = "cron job " .. name .. " removed", impl = impl.absent,
+                           args = { name = name, path = path },
+                           claims = { claim.file_absent(path) } }
    return core.pair(job, gone)
 end
 

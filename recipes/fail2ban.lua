@@ -7,6 +7,7 @@
 -- property fails with what fail2ban said.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local V = require "prop.vhost"
@@ -58,10 +59,10 @@ function fail2ban.installed(a, ...)
       return core.invalid("fail2ban installed", args.options(a, {}, "fail2ban.installed")
                           or "fail2ban.installed takes no arguments")
    end
-   return core.leaf("fail2ban installed", "DebianLike", impl.installed, nil,
-                    { "package.installed", "fail2ban", false, "service.running", "fail2ban", false }, {
-      norevert = 'fail2ban.installed has no revert action: use apt.removed "fail2ban" to remove it',
-   })
+   return core.leaf{ desc = "fail2ban installed", targets = "DebianLike", impl = impl.installed,
+                     claims = { claim.package_installed("fail2ban"),
+                                claim.service_running("fail2ban") },
+                     norevert = 'fail2ban.installed has no revert action: use apt.removed "fail2ban" to remove it' }
 end
 
 local function check_name(v, what)
@@ -156,11 +157,12 @@ function fail2ban.jail(name, settings, ...)
    local a = jail_args(name)
    a.content = fmt("# fail2ban jail %s, managed by prop: edits here are overwritten\n[%s]\n%s\n",
                    name, name, concat(lines, "\n"))
-   local up = core.leaf(desc, "DebianLike", impl.jail, a, { "file.content", a.available, a.content })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.jail, args = a,
+                         claims = { claim.file_content(a.available, a.content) } }
    local d = jail_args(name)
    d.enabled = d.available
-   local down = core.leaf(desc .. " removed", "DebianLike", impl.absent, d,
-                          { "file.absent", d.available, false })
+   local down = core.leaf{ desc = desc .. " removed", targets = "DebianLike", impl = impl.absent,
+                           args = d, claims = { claim.file_absent(d.available) } }
    return core.pair(up, down)
 end
 

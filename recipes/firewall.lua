@@ -12,6 +12,7 @@
 -- accepted: a run never locks itself out.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -309,12 +310,12 @@ local function make(recipe, opts, with_declared)
       table.insert(desc, 1, "the declared ports")
       label = fmt("firewall allows %s", concat(desc, ", "))
    end
-   local on = core.leaf(label, "DebianLike", impl.nftables, a,
-                        { "package.installed", "nftables", false,
-                          "file.generated", PATH, summary(a) })
-   local off = core.leaf("firewall nftables reverted", "DebianLike", impl.reverted,
-                         { recipe = recipe .. " (reverted)" },
-                         { "file.generated", PATH, "firewall.nftables reverted" })
+   local on = core.leaf{ desc = label, targets = "DebianLike", impl = impl.nftables, args = a,
+                         claims = { claim.package_installed("nftables"),
+                                    claim.file_generated(PATH, summary(a)) } }
+   local off = core.leaf{ desc = "firewall nftables reverted", targets = "DebianLike",
+                          impl = impl.reverted, args = { recipe = recipe .. " (reverted)" },
+                          claims = { claim.file_generated(PATH, "firewall.nftables reverted") } }
    return core.pair(on, off)
 end
 

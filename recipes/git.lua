@@ -7,6 +7,7 @@
 -- is ok without a fetch.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -244,13 +245,12 @@ function git.cloned(url, dir, opts)
    if msg then return core.invalid(desc, msg) end
    dir = dir:gsub("/+$", "")
    if o.rev then desc = desc .. " at " .. o.rev end
-   local claims = { "file.directory", dir, false, "file.generated", dir .. "/.git", "git clone " .. url }
-   if o.user then
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.owner", dir, o.user .. ":"
-   end
-   return core.leaf(desc, nil, impl.cloned,
-                    { url = url, dir = dir, rev = o.rev, branch = o.branch, user = o.user }, claims,
-                    { norevert = "git.cloned: removing a clone would lose what was done in it" })
+   local claims = { claim.file_directory(dir), claim.file_generated(dir .. "/.git", "git clone " .. url) }
+   if o.user then claims[#claims + 1] = claim.file_owner(dir, o.user .. ":") end
+   return core.leaf{ desc = desc, impl = impl.cloned,
+                     args = { url = url, dir = dir, rev = o.rev, branch = o.branch, user = o.user },
+                     claims = claims,
+                     norevert = "git.cloned: removing a clone would lose what was done in it" }
 end
 
 --[[ git.pulled(dir [, { user= }])
@@ -271,9 +271,9 @@ function git.pulled(dir, opts)
    local msg = args.join("git.pulled", derr, oerr)
    if msg then return core.invalid(desc, msg) end
    dir = dir:gsub("/+$", "")
-   return core.leaf(desc, nil, impl.pulled, { dir = dir, user = o.user },
-                    { "file.directory", dir, false },
-                    { norevert = "git.pulled: a pull has nothing to revert" })
+   return core.leaf{ desc = desc, impl = impl.pulled, args = { dir = dir, user = o.user },
+                     claims = { claim.file_directory(dir) },
+                     norevert = "git.pulled: a pull has nothing to revert" }
 end
 
 return args.strict_module(git, "git")

@@ -1,6 +1,7 @@
 -- prop.group: local groups.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -54,10 +55,9 @@ function group.exists(name, opts)
    local msg = args.join("group.exists", err, oerr)
    if msg then return core.invalid(desc, msg) end
    if o.gid then desc = "group " .. name .. " exists (gid " .. o.gid .. ")" end
-   return core.leaf(desc, nil, impl.exists, { name = name, gid = o.gid },
-                    { "group", name, o.gid or false }, {
-      norevert = "group.exists has no revert action: removing a group could leave files owned by a bare number",
-   })
+   return core.leaf{ desc = desc, impl = impl.exists, args = { name = name, gid = o.gid },
+                     claims = { claim.group(name, o.gid or false) },
+                     norevert = "group.exists has no revert action: removing a group could leave files owned by a bare number" }
 end
 
 return args.strict_module(group, "group")

@@ -4,6 +4,7 @@
 -- stay), then update-grub to write /boot/grub/grub.cfg from it.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
@@ -54,9 +55,9 @@ function impl.update.ensure(sys)
 end
 
 local function update_leaf()
-   return core.leaf("update-grub", "DebianLike", impl.update, nil,
-                    { "file.generated", "/boot/grub/grub.cfg", "update-grub" },
-                    { norevert = "update-grub has nothing to revert" })
+   return core.leaf{ desc = "update-grub", targets = "DebianLike", impl = impl.update,
+                     claims = { claim.file_generated("/boot/grub/grub.cfg", "update-grub") },
+                     norevert = "update-grub has nothing to revert" }
 end
 
 -- The arguments: a string, or a list of words joined with blanks; none
@@ -102,10 +103,12 @@ function grub.cmdline_default(v, opts)
    if msg then return core.invalid(desc, msg) end
    local value = '"' .. s .. '"'
    local a = { value = value }
-   local set = core.leaf(fmt("grub default command line %s", value), "DebianLike", impl.set, a,
-                         { "file.setting", PATH, conf.claim(KEY, value) })
-   local unset = core.leaf(fmt("grub default command line not %s", value), "DebianLike",
-                           impl.unset, a, { "file.noline", PATH, conf.line(KEY, value, o) })
+   local set = core.leaf{ desc = fmt("grub default command line %s", value), targets = "DebianLike",
+                          impl = impl.set, args = a,
+                          claims = { claim.file_setting(PATH, conf.claim(KEY, value)) } }
+   local unset = core.leaf{ desc = fmt("grub default command line not %s", value),
+                            targets = "DebianLike", impl = impl.unset, args = a,
+                            claims = { claim.file_noline(PATH, conf.line(KEY, value, o)) } }
    return core.pair(set:on_change(update_leaf()), unset:on_change(update_leaf()))
 end
 

@@ -1,6 +1,7 @@
 -- prop.hostname: the host's name.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local conf = require "prop.conf"
@@ -120,11 +121,11 @@ function hostname.set(name, opts)
    local msg = args.join("hostname.set", err, (args.options(opts, {}, "hostname.set")))
    if msg then return core.invalid(desc, msg) end
    local short = name:match("^[^.]+")
-   return core.leaf(desc, nil, impl.set, { name = name, short = short },
-                    { "hostname", "hostname", name, "file.content", "/etc/hostname", short .. "\n",
-                      "file.line", "/etc/hosts", hosts_line(name, short) }, {
-      norevert = "hostname.set has no revert action: the old name is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.set, args = { name = name, short = short },
+                     claims = { claim.hostname("hostname", name),
+                                claim.file_content("/etc/hostname", short .. "\n"),
+                                claim.file_line("/etc/hosts", hosts_line(name, short)) },
+                     norevert = "hostname.set has no revert action: the old name is not known" }
 end
 
 -- The host's own name, as the site declares it: a container's is the
@@ -164,12 +165,11 @@ local own_name = "the host's own name (hostname.sane)"
 function hostname.sane(opts)
    local msg = args.join("hostname.sane", (args.options(opts, {}, "hostname.sane")))
    if msg then return core.invalid("hostname sane", msg) end
-   return core.leaf("hostname sane", nil, impl.sane, {},
-                    { "file.generated", "/etc/hostname", own_name,
-                      "file.generated", "/etc/mailname", own_name,
-                      "file.setting", "/etc/hosts", "127.0.1.1=" .. own_name }, {
-      norevert = "hostname.sane has no revert action: the old name is not known",
-   })
+   return core.leaf{ desc = "hostname sane", impl = impl.sane, args = {},
+                     claims = { claim.file_generated("/etc/hostname", own_name),
+                                claim.file_generated("/etc/mailname", own_name),
+                                claim.file_setting("/etc/hosts", "127.0.1.1=" .. own_name) },
+                     norevert = "hostname.sane has no revert action: the old name is not known" }
 end
 
 --[[ hostname.mailname(name)
@@ -186,10 +186,10 @@ function hostname.mailname(name, opts)
    local msg = args.join("hostname.mailname", err,
                          (args.options(opts, {}, "hostname.mailname")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, "DebianLike", impl.mailname, { name = name },
-                    { "file.content", "/etc/mailname", name .. "\n" }, {
-      norevert = "hostname.mailname has no revert action: the old name is not known",
-   })
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.mailname,
+                     args = { name = name },
+                     claims = { claim.file_content("/etc/mailname", name .. "\n") },
+                     norevert = "hostname.mailname has no revert action: the old name is not known" }
 end
 
 local RESOLV = "/etc/resolv.conf"
@@ -260,10 +260,10 @@ function hostname.search_domain(domain, opts)
                          (args.options(opts, {}, "hostname.search_domain")))
    if msg then return core.invalid(desc, msg) end
    local a = { domain = domain }
-   local set = core.leaf(desc, nil, impl.search, a,
-                         { "file.setting", RESOLV, conf.claim("search", domain) })
-   local unset = core.leaf("no search domain " .. domain, nil, impl.nosearch, a,
-                           { "file.noline", RESOLV, "search " .. domain })
+   local set = core.leaf{ desc = desc, impl = impl.search, args = a,
+                          claims = { claim.file_setting(RESOLV, conf.claim("search", domain)) } }
+   local unset = core.leaf{ desc = "no search domain " .. domain, impl = impl.nosearch, args = a,
+                            claims = { claim.file_noline(RESOLV, "search " .. domain) } }
    return core.pair(set, unset)
 end
 

@@ -105,10 +105,8 @@ local function fact(key, check, v, opts, schema)
    else
       desc = key .. " " .. norm
    end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = info, info_only = true,
-      norevert = key .. " is information about the host; it has nothing to revert",
-   })
+   return core.leaf{ desc = desc, info = info, info_only = true,
+                     norevert = key .. " is information about the host; it has nothing to revert" }
 end
 
 --[[ ipv4 "a.b.c.d"   or   ipv4("a.b.c.d", { shared = true })

@@ -7,6 +7,7 @@
 -- jail's own properties against FreeBSD.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local C = require "prop.container"
@@ -228,14 +229,15 @@ function jail.running(c)
    if not h then return core.invalid("jail running", err) end
    local name, path = C.get(h, "name"), C.get(h, "path")
    local owner = "jail " .. name .. " (" .. h.origin .. ")"
-   local claims = { "file.owned", path, owner, "file.owned", path .. ".prop-new", owner,
-                    "file.owned", conf_file(name), owner }
+   local claims = { claim.file_owned(path, owner), claim.file_owned(path .. ".prop-new", owner),
+                    claim.file_owned(conf_file(name), owner) }
    local a = { name = name, path = path, release = C.get(h, "release"), arch = C.get(h, "arch"),
                ip4 = C.get(h, "ip4"), mirror = C.get(h, "mirror"), container = h }
-   local up = core.leaf("jail " .. name .. " running", "FreeBSD", impl.running, a, claims,
-                        { container = h })
-   local down = core.leaf("jail " .. name .. " removed", "FreeBSD", impl.removed, a, claims,
-                          { container = h, detaches = true })
+   local up = core.leaf{ desc = "jail " .. name .. " running", targets = "FreeBSD",
+                         impl = impl.running, args = a, claims = claims, container = h }
+   local down = core.leaf{ desc = "jail " .. name .. " removed", targets = "FreeBSD",
+                           impl = impl.removed, args = a, claims = claims, container = h,
+                           detaches = true }
    return core.pair(up, down)
 end
 

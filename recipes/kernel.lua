@@ -6,6 +6,7 @@
 -- built into the kernel has one too, and modprobe accepts it).
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -96,10 +97,10 @@ function kernel.module_loaded(name, opts)
    local path = DIR .. "/" .. name .. ".conf"
    local content = fmt("# written by prop (kernel.module_loaded): loaded at boot\n%s\n", name)
    local a = { name = name, path = path, content = content }
-   local up = core.leaf(desc, "DebianLike", impl.loaded, a,
-                        { "file.directory", DIR, false, "file.content", path, content })
-   local down = core.leaf("kernel module " .. name .. " not loaded", "DebianLike", impl.unloaded, a,
-                          { "file.absent", path, false })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.loaded, args = a,
+                         claims = { claim.file_directory(DIR), claim.file_content(path, content) } }
+   local down = core.leaf{ desc = "kernel module " .. name .. " not loaded", targets = "DebianLike",
+                           impl = impl.unloaded, args = a, claims = { claim.file_absent(path) } }
    return core.pair(up, down)
 end
 

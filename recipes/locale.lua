@@ -1,6 +1,7 @@
 -- prop.locale: locales generated on a Debian system, and the one it uses.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
@@ -139,11 +140,13 @@ end
 local function available(l)
    local a = { locale = l, charset = codeset(l) }
    local line = conf.line(l, a.charset, gen_o)
-   local up = core.leaf("locale " .. l .. " available", "DebianLike", impl.available, a,
-                        { "package.installed", "locales", false,
-                          "file.setting", GEN, conf.claim(l, a.charset) })
-   local down = core.leaf("locale " .. l .. " not available", "DebianLike", impl.unavailable, a,
-                          { "file.noline", GEN, line })
+   local up = core.leaf{ desc = "locale " .. l .. " available", targets = "DebianLike",
+                         impl = impl.available, args = a,
+                         claims = { claim.package_installed("locales"),
+                                    claim.file_setting(GEN, conf.claim(l, a.charset)) } }
+   local down = core.leaf{ desc = "locale " .. l .. " not available", targets = "DebianLike",
+                           impl = impl.unavailable, args = a,
+                           claims = { claim.file_noline(GEN, line) } }
    return core.pair(up, down)
 end
 
@@ -190,10 +193,12 @@ function locale.selected(l, opts)
    local msg = args.join("locale.selected", err, (args.options(opts, {}, "locale.selected")))
    if msg then return core.invalid(desc, msg) end
    local a = { locale = l }
-   local up = core.leaf("locale " .. l .. " selected", "DebianLike", impl.selected, a,
-                        { "file.setting", DEFAULT, conf.claim("LANG", l) })
-   local down = core.leaf("locale " .. l .. " not selected", "DebianLike", impl.unselected, a,
-                          { "file.noline", DEFAULT, conf.line("LANG", l, default_o) })
+   local up = core.leaf{ desc = "locale " .. l .. " selected", targets = "DebianLike",
+                         impl = impl.selected, args = a,
+                         claims = { claim.file_setting(DEFAULT, conf.claim("LANG", l)) } }
+   local down = core.leaf{ desc = "locale " .. l .. " not selected", targets = "DebianLike",
+                           impl = impl.unselected, args = a,
+                           claims = { claim.file_noline(DEFAULT, conf.line("LANG", l, default_o)) } }
    return core.pair(core.requires(up, available(l)), down)
 end
 

@@ -7,6 +7,7 @@
 -- P007, and entries for other mount points agree.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -232,10 +233,11 @@ function mount.fstab_entry(src, dir, fstype, opts, more)
    local desc = fmt("fstab entry for %s", type(dir) == "string" and dir or "?")
    local msg, a = parse("mount.fstab_entry", src, dir, fstype, opts, more)
    if msg then return core.invalid(desc, msg) end
-   local set = core.leaf(fmt("fstab: %s on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts), nil,
-                         impl.entry, a, { "file.setting", FSTAB, a.dir .. "=" .. claim(a) })
-   local unset = core.leaf(fmt("fstab: no %s on %s", a.src, a.dir), nil, impl.noentry, a,
-                           { "file.noline", FSTAB, a.line })
+   local set = core.leaf{ desc = fmt("fstab: %s on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts),
+                          impl = impl.entry, args = a,
+                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. claim(a)) } }
+   local unset = core.leaf{ desc = fmt("fstab: no %s on %s", a.src, a.dir), impl = impl.noentry,
+                            args = a, claims = { claim.file_noline(FSTAB, a.line) } }
    return core.pair(set, unset)
 end
 
@@ -256,11 +258,12 @@ function mount.mounted(src, dir, fstype, opts, more)
    local desc = fmt("mounted %s", type(dir) == "string" and dir or "?")
    local msg, a = parse("mount.mounted", src, dir, fstype, opts, more)
    if msg then return core.invalid(desc, msg) end
-   local set = core.leaf(fmt("%s mounted on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts), nil,
-                         impl.mounted, a, { "file.setting", FSTAB, a.dir .. "=" .. claim(a),
-                                            "file.directory", a.dir, false })
-   local unset = core.leaf(fmt("%s not mounted on %s", a.src, a.dir), nil, impl.unmounted, a,
-                           { "file.noline", FSTAB, a.line })
+   local set = core.leaf{ desc = fmt("%s mounted on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts),
+                          impl = impl.mounted, args = a,
+                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. claim(a)),
+                                     claim.file_directory(a.dir) } }
+   local unset = core.leaf{ desc = fmt("%s not mounted on %s", a.src, a.dir), impl = impl.unmounted,
+                            args = a, claims = { claim.file_noline(FSTAB, a.line) } }
    return core.pair(set, unset)
 end
 

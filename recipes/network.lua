@@ -12,6 +12,7 @@
 -- a mistake there would cut prop off from the host.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -476,11 +477,12 @@ end
 
 local function claims_for(name, content)
    local path = DIR .. "/" .. name
-   return { content and "file.content" or "file.generated", path, content or "network.preserve_static",
-            "file.line", MAIN, SOURCE,
-            "file.directory", DIR, false,
-            "file.generated", "/etc/network/.prop-check-" .. name, "network.interface",
-            "package.installed", "ifupdown", false }
+   return { content and claim.file_content(path, content)
+               or claim.file_generated(path, "network.preserve_static"),
+            claim.file_line(MAIN, SOURCE),
+            claim.file_directory(DIR),
+            claim.file_generated("/etc/network/.prop-check-" .. name, "network.interface"),
+            claim.package_installed("ifupdown") }
 end
 
 --[[ network.interface(name, { method = "dhcp" } | { address=, gateway=, dns=, auto=, options=, over_ssh= })
@@ -527,9 +529,11 @@ function network.interface(name, cfg)
    desc = desc .. (o.address and " " .. o.address or " dhcp")
    local a = { what = "network.interface " .. name, name = name, content = content,
                over_ssh = o.over_ssh }
-   local up = core.leaf(desc, "DebianLike", impl.interface, a, claims_for(name, content))
-   local down = core.leaf("no network interface file for " .. name, "DebianLike", impl.removed,
-                          a, { "file.absent", DIR .. "/" .. name, false })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.interface, args = a,
+                         claims = claims_for(name, content) }
+   local down = core.leaf{ desc = "no network interface file for " .. name, targets = "DebianLike",
+                           impl = impl.removed, args = a,
+                           claims = { claim.file_absent(DIR .. "/" .. name) } }
    return core.pair(up, down)
 end
 
@@ -557,12 +561,11 @@ function network.preserve_static(name, extra)
    local msg = args.join("network.preserve_static", (check_name(name, "name")),
                          (args.options(extra, {}, "network.preserve_static")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, "DebianLike", impl.preserve,
-                    { what = "network.preserve_static " .. name, name = name },
-                    claims_for(name, nil), {
-      norevert = "network.preserve_static has no revert action: remove "
-         .. DIR .. "/" .. name .. " with file.absent",
-   })
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.preserve,
+                     args = { what = "network.preserve_static " .. name, name = name },
+                     claims = claims_for(name, nil),
+                     norevert = "network.preserve_static has no revert action: remove "
+         .. DIR .. "/" .. name .. " with file.absent" }
 end
 
 return args.strict_module(network, "network")

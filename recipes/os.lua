@@ -41,12 +41,8 @@ local function declare_as(recipe, family, what, example, suite, arch, extra_args
    local msg = args.join(recipe, args.matching(suite, what, "[%w][%w._+~-]*", example),
                          check_arch(arch), (args.options(extra_args, {}, recipe)))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "os", family .. " " .. suite .. " " .. arch },
-      info_only = true,
-      os = family,
-      norevert = norevert,
-   })
+   return core.leaf{ desc = desc, info = { "os", family .. " " .. suite .. " " .. arch },
+                     info_only = true, os = family, norevert = norevert }
 end
 
 local function declare(family, what, example, suite, arch, extra_args)
@@ -150,12 +146,8 @@ function os_.arch(arch, opts)
    local desc = fmt("os.arch %s", type(arch) == "string" and arch or "?")
    local msg = args.join("os.arch", check_arch(arch), (args.options(opts, {}, "os.arch")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "os", "arch rolling " .. arch },
-      info_only = true,
-      os = "arch",
-      norevert = norevert,
-   })
+   return core.leaf{ desc = desc, info = { "os", "arch rolling " .. arch }, info_only = true,
+                     os = "arch", norevert = norevert }
 end
 
 return args.strict_module(os_, "os",

@@ -3,6 +3,7 @@
 -- where systemd runs, a cron job otherwise.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -305,13 +306,12 @@ function pull.scheduled(repo, opts)
       argv = argv, every = every, every_s = every_s,
       jitter_s = o.jitter or 300, via = o.via,
    }
-   local claims = {
-      "file.owned", service_path, false, "file.owned", timer_path, false,
-      "file.owned", wants_path, false, "file.owned", cron_path, false,
-   }
-   local on = core.leaf(fmt("prop pull %s every %s", r, every), "UnixLike", impl.scheduled, a,
-                        claims)
-   local off = core.leaf("prop pull not scheduled", "UnixLike", impl.unscheduled, {}, claims)
+   local claims = { claim.file_owned(service_path), claim.file_owned(timer_path),
+                    claim.file_owned(wants_path), claim.file_owned(cron_path) }
+   local on = core.leaf{ desc = fmt("prop pull %s every %s", r, every), targets = "UnixLike",
+                         impl = impl.scheduled, args = a, claims = claims }
+   local off = core.leaf{ desc = "prop pull not scheduled", targets = "UnixLike",
+                          impl = impl.unscheduled, args = {}, claims = claims }
    return core.pair(on, off)
 end
 

@@ -5,6 +5,7 @@
 -- "getty@tty1", "ssh.socket".
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -108,8 +109,8 @@ local function check_name(recipe, name, opts)
 end
 
 local function state_leaf(which, name)
-   return core.leaf("service " .. name .. " " .. which, nil, impl[which], { name = name },
-                    { "service." .. which, name, false })
+   return core.leaf{ desc = "service " .. name .. " " .. which, impl = impl[which],
+                     args = { name = name }, claims = { claim["service_" .. which](name) } }
 end
 
 local function pair(which, other, name, opts)
@@ -159,10 +160,9 @@ function service.restarted(name, opts)
    local desc = "service " .. (type(name) == "string" and name or "?") .. " restarted"
    local err = check_name("service.restarted", name, opts)
    if err then return core.invalid(desc, err) end
-   return core.leaf(desc, nil, impl.restarted, { name = name },
-                    { "service.restarted", name, false }, {
-      norevert = "service.restarted has no revert action: a restart cannot be undone",
-   })
+   return core.leaf{ desc = desc, impl = impl.restarted, args = { name = name },
+                     claims = { claim.service_restarted(name) },
+                     norevert = "service.restarted has no revert action: a restart cannot be undone" }
 end
 
 --[[ service.enabled(name)
@@ -182,9 +182,8 @@ function service.enabled(name, opts)
    local desc = "service " .. (type(name) == "string" and name or "?") .. " enabled"
    local err = check_name("service.enabled", name, opts)
    if err then return core.invalid(desc, err) end
-   return core.leaf(desc, nil, impl.enabled, { name = name }, nil, {
-      norevert = "service.enabled has no revert action: whether the service was enabled before is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.enabled, args = { name = name },
+                     norevert = "service.enabled has no revert action: whether the service was enabled before is not known" }
 end
 
 return args.strict_module(service, "service")

@@ -5,6 +5,7 @@
 -- half is a secret in the site's store (ssh.host_keys installs both).
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local file = require "prop.file"
@@ -62,10 +63,8 @@ function ssh.host_key(t, public, opts)
    if not terr then perr, p = check_public(tt, public, "public") end
    local msg = args.join("ssh.host_key", terr, perr, (args.options(opts, {}, "ssh.host_key")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = { info_key(tt), p }, info_only = true,
-      norevert = "ssh.host_key is information about the host; it has nothing to revert",
-   })
+   return core.leaf{ desc = desc, info = { info_key(tt), p }, info_only = true,
+                     norevert = "ssh.host_key is information about the host; it has nothing to revert" }
 end
 
 --[[ ssh.host_keys { TYPE = public, ... }
@@ -171,11 +170,10 @@ function ssh.known_hosts(user, opts)
    if msg then return core.invalid(desc, msg) end
    local path = o.path or (user == "root" and "/root/.ssh/known_hosts"
                            or "/home/" .. user .. "/.ssh/known_hosts")
-   return core.leaf(desc, nil, impl.known_hosts,
-                    { user = user, group = o.group or user, path = path },
-                    { "file.generated", path, "ssh.known_hosts" }, {
-      norevert = "ssh.known_hosts has no revert action: the old file is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.known_hosts,
+                     args = { user = user, group = o.group or user, path = path },
+                     claims = { claim.file_generated(path, "ssh.known_hosts") },
+                     norevert = "ssh.known_hosts has no revert action: the old file is not known" }
 end
 
 -- ---------------------------------------------------------------------
@@ -391,20 +389,21 @@ function ssh.authorized_keys(user, keys, opts)
    local a = { user = user, keys = v[2], claimed = path, claimed_dir = dir }
    local function claims(kind)
       local c = {}
-      for _, k in ipairs(a.keys) do c[#c + 1], c[#c + 2], c[#c + 3] = kind, path, k end
-      if kind == "file.line" then
-         for _, x in ipairs({ "file.mode", path, "0600", "file.owner", path, user .. ":",
-                              "file.mode", dir, "0700", "file.owner", dir, user .. ":" }) do
+      for _, k in ipairs(a.keys) do c[#c + 1] = claim[kind](path, k) end
+      if kind == "file_line" then
+         for _, x in ipairs({ claim.file_mode(path, "0600"), claim.file_owner(path, user .. ":"),
+                              claim.file_mode(dir, "0700"), claim.file_owner(dir, user .. ":") }) do
             c[#c + 1] = x
          end
       end
       return c
    end
    local n = #a.keys
-   local up = core.leaf(fmt("%s (%d key%s)", desc, n, n == 1 and "" or "s"), nil,
-                        impl.authorized_keys, a, claims("file.line"))
-   local down = core.leaf(fmt("%s lacks %d key%s", desc, n, n == 1 and "" or "s"), nil,
-                          impl.authorized_keys_absent, a, claims("file.noline"))
+   local up = core.leaf{ desc = fmt("%s (%d key%s)", desc, n, n == 1 and "" or "s"),
+                         impl = impl.authorized_keys, args = a, claims = claims("file_line") }
+   local down = core.leaf{ desc = fmt("%s lacks %d key%s", desc, n, n == 1 and "" or "s"),
+                           impl = impl.authorized_keys_absent, args = a,
+                           claims = claims("file_noline") }
    return core.pair(up, down)
 end
 
@@ -565,15 +564,15 @@ end
 -- setting alone, so that ssh.listen_port(2222) and ssh.sshd_config
 -- { Port = 2222, ... } hold the same leaf, and never conflict.
 local function setting_leaf(name, value)
-   local claims = { "file.setting", SSHD_CONFIG, name .. "=" .. value,
-                    "file.generated", SSHD_CHECK, "a copy checked before it replaces the file",
-                    "file.directory", PRIVSEP, false }
+   local claims = { claim.file_setting(SSHD_CONFIG, name .. "=" .. value),
+                    claim.file_generated(SSHD_CHECK, "a copy checked before it replaces the file"),
+                    claim.file_directory(PRIVSEP) }
    local p = name:lower() == "port" and math.tointeger(tonumber(value)) or nil
-   return core.leaf("sshd_config: " .. name .. " " .. value, "UnixLike", impl.sshd_config,
-                    { settings = { { name = name, value = value } } }, claims, {
-      ports = p and { p } or nil,
-      norevert = "ssh.sshd_config has no revert action: the old values are not known",
-   })
+   return core.leaf{ desc = "sshd_config: " .. name .. " " .. value, targets = "UnixLike",
+                     impl = impl.sshd_config,
+                     args = { settings = { { name = name, value = value } } }, claims = claims,
+                     ports = p and { p } or nil,
+                     norevert = "ssh.sshd_config has no revert action: the old values are not known" }
 end
 
 function impl.sshd_reload.ensure(sys)
@@ -591,9 +590,8 @@ function impl.sshd_reload.ensure(sys)
 end
 
 local function reload_leaf()
-   return core.leaf("sshd reloaded", "UnixLike", impl.sshd_reload, nil, nil, {
-      norevert = "a reload has nothing to revert",
-   })
+   return core.leaf{ desc = "sshd reloaded", targets = "UnixLike", impl = impl.sshd_reload,
+                     norevert = "a reload has nothing to revert" }
 end
 
 -- The settings of a table, checked: the property, or core.invalid.

@@ -6,6 +6,7 @@
 -- sudo refuses to run at all while any of its files has a syntax error.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -184,11 +185,11 @@ function sudo.enabled_for(name, opts)
       desc = desc .. ": " .. #o.commands .. " command" .. (#o.commands == 1 and "" or "s")
    end
    local a = { name = name, path = path, check = check_path(path), content = content }
-   local up = core.leaf(desc, "DebianLike", impl.enabled, a,
-                        { "file.content", path, content,
-                          "file.generated", a.check, "sudo.enabled_for" })
-   local down = core.leaf("no sudo for " .. name, "DebianLike", impl.disabled, a,
-                          { "file.absent", path, false })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.enabled, args = a,
+                         claims = { claim.file_content(path, content),
+                                    claim.file_generated(a.check, "sudo.enabled_for") } }
+   local down = core.leaf{ desc = "no sudo for " .. name, targets = "DebianLike",
+                           impl = impl.disabled, args = a, claims = { claim.file_absent(path) } }
    return core.pair(up, down)
 end
 

@@ -7,6 +7,7 @@
 -- agree and one key given two values on a host is P007.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
@@ -126,11 +127,13 @@ function sysctl.set(key, value, opts)
    local msg = args.join("sysctl.set", kerr, verr, (args.options(opts, {}, "sysctl.set")))
    if msg then return core.invalid(desc, msg) end
    local a = { key = key, value = v }
-   local set = core.leaf(fmt("sysctl %s = %s", key, v), "DebianLike", impl.set, a,
-                         { "file.directory", DIR, false,
-                           "file.setting", PATH, conf.claim(key, v) })
-   local unset = core.leaf(fmt("sysctl %s not set to %s", key, v), "DebianLike", impl.unset, a,
-                           { "file.noline", PATH, conf.line(key, v, o) })
+   local set = core.leaf{ desc = fmt("sysctl %s = %s", key, v), targets = "DebianLike",
+                          impl = impl.set, args = a,
+                          claims = { claim.file_directory(DIR),
+                                     claim.file_setting(PATH, conf.claim(key, v)) } }
+   local unset = core.leaf{ desc = fmt("sysctl %s not set to %s", key, v), targets = "DebianLike",
+                            impl = impl.unset, args = a,
+                            claims = { claim.file_noline(PATH, conf.line(key, v, o)) } }
    return core.pair(set, unset)
 end
 

@@ -1,6 +1,7 @@
 -- prop.timezone: the system's time zone.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -94,14 +95,14 @@ function timezone.set(zone, opts)
    if msg then return core.invalid(desc, msg) end
    local a = { zone = zone }
    local norevert = "timezone.set has no revert action: the old zone is not known"
-   local debian = core.leaf(desc, "DebianLike", impl.debian, a,
-                            { "file.content", "/etc/timezone", zone .. "\n",
-                              "file.symlink", "/etc/localtime", ZONEINFO .. zone },
-                            { norevert = norevert })
-   local freebsd = core.leaf(desc, "FreeBSD", impl.freebsd, a,
-                             { "file.generated", "/etc/localtime", ZONEINFO .. zone,
-                               "file.content", "/var/db/zoneinfo", zone .. "\n" },
-                             { norevert = norevert })
+   local debian = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.debian, args = a,
+                             claims = { claim.file_content("/etc/timezone", zone .. "\n"),
+                                        claim.file_symlink("/etc/localtime", ZONEINFO .. zone) },
+                             norevert = norevert }
+   local freebsd = core.leaf{ desc = desc, targets = "FreeBSD", impl = impl.freebsd, args = a,
+                              claims = { claim.file_generated("/etc/localtime", ZONEINFO .. zone),
+                                         claim.file_content("/var/db/zoneinfo", zone .. "\n") },
+                              norevert = norevert }
    return core.describe(core.pick_os(debian, freebsd), desc)
 end
 

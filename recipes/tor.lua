@@ -1,6 +1,7 @@
 -- prop.tor: Tor relays and onion (hidden) services.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -148,15 +149,12 @@ function tor.bridge(a, ...)
       local err = args.options(a, {}, "tor.bridge")
       return core.invalid("tor bridge", err or "tor.bridge takes no arguments")
    end
-   local claims = { "package.installed", "tor", false }
-   for _, l in ipairs(bridge_lines) do
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.line", torrc, l
-   end
-   return core.leaf("tor bridge", "DebianLike", impl.bridge,
-                    { package = "tor", torrc = torrc, lines = bridge_lines }, claims, {
-      ports = { 443 },
-      norevert = "tor.bridge has no revert action: use apt.removed \"tor\" to remove it",
-   })
+   local claims = { claim.package_installed("tor") }
+   for _, l in ipairs(bridge_lines) do claims[#claims + 1] = claim.file_line(torrc, l) end
+   return core.leaf{ desc = "tor bridge", targets = "DebianLike", impl = impl.bridge,
+                     args = { package = "tor", torrc = torrc, lines = bridge_lines },
+                     claims = claims, ports = { 443 },
+                     norevert = "tor.bridge has no revert action: use apt.removed \"tor\" to remove it" }
 end
 
 local function check_target(v, what)
@@ -214,15 +212,15 @@ function tor.hidden_service(name, port, opts)
    local content = fmt("# onion service %s, managed by prop: edits here are overwritten\n"
                        .. "HiddenServiceDir %s\nHiddenServicePort %d %s\n", name, dir, port, target)
    local a = { what = "tor.hidden_service " .. name, path = path, dir = dir, content = content }
-   local up = core.leaf(desc .. " port " .. port .. " -> " .. target, "DebianLike", impl.hidden, a, {
-      "file.content", path, content,
-      "file.line", torrc, INCLUDE,
-      "file.directory", TORRC_D, false,
-      "package.installed", "tor", false,
-      "service.running", "tor", false,
-   })
-   local down = core.leaf("no " .. desc, "DebianLike", impl.no_hidden, a,
-                          { "file.absent", path, false })
+   local up = core.leaf{ desc = desc .. " port " .. port .. " -> " .. target,
+                         targets = "DebianLike", impl = impl.hidden, args = a,
+                         claims = { claim.file_content(path, content),
+                                    claim.file_line(torrc, INCLUDE),
+                                    claim.file_directory(TORRC_D),
+                                    claim.package_installed("tor"),
+                                    claim.service_running("tor") } }
+   local down = core.leaf{ desc = "no " .. desc, targets = "DebianLike", impl = impl.no_hidden,
+                           args = a, claims = { claim.file_absent(path) } }
    return core.pair(up, down)
 end
 

@@ -5,6 +5,7 @@
 -- most 32 characters.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -341,12 +342,9 @@ local schema = {
 -- recipes setting one attribute of one account differently are found
 -- before anything runs (P010).
 local function account_claims(name, o)
-   local claims = { "user", name, o.uid or false }
+   local claims = { claim.user(name, o.uid or false) }
    local function setting(attr, v)
-      if v ~= nil then
-         claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
-            "user.setting", name, attr .. "=" .. v
-      end
+      if v ~= nil then claims[#claims + 1] = claim.user_setting(name, attr .. "=" .. v) end
    end
    setting("shell", o.shell)
    setting("home", o.home)
@@ -360,12 +358,12 @@ local function account_leaf(name, o)
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
                groups = o.groups, comment = o.comment, password = o.password }
-   return core.leaf(desc, nil, impl.account, a, account_claims(name, o))
+   return core.leaf{ desc = desc, impl = impl.account, args = a, claims = account_claims(name, o) }
 end
 
 local function absent_leaf(name)
-   return core.leaf("user " .. name .. " absent", nil, impl.absent, { name = name },
-                    { "user.absent", name, false })
+   return core.leaf{ desc = "user " .. name .. " absent", impl = impl.absent,
+                     args = { name = name }, claims = { claim.user_absent(name) } }
 end
 
 --[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password= }])
@@ -422,7 +420,7 @@ local function name_desc(name)
 end
 
 local function setting_claim(name, attr, value)
-   return { "user.setting", name, attr .. "=" .. value }
+   return { claim.user_setting(name, attr .. "=" .. value) }
 end
 
 --[[ user.shell(name, path)
@@ -441,10 +439,9 @@ function user.shell(name, path, ...)
    local msg = args.join("user.shell", check_name(name, "user name"), (args.abs_path(path, "shell")),
                          select("#", ...) > 0 and "takes a user name and a path" or nil)
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, impl.shell, { name = name, shell = path },
-                    setting_claim(name, "shell", path), {
-      norevert = "user.shell has no revert action: the shell it replaces is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.shell, args = { name = name, shell = path },
+                     claims = setting_claim(name, "shell", path),
+                     norevert = "user.shell has no revert action: the shell it replaces is not known" }
 end
 
 --[[ user.locked(name)
@@ -465,10 +462,10 @@ function user.locked(name, ...)
    local msg = args.join("user.locked", check_name(name, "user name"),
                          select("#", ...) > 0 and "takes one user name" or nil)
    if msg then return core.invalid(desc, msg) end
-   return core.pair(core.leaf(desc, nil, impl.locked, { name = name },
-                              setting_claim(name, "locked", "yes")),
-                    core.leaf("user " .. name .. " is unlocked", nil, impl.unlocked, { name = name },
-                              setting_claim(name, "locked", "no")))
+   return core.pair(core.leaf{ desc = desc, impl = impl.locked, args = { name = name },
+                               claims = setting_claim(name, "locked", "yes") },
+                    core.leaf{ desc = "user " .. name .. " is unlocked", impl = impl.unlocked,
+                               args = { name = name }, claims = setting_claim(name, "locked", "no") })
 end
 
 --[[ user.has_group(name, group)
@@ -493,9 +490,10 @@ function user.has_group(name, group, ...)
    if msg then return core.invalid(desc, msg) end
    local a = { name = name, group = group }
    return core.pair(
-      core.leaf(desc, nil, impl.in_group, a, setting_claim(name, "member of " .. group, "yes")),
-      core.leaf("user " .. name .. " not in group " .. group, nil, impl.not_in_group, a,
-                setting_claim(name, "member of " .. group, "no")))
+      core.leaf{ desc = desc, impl = impl.in_group, args = a,
+                 claims = setting_claim(name, "member of " .. group, "yes") },
+      core.leaf{ desc = "user " .. name .. " not in group " .. group, impl = impl.not_in_group,
+                 args = a, claims = setting_claim(name, "member of " .. group, "no") })
 end
 
 local system_schema = {
@@ -526,7 +524,7 @@ function user.system_account(name, opts)
                comment = o.comment }
    local claims = account_claims(name, { uid = o.uid, shell = a.shell, home = o.home,
                                          comment = o.comment })
-   return core.pair(core.leaf(desc, nil, impl.system, a, claims), absent_leaf(name))
+   return core.pair(core.leaf{ desc = desc, impl = impl.system, args = a, claims = claims }, absent_leaf(name))
 end
 
 return args.strict_module(user, "user")

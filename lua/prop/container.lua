@@ -70,10 +70,8 @@ function M.info(desc, pairs_)
    for i = 1, #pairs_, 2 do
       info[#info + 1], info[#info + 2] = "container." .. pairs_[i], tostring(pairs_[i + 1])
    end
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = info, info_only = true,
-      norevert = desc .. " is information about the container; it has nothing to revert",
-   })
+   return core.leaf{ desc = desc, info = info, info_only = true,
+                     norevert = desc .. " is information about the container; it has nothing to revert" }
 end
 
 -- The first value of container.KEY on the container host h (eval or run time).

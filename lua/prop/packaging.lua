@@ -24,6 +24,7 @@
 -- options alone (dnf.upgraded { installroot = "/srv/img" }).
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 
 local packaging = {}
@@ -84,12 +85,11 @@ function packaging.manager(spec)
 
    local function packages_leaf(which, list, opts, where)
       local desc = tool .. " " .. words(which) .. " " .. table.concat(list, " ") .. (where or "")
-      local kind = which == "removed" and "package.removed" or "package.installed"
+      local kind = which == "removed" and claim.package_removed or claim.package_installed
       local claims = {}
-      for _, p in ipairs(list) do
-         claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, p .. (where or ""), false
-      end
-      return core.leaf(desc, targets, spec.impl[which], { packages = list, opts = opts }, claims)
+      for _, p in ipairs(list) do claims[#claims + 1] = kind(p .. (where or "")) end
+      return core.leaf{ desc = desc, targets = targets, impl = spec.impl[which],
+                        args = { packages = list, opts = opts }, claims = claims }
    end
 
    -- The recipe function of a revertable package recipe: which, reverted
@@ -132,8 +132,8 @@ function packaging.manager(spec)
          if err then return core.invalid(desc, err) end
          opts = opts or {}
          local where = spec.where and spec.where(opts) or ""
-         return core.leaf(desc .. where, targets, spec.impl[which], { opts = opts }, nil,
-                          { norevert = norevert })
+         return core.leaf{ desc = desc .. where, targets = targets, impl = spec.impl[which],
+                           args = { opts = opts }, norevert = norevert }
       end
    end
 

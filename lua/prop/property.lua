@@ -9,6 +9,7 @@
 -- `prop claims` and to `:claims` as a recipe is.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 
 local M = {}
@@ -93,17 +94,17 @@ local claims_schema = {
 }
 
 -- The claims table as core.leaf's triples.
-local function claims_triples(c)
-   local t = {}
-   local function add(kind, key, value) t[#t + 1], t[#t + 2], t[#t + 3] = kind, key, value end
-   for _, p in ipairs(c.files or {}) do add("file.owned", p, false) end
+local function claim_list(c)
+   local claim, t = core.claim, {}
+   local function add(v) t[#t + 1] = v end
+   for _, p in ipairs(c.files or {}) do add(claim.file_owned(p)) end
    for _, pl in ipairs(c.lines or {}) do
-      for _, l in ipairs(pl[2]) do add("file.line", pl[1], l) end
+      for _, l in ipairs(pl[2]) do add(claim.file_line(pl[1], l)) end
    end
-   for _, p in ipairs(c.packages or {}) do add("package.installed", p, false) end
-   for _, s in ipairs(c.services or {}) do add("service.running", s, false) end
-   for _, u in ipairs(c.users or {}) do add("user", u, false) end
-   for _, g in ipairs(c.groups or {}) do add("group", g, false) end
+   for _, p in ipairs(c.packages or {}) do add(claim.package_installed(p)) end
+   for _, s in ipairs(c.services or {}) do add(claim.service_running(s)) end
+   for _, u in ipairs(c.users or {}) do add(claim.user(u)) end
+   for _, g in ipairs(c.groups or {}) do add(claim.group(g)) end
    return t
 end
 
@@ -223,7 +224,7 @@ function M.property(t)
       end
       local err, c = args.options(t.claims, claims_schema, "claims")
       if err then return bad(desc, err) end
-      claims = claims_triples(c)
+      claims = claim_list(c)
    end
    local info
    if t.info ~= nil then
@@ -234,23 +235,19 @@ function M.property(t)
    if facts_only then
       -- Facts for other hosts (a key, an address): it changes nothing,
       -- and a host with nothing else is never reached.
-      return core.leaf(desc, targets, nil, nil, nil, {
-         info = info, info_only = true,
-         norevert = fmt("property \"%s\" carries information only; it has nothing to revert", desc),
-      })
+      return core.leaf{ desc = desc, targets = targets, info = info, info_only = true,
+                        norevert = fmt("property \"%s\" carries information only; it has nothing to revert", desc) }
    end
-   local extra = {
-      ports = ports,
-      info = info,
-      norevert = fmt("property \"%s\" has no revert function", desc),
-   }
    -- The executor checks a write against these (a warning when a
    -- property that declared claims writes a file it does not claim).
    local impl = { check = t.check, apply = t.apply, declared = claims ~= nil }
-   local p = core.leaf(desc, targets, impl, nil, claims, extra)
+   local p = core.leaf{ desc = desc, targets = targets, impl = impl, claims = claims,
+                        ports = ports, info = info,
+                        norevert = fmt("property \"%s\" has no revert function", desc) }
    if t.revert then
-      local undo = core.leaf("revert " .. desc, targets,
-                             { apply = t.revert, declared = claims ~= nil }, nil, claims, nil)
+      local undo = core.leaf{ desc = "revert " .. desc, targets = targets,
+                              impl = { apply = t.revert, declared = claims ~= nil },
+                              claims = claims }
       return core.pair(p, undo)
    end
    return p
@@ -356,9 +353,9 @@ function M.period(p, every)
                                     .. "number of seconds > 0, got %s", args.show(every)))
    end
    local a = { desc = desc, every = secs, label = label }
-   local stamp = core.leaf(fmt("%s: time of this run kept", desc), nil, stamp_impl, a,
-                           { "file.directory", PERIOD_DIR, false },
-                           { norevert = "a period's record has nothing to revert" })
+   local stamp = core.leaf{ desc = fmt("%s: time of this run kept", desc), impl = stamp_impl,
+                            args = a, claims = { claim.file_directory(PERIOD_DIR) },
+                            norevert = "a period's record has nothing to revert" }
    local guarded = core.only_if(due_test(a), p)
    return core.only_if(due_test(a, true), stamp):requires(guarded)
               :describe(fmt("%s (%s)", desc, label))
