@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 
@@ -89,6 +90,140 @@ get_fn(lua_State *L, int impl, const char *field)
 }
 
 /*
+ * One call of the probe verify(sys, args) at fn_idx, read-only (the
+ * mode of a check): 0 when the effect holds, 1 when it does not (*msg:
+ * what it saw, malloc'd), -1 when it could not run (*msg set).  A probe
+ * that raises an error, or returns false (with what it saw as a second
+ * value), fails; anything else holds.
+ */
+static int
+probe_once(host_run *hr, int fn_idx, int args_idx, char **msg)
+{
+    lua_State *L = hr->ctx->L;
+    int base, rc = 0;
+
+    if (run_want_stop(NULL)) {
+        *msg = strdup("interrupted");
+        return -1;
+    }
+    lua_pushcfunction(L, leaf_msgh);
+    base = lua_gettop(L);
+    lua_pushvalue(L, fn_idx);
+    lua_pushvalue(L, hr->sys_idx);
+    if (args_idx)
+        lua_pushvalue(L, args_idx);
+    else
+        lua_pushnil(L);
+    lprop_budget_reset(hr->ctx);
+    hr->sys.mode = LSYS_TEST;
+    if (lua_pcall(L, 2, 2, base) != LUA_OK) {
+        const char *e = lua_tostring(L, -1);
+        *msg = strdup(e ? e : "error");
+        rc = 1;
+    } else if (lua_type(L, -2) == LUA_TBOOLEAN && !lua_toboolean(L, -2)) {
+        const char *seen = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        *msg = strdup(seen ? seen : "the effect is not there");
+        rc = 1;
+    }
+    hr->sys.mode = LSYS_APPLY;
+    lua_settop(L, base - 1);
+    if (rc == 1 && *msg == NULL)
+        rc = -1;
+    return rc;
+}
+
+/* The probe's bounded wait, in seconds: args.probe_timeout, else
+ * impl.probe_timeout, else PROBE_TIMEOUT. */
+#define PROBE_TIMEOUT 5.0
+static double
+probe_timeout(lua_State *L, int impl, int args)
+{
+    double t = PROBE_TIMEOUT;
+
+    if (lua_istable(L, args) && lua_getfield(L, args, "probe_timeout") == LUA_TNUMBER)
+        t = lua_tonumber(L, -1);
+    else if (lua_getfield(L, impl, "probe_timeout") == LUA_TNUMBER)
+        t = lua_tonumber(L, -1);
+    lua_pop(L, 1);
+    return t < 0 ? 0 : t > 600 ? 600 : t;
+}
+
+static double
+now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * The probe at fn_idx, asked again every 200 ms until it holds or its
+ * time is up (a daemon that starts or reloads asynchronously).  0 holds;
+ * 1 does not, *msg what it saw last; -1 could not run.
+ */
+static int
+probe(host_run *hr, int fn_idx, int impl, int args, char **msg)
+{
+    double until = now_s() + probe_timeout(hr->ctx->L, impl, args);
+    int rc;
+
+    for (;;) {
+        rc = probe_once(hr, fn_idx, args, msg);
+        if (rc <= 0 || now_s() >= until || run_want_stop(NULL))
+            return rc;
+        free(*msg);
+        *msg = NULL;
+        nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
+    }
+}
+
+/*
+ * verify, when the leaf has one, after its check said ok or its apply
+ * ran: the result r stands when the effect holds.  When it does not and
+ * the leaf knows the repair (impl.repair), the repair runs and the probe
+ * again: changed.  Else failed, with what the probe saw.  A dry run
+ * probes only what would not change, and says what it saw as "would fail".
+ */
+static prop_result
+verify_leaf(host_run *hr, int impl, int args, prop_result r, char **msg)
+{
+    lua_State *L = hr->ctx->L;
+    int rt = 0, rv = 0, rc;
+    char *seen = NULL;
+    const char *what;
+
+    if (r == PROP_RESULT_FAILED || (hr->o->dry && r != PROP_RESULT_OK) ||
+        !get_fn(L, impl, "verify"))
+        return r;
+    rc = probe(hr, lua_gettop(L), impl, args, &seen);
+    if (rc == 0)
+        return r;
+    if (rc > 0 && !hr->o->dry && get_fn(L, impl, "repair")) {
+        free(seen);
+        seen = NULL;
+        lsys_begin(&hr->sys);
+        if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
+            return PROP_RESULT_FAILED;
+        lua_pop(L, 1);
+        rc = probe(hr, lua_gettop(L), impl, args, &seen);
+        if (rc == 0)
+            return PROP_RESULT_CHANGED;
+    }
+    what = hr->o->dry ? "would fail: verify" : rc < 0 ? "verify could not run" : "verify";
+    free(*msg);
+    *msg = NULL;
+    if (seen) {
+        size_t len = strlen(what) + strlen(seen) + 16;
+        *msg = malloc(len);
+        if (*msg)
+            snprintf(*msg, len, "%s: %s", what, seen);
+    }
+    free(seen);
+    return PROP_RESULT_FAILED;
+}
+
+/*
  * The result rules (prop-site(5), "Results"):
  * - ensure(sys, args), the recipes' form, returns "changed" or "ok"
  *   (true/false); when it returns something else, the changes it made say.
@@ -135,7 +270,7 @@ run_ensure_leaf(void *ud, const prop_node *leaf, char **msg)
             r = rv ? PROP_RESULT_CHANGED : PROP_RESULT_OK;
         else
             r = hr->sys.changes ? PROP_RESULT_CHANGED : PROP_RESULT_OK;
-        goto done;
+        goto verify;
     }
     if (get_fn(L, impl, "check")) {
         int failed;
@@ -160,16 +295,18 @@ run_ensure_leaf(void *ud, const prop_node *leaf, char **msg)
         lua_pop(L, 1);
         if (rv) {
             r = PROP_RESULT_OK;
-            goto done;
+            goto verify;
         }
     }
     if (!get_fn(L, impl, "apply")) {
         r = PROP_RESULT_OK;
-        goto done;
+        goto verify;
     }
     if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
         goto done;
     r = rt == LUA_TBOOLEAN && !rv ? PROP_RESULT_OK : PROP_RESULT_CHANGED;
+verify:
+    r = verify_leaf(hr, impl, args, r, msg);
 done:
     hr->sys.mode = LSYS_APPLY;
     hr->sys.claims_of = NULL;

@@ -304,6 +304,9 @@ function Sys:note(text) end
 ---@field check? fun(sys: prop.Sys): boolean? already true?  Must only look.
 ---@field apply fun(sys: prop.Sys): (boolean|"ok"|nil) make it true; false or "ok": it changed nothing (even when it ran commands); anything else: changed
 ---@field revert? fun(sys: prop.Sys) undo it; makes the property revertable
+---@field verify? fun(sys: prop.Sys): (boolean?, string?) its effect seen from outside, after apply and when check says ok; an error or false (with what it saw) fails the property.  Must only look.
+---@field repair? fun(sys: prop.Sys) what makes the effect true again when verify finds it missing (then verify runs again: changed)
+---@field probe_timeout? number seconds verify may keep asking for an effect that comes late (0..600, default 5)
 
 -- ---------------------------------------------------------------------
 -- Hosts, combinators, property {}

@@ -16,7 +16,8 @@ local M = {}
 
 local fmt = string.format
 
-local keys = { "desc", "targets", "ports", "claims", "info", "check", "apply", "revert" }
+local keys = { "desc", "targets", "ports", "claims", "info", "check", "apply", "revert", "verify",
+               "repair", "probe_timeout" }
 local known = {}
 for _, k in ipairs(keys) do known[k] = true end
 
@@ -189,10 +190,18 @@ function M.property(t)
          return bad(desc, msg)
       end
    end
-   for _, k in ipairs { "check", "apply", "revert" } do
+   for _, k in ipairs { "check", "apply", "revert", "verify", "repair" } do
       if t[k] ~= nil and type(t[k]) ~= "function" then
          return bad(desc, fmt("%s must be a function, got a %s", k, type(t[k])))
       end
+   end
+   if t.repair ~= nil and t.verify == nil then
+      return bad(desc, "repair needs verify: it runs when verify finds the effect missing")
+   end
+   if t.probe_timeout ~= nil and (type(t.probe_timeout) ~= "number" or t.probe_timeout < 0
+                                  or t.probe_timeout > 600) then
+      return bad(desc, "probe_timeout must be a number of seconds in 0..600, got "
+                       .. args.got(t.probe_timeout))
    end
    local facts_only = t.apply == nil and t.check == nil and t.revert == nil and t.info ~= nil
                       and t.claims == nil and t.ports == nil
@@ -240,7 +249,8 @@ function M.property(t)
    end
    -- The executor checks a write against these (a warning when a
    -- property that declared claims writes a file it does not claim).
-   local impl = { check = t.check, apply = t.apply, declared = claims ~= nil }
+   local impl = { check = t.check, apply = t.apply, verify = t.verify, repair = t.repair,
+                  probe_timeout = t.probe_timeout, declared = claims ~= nil }
    local p = core.leaf{ desc = desc, targets = targets, impl = impl, claims = claims,
                         ports = ports, info = info,
                         norevert = fmt("property \"%s\" has no revert function", desc) }
