@@ -540,10 +540,18 @@ prop_transport_container(prop_transport **out, prop_transport *parent, const cha
  * (unshare), with /proc mounted for it and the parent's /dev bound in,
  * both gone when the command ends, as is every process it started (the
  * namespace's first process ends them): nothing it starts outlives it.
+ *
+ * The namespace's first process is the parent's shell, which waits for
+ * the command and is not replaced by it: the kernel gives a namespace's
+ * first process no signal it has no handler for, so a command in its
+ * place would never see the SIGTERM of an interruption (the process group
+ * is signalled, see prop_transport_set_interrupt) and would be stopped
+ * only by the SIGKILL that follows it after PROP_INTERRUPT_GRACE_MS.
  */
 static const char chroot_enter[] = "r=$1; shift\n"
                                    "mount --rbind /dev \"$r/dev\" || exit 125\n"
-                                   "exec chroot \"$r\" \"$@\"\n";
+                                   "chroot \"$r\" \"$@\"\n"
+                                   "exit $?\n";
 
 int
 prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,

@@ -4,8 +4,9 @@
  * and libraries in a temporary directory, entered through the local
  * transport with unshare and chroot.  Commands, missing programs, every
  * file operation (checked from outside the tree), binary and large data,
- * no process outliving its command, nothing mounted left behind, and a
- * container that cannot be entered.
+ * no process outliving its command, an interruption that stops the
+ * command at once, nothing mounted left behind, and a container that
+ * cannot be entered.
  *
  * Needs root (unshare, chroot); as another user it checks nothing and
  * says so.
@@ -319,6 +320,37 @@ START_TEST(test_prefetch)
 }
 END_TEST
 
+/*
+ * An interruption (prop run's SIGINT or SIGTERM) while a command runs in
+ * the chroot: the command gets the signal at once, not the SIGKILL of the
+ * end of the grace period, and nothing it started is left.
+ */
+START_TEST(test_interrupted)
+{
+    prop_cmd_result r;
+    double t0;
+    int rc;
+
+    if (!root_ok)
+        return;
+    prop_transport_set_interrupt(L, &STOPS, NULL);
+    stop_in_a_second(1);
+    t0 = seconds();
+    rc = RUN(C, &r, "sh", "-c", "sleep 3172 & echo up >/tmp/up; exec sleep 3173");
+    prop_transport_set_interrupt(L, NULL, NULL);
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(C), "interrupted"), "%s", prop_transport_error(C));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_eq(access(P("/tmp/up"), F_OK), 0); /* it did run */
+    /* The signal at 1 s; the SIGKILL would come PROP_INTERRUPT_GRACE_MS later. */
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 2000.0);
+    ck_assert_int_eq(sh_here("i=0; while pgrep -f '^sleep 317[23]$' >/dev/null; do\n"
+                             "  i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1\n"
+                             "done"),
+                     0);
+}
+END_TEST
+
 START_TEST(test_binary_and_large)
 {
     size_t n = 3u << 20, i, len;
@@ -384,6 +416,7 @@ container_suite(void)
     tcase_add_test(tc, test_nothing_outlives_a_command);
     tcase_add_loop_test(tc, test_files, 0, 2);
     tcase_add_test(tc, test_prefetch);
+    tcase_add_test(tc, test_interrupted);
     tcase_add_test(tc, test_binary_and_large);
     tcase_add_test(tc, test_cannot_enter);
     suite_add_tcase(s, tc);
