@@ -9,7 +9,9 @@
 -- systemd.private_network).  Its properties run inside it: through its
 -- init's namespaces (nsenter) when it runs, else with systemd-nspawn in
 -- command mode, where no daemon stays (service.running is then ok with a
--- note, as in a chroot).
+-- note, as in a chroot).  A running machine is entered only when its init
+-- is root's and has the tree as its root (transport_container.c): another
+-- user's systemd-nspawn naming the tree is refused.
 
 local core = require "prop.core"
 local args = require "prop.args"
