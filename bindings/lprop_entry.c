@@ -1,8 +1,8 @@
 /*
  * lprop_entry.c - what recipes build on: core.leaf (a leaf property and
  * what it does at run time), core.entry (a recipe's entry point, with the
- * memo of equal calls of a check-only state), core.invalid and the
- * checks of targets and definition places.
+ * memo of equal calls of a check-only state), core.invalid, core.warn
+ * and the checks of targets and definition places.
  *
  * What a leaf does at run time (its impl table and args) is kept in two
  * registry tables indexed by the leaf's behaviour number, not in C.
@@ -458,6 +458,27 @@ l_invalid(lua_State *L)
     return 1;
 }
 
+/* core.warn(code, message): record warning code ("W109") with message at
+ * the user's line.  The recipe returns its property as it would without. */
+static int
+l_warn(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    prop_frame fr[MAX_FRAMES];
+    prop_origin o;
+    const char *code = luaL_checkstring(L, 1), *msg = luaL_checkstring(L, 2);
+    int rc;
+
+    if (code[0] != 'W' || !isdigit((unsigned char)code[1]) || !isdigit((unsigned char)code[2]) ||
+        !isdigit((unsigned char)code[3]) || code[4] != '\0')
+        return lprop_error(L, "core.warn: \"%s\" is not a warning code such as \"W101\"", code);
+    lprop_origin(L, &o, fr, MAX_FRAMES);
+    rc = prop_site_report(ctx->site, code, PROP_SEV_WARNING, &o, msg);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    return 0;
+}
+
 /*
  * The key of a recipe call for the memo (lprop_memo.c): the recipe, the
  * number of arguments, then each argument, tagged by type, strings with
@@ -809,6 +830,7 @@ push_name_table(lua_State *L, int kinds)
 }
 
 static const luaL_Reg entry_funcs[] = {{"invalid", l_invalid},
+                                       {"warn", l_warn},
                                        {"is_property", l_is_property},
                                        {"defined_at", l_defined_at},
                                        {"set_unknown_field", l_set_unknown_field},

@@ -202,18 +202,24 @@ local function check_mount_path(v, what)
    return nil, v
 end
 
---[[ docker.volume(host_path, container_path)
+--[[ docker.volume(host_path, container_path [, { host_root = true }])
   A parameter of the docker container it is in (docker run -v): the
   host's directory host_path is mounted at container_path inside.  What
-  the container writes there outlives it.
+  the container writes there outlives it.  A host_path that gives the
+  container the host's root (/ itself, the Docker socket
+  /run/docker.sock or /var/run/docker.sock, or /run and /var/run that
+  hold it) is warning W109 unless host_root = true says it is meant.
   Example:
     docker.volume("/srv/app/data", "/var/lib/app")
 ]]
-function docker.volume(host_path, container_path)
+function docker.volume(host_path, container_path, opts)
    local herr = check_mount_path(host_path, "host_path")
    local cerr = check_mount_path(container_path, "container_path")
-   local msg = args.join("docker.volume", herr, cerr)
+   local oerr, o = args.options(opts, { host_root = args.boolean }, "docker.volume")
+   local msg = args.join("docker.volume", herr, cerr, oerr)
    if msg then return core.invalid("docker volume", msg) end
+   local why = not o.host_root and C.host_root(host_path)
+   if why then C.warn_host_root("docker.volume", "host_path " .. args.show(host_path), why) end
    return param("docker volume " .. host_path .. ":" .. container_path, "volume",
                 host_path .. ":" .. container_path)
 end
@@ -238,17 +244,29 @@ function docker.env(name, value)
    return param("docker env " .. name, "env", name .. "=" .. value)
 end
 
---[[ docker.cap_add(capability)
+-- Capabilities that make the container's root the host's, and how.
+local host_root_caps = {
+   SYS_ADMIN = "its root may mount file systems and leave its namespaces",
+   SYS_MODULE = "its root may load modules into the host's kernel",
+   DAC_READ_SEARCH = "it may open any file of the host's by its handle, outside its own root",
+}
+
+--[[ docker.cap_add(capability [, { host_root = true }])
   A parameter of the docker container it is in (docker run --cap-add):
   the container's processes get the Linux capability (its name without
   "CAP_", upper case: "NET_ADMIN", "SYS_TIME", ...) on top of Docker's
   default set.  NET_ADMIN lets firewall.nftables and
   firewall.open_declared load their rules in the container's own network
   namespace.  "ALL" is refused: give each capability the container needs.
+  SYS_ADMIN, SYS_MODULE and DAC_READ_SEARCH give the container the host's
+  root: warning W109, unless host_root = true says it is meant.
   Example:
     docker.cap_add "NET_ADMIN"
+    docker.cap_add("SYS_ADMIN", { host_root = true })
 ]]
-function docker.cap_add(capability)
+function docker.cap_add(capability, opts)
+   local oerr, o = args.options(opts, { host_root = args.boolean }, "docker.cap_add")
+   if oerr then return core.invalid("docker cap_add", args.join("docker.cap_add", oerr)) end
    local err
    if type(capability) ~= "string" then
       err = fmt("capability must be a string such as \"NET_ADMIN\", got %s", args.got(capability))
@@ -259,6 +277,10 @@ function docker.cap_add(capability)
                 args.show(capability))
    end
    if err then return core.invalid("docker cap_add", "docker.cap_add: " .. err) end
+   if host_root_caps[capability] and not o.host_root then
+      C.warn_host_root("docker.cap_add", "capability " .. args.show(capability),
+                       host_root_caps[capability])
+   end
    return param("docker cap_add " .. capability, "cap_add", capability)
 end
 

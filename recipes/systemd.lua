@@ -9,7 +9,9 @@
 -- systemd.private_network).  Its properties run inside it: through its
 -- init's namespaces (nsenter) when it runs, else with systemd-nspawn in
 -- command mode, where no daemon stays (service.running is then ok with a
--- note, as in a chroot).
+-- note, as in a chroot).  A running machine is entered only when its init
+-- is root's and has the tree as its root (transport_container.c): another
+-- user's systemd-nspawn naming the tree is refused.
 
 local core = require "prop.core"
 local args = require "prop.args"
@@ -298,11 +300,14 @@ function systemd.publish(host_port, container_port, opts)
                  { "publish", fmt("%s:%d:%d", proto, h, c) })
 end
 
---[[ systemd.bind(path [, container_path] [, { readonly = true }])
+--[[ systemd.bind(path [, container_path] [, { readonly = true, host_root = true }])
   A property of a systemd.container: the parent's directory path is
   mounted in the machine, at container_path (else at the same path);
   read-only when told.  Both paths are absolute, with no blank, quote,
-  ":", ";", "%" or "\".
+  ":", ";", "%" or "\".  A path that gives the machine the parent's root
+  (/ itself, the Docker socket /run/docker.sock or /var/run/docker.sock,
+  or /run and /var/run that hold it) is warning W109 unless host_root =
+  true says it is meant.
   Example:
     systemd.container("web", os.debian("bookworm", "amd64"), { systemd.bind("/srv/www", "/var/www") })
 ]]
@@ -311,10 +316,13 @@ function systemd.bind(path, inside, opts)
    local perr, p = check_plain_path(path, "path")
    local ierr, i = nil, nil
    if inside ~= nil then ierr, i = check_plain_path(inside, "container path") end
-   local oerr, o = args.options(opts, { readonly = args.boolean }, "systemd.bind")
+   local oerr, o = args.options(opts, { readonly = args.boolean, host_root = args.boolean },
+                                "systemd.bind")
    local msg = args.join("systemd.bind", perr, ierr, oerr)
    local desc = "systemd bind " .. tostring(path)
    if msg then return core.invalid(desc, msg) end
+   local why = not o.host_root and C.host_root(p)
+   if why then C.warn_host_root("systemd.bind", "path " .. args.show(path), why) end
    local key = o.readonly and "BindReadOnly=" or "Bind="
    local spec = i and i ~= p and (p .. ":" .. i) or p
    return C.info("systemd bind " .. spec .. (o.readonly and " (read-only)" or ""),

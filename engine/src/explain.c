@@ -557,6 +557,44 @@ static const explanation table[] = {
      "    os.debian(\"bookworm\", \"amd64\"),\n"
      "    chroot.provisioned(dev),\n"
      "  }\n"},
+    {"W109", "a container given the host's root",
+     "W109 (warning): a container given the host's root\n"
+     "\n"
+     "A container is there to keep what runs in it from the host.  Some of its\n"
+     "parameters undo that: a volume or bind of the host's root directory\n"
+     "(docker.volume(\"/\", ...), systemd.bind(\"/\")), of the Docker socket\n"
+     "(/run/docker.sock, /var/run/docker.sock) or of /run and /var/run that\n"
+     "hold it (whoever talks to it runs containers of its choosing as root on\n"
+     "the host), and the capabilities SYS_ADMIN, SYS_MODULE and\n"
+     "DAC_READ_SEARCH (docker.cap_add).  Whatever runs in such a container, or\n"
+     "breaks into it, is root on the host.  The message says which parameter\n"
+     "and why.  When it is meant (a backup agent that reads the whole host, a\n"
+     "CI runner that starts containers), say so with { host_root = true } in\n"
+     "the parameter's options, and the warning is not given.  --werror makes\n"
+     "this an error.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  local app = docker.container(\"app\", \"debian:bookworm\", {\n"
+     "    docker.volume(\"/\", \"/host\"),\n"
+     "  })\n"
+     "  host \"box\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    docker.running(app),\n"
+     "  }\n"
+     "\n"
+     "  site.lua:2: warning[W109]: docker.volume: host_path \"/\" gives the container the "
+     "host's root: it is the host's root directory, with every file of the host (if that is "
+     "meant, add { host_root = true } to its arguments)\n"
+     "      2 |   docker.volume(\"/\", \"/host\"),\n"
+     "\n"
+     "Fix: give the container only what it needs:\n"
+     "\n"
+     "    docker.volume(\"/srv/app/data\", \"/data\"),\n"
+     "\n"
+     "or, when the host's root is what it is for, say so:\n"
+     "\n"
+     "    docker.volume(\"/\", \"/host\", { host_root = true }),\n"},
 };
 
 #define NCODES (sizeof table / sizeof table[0])
@@ -592,9 +630,9 @@ prop_explain_summary(const char *code)
 }
 
 /* In the order of the table above (checked by the unit tests). */
-static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
-                                    "P008", "P009", "P010", "P011", "P012", "P013", "P014",
-                                    "P015", "W101", "W102", "W103", "W104", "W105", NULL};
+static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007", "P008",
+                                    "P009", "P010", "P011", "P012", "P013", "P014", "P015", "W101",
+                                    "W102", "W103", "W104", "W105", "W109", NULL};
 
 const char *const *
 prop_explain_codes(void)

@@ -540,10 +540,18 @@ prop_transport_container(prop_transport **out, prop_transport *parent, const cha
  * (unshare), with /proc mounted for it and the parent's /dev bound in,
  * both gone when the command ends, as is every process it started (the
  * namespace's first process ends them): nothing it starts outlives it.
+ *
+ * The namespace's first process is the parent's shell, which waits for
+ * the command and is not replaced by it: the kernel gives a namespace's
+ * first process no signal it has no handler for, so a command in its
+ * place would never see the SIGTERM of an interruption (the process group
+ * is signalled, see prop_transport_set_interrupt) and would be stopped
+ * only by the SIGKILL that follows it after PROP_INTERRUPT_GRACE_MS.
  */
 static const char chroot_enter[] = "r=$1; shift\n"
                                    "mount --rbind /dev \"$r/dev\" || exit 125\n"
-                                   "exec chroot \"$r\" \"$@\"\n";
+                                   "chroot \"$r\" \"$@\"\n"
+                                   "exit $?\n";
 
 int
 prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
@@ -588,32 +596,74 @@ prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *
  * (systemd-nspawn --register=no, on a host whose init is not systemd) is
  * found by its systemd-nspawn's command line (-D DIR), the first child of
  * which is its init once /run/systemd/system exists in it (a shell in
- * command mode never makes it).  Command
- * mode needs no system bus: --register=no and --keep-unit (no scope unit
- * asked of systemd); it ignores the machine's .nspawn file (--settings=no),
- * whose Boot=, private network and binds are for the booted machine: the
- * shell that provisions the tree shares the parent's network.
+ * command mode never makes it).
+ *
+ * Whoever runs a process may name it systemd-nspawn and give it -D DIR,
+ * and machined may know a machine of that name that is not this tree: a
+ * leader is entered only when it is root's (its four user ids 0), the
+ * child of a systemd-nspawn that is root's, with the tree itself as its
+ * root directory (the same device and inode); it is entered with its
+ * namespaces and that root directory (nsenter -a -r).  A systemd-nspawn
+ * naming the tree that is not root's, or a leader that fails those tests,
+ * is refused, saying which process and why: the properties run neither
+ * in it nor in a machine of their own beside it.  The machine's own
+ * systemd-nspawn@.service is started by systemd.nspawned, so machined
+ * then knows it.
+ *
+ * Command mode needs no system bus: --register=no and --keep-unit (no
+ * scope unit asked of systemd); it ignores the machine's .nspawn file
+ * (--settings=no), whose Boot=, private network and binds are for the
+ * booted machine: the shell that provisions the tree shares the parent's
+ * network.
  */
 static const char nspawn_enter[] =
     "n=$1 d=$2; shift 2\n"
+    "no() { printf '%s\\n' \"$*\" >&2; exit 125; }\n"
+    /* u: the real, effective, saved and file user ids of process $1; pp:
+     * its parent (both empty when it is gone). */
+    "st() {\n"
+    "  u= pp=\n"
+    "  while read -r sk sa sb sc sd; do\n"
+    "    case $sk in PPid:) pp=$sa ;; Uid:) u=\"$sa $sb $sc $sd\" ;; esac\n"
+    "  done 2>/dev/null <\"/proc/$1/status\"\n"
+    "}\n"
+    "t=$(stat -L -c %d:%i -- \"$d\" 2>/dev/null) || t=\n"
+    /* Whether process $1 is the tree's init; w says why not. */
+    "ok() {\n"
+    "  st \"$1\"; q=$pp\n"
+    "  [ \"$u\" = '0 0 0 0' ] || { w=\"its init, process $1, runs as user ids ${u:-(gone)}, "
+    "not root's\"; return 1; }\n"
+    "  m=; read -r m 2>/dev/null <\"/proc/$q/comm\"; st \"$q\"\n"
+    "  [ \"$m\" = systemd-nspawn ] && [ \"$u\" = '0 0 0 0' ] || { w=\"its init, process $1, is not "
+    "the child of a systemd-nspawn of root's\"; return 1; }\n"
+    "  [ -n \"$t\" ] && [ \"$(stat -L -c %d:%i \"/proc/$1/root\" 2>/dev/null)\" = \"$t\" ] || "
+    "{ w=\"the root directory of its init, process $1, is not $d\"; return 1; }\n"
+    "}\n"
     "l=$(machinectl show \"$n\" -p Leader --value 2>/dev/null) || l=\n"
-    "if [ -z \"$l\" ] || [ \"$l\" = 0 ]; then\n"
+    "if [ -n \"$l\" ] && [ \"$l\" != 0 ]; then\n"
+    "  ok \"$l\" || no \"systemd-machined knows a machine $n, but $w: it is not entered\"\n"
+    "else\n"
     "  l=\n"
     "  for p in /proc/[0-9]*; do\n"
-    "    c=; read -r c <\"$p/comm\" 2>/dev/null; [ \"$c\" = systemd-nspawn ] || continue\n"
+    "    c=; read -r c 2>/dev/null <\"$p/comm\"; [ \"$c\" = systemd-nspawn ] || continue\n"
     "    tr '\\000' '\\n' <\"$p/cmdline\" 2>/dev/null | d=\"$d\" awk '\n"
     "      x { if ($0 == ENVIRON[\"d\"]) f = 1; x = 0 }\n"
     "      $0 == \"-D\" || $0 == \"--directory\" { x = 1 }\n"
     "      $0 == \"-D\" ENVIRON[\"d\"] || $0 == \"--directory=\" ENVIRON[\"d\"] { f = 1 }\n"
     "      END { exit !f }' || continue\n"
-    "    for c in $(cat \"$p\"/task/*/children 2>/dev/null); do\n"
-    "      [ -d \"/proc/$c/root/run/systemd/system\" ] && l=$c\n"
+    "    p=${p#/proc/}; st \"$p\"; [ -n \"$u\" ] || continue\n"
+    "    [ \"$u\" = '0 0 0 0' ] || no \"process $p runs systemd-nspawn -D $d as user ids $u, not "
+    "root's: it is not the machine, which is neither entered nor run beside it\"\n"
+    "    for c in $(cat /proc/\"$p\"/task/*/children 2>/dev/null); do\n"
+    "      [ -d \"/proc/$c/root/run/systemd/system\" ] || break\n"
+    "      ok \"$c\" || no \"process $p runs systemd-nspawn -D $d, but $w: it is not entered\"\n"
+    "      l=$c\n"
     "      break\n"
     "    done\n"
     "    [ -n \"$l\" ] && break\n"
     "  done\n"
     "fi\n"
-    "if [ -n \"$l\" ]; then exec nsenter -t \"$l\" -a -- \"$@\"; fi\n"
+    "if [ -n \"$l\" ]; then exec nsenter -t \"$l\" -a -r -- \"$@\"; fi\n"
     "exec systemd-nspawn -q --pipe --register=no --keep-unit --settings=no -D \"$d\" -- "
     "\"$@\"\n";
 

@@ -52,6 +52,37 @@ function M.check_path(v, what)
    return nil, p
 end
 
+-- A path of the parent given to a container (a Docker volume, a machine's
+-- bind) that gives the container the parent's root: why, or nil (warning
+-- W109).  The path is taken as the parent would ("/srv/..", "//" are "/").
+function M.host_root(path)
+   local parts = {}
+   for part in path:gmatch("[^/]+") do
+      if part == ".." then
+         parts[#parts] = nil
+      elseif part ~= "." then
+         parts[#parts + 1] = part
+      end
+   end
+   local p = "/" .. concat(parts, "/")
+   local socket = "whoever talks to it runs containers of its choosing, as root on the host"
+   if p == "/" then
+      return "it is the host's root directory, with every file of the host"
+   elseif p == "/run/docker.sock" or p == "/var/run/docker.sock" then
+      return "it is the Docker socket, and " .. socket
+   elseif p == "/run" or p == "/var/run" then
+      return "it holds the Docker socket (docker.sock), and " .. socket
+   end
+   return nil
+end
+
+-- Warning W109 at the user's line: what (a recipe's argument, shown)
+-- gives the container the host's root, because why.
+function M.warn_host_root(recipe, what, why)
+   core.warn("W109", fmt("%s: %s gives the container the host's root: %s (if that is meant, add "
+                         .. "{ host_root = true } to its arguments)", recipe, what, why))
+end
+
 function M.check_name(v, what)
    return args.matching(v, what, "[%w][%w_.-]*", 'a name such as "web" (letters, digits, "_", ".", "-")')
 end

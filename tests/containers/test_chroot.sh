@@ -4,7 +4,8 @@
 # (a file, an account, a package), twice with no change the second time,
 # edited in place; no daemon started inside reaches this machine; a
 # half-made tree is made again, never used; a kill -9 while a tree is
-# unpacked, then a run that converges; debootstrap failing leaves nothing;
+# unpacked, then a run that converges; a SIGTERM while a command runs
+# inside stops it at once, and nothing it started is left; debootstrap failing leaves nothing;
 # from_tarball; revert removes the tree; connect.dir refuses commands.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -124,6 +125,34 @@ same "killed, then run again: exit" "$rc" 0
 check "killed, then run again: complete" test -x "$T/killed/bin/sh"
 same "killed, then run again: provisioned" "$(cat "$T/killed/etc/x")" "y"
 check "killed, then run again: no staging left" test ! -e "$T/killed.prop-new"
+
+# ---- SIGTERM while a command runs inside: it stops at once --------------------------
+# The command gets the signal itself, not the SIGKILL that follows it
+# after a grace period of seconds; what it started goes with it.
+cat >"$TMP/term.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  chroot.provisioned(chroot.from_tarball("$T/killed", os.debian("$SUITE", "$ARCH"), "$ROOTFS",
+                                         { cmd.run { "sh", "-c", "sleep 3179 & exec sleep 3178" } })),
+}
+EOF
+"$PROP" run "$TMP/term.lua" >"$TMP/t.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  pgrep -f '^sleep 3178$' >/dev/null && break
+  sleep 0.1
+done
+check "SIGTERM: the command runs in the tree" bash -c "pgrep -f '^sleep 3178\$' >/dev/null"
+t0="$(date +%s%N)"
+kill -TERM "$pid"
+trc=0
+wait "$pid" || trc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "prop run ended ${ms} ms after its SIGTERM"
+check "SIGTERM: prop ends at once, not after the grace period (${ms} ms)" test "$ms" -lt 3000
+check "SIGTERM: prop says the run was stopped" test "$trc" -ne 0
+check "SIGTERM: the command was interrupted" grep -q 'interrupted' "$TMP/t.out"
+check "SIGTERM: nothing runs in the tree any more" no_process_in "$T/killed"
 
 # ---- debootstrap failing leaves nothing ------------------------------------------
 cat >"$TMP/bad.lua" <<EOF

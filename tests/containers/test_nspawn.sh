@@ -3,7 +3,8 @@
 # cache) provisioned inside through systemd-nspawn in command mode (a
 # file, an account, packages), twice with no change the second time; the
 # .nspawn file and the unit's drop-in as written (systemd-analyze verify);
-# where systemd is not this machine's init, systemd.nspawned refuses to
+# a systemd-nspawn of another user's that names the tree is refused, and
+# nothing runs in it or beside it; where systemd is not this machine's init, systemd.nspawned refuses to
 # claim it started the machine; the tree booted for real by systemd-nspawn
 # from its .nspawn file (Boot=yes, Bind=), then provisioned through its
 # init's namespaces, where service.running really starts a service; revert
@@ -101,6 +102,56 @@ prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" \
   "$(host_count "$TMP/r2.out" localhost changed)/$(host_count "$TMP/r2.out" "localhost/$NAME" changed)" "0/0"
+
+# ---- another user's systemd-nspawn naming the tree: refused ----------------
+# A stand-in run as nobody: a script called systemd-nspawn, given -D and
+# the tree, whose child looks like a booted machine's init (/run/systemd/
+# system exists in the mount namespace made for it here).  Its root is
+# this machine's: a property run in it would write this machine's files.
+fakepid=
+stop_fake() {
+  [[ -n "$fakepid" ]] || return 0
+  # shellcheck disable=SC2046 # the children's pids, one word each
+  kill $(cat /proc/"$fakepid"/task/*/children 2>/dev/null) "$fakepid" 2>/dev/null || true
+  wait "$fakepid" 2>/dev/null || true
+  fakepid=
+}
+on_exit stop_fake
+if command -v setpriv >/dev/null; then
+  mkdir -p "$TMP/fake" "$TMP/escaped"
+  chmod 711 "$TMP"
+  chmod 755 "$TMP/fake"
+  printf '#!/bin/sh\nsleep 3600 &\nwait\n' >"$TMP/fake/systemd-nspawn"
+  chmod 755 "$TMP/fake/systemd-nspawn"
+  unshare -m --propagation private sh -c \
+    'mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/system && exec "$@"' sh \
+    setpriv --reuid=65534 --regid=65534 --clear-groups -- "$TMP/fake/systemd-nspawn" -D "$T/web" \
+    </dev/null >/dev/null 2>&1 &
+  fakepid=$!
+  for _ in $(seq 100); do
+    child="$(cat /proc/"$fakepid"/task/*/children 2>/dev/null | awk '{ print $1 }')"
+    [[ -n "$child" && -d "/proc/$child/root/run/systemd/system" ]] && break
+    sleep 0.1
+  done
+  cat >"$TMP/fake.lua" <<EOF
+local web = systemd.container("$NAME", os.debian("$SUITE", "$ARCH"), {
+  file.has_content("$TMP/escaped/marker", "written\n"),
+}, { path = "$T/web", tarball = "$ROOTFS" })
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  systemd.nspawned(web, { start = false }),
+}
+EOF
+  prop_run "$TMP/f.out" "$TMP/fake.lua"
+  same "another user's systemd-nspawn: exit" "$rc" 1
+  check "another user's systemd-nspawn: the error says which process and why" \
+    grep -qF "could not enter systemd-nspawn machine $NAME: process $fakepid runs systemd-nspawn -D $T/web as user ids 65534 65534 65534 65534, not root's" "$TMP/f.out"
+  check "another user's systemd-nspawn: nothing ran in its namespaces" test ! -e "$TMP/escaped/marker"
+  check "another user's systemd-nspawn: nor in a machine beside it" test ! -e "$T/web$TMP/escaped/marker"
+  stop_fake
+else
+  echo "SKIP: no setpriv: another user's systemd-nspawn is not tried"
+fi
 
 # ---- started, where systemd is not the init --------------------------------
 if [[ ! -d /run/systemd/system ]]; then

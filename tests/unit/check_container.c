@@ -4,8 +4,11 @@
  * and libraries in a temporary directory, entered through the local
  * transport with unshare and chroot.  Commands, missing programs, every
  * file operation (checked from outside the tree), binary and large data,
- * no process outliving its command, nothing mounted left behind, and a
- * container that cannot be entered.
+ * no process outliving its command, an interruption that stops the
+ * command at once, nothing mounted left behind, and a container that
+ * cannot be entered.  And the same tree as a systemd-nspawn machine whose
+ * init is a stand-in: entered when the stand-in is root's and runs in the
+ * tree, refused when it is another user's or runs elsewhere.
  *
  * Needs root (unshare, chroot); as another user it checks nothing and
  * says so.
@@ -319,6 +322,37 @@ START_TEST(test_prefetch)
 }
 END_TEST
 
+/*
+ * An interruption (prop run's SIGINT or SIGTERM) while a command runs in
+ * the chroot: the command gets the signal at once, not the SIGKILL of the
+ * end of the grace period, and nothing it started is left.
+ */
+START_TEST(test_interrupted)
+{
+    prop_cmd_result r;
+    double t0;
+    int rc;
+
+    if (!root_ok)
+        return;
+    prop_transport_set_interrupt(L, &STOPS, NULL);
+    stop_in_a_second(1);
+    t0 = seconds();
+    rc = RUN(C, &r, "sh", "-c", "sleep 3172 & echo up >/tmp/up; exec sleep 3173");
+    prop_transport_set_interrupt(L, NULL, NULL);
+    ck_assert_int_eq(rc, PROP_ERROR);
+    ck_assert_msg(strstr(prop_transport_error(C), "interrupted"), "%s", prop_transport_error(C));
+    prop_cmd_result_clear(&r);
+    ck_assert_int_eq(access(P("/tmp/up"), F_OK), 0); /* it did run */
+    /* The signal at 1 s; the SIGKILL would come PROP_INTERRUPT_GRACE_MS later. */
+    ck_assert_double_lt(seconds() - t0, 1.0 + PROP_INTERRUPT_GRACE_MS / 2000.0);
+    ck_assert_int_eq(sh_here("i=0; while pgrep -f '^sleep 317[23]$' >/dev/null; do\n"
+                             "  i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1\n"
+                             "done"),
+                     0);
+}
+END_TEST
+
 START_TEST(test_binary_and_large)
 {
     size_t n = 3u << 20, i, len;
@@ -372,6 +406,157 @@ START_TEST(test_cannot_enter)
 }
 END_TEST
 
+/*
+ * A stand-in for a machine's systemd-nspawn: a script of that name run
+ * with -D and the tree, whose child sleeps as the machine's init would
+ * run, in a mount namespace of its own where /run/systemd/system exists
+ * (what says a machine is booted).  who: "root" or "nobody" (uid 65534,
+ * which no process of prop's is); in_tree: the child runs chrooted in the
+ * tree.  Its pid into *pid; stop_stand_in ends it.
+ */
+static const char stand_in_script[] = "#!/bin/sh\n"
+                                      "if [ \"$PROP_IN_TREE\" = 1 ]; then\n"
+                                      "  chroot \"$2\" /bin/sleep 3174 &\n"
+                                      "else\n"
+                                      "  sleep 3174 &\n"
+                                      "fi\n"
+                                      "wait\n";
+
+static const char start_stand_in[] =
+    "d=$1 f=$2 who=$3 in=$4\n"
+    "run=/run; [ \"$in\" = 1 ] && run=$d/run && mkdir -p \"$run\"\n"
+    "as=; [ \"$who\" = root ] || as='setpriv --reuid=65534 --regid=65534 --clear-groups --'\n"
+    "PROP_IN_TREE=$in unshare -m --propagation private sh -c '\n"
+    "  mount -t tmpfs tmpfs \"$1\" && mkdir -p \"$1/systemd/system\" &&\n"
+    "  echo \"$2\" >\"$1/prop-marker\" || exit 1\n"
+    "  shift 2; exec \"$@\"' sh \"$run\" \"$who's\" $as \"$f/systemd-nspawn\" -D \"$d\" \\\n"
+    "  </dev/null >/dev/null 2>&1 &\n"
+    "p=$!; echo $p >\"$f/pid\"\n"
+    "i=0\n"
+    "while :; do\n"
+    "  for c in $(cat /proc/$p/task/*/children 2>/dev/null); do\n"
+    "    [ -e \"/proc/$c/root/run/prop-marker\" ] && exit 0\n"
+    "  done\n"
+    "  i=$((i + 1)); [ $i -lt 100 ] || exit 1; sleep 0.1\n"
+    "done\n";
+
+static char F[PATH_MAX]; /* the stand-in's directory */
+
+static void
+stand_in(const char *who, int in_tree)
+{
+    const char *argv[] = {"sh", "-c", start_stand_in, "sh", D, F, who, in_tree ? "1" : "0", NULL};
+    char tmpl[] = "/tmp/prop-check-nspawn.XXXXXX", path[PATH_MAX + 32];
+    prop_cmd_result r;
+    FILE *f;
+
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    snprintf(F, sizeof F, "%s", tmpl);
+    ck_assert_int_eq(chmod(F, 0755), 0);
+    snprintf(path, sizeof path, "%s/systemd-nspawn", F);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    ck_assert_int_eq(fputs(stand_in_script, f) >= 0, 1);
+    ck_assert_int_eq(fclose(f), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    ck_assert_int_eq(prop_transport_run(L, argv, NULL, 0, &r), PROP_OK);
+    ck_assert_msg(r.code == 0, "the stand-in did not start: %s", r.err);
+    prop_cmd_result_clear(&r);
+}
+
+static void
+stop_stand_in(void)
+{
+    char path[PATH_MAX + 32];
+    pid_t p;
+
+    snprintf(path, sizeof path, "%s/pid", F);
+    p = pid_in(path);
+    (void)sh("kill $(cat /proc/%ld/task/*/children 2>/dev/null) %ld 2>/dev/null", (long)p, (long)p);
+    ck_assert_msg(ended(p), "the stand-in %ld still runs", (long)p);
+    (void)nftw(F, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* What `cat /run/prop-marker` gives in the machine: its rc, *out its output
+ * or the transport's error (malloc'd). */
+static int
+in_machine(char **out)
+{
+    const char *argv[] = {"cat", "/run/prop-marker", NULL};
+    prop_transport *t;
+    prop_cmd_result r;
+    int rc;
+
+    ck_assert_int_eq(prop_transport_nspawn(&t, L, "prop-check-nspawn", D), PROP_OK);
+    rc = prop_transport_run(t, argv, NULL, 0, &r);
+    *out = strdup(rc == PROP_OK ? r.out : prop_transport_error(t));
+    ck_assert_ptr_nonnull(*out);
+    prop_cmd_result_clear(&r);
+    prop_transport_close(t);
+    return rc;
+}
+
+/* Root's, its init in the tree: the machine, entered. */
+START_TEST(test_nspawn_entered)
+{
+    char *out;
+    int rc;
+
+    if (!root_ok)
+        return;
+    stand_in("root", 1);
+    rc = in_machine(&out);
+    stop_stand_in();
+    ck_assert_msg(rc == PROP_OK, "%s", out);
+    ck_assert_str_eq(out, "root's\n");
+    free(out);
+}
+END_TEST
+
+/*
+ * Another user's systemd-nspawn naming the tree: not the machine.  The
+ * command runs neither in its namespaces nor in a machine started beside
+ * it, and the error says which process and why.
+ */
+START_TEST(test_nspawn_not_roots)
+{
+    char *out, want[PATH_MAX + 100];
+    int rc;
+
+    if (!root_ok)
+        return;
+    stand_in("nobody", 0);
+    rc = in_machine(&out);
+    stop_stand_in();
+    ck_assert_msg(rc == PROP_ERROR, "ran in nobody's stand-in: %s", out);
+    ck_assert_msg(strstr(out, "could not enter systemd-nspawn machine prop-check-nspawn"), "%s",
+                  out);
+    snprintf(want, sizeof want,
+             "runs systemd-nspawn -D %s as user ids 65534 65534 65534 65534, "
+             "not root's",
+             D);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+}
+END_TEST
+
+/* Root's, but its init runs outside the tree: not entered either. */
+START_TEST(test_nspawn_elsewhere)
+{
+    char *out, want[PATH_MAX + 100];
+    int rc;
+
+    if (!root_ok)
+        return;
+    stand_in("root", 0);
+    rc = in_machine(&out);
+    stop_stand_in();
+    ck_assert_msg(rc == PROP_ERROR, "ran outside the tree: %s", out);
+    snprintf(want, sizeof want, "is not %s: it is not entered", D);
+    ck_assert_msg(strstr(out, want), "%s", out);
+    free(out);
+}
+END_TEST
+
 static Suite *
 container_suite(void)
 {
@@ -384,8 +569,16 @@ container_suite(void)
     tcase_add_test(tc, test_nothing_outlives_a_command);
     tcase_add_loop_test(tc, test_files, 0, 2);
     tcase_add_test(tc, test_prefetch);
+    tcase_add_test(tc, test_interrupted);
     tcase_add_test(tc, test_binary_and_large);
     tcase_add_test(tc, test_cannot_enter);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("nspawn");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_nspawn_entered);
+    tcase_add_test(tc, test_nspawn_not_roots);
+    tcase_add_test(tc, test_nspawn_elsewhere);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -138,9 +138,16 @@ PROP_API int prop_transport_container(prop_transport **out, prop_transport *pare
  *   chroot: the tree dir (absolute) on the parent, entered in a mount and
  *     PID namespace of its own (unshare(1)), with /proc mounted and /dev
  *     bound in for the command; every process the command starts ends
- *     with it, so no daemon started inside survives it;
+ *     with it, so no daemon started inside survives it; the command is
+ *     not the namespace's first process, so an interruption's signal
+ *     reaches it;
  *   nspawn: the systemd-nspawn machine (tree dir): nsenter(1) into it
- *     when it runs, else systemd-nspawn --pipe for the command alone;
+ *     when it runs, else systemd-nspawn --pipe for the command alone.  A
+ *     running machine is entered only when its init is root's, the child
+ *     of a systemd-nspawn of root's, with dir itself as its root
+ *     directory; a systemd-nspawn naming dir that is not root's, or an
+ *     init that fails those tests, makes every operation fail ("could not
+ *     enter", with the process and why), never run beside it;
  *   docker: docker exec -i into the running container.
  */
 PROP_API int prop_transport_chroot(prop_transport **out, prop_transport *parent, const char *dir,
