@@ -811,6 +811,16 @@ function file.absent(path, opts)
    })
 end
 
+-- A link's target: any path, but one that a link can hold.
+local function check_target(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("\0", 1, true) or v:find("\n", 1, true) then
+      return fmt("%s %s contains a NUL or newline character", what, args.show(v))
+   end
+   return nil, v
+end
+
 --[[ file.symlink(link, target)
   UnixLike, not revertable.
   Claims: file.symlink link = target.  link is absolute; target is any
@@ -824,7 +834,7 @@ end
 function file.symlink(link, target, opts)
    local desc = "symlink " .. (type(link) == "string" and link or "?") .. " -> "
       .. (type(target) == "string" and target or "?")
-   local err = args.check_all(args.abs_path, link, "link", args.nonempty_string, target, "target")
+   local err = args.check_all(args.abs_path, link, "link", check_target, target, "target")
    local msg = args.join("file.symlink", err, (args.options(opts, {}, "file.symlink")))
    if msg then return core.invalid(desc, msg) end
    return core.leaf(desc, nil, impl.symlink, { link = link, target = target },
