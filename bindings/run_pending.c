@@ -120,8 +120,10 @@ run_on_owe(void *ud, const prop_node *n, int owed)
         return;
     prop_node_origin_text(n, where, sizeof where);
     if (owed) {
-        if (prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where) != PROP_OK) {
-            snprintf(why, sizeof why, "out of memory");
+        rc = prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where);
+        if (rc != PROP_OK) {
+            snprintf(why, sizeof why, "%s",
+                     rc == PROP_ENOMEM ? "out of memory" : "its record would be too long");
             goto warn;
         }
     } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {

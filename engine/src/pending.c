@@ -123,10 +123,24 @@ nomem:
     return PROP_ENOMEM;
 }
 
+/* The length of s once escaped. */
+static size_t
+escaped_len(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++)
+        n += *s == '\\' || *s == '\t' || *s == '\n' || *s == '\r' ? 2 : 1;
+    return n;
+}
+
 int
 prop_pending_add(prop_pending *p, const char *host, const char *desc, const char *origin)
 {
-    if (!p || !host || !desc || !origin)
+    if (!p || !host || !desc || !origin || !*host || !*desc || *host == '#')
+        return PROP_EINVAL;
+    /* Its line would not be read back. */
+    if (escaped_len(host) + escaped_len(desc) + escaped_len(origin) + 2 > PROP_PENDING_RECORD_MAX)
         return PROP_EINVAL;
     if (has(p, host, desc, origin))
         return PROP_OK;
@@ -295,8 +309,9 @@ parse_line(prop_pending *p, seen_set *ss, const char *s, size_t l, int *bad)
     }
     t1 = memchr(s, '\t', l);
     t2 = t1 ? memchr(t1 + 1, '\t', l - (size_t)(t1 + 1 - s)) : NULL;
+    /* prop writes a carriage return escaped: a bare one is not its. */
     if (!t1 || !t2 || t1 == s || t2 == t1 + 1 || memchr(t2 + 1, '\t', l - (size_t)(t2 + 1 - s)) ||
-        memchr(s, '\0', l)) {
+        memchr(s, '\0', l) || memchr(s, '\r', l)) {
         *bad = 1;
         return PROP_OK;
     }

@@ -174,6 +174,7 @@ START_TEST(test_parse_bad_lines)
                                "\tno host\tsite.lua:3\n"
                                "web1\tfour\tfields\there\n"
                                "web1\tgood\tsite.lua:1\n"
+                               "web1\ta bare\rcarriage return\tsite.lua:4\n"
                                "web2\tlast\tno newline";
     prop_pending *p = NULL;
     const char *h, *d, *o;
@@ -285,6 +286,17 @@ START_TEST(test_parse_bounds)
     ck_assert_int_eq(prop_pending_parse(text, (size_t)PROP_PENDING_FILE_MAX + 1, &p, &bad),
                      PROP_EINVAL);
     ck_assert_ptr_null(p);
+    /* A record whose line would be over the bound is not added: it could
+     * not be read back; nor one with no host or description. */
+    ck_assert_int_eq(prop_pending_new(&p), PROP_OK);
+    memset(text, 'x', big);
+    text[big] = '\0';
+    ck_assert_int_eq(prop_pending_add(p, "web1", text, "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "", "T", "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "#web1", "T", "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "web1", "", "site.lua:1"), PROP_EINVAL);
+    ck_assert_uint_eq(prop_pending_count(p), 0);
+    prop_pending_free(p);
     free(text);
 }
 END_TEST

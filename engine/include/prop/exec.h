@@ -240,7 +240,9 @@ PROP_API int prop_pending_parse(const char *data, size_t len, prop_pending **out
 PROP_API size_t prop_pending_count(const prop_pending *p);
 PROP_API int prop_pending_get(const prop_pending *p, size_t i, const char **host, const char **desc,
                               const char **origin);
-/* Add a record unless the same is there. */
+/* Add a record unless the same is there.  PROP_EINVAL for an empty host
+ * or description, a host starting with '#', or a record whose line would
+ * be longer than PROP_PENDING_RECORD_MAX (it could not be read back). */
 PROP_API int prop_pending_add(prop_pending *p, const char *host, const char *desc,
                               const char *origin);
 /* Remove every record equal to this one; how many were. */
