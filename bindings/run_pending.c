@@ -271,15 +271,18 @@ run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
  * drop (with a warning) what the site no longer has, or never had (a
  * record nothing in the site could have written); a record found under
  * another origin is named by its target's from now on.  Linear in the
- * number of records; the first DROPPED_SHOWN dropped ones are named in
- * text, the rest counted, and a long record is shown cut.
+ * number of records and of the targets they name; a target is named
+ * once (its other records go), the first DROPPED_SHOWN dropped records
+ * are named in text, the rest counted, and a long record is shown cut.
  */
 void
 run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
 {
     char where[1200], why[1200], ex[2][EXCERPT_MAX * 2 + 64];
-    size_t i, j = 0, n = prop_pending_count(hr->pending), dropped = 0;
+    size_t i, j = 0, k, n = prop_pending_count(hr->pending), dropped = 0, dups = 0;
+    size_t nshown = 0, shown_cap = 0;
     unsigned char *drop = n ? calloc(n, 1) : NULL;
+    const prop_node **shown = NULL; /* the targets named so far */
 
     if (n && !drop) {
         fprintf(stderr, "prop run: %s: warning: out of memory; owed triggers not reported\n",
@@ -297,6 +300,27 @@ run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
         }
         if (j == n)
             break; /* cannot be: owed[] was made from these records */
+        /* Several records for one target (the same one, under other
+         * origins): the first stands for them all, the others go. */
+        if (owed[i].target) {
+            for (k = 0; k < nshown && shown[k] != owed[i].target; k++)
+                ;
+            if (k < nshown) {
+                drop[j++] = 1;
+                dups++;
+                continue;
+            }
+            if (nshown == shown_cap) {
+                const prop_node **v = realloc(shown, (shown_cap = shown_cap * 2 + 8) * sizeof *v);
+
+                if (!v) {
+                    fprintf(stderr, "prop run: %s: warning: out of memory\n", hr->name);
+                    break;
+                }
+                shown = v;
+            }
+            shown[nshown++] = owed[i].target;
+        }
         excerpt(owed[i].desc, strlen(owed[i].desc), ex[0], sizeof ex[0]);
         excerpt(owed[i].origin, strlen(owed[i].origin), ex[1], sizeof ex[1]);
         if (owed[i].target)
@@ -339,11 +363,12 @@ run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
             "%s  %swarning%s: %s: %zu more records for which the site has no trigger target; %s\n",
             hr->name, hr->color ? "\033[1;35m" : "", hr->color ? "\033[0m" : "", PENDING_TEXT,
             dropped - DROPPED_SHOWN, hr->o->dry ? "a real run drops them" : "dropped");
-    if (!hr->o->dry && dropped) {
+    if (!hr->o->dry && (dropped || dups)) {
         (void)prop_pending_sweep(hr->pending, drop);
         if (pending_save(hr, why, sizeof why) != 0)
             fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
                     why);
     }
+    free(shown);
     free(drop);
 }

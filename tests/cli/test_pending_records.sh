@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The record of owed triggers a target keeps (/var/lib/prop/pending) is
 # the target's to write, so prop run reads it as untrusted input: 80,000
-# records are read in linear time; a record no trigger target of the
+# records are read in linear time; many records of one target run it
+# once and are named once; a record no trigger target of the
 # site matches (one the target forged) is dropped with a warning and not
 # run, the first few named and the rest counted; a record over the bound
 # of one line, and a long record, are shown cut, never in full; a file
@@ -59,13 +60,21 @@ same "many: only the other host's record is left" "$(grep -v '^#' "$PENDING")" \
   "$(printf 'web9\trestart b\tx.lua:1')"
 check "many: no crash" bash -c "! grep -Eqi 'AddressSanitizer|runtime error:' '$TMP/out'"
 
+# ---- 80,000 records of the one real target: it runs once, named once -------
+for ((i = 0; i < 80000; i++)); do printf 'box\trestart b\tsite.lua:%d\n' "$i"; done >"$PENDING"
+run_prop "$TMP/out" run site.lua
+same "one target: exit" "$rc" 0
+same "one target: named once" "$(grep -c 'pending from the last run: restart b' "$TMP/out")" 1
+same "one target: b ran once" "$(count)" 2
+check "one target: the records are gone" test ! -e "$PENDING"
+
 # ---- one forged record, in JSON: dropped, not run --------------------------
 printf 'box\tsomething else\tsite.lua:1\n' >"$PENDING"
 run_prop "$TMP/out" run site.lua --json
 same "forged: exit" "$rc" 0
 check "forged: a pending_dropped event" grep -qE \
   '"event":"pending_dropped".*"desc":"something else","origin":"site.lua:1"' "$TMP/out"
-same "forged: b did not run" "$(count)" 1
+same "forged: b did not run" "$(count)" 2
 check "forged: the record is gone" test ! -e "$PENDING"
 
 # ---- a line over the bound, and a long record: cut -------------------------
@@ -82,7 +91,7 @@ check "long: the long record is dropped, cut" grep -qE \
   "warning: pending from the last run: z{100,130}\.\.\. \(60000 bytes\) \(site.lua:2\): the site has no trigger target" \
   "$TMP/out"
 check "long: the output stays short ($(wc -c <"$TMP/out") bytes)" test "$(wc -c <"$TMP/out")" -lt 4096
-same "long: b did not run" "$(count)" 1
+same "long: b did not run" "$(count)" 2
 
 # ---- a file over the bound: not read; a real run removes it -----------------
 head -c $((17 * 1024 * 1024)) /dev/zero | tr '\0' '#' >"$PENDING"
