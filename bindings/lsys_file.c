@@ -127,10 +127,37 @@ check_claimed_via(lua_State *L, lsys *s, int idx, const char *path, const char *
     check_claimed(s, path, what, parent_ok);
 }
 
+/* A string argument that names a path: one a system call can take (a NUL
+ * would cut it there, and the call would reach another file). */
+static const char *
+check_pathname(lua_State *L, int idx, const char *what)
+{
+    size_t len;
+    const char *p = luaL_checklstring(L, idx, &len);
+
+    if (memchr(p, '\0', len)) {
+        luaL_Buffer b;
+        size_t i;
+
+        luaL_buffinit(L, &b);
+        for (i = 0; i < len; i++) {
+            if (p[i] == '\0')
+                luaL_addstring(&b, "\\0");
+            else
+                luaL_addchar(&b, p[i]);
+        }
+        luaL_pushresult(&b);
+        luaL_argerror(
+            L, idx,
+            lua_pushfstring(L, "%s \"%s\" contains a NUL character", what, lua_tostring(L, -1)));
+    }
+    return p;
+}
+
 static const char *
 check_path(lua_State *L, int idx)
 {
-    const char *p = luaL_checkstring(L, idx);
+    const char *p = check_pathname(L, idx, "path");
 
     if (p[0] != '/')
         luaL_argerror(L, idx, lua_pushfstring(L, "path \"%s\" is not absolute", p));
@@ -411,7 +438,7 @@ int
 lsys_file_symlink(lua_State *L)
 {
     lsys *s = lsys_check_self(L);
-    const char *target = luaL_checkstring(L, 2);
+    const char *target = check_pathname(L, 2, "target");
     const char *link = check_path(L, 3);
     int rc;
 

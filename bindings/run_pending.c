@@ -120,8 +120,10 @@ run_on_owe(void *ud, const prop_node *n, int owed)
         return;
     prop_node_origin_text(n, where, sizeof where);
     if (owed) {
-        if (prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where) != PROP_OK) {
-            snprintf(why, sizeof why, "out of memory");
+        rc = prop_pending_add(hr->pending, hr->name, prop_node_desc(n), where);
+        if (rc != PROP_OK) {
+            snprintf(why, sizeof why, "%s",
+                     rc == PROP_ENOMEM ? "out of memory" : "its record would be too long");
             goto warn;
         }
     } else if (prop_pending_remove(hr->pending, hr->name, prop_node_desc(n), where) == 0) {
@@ -144,37 +146,110 @@ warn:
         lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
 }
 
+/* How much of a record's text a warning shows. */
+#define EXCERPT_MAX 120
+/* How many dropped records are named one by one; the rest are counted. */
+#define DROPPED_SHOWN 10
+
+/*
+ * s[0..len) for a message: at most EXCERPT_MAX bytes of it (cut at a
+ * character boundary), then how long it was.  Into buf (size > 200).
+ */
+static const char *
+excerpt(const char *s, size_t len, char *buf, size_t size)
+{
+    size_t n = len;
+
+    if (n <= EXCERPT_MAX) {
+        snprintf(buf, size, "%.*s", (int)n, s);
+        return buf;
+    }
+    n = EXCERPT_MAX;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    snprintf(buf, size, "%.*s... (%zu bytes)", (int)n, s, len);
+    return buf;
+}
+
+/* The text of line `line` (1-based) of data[0..len), and its length. */
+static const char *
+line_of(const char *data, size_t len, unsigned line, size_t *l)
+{
+    const char *s = data, *end = data + len, *nl;
+
+    while (--line > 0 && (nl = memchr(s, '\n', (size_t)(end - s))) != NULL)
+        s = nl + 1;
+    nl = memchr(s, '\n', (size_t)(end - s));
+    *l = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    return s;
+}
+
 /*
  * Read PENDING_PATH on the target into hr->pending, and list this host's
  * records in *owed (malloc'd, *nowed of them; pointing into
- * hr->pending).  A file that cannot be read leaves hr->pending NULL (it
- * is then never written) with a warning; 0, or -1 out of memory.
+ * hr->pending).  A file that cannot be read, or is not a regular file,
+ * leaves hr->pending NULL (it is then never written) with a warning; one
+ * over PROP_PENDING_FILE_MAX is not read: it is removed (by a real run)
+ * with a warning.  0, or -1 out of memory.
  */
 int
 run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
 {
-    char *data = NULL;
+    prop_file_stat st;
+    char *data = NULL, why[1200], ex[EXCERPT_MAX * 2 + 64];
     size_t len = 0, i, n;
     unsigned bad = 0;
     int rc;
 
     *owed = NULL;
     *nowed = 0;
-    rc = prop_transport_read(hr->t, PENDING_PATH, &data, &len);
-    if (rc == PROP_ENOTFOUND)
+    memset(&st, 0, sizeof st);
+    rc = prop_transport_stat(hr->t, PENDING_PATH, &st);
+    if (rc == PROP_ENOTFOUND || (rc == PROP_OK && st.type == PROP_FT_NONE))
         return prop_pending_new(&hr->pending) == PROP_OK ? 0 : -1;
+    /* Something else there (a pipe would never end, a link may name
+     * anything): the record is prop's own regular file, or none. */
+    if (rc == PROP_OK && st.type != PROP_FT_FILE) {
+        fprintf(stderr,
+                "prop run: %s: warning: %s is not a regular file; owed triggers are not kept\n",
+                hr->name, PENDING_PATH);
+        return 0;
+    }
+    if (rc == PROP_OK && st.size <= (long long)PROP_PENDING_FILE_MAX)
+        rc = prop_transport_read(hr->t, PENDING_PATH, &data, &len);
     if (rc != PROP_OK) {
         fprintf(stderr, "prop run: %s: warning: cannot read %s: %s; owed triggers are not kept\n",
                 hr->name, PENDING_PATH, prop_transport_error(hr->t));
         return 0;
     }
+    if (data == NULL || len > PROP_PENDING_FILE_MAX) {
+        fprintf(stderr,
+                "prop run: %s: warning: %s is %lld bytes, more than the %u a record of owed "
+                "triggers may be: none of it is read, and %s\n",
+                hr->name, PENDING_PATH, data ? (long long)len : st.size,
+                (unsigned)PROP_PENDING_FILE_MAX,
+                hr->o->dry ? "a real run removes it" : "it is removed");
+        free(data);
+        if (prop_pending_new(&hr->pending) != PROP_OK)
+            return -1;
+        if (!hr->o->dry && pending_save(hr, why, sizeof why) != 0)
+            fprintf(stderr, "prop run: %s: warning: cannot remove %s: %s\n", hr->name, PENDING_PATH,
+                    why);
+        return 0;
+    }
     rc = prop_pending_parse(data, len, &hr->pending, &bad);
+    if (rc == PROP_OK && bad) {
+        size_t l;
+        const char *s = line_of(data, len, bad, &l);
+
+        fprintf(stderr, "prop run: %s: warning: %s:%u: not a record of an owed trigger (skipped): ",
+                hr->name, PENDING_PATH, bad);
+        prop_text_puts(stderr, excerpt(s, l, ex, sizeof ex), 0);
+        fputc('\n', stderr);
+    }
     free(data);
     if (rc != PROP_OK)
         return -1;
-    if (bad)
-        fprintf(stderr, "prop run: %s: warning: %s:%u: not a record of an owed trigger (skipped)\n",
-                hr->name, PENDING_PATH, bad);
     n = prop_pending_count(hr->pending);
     if (n && !(*owed = calloc(n, sizeof **owed)))
         return -1;
@@ -193,67 +268,107 @@ run_pending_load(host_run *hr, prop_owed **owed, size_t *nowed)
 
 /*
  * After prop_triggers_new_owed: say what is owed from the last run, and
- * drop (with a warning) what the site no longer has; a record found
- * under another origin is named by its target's from now on.
+ * drop (with a warning) what the site no longer has, or never had (a
+ * record nothing in the site could have written); a record found under
+ * another origin is named by its target's from now on.  Linear in the
+ * number of records and of the targets they name; a target is named
+ * once (its other records go), the first DROPPED_SHOWN dropped records
+ * are named in text, the rest counted, and a long record is shown cut.
  */
 void
 run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
 {
-    char where[1200], why[1200];
-    size_t i, j, dropped = 0;
+    char where[1200], why[1200], ex[2][EXCERPT_MAX * 2 + 64];
+    size_t i, j = 0, k, n = prop_pending_count(hr->pending), dropped = 0, dups = 0;
+    size_t nshown = 0, shown_cap = 0;
+    unsigned char *drop = n ? calloc(n, 1) : NULL;
+    const prop_node **shown = NULL; /* the targets named so far */
 
+    if (n && !drop) {
+        fprintf(stderr, "prop run: %s: warning: out of memory; owed triggers not reported\n",
+                hr->name);
+        return;
+    }
     for (i = 0; i < nowed; i++) {
-        char *desc = strdup(owed[i].desc), *origin = strdup(owed[i].origin);
+        const char *d = NULL;
 
-        if (!desc || !origin) {
-            free(desc);
-            free(origin);
-            continue;
+        /* owed[] points into the records, in their order: its record. */
+        for (; j < n; j++) {
+            prop_pending_get(hr->pending, j, NULL, &d, NULL);
+            if (d == owed[i].desc)
+                break;
         }
+        if (j == n)
+            break; /* cannot be: owed[] was made from these records */
+        /* Several records for one target (the same one, under other
+         * origins): the first stands for them all, the others go. */
+        if (owed[i].target) {
+            for (k = 0; k < nshown && shown[k] != owed[i].target; k++)
+                ;
+            if (k < nshown) {
+                drop[j++] = 1;
+                dups++;
+                continue;
+            }
+            if (nshown == shown_cap) {
+                const prop_node **v = realloc(shown, (shown_cap = shown_cap * 2 + 8) * sizeof *v);
+
+                if (!v) {
+                    fprintf(stderr, "prop run: %s: warning: out of memory\n", hr->name);
+                    break;
+                }
+                shown = v;
+            }
+            shown[nshown++] = owed[i].target;
+        }
+        excerpt(owed[i].desc, strlen(owed[i].desc), ex[0], sizeof ex[0]);
+        excerpt(owed[i].origin, strlen(owed[i].origin), ex[1], sizeof ex[1]);
         if (owed[i].target)
             prop_node_origin_text(owed[i].target, where, sizeof where);
         if (hr->o->json) {
             run_json_event(stdout, owed[i].target ? "pending" : "pending_dropped");
             run_json_host(hr->h);
             fputs(",\"desc\":", stdout);
-            run_json_str(desc);
+            run_json_str(owed[i].target ? owed[i].desc : ex[0]);
             fputs(",\"origin\":", stdout);
-            run_json_str(owed[i].target ? where : origin);
+            run_json_str(owed[i].target ? where : ex[1]);
             if (hr->o->dry)
                 fputs(",\"dry_run\":true", stdout);
             fputs("}\n", stdout);
         } else if (owed[i].target) {
             printf("%s  %s: ", hr->name, PENDING_TEXT);
-            run_text(desc);
+            run_text(owed[i].desc);
             fputs(" (", stdout);
             run_text(where);
             printf(")%s\n", hr->o->dry ? ": would run" : "");
-        } else {
+        } else if (dropped < DROPPED_SHOWN) {
             printf("%s  %swarning%s: %s: ", hr->name, hr->color ? "\033[1;35m" : "",
                    hr->color ? "\033[0m" : "", PENDING_TEXT);
-            run_text(desc);
+            run_text(ex[0]);
             fputs(" (", stdout);
-            run_text(origin);
+            run_text(ex[1]);
             printf("): the site has no trigger target so described any more; %s\n",
                    hr->o->dry ? "a real run drops it" : "dropped");
         }
-        /* owed[i] points into its own record (records are never the
-         * same twice): only that one is changed. */
         if (!owed[i].target) {
-            dropped += prop_pending_remove(hr->pending, hr->name, desc, origin) > 0;
-        } else if (strcmp(where, origin) != 0) {
-            for (j = 0; j < prop_pending_count(hr->pending); j++) {
-                const char *h, *d, *o;
-
-                prop_pending_get(hr->pending, j, &h, &d, &o);
-                if (strcmp(h, hr->name) == 0 && strcmp(d, desc) == 0 && strcmp(o, origin) == 0)
-                    (void)prop_pending_set_origin(hr->pending, j, where);
-            }
+            drop[j] = 1;
+            dropped++;
+        } else if (strcmp(where, owed[i].origin) != 0) {
+            (void)prop_pending_set_origin(hr->pending, j, where);
         }
-        free(desc);
-        free(origin);
+        j++;
     }
-    if (!hr->o->dry && dropped && pending_save(hr, why, sizeof why) != 0)
-        fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
-                why);
+    if (!hr->o->json && dropped > DROPPED_SHOWN)
+        printf(
+            "%s  %swarning%s: %s: %zu more records for which the site has no trigger target; %s\n",
+            hr->name, hr->color ? "\033[1;35m" : "", hr->color ? "\033[0m" : "", PENDING_TEXT,
+            dropped - DROPPED_SHOWN, hr->o->dry ? "a real run drops them" : "dropped");
+    if (!hr->o->dry && (dropped || dups)) {
+        (void)prop_pending_sweep(hr->pending, drop);
+        if (pending_save(hr, why, sizeof why) != 0)
+            fprintf(stderr, "prop run: %s: warning: cannot write %s: %s\n", hr->name, PENDING_PATH,
+                    why);
+    }
+    free(shown);
+    free(drop);
 }

@@ -107,10 +107,17 @@ cli_check_secrets(lprop_ctx *ctx, const char *site)
     if (ns.n == 0)
         goto done;
     if (prop_secrets_open(&store, path) != PROP_OK) {
+        /* One error a line of the store's (it gathers several). */
+        const char *e = prop_secrets_error(store), *nl;
         char msg[1400];
 
-        snprintf(msg, sizeof msg, "the secret store cannot be read: %s", prop_secrets_error(store));
-        rc = prop_site_report(ctx->site, "P015", PROP_SEV_ERROR, NULL, msg);
+        do {
+            nl = strchr(e, '\n');
+            snprintf(msg, sizeof msg, "the secret store cannot be read: %.*s",
+                     (int)(nl ? (size_t)(nl - e) : strlen(e)), e);
+            rc = prop_site_report(ctx->site, "P015", PROP_SEV_ERROR, NULL, msg);
+            e = nl + 1;
+        } while (nl && rc == PROP_OK);
         goto done;
     }
     memset(&c, 0, sizeof c);

@@ -24,6 +24,10 @@ local function result(changed)
    return changed and "changed" or "ok"
 end
 
+-- The mode of a file whose content comes from the secret store, when
+-- the site gives none: readable by its owner alone.
+local SECRET_MODE = "0600"
+
 -- content given as a function: called with the host's facts, and what it
 -- returns checked as a content given in the site is.
 local check_content
@@ -46,7 +50,10 @@ function impl.has_content.ensure(sys, a)
       return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
    end
    local content, secret = computed_content(sys, a)
-   local o = { mode = a.mode, owner = a.owner, group = a.group, secret = a.secret or secret }
+   -- Content from the secret store is the file owner's alone unless a
+   -- mode says otherwise (as for a secret given in the site).
+   local o = { mode = a.mode or (secret and SECRET_MODE) or nil, owner = a.owner,
+               group = a.group, secret = a.secret or secret }
    return result(R.ensure_content(sys, "file.has_content", a.path, content, o))
 end
 
@@ -279,14 +286,21 @@ local function ownership_claims(claims, path, o)
    return claims
 end
 
---[[ file.has_content(path, content [, { mode=, owner=, group=, secret= }])
+--[[ file.has_content(path, content [, { mode=, owner=, group=, secret=, shared= }])
   UnixLike, not revertable.
   Claims: file.content path = content (file.generated for a function);
-  file.mode / file.owner when given.
+  file.mode / file.owner when given (file.mode 0600 for a secret without
+  a mode).
   content is a string, or a list of lines (joined with "\n", ending with one),
-  or a secret (secret "name", or strings joined with one): its value comes
-  from the site's store at run time and is never shown.
-  secret = true keeps a plain content out of output too.
+  or a secret (secret "name", or strings joined with one, or a template
+  that writes one): its value comes from the site's store at run time
+  and is never shown.  Such a file gets mode 0600 unless mode is given
+  (an existing file too), so that only its owner (root, for a new file
+  prop writes as root) reads it; a mode that lets the group or others
+  read it is warning W108, unless shared = true says it is meant (a
+  key a service's group must read).
+  secret = true keeps a plain content out of output too (its mode is as
+  for any content).
   content may also be a function(facts) returning one of those: it is
   called at run time (dry runs too) with sys.facts, and the path is
   claimed as file.generated "the content function at FILE:LINE (computed
@@ -301,7 +315,7 @@ end
                      { mode = "0644", owner = "root" })
 ]]
 local has_content_schema = { mode = args.mode, owner = check_account, group = check_account,
-                             secret = args.boolean }
+                             secret = args.boolean, shared = args.boolean }
 local has_content_extra = {
    norevert = "file.has_content has no revert action: the old content is not known",
 }
@@ -314,14 +328,22 @@ function file.has_content(path, content, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " has content"
    local err, v = args.check_all(args.abs_path, path, "path", check_content, content, "content")
    local oerr, o = args.options(opts, has_content_schema, "file.has_content")
-   local msg = args.join("file.has_content", err, oerr)
+   local serr
+   if not err and not oerr and o.shared and core.secret_token(v[2]) == nil
+      and type(v[2]) ~= "function" then
+      serr = "shared = true is for content from the secret store (secret \"name\"): "
+         .. "it says a group or others may read it"
+   end
+   local msg = args.join("file.has_content", err, oerr, serr)
    if msg then return core.invalid(desc, msg) end
-   -- Content from the secret store is secret whatever secret= says.
+   -- Content from the secret store is secret whatever secret= says, and
+   -- its file is 0600 unless the site gives a mode.
    local token = core.secret_token(v[2])
    local secret = o.secret or token ~= nil
    if secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
                secret = secret }
+   if token ~= nil and a.mode == nil then a.mode = SECRET_MODE end
    local claims
    if type(a.content) == "function" then
       -- The path is known now, the content only at run time: the claim
@@ -333,10 +355,16 @@ function file.has_content(path, content, opts)
       claims = ownership_claims({ "file.generated", a.path, by .. "(computed at run time)" },
                                 a.path, o)
    else
-      claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, o)
+      claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, a)
    end
-   return core.leaf(desc, nil, impl.has_content, a, claims,
-                    secret and has_secret_content_extra or has_content_extra)
+   local extra = secret and has_secret_content_extra or has_content_extra
+   if o.shared then
+      -- The pre-pass reads it: secret content readable by group or others
+      -- is meant (no W108).
+      extra = { norevert = extra.norevert, secret = extra.secret,
+                info = { "secret.shared", a.path } }
+   end
+   return core.leaf(desc, nil, impl.has_content, a, claims, extra)
 end
 
 local function lines_leaf(which, path, lines)
@@ -783,6 +811,16 @@ function file.absent(path, opts)
    })
 end
 
+-- A link's target: any path, but one that a link can hold.
+local function check_target(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("\0", 1, true) or v:find("\n", 1, true) then
+      return fmt("%s %s contains a NUL or newline character", what, args.show(v))
+   end
+   return nil, v
+end
+
 --[[ file.symlink(link, target)
   UnixLike, not revertable.
   Claims: file.symlink link = target.  link is absolute; target is any
@@ -796,7 +834,7 @@ end
 function file.symlink(link, target, opts)
    local desc = "symlink " .. (type(link) == "string" and link or "?") .. " -> "
       .. (type(target) == "string" and target or "?")
-   local err = args.check_all(args.abs_path, link, "link", args.nonempty_string, target, "target")
+   local err = args.check_all(args.abs_path, link, "link", check_target, target, "target")
    local msg = args.join("file.symlink", err, (args.options(opts, {}, "file.symlink")))
    if msg then return core.invalid(desc, msg) end
    return core.leaf(desc, nil, impl.symlink, { link = link, target = target },

@@ -557,6 +557,36 @@ static const explanation table[] = {
      "    os.debian(\"bookworm\", \"amd64\"),\n"
      "    chroot.provisioned(dev),\n"
      "  }\n"},
+    {"W108", "secret content written readable by group or others",
+     "W108 (warning): secret content written readable by group or others\n"
+     "\n"
+     "A file whose content comes from the secret store (secret \"name\" given\n"
+     "as its content, a string joined with one, or a template that renders\n"
+     "one) is written 0600 when the site gives no mode: only its owner, root\n"
+     "for a file prop writes as root, reads it.  A mode that lets the file's\n"
+     "group or others read it hands the secret to every account in the\n"
+     "group, or on the machine.  When a service's group must read it (a\n"
+     "key read by the ssl-cert group), say so with shared = true and the\n"
+     "warning goes.  --werror makes this an error.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  host \"db1\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    file.has_content(\"/etc/app/db.pass\", secret \"db_password\", { mode = \"0644\" }),\n"
+     "  }\n"
+     "\n"
+     "  site.lua:3: warning[W108]: secret content written to /etc/app/db.pass with mode 0644, "
+     "readable by its group and by others: give it mode \"0600\" (or say shared = true if they "
+     "must read it)\n"
+     "      3 |   file.has_content(\"/etc/app/db.pass\", secret \"db_password\", { mode = "
+     "\"0644\" }),\n"
+     "\n"
+     "Fix: leave the mode out (0600), or let the group that needs it read it,\n"
+     "and say it is meant:\n"
+     "\n"
+     "    file.has_content(\"/etc/app/db.pass\", secret \"db_password\",\n"
+     "                     { mode = \"0640\", group = \"app\", shared = true }),\n"},
     {"W109", "a container given the host's root",
      "W109 (warning): a container given the host's root\n"
      "\n"
@@ -632,6 +662,7 @@ prop_explain_summary(const char *code)
 /* In the order of the table above (checked by the unit tests). */
 static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007", "P008",
                                     "P009", "P010", "P011", "P012", "P013", "P014", "P015", "W101",
+                                    "W102", "W103", "W104", "W105", "W108", NULL};
                                     "W102", "W103", "W104", "W105", "W109", NULL};
 
 const char *const *

@@ -133,7 +133,7 @@ int pp_same_leaf(const prop_node *a, const prop_node *b);
 /* The names of the systems in set into buf, for messages. */
 #define os_name prop_os_set_name
 
-/* P001, P005, P006 inside one combinator and W102: each node once. */
+/* P001, P005, P006 inside one combinator, W102 and W108: each node once. */
 int pp_check_structure(checker *k);
 
 /*

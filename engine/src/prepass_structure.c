@@ -2,11 +2,15 @@
  * prepass_structure.c - the pre-pass's structural rules, which look at
  * each node of the site once, wherever it is used: P001 (a revert of
  * something not revertable), P005 (children whose targets do not
- * intersect), P006 (a port clash inside one combinator) and W102 (a hook
- * that never runs).  The driver and the per-host rules are prepass.c's.
+ * intersect), P006 (a port clash inside one combinator), W102 (a hook
+ * that never runs) and W108 (secret content readable by group or
+ * others).  The driver and the per-host rules are prepass.c's.
  *
  * Ownership: diagnostics live in the site's arena (diag.c).
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "prepass.h"
 
 /*
@@ -146,6 +150,67 @@ check_hook(checker *k, const prop_node *n)
     return rc == PROP_OK ? diag_end(&b) : rc;
 }
 
+/* Whether leaf n has info key = value (value NULL: any). */
+static int
+has_info(const prop_node *n, const char *key, const char *value)
+{
+    unsigned i;
+
+    for (i = 0; i < n->leaf->ninfo; i++)
+        if (strcmp(n->leaf->info[i].key, key) == 0 &&
+            (value == NULL || strcmp(n->leaf->info[i].value, value) == 0))
+            return 1;
+    return 0;
+}
+
+/*
+ * W108 at a leaf that writes content from the secret store (a secret
+ * content claim, and a secret the leaf uses) with a mode that lets the
+ * file's group or others read it, unless the leaf says that is meant
+ * (info secret.shared = the path).
+ */
+static int
+check_secret_mode(checker *k, const prop_node *n)
+{
+    unsigned i, j;
+
+    if (n->kind != PROP_LEAF || !has_info(n, PROP_INFO_SECRET, NULL))
+        return PROP_OK;
+    for (i = 0; i < n->leaf->nclaims; i++) {
+        const prop_claim *c = &n->leaf->claims[i];
+
+        if (c->kind != PROP_CLAIM_FILE_CONTENT || !(c->flags & PROP_CLAIM_SECRET) ||
+            has_info(n, PROP_INFO_SECRET_SHARED, c->key))
+            continue;
+        for (j = 0; j < n->leaf->nclaims; j++) {
+            const prop_claim *m = &n->leaf->claims[j];
+            unsigned long mode;
+            char *end;
+            diag_builder b;
+            int rc;
+
+            if (m->kind != PROP_CLAIM_FILE_MODE || !m->value || strcmp(m->key, c->key) != 0)
+                continue;
+            mode = strtoul(m->value, &end, 8);
+            if (*end != '\0' || (mode & 044) == 0)
+                continue;
+            rc = diag_begin(&b, k->s, "W108", PROP_SEV_WARNING, n->origin,
+                            "secret content written to %s with mode %s, readable by %s: give "
+                            "it mode \"0600\" (or say shared = true if %s must read it)",
+                            c->key, m->value,
+                            (mode & 044) == 044 ? "its group and by others"
+                            : mode & 040        ? "its group"
+                                                : "others",
+                            (mode & 044) == 040 ? "the group" : "they");
+            if (rc == PROP_OK)
+                rc = diag_end(&b);
+            if (rc != PROP_OK)
+                return rc;
+        }
+    }
+    return PROP_OK;
+}
+
 static int
 has_port(const prop_node *n, int port)
 {
@@ -277,7 +342,8 @@ pp_check_structure(checker *k)
         if (n->synthetic)
             continue;
         if ((rc = check_revert(k, n)) != PROP_OK || (rc = check_conflict(k, n)) != PROP_OK ||
-            (rc = check_hook(k, n)) != PROP_OK || (rc = check_ports(k, n)) != PROP_OK)
+            (rc = check_hook(k, n)) != PROP_OK || (rc = check_ports(k, n)) != PROP_OK ||
+            (rc = check_secret_mode(k, n)) != PROP_OK)
             return rc;
     }
     return PROP_OK;

@@ -101,7 +101,24 @@ pgp_framing(const unsigned char *p, size_t n)
     return NULL;
 }
 
-/* The whole of a regular file; PROP_ENOTFOUND when there is none. */
+/* What a file that is not a regular one is, for messages. */
+static const char *
+file_kind(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a named pipe"
+           : S_ISDIR(m)  ? "a directory"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a regular file";
+}
+
+/*
+ * The whole of a regular file; PROP_ENOTFOUND when there is none.
+ * Anything else at path is refused before it is read: opened without
+ * waiting (a named pipe with no writer would block the open, and its
+ * reads would never end), then looked at.
+ */
 int
 store_read(prop_secrets *s, const char *path, char **data, size_t *len)
 {
@@ -114,7 +131,7 @@ store_read(prop_secrets *s, const char *path, char **data, size_t *len)
     *data = NULL;
     *len = 0;
     do
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         if (errno == ENOENT)
@@ -128,7 +145,10 @@ store_read(prop_secrets *s, const char *path, char **data, size_t *len)
     }
     if (!S_ISREG(st.st_mode)) {
         (void)close(fd);
-        return secrets_fail(s, PROP_ERROR, "cannot read %s: not a regular file", path);
+        return secrets_fail(s, PROP_ERROR,
+                            "cannot read %s: it is %s, not a regular file (a secret store is a "
+                            "file that prop secret writes)",
+                            path, file_kind(st.st_mode));
     }
     for (;;) {
         if (n + 1 >= cap) {

@@ -8,14 +8,38 @@
 
 #include "transport_impl.h"
 
+/* Where the kept head of a message too long for t->err ends. */
+#define ERR_HEAD 600
+
+/*
+ * The message goes in t->err.  One longer than that (a deep path in it)
+ * keeps its head and its tail around " ... ", cut between characters:
+ * the reason, which ends the message, is never lost to the path before
+ * it.
+ */
 int
 prop_transport_fail(prop_transport *t, const char *fmt, ...)
 {
-    va_list ap;
+    va_list ap, again;
+    char *full;
+    size_t head = ERR_HEAD, tail;
+    int n;
 
     va_start(ap, fmt);
-    vsnprintf(t->err, sizeof t->err, fmt, ap);
+    va_copy(again, ap);
+    n = vsnprintf(t->err, sizeof t->err, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof t->err && (full = malloc((size_t)n + 1)) != NULL) {
+        vsnprintf(full, (size_t)n + 1, fmt, again);
+        tail = sizeof t->err - ERR_HEAD - sizeof " ... ";
+        while (head > 0 && ((unsigned char)full[head] & 0xC0) == 0x80)
+            head--;
+        while (tail > 0 && ((unsigned char)full[(size_t)n - tail] & 0xC0) == 0x80)
+            tail--;
+        snprintf(t->err, sizeof t->err, "%.*s ... %s", (int)head, full, full + (size_t)n - tail);
+        free(full);
+    }
+    va_end(again);
     return PROP_ERROR;
 }
 

@@ -102,7 +102,7 @@ temp_prefix(local_transport *lt, const char *op, const char *path, const char *d
     int n = snprintf(tmp, PATH_MAX, "%s/.%.200s.prop-", strcmp(dir, "/") ? dir : "", base);
 
     if (n < 0 || n + 7 >= PATH_MAX)
-        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+        return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
     return PROP_OK;
 }
 

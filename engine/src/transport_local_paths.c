@@ -54,7 +54,7 @@ tree_path(local_transport *lt, const char *op, const char *path, int follow_last
     out[olen] = '\0';
     n = strlen(path);
     if (n >= sizeof rest)
-        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+        return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
     memcpy(rest, path, n + 1);
     p = rest;
     for (;;) {
@@ -78,7 +78,7 @@ tree_path(local_transport *lt, const char *op, const char *path, int follow_last
             continue;
         }
         if (olen + 1 + clen >= PATH_MAX)
-            return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+            return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
         prev = olen;
         out[olen++] = '/';
         memcpy(out + olen, p, clen);
@@ -103,7 +103,7 @@ tree_path(local_transport *lt, const char *op, const char *path, int follow_last
         /* The rest of the path now starts with the link's target. */
         restn = strlen(p);
         if ((size_t)r + 1 + restn >= sizeof rest)
-            return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+            return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
         memmove(rest + r + 1, p, restn + 1);
         memcpy(rest, tgt, (size_t)r);
         rest[r] = '/';
@@ -135,7 +135,7 @@ host_path(local_transport *lt, const char *op, const char *path, int follow_last
         return tree_path(lt, op, path, follow_last, out);
     }
     if (n >= PATH_MAX)
-        return prop_transport_fail(&lt->base, "%s %s: path too long", op, path);
+        return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
     memcpy(out, path, n + 1);
     while (n > 1 && out[n - 1] == '/')
         out[--n] = '\0';

@@ -174,6 +174,7 @@ START_TEST(test_parse_bad_lines)
                                "\tno host\tsite.lua:3\n"
                                "web1\tfour\tfields\there\n"
                                "web1\tgood\tsite.lua:1\n"
+                               "web1\ta bare\rcarriage return\tsite.lua:4\n"
                                "web2\tlast\tno newline";
     prop_pending *p = NULL;
     const char *h, *d, *o;
@@ -215,6 +216,88 @@ START_TEST(test_remove_and_origin)
     ck_assert_str_eq(o, "site.lua:7");
     ck_assert_int_eq(prop_pending_set_origin(p, 1, "x"), PROP_EINVAL);
     prop_pending_free(p);
+}
+END_TEST
+
+/* ---- the bounds of the record file -------------------------------------- */
+
+/*
+ * 80,000 records, each met twice, parse in linear time: a parser that
+ * compared each record with every earlier one took minutes; the case's
+ * timeout (a generous 20 s) is what fails it.
+ */
+START_TEST(test_parse_many_records)
+{
+    const size_t nrec = 80000;
+    char *text = malloc(nrec * 2 * 64), *w = text;
+    prop_pending *p = NULL;
+    const char *h, *d, *o;
+    unsigned char *drop;
+    unsigned bad = 9;
+    size_t i;
+
+    ck_assert_ptr_nonnull(text);
+    for (i = 0; i < 2 * nrec; i++)
+        w += sprintf(w, "web%zu\trestart service %zu\tsite.lua:%zu\n", (i % nrec) % 7, i % nrec,
+                     (i % nrec) + 1);
+    ck_assert_int_eq(prop_pending_parse(text, (size_t)(w - text), &p, &bad), PROP_OK);
+    ck_assert_uint_eq(bad, 0);
+    ck_assert_uint_eq(prop_pending_count(p), nrec);
+    ck_assert_int_eq(prop_pending_get(p, nrec - 1, &h, &d, &o), PROP_OK);
+    ck_assert_str_eq(d, "restart service 79999");
+    /* Dropping every other record is one pass too. */
+    drop = calloc(nrec, 1);
+    ck_assert_ptr_nonnull(drop);
+    for (i = 0; i < nrec; i += 2)
+        drop[i] = 1;
+    ck_assert_uint_eq(prop_pending_sweep(p, drop), nrec / 2);
+    ck_assert_uint_eq(prop_pending_count(p), nrec / 2);
+    ck_assert_int_eq(prop_pending_get(p, 0, &h, &d, &o), PROP_OK);
+    ck_assert_str_eq(d, "restart service 1");
+    ck_assert_uint_eq(prop_pending_sweep(p, NULL), 0);
+    free(drop);
+    free(text);
+    prop_pending_free(p);
+}
+END_TEST
+
+/* A line over PROP_PENDING_RECORD_MAX is no record; a file over
+ * PROP_PENDING_FILE_MAX is not parsed. */
+START_TEST(test_parse_bounds)
+{
+    size_t big = PROP_PENDING_RECORD_MAX + 10;
+    char *text = malloc(big + 64);
+    prop_pending *p = NULL;
+    unsigned bad = 0;
+    const char *d;
+
+    ck_assert_ptr_nonnull(text);
+    strcpy(text, "web1\tok\tsite.lua:1\nweb1\t");
+    memset(text + strlen(text), 'x', big);
+    strcpy(text + strlen("web1\tok\tsite.lua:1\nweb1\t") + big, "\tsite.lua:2\n");
+    ck_assert_int_eq(prop_pending_parse(text, strlen(text), &p, &bad), PROP_OK);
+    ck_assert_uint_eq(bad, 2);
+    ck_assert_uint_eq(prop_pending_count(p), 1);
+    ck_assert_int_eq(prop_pending_get(p, 0, NULL, &d, NULL), PROP_OK);
+    ck_assert_str_eq(d, "ok");
+    prop_pending_free(p);
+    p = NULL;
+    /* Only the length is looked at: the data need not be that long. */
+    ck_assert_int_eq(prop_pending_parse(text, (size_t)PROP_PENDING_FILE_MAX + 1, &p, &bad),
+                     PROP_EINVAL);
+    ck_assert_ptr_null(p);
+    /* A record whose line would be over the bound is not added: it could
+     * not be read back; nor one with no host or description. */
+    ck_assert_int_eq(prop_pending_new(&p), PROP_OK);
+    memset(text, 'x', big);
+    text[big] = '\0';
+    ck_assert_int_eq(prop_pending_add(p, "web1", text, "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "", "T", "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "#web1", "T", "site.lua:1"), PROP_EINVAL);
+    ck_assert_int_eq(prop_pending_add(p, "web1", "", "site.lua:1"), PROP_EINVAL);
+    ck_assert_uint_eq(prop_pending_count(p), 0);
+    prop_pending_free(p);
+    free(text);
 }
 END_TEST
 
@@ -380,6 +463,11 @@ pending_suite(void)
     tcase_add_test(tc, test_owed_origin_decides);
     tcase_add_test(tc, test_owed_requirement_failed);
     tcase_add_test(tc, test_owed_bad_args);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("bounds");
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_parse_many_records);
+    tcase_add_test(tc, test_parse_bounds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -223,21 +223,34 @@ typedef struct prop_pending prop_pending;
 PROP_API int prop_pending_new(prop_pending **out);
 PROP_API void prop_pending_free(prop_pending *p); /* accepts NULL */
 /*
- * Parse a record file.  A malformed line is skipped: *bad_line is the
+ * The bounds of a record file: a line longer than PROP_PENDING_RECORD_MAX
+ * bytes is no record, and a file longer than PROP_PENDING_FILE_MAX is not
+ * parsed (a caller says so and reads none of it).
+ */
+#define PROP_PENDING_RECORD_MAX (64u * 1024u)
+#define PROP_PENDING_FILE_MAX (16u * 1024u * 1024u)
+/*
+ * Parse a record file, in time linear in its length.  A malformed line
+ * (or one over PROP_PENDING_RECORD_MAX) is skipped: *bad_line is the
  * first such line's number (0: none); a record met again is kept once.
- * PROP_ENOMEM, PROP_EINVAL.
+ * PROP_ENOMEM; PROP_EINVAL, also for len over PROP_PENDING_FILE_MAX.
  */
 PROP_API int prop_pending_parse(const char *data, size_t len, prop_pending **out,
                                 unsigned *bad_line);
 PROP_API size_t prop_pending_count(const prop_pending *p);
 PROP_API int prop_pending_get(const prop_pending *p, size_t i, const char **host, const char **desc,
                               const char **origin);
-/* Add a record unless the same is there. */
+/* Add a record unless the same is there.  PROP_EINVAL for an empty host
+ * or description, a host starting with '#', or a record whose line would
+ * be longer than PROP_PENDING_RECORD_MAX (it could not be read back). */
 PROP_API int prop_pending_add(prop_pending *p, const char *host, const char *desc,
                               const char *origin);
 /* Remove every record equal to this one; how many were. */
 PROP_API size_t prop_pending_remove(prop_pending *p, const char *host, const char *desc,
                                     const char *origin);
+/* Remove the records i whose drop[i] is non-zero (drop has one entry per
+ * record), in one pass; how many were. */
+PROP_API size_t prop_pending_sweep(prop_pending *p, const unsigned char *drop);
 PROP_API int prop_pending_set_origin(prop_pending *p, size_t i, const char *origin);
 /* The file's text (malloc'd *out, a comment line first). */
 PROP_API int prop_pending_format(const prop_pending *p, char **out, size_t *len);

@@ -223,6 +223,8 @@ typedef struct prop_claim {
 #define PROP_INFO_CONNECT_SUDO "connect.sudo"     /* "true" */
 #define PROP_INFO_ADDRESS_SHARED "address.shared" /* an ipv4/ipv6 value held on purpose by many */
 #define PROP_INFO_SECRET "secret"                 /* the name of a secret the property uses */
+/* A path whose secret content is meant to be readable by group or others (no W108). */
+#define PROP_INFO_SECRET_SHARED "secret.shared"
 /* Set by a container's recipe (lua/prop/container.lua): where it is, as its kind needs. */
 #define PROP_INFO_CONTAINER_PATH "container.path" /* chroot, nspawn: its tree */
 #define PROP_INFO_CONTAINER_NAME "container.name" /* nspawn, docker, jail: its name */
