@@ -662,8 +662,7 @@ prop_explain_summary(const char *code)
 /* In the order of the table above (checked by the unit tests). */
 static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007", "P008",
                                     "P009", "P010", "P011", "P012", "P013", "P014", "P015", "W101",
-                                    "W102", "W103", "W104", "W105", "W108", NULL};
-                                    "W102", "W103", "W104", "W105", "W109", NULL};
+                                    "W102", "W103", "W104", "W105", "W108", "W109", NULL};
 
 const char *const *
 prop_explain_codes(void)
