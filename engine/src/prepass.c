@@ -8,7 +8,8 @@
  * takes effect on each host: its top-level properties (P002, P003, W101)
  * and its effective leaves, whose claims are grouped by resource in a hash
  * table and compared within each group (P004 here; P006, P008-P010 and
- * P013 in claims.c, P007 in claims_files.c).  Site-wide tables catch two
+ * P013 in claims.c, P007 in claims_files.c; W106 and P016, what a leaf uses
+ * against what provides it, in prepass_uses.c).  Site-wide tables catch two
  * hosts of one name (P011) and one address on two hosts (P013).
  *
  * Findings accumulate; nothing stops at the first.  A pair of leaves gives
@@ -733,7 +734,8 @@ check_host(checker *k, const prop_host *h)
             return rc;
     if (k->os == PROP_OS_NONE && (rc = check_inferred_os(k)) != PROP_OK)
         return rc;
-    if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK)
+    if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK ||
+        (rc = pp_check_uses(k)) != PROP_OK)
         return rc;
     return collect_addresses(k);
 }

@@ -15,7 +15,7 @@ local M = {}
 
 local fmt = string.format
 
-local keys = { "desc", "targets", "ports", "claims", "info", "check", "apply", "revert" }
+local keys = { "desc", "targets", "ports", "claims", "uses", "info", "check", "apply", "revert" }
 local known = {}
 for _, k in ipairs(keys) do known[k] = true end
 
@@ -194,7 +194,7 @@ function M.property(t)
       end
    end
    local facts_only = t.apply == nil and t.check == nil and t.revert == nil and t.info ~= nil
-                      and t.claims == nil and t.ports == nil
+                      and t.claims == nil and t.ports == nil and t.uses == nil
    if t.apply == nil and not facts_only then
       return bad(desc, "apply is required: a function(sys) that makes the property true "
                        .. "(only a property that carries nothing but info goes without)")
@@ -241,6 +241,9 @@ function M.property(t)
    end
    local extra = {
       ports = ports,
+      -- uses = { services=, ports= }: checked by core.leaf (P012), then by
+      -- the pre-pass against what the host provides (W106, P016).
+      uses = t.uses,
       info = info,
       norevert = fmt("property \"%s\" has no revert function", desc),
    }
