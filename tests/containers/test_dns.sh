@@ -14,6 +14,15 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
+# What the zone uses, in its type (prop show).
+cat >"$TMP/show.lua" <<'EOF'
+host "ns" { os.debian("bookworm", "amd64"), dns.primary("example.com", { ns = { "ns1.example.com" } }) }
+host "ns1.example.com" { ipv4 "192.0.2.53" }
+EOF
+run_prop "$TMP/show.out" show "$TMP/show.lua" ns
+check "show: the zone uses named" grep -q 'dns primary zone example.com : DebianLike, uses service named' "$TMP/show.out"
+check "show: and so does its reload" grep -q 'on change: dns zone example.com reloaded : DebianLike, uses service named' "$TMP/show.out"
+
 rootfs_cache
 T="$TMP/trees"
 write_site() { # WWW-ADDRESS
