@@ -134,7 +134,7 @@ secret_uses(lua_State *L, prop_leaf_spec *spec, prop_info *info)
 static const char *
 read_uses(lua_State *L, int idx, prop_leaf_spec *spec)
 {
-    const char **names;
+    const char **names, *key;
     int *ports;
     lua_Integer i, n;
 
@@ -148,13 +148,16 @@ read_uses(lua_State *L, int idx, prop_leaf_spec *spec)
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING || (strcmp(lua_tostring(L, -1), "services") != 0 &&
-                                               strcmp(lua_tostring(L, -1), "ports") != 0))
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return lua_pushfstring(L, "uses: a key is a %s, not services or ports",
+                                   luaL_typename(L, -1));
+        key = lua_tostring(L, -1);
+        if (strcmp(key, "services") != 0 && strcmp(key, "ports") != 0)
             return lua_pushfstring(
-                L, "uses: unknown kind %s%s%s (a property uses services or ports)",
-                lua_type(L, -1) == LUA_TSTRING ? "\"" : "",
-                lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1),
-                lua_type(L, -1) == LUA_TSTRING ? "\"" : "");
+                L, "uses: unknown kind \"%s\": a property uses services or ports%s", key,
+                strncmp(key, "serv", 4) == 0   ? " (did you mean \"services\"?)"
+                : strncmp(key, "port", 4) == 0 ? " (did you mean \"ports\"?)"
+                                               : "");
     }
     if (lua_getfield(L, idx, "services") != LUA_TNIL) {
         if (!lua_istable(L, -1))
