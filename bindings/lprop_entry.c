@@ -125,6 +125,80 @@ secret_uses(lua_State *L, prop_leaf_spec *spec, prop_info *info)
     return all;
 }
 
+/*
+ * extra.uses = { services = { NAME... }, ports = { PORT... } } (at idx) into
+ * spec, in scratch arrays (pushed, with the strings reachable from the
+ * table at idx).  NULL, or what is wrong with it (pushed too): the leaf
+ * is then a P012.
+ */
+static const char *
+read_uses(lua_State *L, int idx, prop_leaf_spec *spec)
+{
+    const char **names, *key;
+    int *ports;
+    lua_Integer i, n;
+
+    if (lua_isnil(L, idx))
+        return NULL;
+    if (!lua_istable(L, idx))
+        return lua_pushfstring(L,
+                               "uses must be a table such as { services = { \"mariadb\" }, "
+                               "ports = { 3306 } }, not a %s",
+                               luaL_typename(L, idx));
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return lua_pushfstring(L, "uses: a key is a %s, not services or ports",
+                                   luaL_typename(L, -1));
+        key = lua_tostring(L, -1);
+        if (strcmp(key, "services") != 0 && strcmp(key, "ports") != 0)
+            return lua_pushfstring(
+                L, "uses: unknown kind \"%s\": a property uses services or ports%s", key,
+                strncmp(key, "serv", 4) == 0   ? " (did you mean \"services\"?)"
+                : strncmp(key, "port", 4) == 0 ? " (did you mean \"ports\"?)"
+                                               : "");
+    }
+    if (lua_getfield(L, idx, "services") != LUA_TNIL) {
+        if (!lua_istable(L, -1))
+            return lua_pushliteral(L, "uses.services must be a list of service names");
+        n = (lua_Integer)lua_rawlen(L, -1);
+        names = scratch(L, (size_t)n, sizeof *names);
+        for (i = 0; i < n; i++) {
+            if (lua_rawgeti(L, -2, i + 1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+                return lua_pushfstring(L, "uses.services entry %d is not a service name",
+                                       (int)i + 1);
+            names[i] = lua_tostring(L, -1); /* reachable from the uses table */
+            lua_pop(L, 1);
+        }
+        spec->uses_services = names;
+        spec->nuses_services = (size_t)n;
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, idx, "ports") != LUA_TNIL) {
+        if (!lua_istable(L, -1))
+            return lua_pushliteral(L, "uses.ports must be a list of port numbers");
+        n = (lua_Integer)lua_rawlen(L, -1);
+        ports = scratch(L, (size_t)n, sizeof *ports);
+        for (i = 0; i < n; i++) {
+            lua_rawgeti(L, -2, i + 1);
+            if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > 65535)
+                return lua_pushfstring(L, "uses.ports entry %d is not a port in 1..65535",
+                                       (int)i + 1);
+            ports[i] = (int)lua_tointeger(L, -1);
+            lua_pop(L, 1);
+        }
+        spec->uses_ports = ports;
+        spec->nuses_ports = (size_t)n;
+        lua_remove(L, -2);
+    } else {
+        lua_pop(L, 1);
+    }
+    return NULL;
+}
+
 /* One claim from the three values on top of the stack (kind, key,
  * value), which it pops; n is its place in the list, for messages.  The
  * strings stay reachable from the claims table until the engine has
@@ -358,6 +432,7 @@ l_leaf(lua_State *L)
     prop_node *out = NULL;
     prop_claim local_claims[LOCAL_CLAIMS];
     prop_info *info = NULL;
+    const char *bad_uses;
     int rc;
 
     memset(&spec, 0, sizeof spec);
@@ -376,8 +451,19 @@ l_leaf(lua_State *L)
         spec.targets = check_targets(L, 2);
     spec.behaviour = -1;
     leaf_claims(L, 5, &spec, local_claims);
-    if (lua_istable(L, 6))
+    if (lua_istable(L, 6)) {
         info = leaf_extra(L, 6, &spec);
+        lua_getfield(L, 6, "uses");
+        if ((bad_uses = read_uses(L, lua_gettop(L), &spec)) != NULL) {
+            /* A bad uses: P012 at the caller's place, as core.invalid. */
+            lprop_origin(L, &o, fr, MAX_FRAMES);
+            rc = prop_invalid_new(ctx->site, spec.desc, bad_uses, &o, &out);
+            if (rc != PROP_OK)
+                return lprop_engine_error(L, rc);
+            lprop_push_node(L, out);
+            return 1;
+        }
+    }
     if (ctx->secrets_made && (lua_istable(L, 3) || lua_istable(L, 4)))
         info = secret_uses(L, &spec, info);
     /* The run-time side is not kept when the site is only checked. */

@@ -15,7 +15,7 @@ local dns = {}
 
 local fmt, concat = string.format, table.concat
 
-local impl = { zone = {}, server = {} }
+local impl = { zone = {}, server = {}, reload = {} }
 
 local zone_dir = "/etc/bind"
 local conf_dir = "/etc/bind/prop"
@@ -50,11 +50,15 @@ local function host_records(zone)
       end
       for _, alias in ipairs(h:info "alias") do
          local arel = in_zone(alias, zone)
-         if arel == "@" then
-            -- The apex cannot be a CNAME: its addresses, then.
-            for _, a in ipairs(v4) do recs[#recs + 1] = { "@", "A", a } end
-            for _, a in ipairs(v6) do recs[#recs + 1] = { "@", "AAAA", a } end
-         elseif arel then
+         if arel and (arel == "@" or not rel) and (#v4 > 0 or #v6 > 0) then
+            -- The apex cannot be a CNAME, and a host named outside the
+            -- zone (a bare "db") has no name in it to point at: the
+            -- host's addresses, then.
+            for _, a in ipairs(v4) do recs[#recs + 1] = { arel, "A", a } end
+            for _, a in ipairs(v6) do recs[#recs + 1] = { arel, "AAAA", a } end
+         elseif arel and arel ~= "@" and (rel or h.name:find(".", 1, true)) then
+            -- A host of the zone, or one with a name of its own elsewhere.
+            -- (A bare name without addresses is P012 in the pre-pass.)
             recs[#recs + 1] = { arel, "CNAME", absolute(h.name) }
          end
       end
@@ -135,14 +139,11 @@ local function ensure_stanza(sys, what, zone, stanza)
    return changed
 end
 
--- rndc reload when named runs; a stopped or absent server reads the
--- files when it starts.
-local function reload(sys, zone)
-   if sys:query({ "rndc", "status" }).code == 0 then
-      R.run(sys, "dns reload", { "rndc", "reload", zone })
-   else
-      sys:note("named is not running: it reads the zone when it starts")
-   end
+-- Whether named answers rndc here, and whether it serves zone: the
+-- answer of rndc zonestatus (nil when named does not answer).
+local function rndc_ok(sys) return sys:query({ "rndc", "status" }).code == 0 end
+local function zonestatus(sys, zone)
+   return sys:query({ "rndc", "zonestatus", zone })
 end
 
 function impl.zone.ensure(sys, a)
@@ -163,8 +164,63 @@ function impl.zone.ensure(sys, a)
       end
    end
    if ensure_stanza(sys, what, a.zone, a.stanza) then changed = true end
-   if changed then reload(sys, a.zone) end
+   -- Files in place are not enough: a named that runs and does not serve
+   -- the zone (never told of it) has yet to load it (the reload, on_change).
+   if not changed and not R.no_daemons(sys) and not R.is_dir_tree(sys) and rndc_ok(sys)
+      and zonestatus(sys, a.zone).code ~= 0 then
+      sys:note("named runs but does not serve the zone: it is loaded")
+      changed = true
+   end
    return changed and "changed" or "ok"
+end
+
+-- The reload, run when the zone's files changed (on_change: a failed one
+-- is owed to the next run).  A zone new to named (rndc zonestatus does not
+-- know it) comes with rndc reconfig, which reads named.conf again; a
+-- known primary zone is reloaded (rndc reload ZONE), a secondary's stanza
+-- read again (rndc reconfig).  Then named must serve the zone, and a
+-- primary the serial of the file.  A stopped or absent named reads the
+-- files when it starts.
+function impl.reload.ensure(sys, a)
+   local what = fmt("dns reload %s", a.zone)
+   local why = R.no_daemons(sys)
+   if R.is_dir_tree(sys) then why = "no daemon runs in a directory tree" end
+   if why then
+      sys:note("named not reloaded: " .. why)
+      return "ok"
+   end
+   if not R.service_is_running(sys, "named") then
+      sys:note("named is not running: it reads the zone when it starts")
+      return "ok"
+   end
+   if sys.dry then
+      sys:note("would tell named (rndc reconfig for a zone new to it, else rndc reload)")
+      return "changed"
+   end
+   local known = zonestatus(sys, a.zone).code == 0
+   if not known or a.kind ~= "primary" then
+      R.run(sys, what, { "rndc", "reconfig" })
+      sys:note(known and "rndc reconfig: the stanza read again"
+               or "rndc reconfig: the zone is new to named")
+   else
+      R.run(sys, what, { "rndc", "reload", a.zone })
+      sys:note("rndc reload " .. a.zone)
+   end
+   local want = a.kind == "primary" and old_zone(sys, zone_file(a.zone)) or nil
+   -- named loads zones in the background: ask until it serves the one
+   -- written (a few seconds at most).
+   local r, served
+   for _ = 1, 50 do
+      r = zonestatus(sys, a.zone)
+      served = r.code == 0 and tonumber(r.stdout:match("serial: (%d+)"))
+      if r.code == 0 and (want == nil or served == want) then return "changed" end
+      sys:run({ "sleep", "0.2" })
+   end
+   if r.code ~= 0 then
+      R.fail("%s: named does not serve the zone after %s:\n%s", what,
+             known and "rndc reload" or "rndc reconfig", R.tail(r.stdout .. "\n" .. r.stderr))
+   end
+   R.fail("%s: named serves serial %s, the zone file has %d", what, tostring(served), want)
 end
 
 -- ---------------------------------------------------------------------
@@ -238,10 +294,18 @@ function impl.server.ensure(sys)
    return changed and "changed" or "ok"
 end
 
+-- The zone's files, and named told of them when they change (a failed
+-- reload is owed to the next run, as on_change's hooks are).  Both talk
+-- to named: they use its service (W106, P016 in the pre-pass).
 local function zone_leaf(kind, zone, a, claims)
-   return core.leaf(fmt("dns %s zone %s", kind, zone), "DebianLike", impl.zone, a, claims, {
-      norevert = fmt("dns.%s has no revert action", kind),
+   local uses = { services = { "named" } }
+   local reload = core.leaf(fmt("dns zone %s reloaded", zone), "DebianLike", impl.reload,
+                            { kind = kind, zone = zone }, nil, {
+      norevert = "a reload has nothing to revert", uses = uses,
    })
+   return core.leaf(fmt("dns %s zone %s", kind, zone), "DebianLike", impl.zone, a, claims, {
+      norevert = fmt("dns.%s has no revert action", kind), uses = uses,
+   }):on_change(reload)
 end
 
 --[[ dns.primary(zone, { soa = { ns=, email=, ttl=, refresh=, retry=, expire=, minimum= },
@@ -252,12 +316,20 @@ end
   of /etc/bind/named.conf.local, package bind9, service named.
   The zone holds an A and AAAA record for every host of the site whose
   name is in the zone (from its ipv4 and ipv6), a CNAME to its name for
-  every alias in the zone (A and AAAA at the apex, which cannot be a
-  CNAME), an NS record for each of ns, and the records given.  The serial
-  is the date (YYYYMMDD00) or the old serial plus one, and changes only
-  when a record does: a converged run writes nothing.  Both files are
-  checked with named-checkzone and named-checkconf before they replace
-  anything; named is reloaded (rndc reload) when it runs.
+  every alias in the zone of a host named in the zone (the host's A and
+  AAAA records instead at the apex, which cannot be a CNAME, and for a
+  host named outside the zone, such as "db"), an NS record for each of
+  ns, and the records given.  An alias of a host that has no address and
+  no DNS name of its own has nothing to point at: P012 at the alias.  The
+  serial is the date (YYYYMMDD00) or the old serial plus one, and changes
+  only when a record does: a converged run writes nothing.  Both files
+  are checked with named-checkzone and named-checkconf before they
+  replace anything.  When they change and named runs, "dns zone ZONE
+  reloaded" tells it: rndc reconfig for a zone new to named, rndc reload
+  ZONE for a known one, then waits until named serves the serial
+  written; a reload that fails is owed to the next run (prop-run(1),
+  durable triggers).  A named that runs and does not serve the zone is
+  not converged: the zone is loaded.  Uses service named (W106, P016).
   Defaults: soa.ns = the first of ns, soa.email = hostmaster@ZONE,
   ttl 3600, refresh 3600, retry 600, expire 1209600, minimum 3600.
   Example:

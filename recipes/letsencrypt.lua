@@ -49,6 +49,9 @@ end
 
 local schema = {
    webroot = args.abs_path,
+   web_server = function(v, what)
+      return args.matching(v, what, "[%w_.@-]+", 'the name of the web server\'s service, such as "nginx"')
+   end,
    server = function(v, what)
       return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@]+",
                            'an ACME directory URL such as '
@@ -127,7 +130,7 @@ function impl.ensure(sys, a)
    return "changed"
 end
 
---[[ letsencrypt.certbot(domains, email [, { webroot=, server= }])
+--[[ letsencrypt.certbot(domains, email [, { webroot=, server=, web_server= }])
   DebianLike, not revertable (certbot delete --cert-name FIRST removes a
   certificate).
   A certificate for domains (a name or a list: the first names it) from
@@ -146,6 +149,10 @@ end
   checks the certificate again.  A refusal (the challenge not served,
   the server unreachable) fails with certbot's words and leaves the old
   certificate.  Use on_change to reload the web server.
+  Uses port 80 of the host (the web server that serves webroot, such as
+  nginx.installed or apache.installed), or the service web_server names
+  ("nginx", "apache2"): W106 when nothing on the host provides it, P016
+  when it is made after the certificate.
   Example:
     letsencrypt.certbot({ "example.org", "www.example.org" }, "admin@example.org")
       :on_change(service.reloaded "nginx")
@@ -179,6 +186,9 @@ function letsencrypt.certbot(domains, email, opts)
    }, {
       norevert = "letsencrypt.certbot has no revert action: certbot delete --cert-name "
          .. ds[1] .. " removes the certificate",
+      -- The challenge is served by the host's web server: its port 80, or
+      -- the service named.
+      uses = o.web_server and { services = { o.web_server } } or { ports = { 80 } },
    })
 end
 

@@ -254,9 +254,12 @@ local function setting_leaf(name, value)
    })
 end
 
+-- It talks to the daemon: it uses the postfix service (W106 when nothing
+-- on the host starts it, P016 when that runs after it).
 local function reload_leaf()
    return core.leaf("postfix reloaded", "DebianLike", impl.reload, nil, nil, {
       norevert = "a reload has nothing to revert",
+      uses = { services = { "postfix" } },
    })
 end
 
@@ -363,7 +366,9 @@ end
   either way), so a refused configuration fails the property with
   Postfix's message and the old file stays.  After a change a running
   Postfix is reloaded (restarted when inet_interfaces or inet_protocols
-  changed).  Nothing differs: ok, no reload.
+  changed).  Nothing differs: ok, no reload.  The reload uses service
+  postfix: W106 when nothing on the host starts it (postfix.installed),
+  P016 when that comes after.
   Example:
     postfix.main_cf { message_size_limit = 52428800, smtpd_banner = "$myhostname ESMTP" }
 ]]

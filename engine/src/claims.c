@@ -360,6 +360,15 @@ pp_same_leaf(const prop_node *a, const prop_node *b)
         if (!pp_same_str(a->leaf->info[i].key, b->leaf->info[i].key) ||
             !pp_same_str(a->leaf->info[i].value, b->leaf->info[i].value))
             return 0;
+    if (a->leaf->nuses_services != b->leaf->nuses_services ||
+        a->leaf->nuses_ports != b->leaf->nuses_ports)
+        return 0;
+    for (i = 0; i < a->leaf->nuses_services; i++)
+        if (!pp_same_str(a->leaf->uses_services[i], b->leaf->uses_services[i]))
+            return 0;
+    for (i = 0; i < a->leaf->nuses_ports; i++)
+        if (a->leaf->uses_ports[i] != b->leaf->uses_ports[i])
+            return 0;
     return 1;
 }
 

@@ -430,6 +430,41 @@ static const explanation table[] = {
      "Fix: put the value in the store (from standard input, never an argument):\n"
      "\n"
      "  prop secret set site.lua db_password --host db1 < db_password.txt\n"},
+    {"P016", "a property uses a service or port whose only provider runs after it",
+     "P016 (error): a property uses a service or port whose only provider runs after it\n"
+     "\n"
+     "A property may say what it needs running on its host: uses = { services\n"
+     "= { \"mariadb\" }, ports = { 8080 } } (property {}, and prop's recipes that\n"
+     "talk to a daemon: dns.* uses named, postfix's reload uses postfix,\n"
+     "letsencrypt's webroot uses the web server's port 80).  A property of the host provides a\n"
+     "service when it claims it running (service.running, or a recipe that\n"
+     "installs and starts it) and a port when it declares it.  Properties run\n"
+     "in the order the host lists them; when the only provider runs after the\n"
+     "user, and no requires or before orders them, the first run fails (a\n"
+     "database user made before the server is up) and only a second run\n"
+     "succeeds.  The diagnostic names both and where each is.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  local app_user = property {\n"
+     "    desc = \"mariadb user app\", uses = { services = { \"mariadb\" } },\n"
+     "    apply = function(sys) sys:run { \"mariadb\", \"-e\", \"CREATE USER app\" } end,\n"
+     "  }\n"
+     "  host \"db1\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    app_user,\n"
+     "    service.running \"mariadb\",\n"
+     "  }\n"
+     "\n"
+     "  site.lua:1: error[P016]: \"mariadb user app\" uses service \"mariadb\", but \"service "
+     "mariadb running\", the only property of host \"db1\" that provides it, runs after it (at "
+     "site.lua:8), and no requires or before orders them\n"
+     "      1 | local app_user = property {\n"
+     "  site.lua:8: note: \"service mariadb running\" provides service \"mariadb\" here\n"
+     "\n"
+     "Fix: list the provider first, or say what comes first:\n"
+     "\n"
+     "    app_user:requires(service.running \"mariadb\"),\n"},
     {"W101", "the same property twice on a host",
      "W101 (warning): the same property twice on a host\n"
      "\n"
@@ -557,6 +592,32 @@ static const explanation table[] = {
      "    os.debian(\"bookworm\", \"amd64\"),\n"
      "    chroot.provisioned(dev),\n"
      "  }\n"},
+    {"W106", "a property uses a service or port that nothing on its host provides",
+     "W106 (warning): a property uses a service or port that nothing on its host provides\n"
+     "\n"
+     "A property that declares uses = { services = {...}, ports = {...} } needs\n"
+     "them running on its host when it runs (see P016).  When no property of\n"
+     "the host provides one (claims the service running, declares the port),\n"
+     "either the provider was forgotten, or it is on another host, or it is\n"
+     "installed by hand: prop cannot prove the property will find it.\n"
+     "--werror makes this an error.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  host \"mx1\" {\n"
+     "    os.debian(\"bookworm\", \"amd64\"),\n"
+     "    postfix.main_cf { message_size_limit = 52428800 },\n"
+     "  }\n"
+     "\n"
+     "  site.lua:3: warning[W106]: \"postfix reloaded\" uses service "
+     "\"postfix\", but nothing on host \"mx1\" provides it: no property of the host claims it "
+     "running (service.running, a recipe that starts it)\n"
+     "      3 |     postfix.main_cf { message_size_limit = 52428800 },\n"
+     "\n"
+     "Fix: put the provider on the host, before the user:\n"
+     "\n"
+     "    postfix.installed(),\n"
+     "    postfix.main_cf { message_size_limit = 52428800 },\n"},
     {"W108", "secret content written readable by group or others",
      "W108 (warning): secret content written readable by group or others\n"
      "\n"
@@ -660,9 +721,10 @@ prop_explain_summary(const char *code)
 }
 
 /* In the order of the table above (checked by the unit tests). */
-static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007", "P008",
-                                    "P009", "P010", "P011", "P012", "P013", "P014", "P015", "W101",
-                                    "W102", "W103", "W104", "W105", "W108", "W109", NULL};
+static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
+                                    "P008", "P009", "P010", "P011", "P012", "P013", "P014",
+                                    "P015", "P016", "W101", "W102", "W103", "W104", "W105",
+                                    "W106", "W108", "W109", NULL};
 
 const char *const *
 prop_explain_codes(void)

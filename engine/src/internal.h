@@ -175,6 +175,12 @@ typedef struct leaf_data {
     int publishes;         /* its ports are a container's published ports */
     int detaches;          /* it removes its container rather than attach it */
     prop_host *container;  /* the container it attaches (or removes), or NULL */
+    /* uses = { services=, ports= }: what it needs running on its host
+     * (interned names; ports sorted, without duplicates). */
+    const char **uses_services;
+    int *uses_ports;
+    unsigned nuses_services;
+    unsigned nuses_ports;
 } leaf_data;
 
 /* A site holds millions of nodes: this is kept to 64 bytes. */

@@ -37,7 +37,8 @@ nomem(prop_site *s)
 }
 
 /* The leaf data of every node that is not a leaf: nothing. */
-static const leaf_data no_leaf = {NULL, NULL, NULL, -1, 0, 0, PROP_OS_NONE, 0, 0, NULL};
+static const leaf_data no_leaf = {NULL, NULL, NULL, -1,   0,    0, PROP_OS_NONE,
+                                  0,    0,    NULL, NULL, NULL, 0, 0};
 
 /*
  * A zeroed node with room for nchildren child pointers right after it (one
@@ -572,6 +573,51 @@ check_spec(prop_site *s, const prop_leaf_spec *spec)
     for (size_t i = 0; i < spec->ninfo; i++)
         if (!spec->info[i].key || !spec->info[i].value)
             return site_fail(s, PROP_EINVAL, "info without a key or a value");
+    if ((spec->nuses_services && !spec->uses_services) || (spec->nuses_ports && !spec->uses_ports))
+        return site_fail(s, PROP_EINVAL, "a count of uses without its array");
+    if (spec->nuses_services > UINT_MAX || spec->nuses_ports > UINT_MAX)
+        return site_fail(s, PROP_EINVAL, "too many uses");
+    for (size_t i = 0; i < spec->nuses_services; i++)
+        if (!spec->uses_services[i] || !spec->uses_services[i][0])
+            return site_fail(s, PROP_EINVAL, "uses: a service without a name");
+    for (size_t i = 0; i < spec->nuses_ports; i++)
+        if (spec->uses_ports[i] < 1 || spec->uses_ports[i] > MAX_PORT)
+            return site_fail(s, PROP_EINVAL, "uses: port %d is outside 1..65535",
+                             spec->uses_ports[i]);
+    return PROP_OK;
+}
+
+/* uses = { services=, ports= } of spec into ld (ports sorted, without
+ * duplicates; names interned).  PROP_ENOMEM with the site's error set. */
+static int
+copy_uses(prop_site *s, leaf_data *ld, const prop_leaf_spec *spec)
+{
+    if (spec->nuses_services) {
+        const char **v =
+            arena_alloc_align(&s->mem, spec->nuses_services * sizeof *v, sizeof(void *));
+
+        if (!v)
+            return nomem(s);
+        for (size_t i = 0; i < spec->nuses_services; i++)
+            if (!(v[i] = site_intern_n(s, spec->uses_services[i], strlen(spec->uses_services[i]))))
+                return PROP_ENOMEM;
+        ld->uses_services = v;
+        ld->nuses_services = (unsigned)spec->nuses_services;
+    }
+    if (spec->nuses_ports) {
+        int *p = arena_alloc_align(&s->mem, spec->nuses_ports * sizeof *p, sizeof(int));
+        unsigned k = 0;
+
+        if (!p)
+            return nomem(s);
+        memcpy(p, spec->uses_ports, spec->nuses_ports * sizeof *p);
+        qsort(p, spec->nuses_ports, sizeof *p, cmp_int);
+        for (size_t i = 0; i < spec->nuses_ports; i++)
+            if (k == 0 || p[k - 1] != p[i])
+                p[k++] = p[i];
+        ld->uses_ports = p;
+        ld->nuses_ports = k;
+    }
     return PROP_OK;
 }
 
@@ -664,7 +710,7 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
     if (spec->norevert &&
         !(ld->norevert = site_intern_n(s, spec->norevert, strlen(spec->norevert))))
         return PROP_ENOMEM;
-    if (copy_spec(s, n, ld, spec) != PROP_OK)
+    if (copy_spec(s, n, ld, spec) != PROP_OK || copy_uses(s, ld, spec) != PROP_OK)
         return PROP_ENOMEM;
     n->targets = spec->targets ? spec->targets : PROP_OS_UNIXLIKE;
     ld->os_family = spec->os_family;

@@ -193,6 +193,13 @@ prop_node_type(const prop_node *n, char *buf, size_t size)
         for (unsigned i = 0; i < n->nports; i++)
             append(buf, size, &used, " %d", n->ports[i]);
     }
+    if (n->leaf->nuses_services || n->leaf->nuses_ports) {
+        append(buf, size, &used, ", uses");
+        for (unsigned i = 0; i < n->leaf->nuses_services; i++)
+            append(buf, size, &used, " service %s", n->leaf->uses_services[i]);
+        for (unsigned i = 0; i < n->leaf->nuses_ports; i++)
+            append(buf, size, &used, " port %d", n->leaf->uses_ports[i]);
+    }
     return buf;
 }
 

@@ -8,7 +8,8 @@
  * takes effect on each host: its top-level properties (P002, P003, W101)
  * and its effective leaves, whose claims are grouped by resource in a hash
  * table and compared within each group (P004 here; P006, P008-P010 and
- * P013 in claims.c, P007 in claims_files.c).  Site-wide tables catch two
+ * P013 in claims.c, P007 in claims_files.c; W106 and P016, what a leaf uses
+ * against what provides it, in prepass_uses.c).  Site-wide tables catch two
  * hosts of one name (P011) and one address on two hosts (P013).
  *
  * Findings accumulate; nothing stops at the first.  A pair of leaves gives
@@ -474,6 +475,49 @@ collect_addresses(checker *k)
     return PROP_OK;
 }
 
+/*
+ * P012: an alias of a host that has nothing for it to point at: no
+ * address (ipv4, ipv6) and a name that is no DNS name of its own (a bare
+ * "db"): a zone could only make it a CNAME to a top-level name that does
+ * not exist.
+ */
+static int
+check_alias_target(checker *k)
+{
+    const prop_node *alias = NULL;
+    size_t e;
+    unsigned i;
+    diag_builder b;
+    int rc;
+
+    if (strchr(k->h->name, '.') != NULL)
+        return PROP_OK;
+    for (e = 0; e < k->nents; e++) {
+        const prop_node *l = k->ents[e].leaf;
+
+        for (i = 0; i < l->leaf->ninfo; i++) {
+            const char *key = l->leaf->info[i].key;
+
+            if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0)
+                return PROP_OK;
+            if (alias == NULL && strcmp(key, "alias") == 0)
+                alias = l;
+        }
+    }
+    if (alias == NULL)
+        return PROP_OK;
+    rc = diag_begin(&b, k->s, "P012", PROP_SEV_ERROR, alias->origin,
+                    "%s: host \"%s\" has no address (ipv4, ipv6) and its name is no DNS name of "
+                    "its own, so the alias has nothing to point at",
+                    alias->desc, k->h->name);
+    if (rc == PROP_OK)
+        rc = diag_note(&b, host_origin(k->h),
+                       "host \"%s\" is declared here: give it its address (ipv4 \"192.0.2.10\"), "
+                       "or name it by its full name",
+                       k->h->name);
+    return rc == PROP_OK ? diag_end(&b) : rc;
+}
+
 /* P013: an alias that is the name of another host of the site. */
 static int
 check_alias_is_host(checker *k, const group *g)
@@ -733,7 +777,8 @@ check_host(checker *k, const prop_host *h)
             return rc;
     if (k->os == PROP_OS_NONE && (rc = check_inferred_os(k)) != PROP_OK)
         return rc;
-    if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK)
+    if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK ||
+        (rc = pp_check_uses(k)) != PROP_OK || (rc = check_alias_target(k)) != PROP_OK)
         return rc;
     return collect_addresses(k);
 }

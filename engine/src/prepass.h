@@ -6,6 +6,8 @@
  *   claims.c             the resource tables and the conflicts between
  *                        claims
  *   claims_files.c       the conflicts between claims on files (P007)
+ *   prepass_uses.c       what a property uses against what provides it
+ *                        (W106, P016)
  *
  * Ownership: every table here is scratch memory from malloc, owned by the
  * checker of one prop_site_check() call and freed before it returns.
@@ -141,5 +143,12 @@ int pp_check_structure(checker *k);
  * group their claims and ports, then compare within each group.
  */
 int pp_check_claims(checker *k);
+
+/*
+ * W106 and P016 over the effective leaves in k->ents, once pp_check_claims
+ * has grouped the host's claims and ports: what each leaf uses against
+ * what provides it, and the order they run in (prepass_uses.c).
+ */
+int pp_check_uses(checker *k);
 
 #endif /* PROP_PREPASS_H */

@@ -16,8 +16,8 @@ local M = {}
 
 local fmt = string.format
 
-local keys = { "desc", "targets", "ports", "claims", "info", "check", "apply", "revert", "verify",
-               "repair", "probe_timeout" }
+local keys = { "desc", "targets", "ports", "claims", "uses", "info", "check", "apply", "revert",
+               "verify", "repair", "probe_timeout" }
 local known = {}
 for _, k in ipairs(keys) do known[k] = true end
 
@@ -204,7 +204,7 @@ function M.property(t)
                        .. args.got(t.probe_timeout))
    end
    local facts_only = t.apply == nil and t.check == nil and t.revert == nil and t.info ~= nil
-                      and t.claims == nil and t.ports == nil
+                      and t.claims == nil and t.ports == nil and t.uses == nil
    if t.apply == nil and not facts_only then
       return bad(desc, "apply is required: a function(sys) that makes the property true "
                        .. "(only a property that carries nothing but info goes without)")
@@ -251,8 +251,10 @@ function M.property(t)
    -- property that declared claims writes a file it does not claim).
    local impl = { check = t.check, apply = t.apply, verify = t.verify, repair = t.repair,
                   probe_timeout = t.probe_timeout, declared = claims ~= nil }
+   -- uses = { services=, ports= }: checked by core.leaf (P012), then by
+   -- the pre-pass against what the host provides (W106, P016).
    local p = core.leaf{ desc = desc, targets = targets, impl = impl, claims = claims,
-                        ports = ports, info = info,
+                        ports = ports, uses = t.uses, info = info,
                         norevert = fmt("property \"%s\" has no revert function", desc) }
    if t.revert then
       local undo = core.leaf{ desc = "revert " .. desc, targets = targets,

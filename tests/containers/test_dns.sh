@@ -3,8 +3,25 @@
 # the mirror; named never starts there): the zone file has the site's hosts
 # and aliases, named-checkzone accepts it, a second run changes nothing and
 # keeps the serial, and a changed address bumps the serial.
+#
+# Then in a Docker container where named runs: after one run named serves
+# the new zone (added with rndc reconfig) with the serial written, an
+# alias in the zone of a host named outside it answers with the host's
+# address, a second run changes nothing; a reload that fails is owed (the
+# pending record in the container) and the next run makes it, after which
+# named serves the new address.  Every image and container is named
+# prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+# What the zone uses, in its type (prop show).
+cat >"$TMP/show.lua" <<'EOF'
+host "ns" { os.debian("bookworm", "amd64"), dns.primary("example.com", { ns = { "ns1.example.com" } }) }
+host "ns1.example.com" { ipv4 "192.0.2.53" }
+EOF
+run_prop "$TMP/show.out" show "$TMP/show.lua" ns
+check "show: the zone uses named" grep -q 'dns primary zone example.com : DebianLike, uses service named' "$TMP/show.out"
+check "show: and so does its reload" grep -q 'on change: dns zone example.com reloaded : DebianLike, uses service named' "$TMP/show.out"
 
 rootfs_cache
 T="$TMP/trees"
@@ -72,5 +89,69 @@ prop_run "$TMP/b.out" "$TMP/bad.lua"
 same "refused zone: exit" "$rc" 1
 check "refused zone: named-checkzone's reason" grep -q 'has no address records' "$TMP/b.out"
 check "refused zone: nothing installed" test ! -e "$T/ns1/etc/bind/db.broken.example"
+
+# ---- named running, in a Docker container ---------------------------------------
+docker_up
+docker_test "prop-test-dns-img-$$" "prop-test-dns-$$"
+write_dsite() { # DB-ADDRESS
+  cat >"$TMP/dsite.lua" <<EOF
+local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
+local ns = docker.container("$CTR", base, {
+  apt.installed { "bind9-dnsutils" },
+  dns.primary("example.com", { ns = { "ns1.example.com" } }),
+})
+host "db" { ipv4 "$1", alias "db.example.com" }
+host "ns1.example.com" { ipv4 "192.0.2.53" }
+host "localhost" { os.debian("$SUITE", "$ARCH"), docker.running(ns) }
+EOF
+}
+dserial() {
+  inside named-checkzone -D -q example.com /etc/bind/db.example.com 2>/dev/null |
+    awk '$4 == "SOA" { print $7 }'
+}
+served_serial() {
+  inside dig +short @127.0.0.1 example.com SOA 2>/dev/null | awk '{ print $3 }'
+}
+dig_a() {
+  inside dig +short @127.0.0.1 "$1" A 2>/dev/null | tail -1
+}
+
+docker image rm -f "$IMG" >/dev/null 2>&1 || true
+write_dsite 192.0.2.10
+PROP_RUN_TIMEOUT=900 prop_run "$TMP/d1.out" "$TMP/dsite.lua" localhost
+same "named: exit" "$rc" 0
+same "named: nothing failed in the container" "$(host_count "$TMP/d1.out" "localhost/$CTR" failed)" 0
+check "named: named runs" inside service named status
+check "named: after one run, named serves the zone" inside rndc zonestatus example.com
+ds1="$(dserial)"
+check "named: a serial was written" test -n "$ds1"
+same "named: dig gets the serial written" "$(served_serial)" "$ds1"
+check "named: no CNAME to a name outside the zone" bash -c "! docker exec $CTR grep -q CNAME /etc/bind/db.example.com"
+same "named: the alias answers with the host's address" "$(dig_a db.example.com)" 192.0.2.10
+
+prop_run "$TMP/d2.out" "$TMP/dsite.lua" localhost
+same "named again: exit" "$rc" 0
+same "named again: nothing changed" "$(changed_inside "$TMP/d2.out")" "0/0"
+same "named again: still served" "$(served_serial)" "$ds1"
+
+# A reload that fails (rndc has no key) is owed to the next run.
+inside mv /etc/bind/rndc.key /etc/bind/rndc.key.away
+write_dsite 192.0.2.11
+prop_run "$TMP/d3.out" "$TMP/dsite.lua" localhost
+same "failed reload: exit" "$rc" 1
+check "failed reload: rndc's words" grep -q 'rndc' "$TMP/d3.out"
+check "failed reload: the zone file has the new address" \
+  inside grep -Eq 'A[[:space:]]+192\.0\.2\.11$' /etc/bind/db.example.com
+same "failed reload: named still serves the old address" "$(dig_a db.example.com)" 192.0.2.10
+check "failed reload: the reload is owed" \
+  bash -c "docker exec $CTR cat '$PROP_STATE_DIR/pending' | grep -q 'dns zone example.com reloaded'"
+inside mv /etc/bind/rndc.key.away /etc/bind/rndc.key
+prop_run "$TMP/d4.out" "$TMP/dsite.lua" localhost
+same "owed reload: exit" "$rc" 0
+check "owed reload: run as owed" grep -q '"event":"pending"' "$TMP/d4.out"
+same "owed reload: the new address is served" "$(dig_a db.example.com)" 192.0.2.11
+same "owed reload: the serial written is served" "$(served_serial)" "$(dserial)"
+check "owed reload: nothing is owed any more" \
+  bash -c "! docker exec $CTR grep -q 'dns zone' '$PROP_STATE_DIR/pending' 2>/dev/null"
 
 finish

@@ -1186,6 +1186,84 @@ START_TEST(p009_near_miss)
 }
 END_TEST
 
+/* ---- P016, W106: what a leaf uses, what provides it ---- */
+
+static prop_node *
+user_of(const char *desc, int line, const char *svc, int port)
+{
+    prop_leaf_spec spec;
+    prop_origin o = at(line);
+    prop_node *n = NULL;
+    const char *names[1];
+
+    names[0] = svc;
+    memset(&spec, 0, sizeof spec);
+    spec.desc = desc;
+    spec.behaviour = -1;
+    if (svc) {
+        spec.uses_services = names;
+        spec.nuses_services = 1;
+    }
+    if (port) {
+        spec.uses_ports = &port;
+        spec.nuses_ports = 1;
+    }
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+    return n;
+}
+
+START_TEST(p016_provider_after)
+{
+    static const int p8080[] = {8080};
+    const prop_diag *d;
+
+    HOST("db1", 1, debian(2), user_of("mariadb user app", 3, "mariadb", 0),
+         service("mariadb", PROP_CLAIM_SVC_RUNNING, 4), user_of("proxy", 5, NULL, 8080),
+         ported("backend", 6, p8080, 1));
+    ck_assert_int_eq(prop_site_check(S), 2);
+    d = nth("P016", 0);
+    ck_assert_int_eq(d->line, 3);
+    ck_assert_str_eq(d->message, "\"mariadb user app\" uses service \"mariadb\", but \"service "
+                                 "mariadb running\", the only property of host \"db1\" that "
+                                 "provides it, runs after it (at site.lua:4), and no requires or "
+                                 "before orders them");
+    expect_note(d, 0, 4, "\"service mariadb running\" provides service \"mariadb\" here");
+    ck_assert_int_eq(nth("P016", 1)->line, 5);
+    ck_assert_uint_eq(count("W106"), 0);
+}
+END_TEST
+
+START_TEST(p016_ordered)
+{
+    prop_node *u = user_of("mariadb user app", 3, "mariadb", 0);
+    prop_node *svc = service("mariadb", PROP_CLAIM_SVC_RUNNING, 4);
+    prop_node *u2 = user_of("mariadb user two", 13, "mariadb", 0);
+    prop_node *svc2 = service("mariadb", PROP_CLAIM_SVC_RESTARTED, 14);
+
+    /* requires; before listed after the user; the provider first. */
+    HOST("db1", 1, debian(2), combine(PROP_REQUIRES, u, svc, 5));
+    HOST("db2", 6, debian(7), u, combine(PROP_BEFORE, svc, u, 8));
+    HOST("db3", 9, debian(10), svc, u);
+    HOST("db4", 11, debian(12), svc2, u2);
+    ck_assert_int_eq(prop_site_check(S), 0);
+    ck_assert_uint_eq(prop_site_ndiags(S), 0);
+}
+END_TEST
+
+START_TEST(w106_nothing_provides)
+{
+    const prop_diag *d;
+
+    HOST("app1", 1, debian(2), user_of("mariadb user app", 3, "mariadb", 0),
+         service("mariadb", PROP_CLAIM_SVC_STOPPED, 4), user_of("proxy", 5, NULL, 8080));
+    ck_assert_int_eq(prop_site_check(S), 0);
+    ck_assert_uint_eq(count("W106"), 2);
+    d = nth("W106", 0);
+    ck_assert_int_eq(d->line, 3);
+    ck_assert_int_eq(nth("W106", 1)->line, 5);
+}
+END_TEST
+
 /* ---- P010 ---- */
 
 START_TEST(p010_accounts)
@@ -1747,15 +1825,17 @@ START_TEST(explain_every_code)
         if (n > 0)
             ck_assert_msg(strcmp(codes[n - 1], codes[n]) < 0, "codes in order");
     }
-    ck_assert_uint_eq(n, 22);
+    ck_assert_uint_eq(n, 24);
     ck_assert_str_eq(codes[0], "P001");
     ck_assert_str_eq(codes[13], "P014");
     ck_assert_str_eq(codes[14], "P015");
-    ck_assert_str_eq(codes[17], "W103");
-    ck_assert_str_eq(codes[18], "W104");
-    ck_assert_str_eq(codes[19], "W105");
-    ck_assert_str_eq(codes[20], "W108");
-    ck_assert_str_eq(codes[21], "W109");
+    ck_assert_str_eq(codes[15], "P016");
+    ck_assert_str_eq(codes[18], "W103");
+    ck_assert_str_eq(codes[19], "W104");
+    ck_assert_str_eq(codes[20], "W105");
+    ck_assert_str_eq(codes[21], "W106");
+    ck_assert_str_eq(codes[22], "W108");
+    ck_assert_str_eq(codes[23], "W109");
     ck_assert_ptr_null(prop_explain("P999"));
     ck_assert_ptr_null(prop_explain_summary(NULL));
     ck_assert_ptr_null(prop_explain("p001"));
@@ -1873,6 +1953,10 @@ prepass_suite(void)
     tc = tcase(s, "P009");
     tcase_add_test(tc, p009_running_stopped);
     tcase_add_test(tc, p009_near_miss);
+    tc = tcase(s, "P016");
+    tcase_add_test(tc, p016_provider_after);
+    tcase_add_test(tc, p016_ordered);
+    tcase_add_test(tc, w106_nothing_provides);
     tc = tcase(s, "P010");
     tcase_add_test(tc, p010_accounts);
     tcase_add_test(tc, p010_near_miss);

@@ -265,6 +265,14 @@ typedef struct prop_leaf_spec {
     /* Its ports are ports a container publishes on the host: a clash is
      * P014 rather than P006. */
     int publishes;
+    /* What it needs running on its host (uses = { services=, ports= }):
+     * the pre-pass looks for a property of the host that provides each
+     * (a service.running or service.restarted claim, a declared port) and
+     * runs before it (W106, P016). */
+    const char *const *uses_services;
+    size_t nuses_services;
+    const int *uses_ports; /* 1..65535 */
+    size_t nuses_ports;
 } prop_leaf_spec;
 
 /*

@@ -1,0 +1,34 @@
+-- prop's recipes that talk to a daemon declare what they use: postfix's
+-- reload uses postfix, letsencrypt.certbot port 80 of the web server (or
+-- the service web_server names), dns.* named (which dns.primary starts
+-- itself: clean).
+--! W106 13 warning
+--! W106 14 warning
+--! P016 19
+--! note 20
+--! P016 24
+--! note 25
+host "mx1.example.org" {
+  os.debian("bookworm", "amd64"),
+  postfix.main_cf { message_size_limit = 52428800 },
+  letsencrypt.certbot("mx1.example.org", "admin@example.org"),
+  dns.primary("example.org", { ns = { "ns1.example.org" } }),
+}
+host "www.example.org" {
+  os.debian("bookworm", "amd64"),
+  letsencrypt.certbot("www.example.org", "admin@example.org", { web_server = "nginx" }),
+  nginx.installed(),
+}
+host "mx2.example.org" {
+  os.debian("bookworm", "amd64"),
+  postfix.main_cf { message_size_limit = 52428800 },
+  postfix.installed(),
+}
+host "ok.example.org" {
+  os.debian("bookworm", "amd64"),
+  postfix.installed(),
+  postfix.main_cf { message_size_limit = 52428800 },
+  apache.installed(),
+  letsencrypt.certbot("ok.example.org", "admin@example.org"),
+}
+host "ns1.example.org" { ipv4 "192.0.2.53" }
