@@ -98,7 +98,7 @@ typedef struct host_run {
 #define PENDING_TEXT "pending from the last run"
 
 /*
- * SIGINT and SIGTERM stop the run (cmd_run.c's on_signal): how many came,
+ * SIGINT and SIGTERM stop the run (run_object.c's on_signal): how many came,
  * and the last, passed on to a running command and to the jobs.
  */
 extern volatile sig_atomic_t run_stop_requested, run_stop_signal;
@@ -107,7 +107,17 @@ extern volatile sig_atomic_t run_in_job;
 /* ... and its stdout is the pipe to the parent. */
 extern int run_piped_job;
 
-/* cmd_run.c */
+/* run_object.c */
+#define EXIT_INTERRUPTED 130
+/* SIGINT and SIGTERM stop the run of ctx from now on. */
+void run_catch_signals(lprop_ctx *ctx);
+/* Run hosts[0..nhosts) (in parallel with -j, in batches with --serial),
+ * print the summary of the hosts, and return the exit code; the outcomes
+ * are left in ocs. */
+int run_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhosts,
+             outcome *ocs);
+/* --twice: run_pass, then again; the second run must change nothing. */
+int run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs);
 /* Whether the run should stop (a signal came); ud unused (exec.h's callback). */
 int run_want_stop(void *ud);
 /* Note a line of a property the second run of --twice changed. */
