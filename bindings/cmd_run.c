@@ -77,6 +77,7 @@ run_run(int argc, char **argv)
     size_t nhosts = 0, k, nsite;
     int i, r, evaluated, rc = EXIT_WELL;
     lprop_ctx *ctx = NULL;
+    run *rn = NULL;
     const char **names;
     int nnames = 0, max_fail_given = 0, rfd = -1;
     char *rtmp = NULL;
@@ -230,14 +231,16 @@ run_run(int argc, char **argv)
             goto done;
         }
     }
-    run_catch_signals(ctx);
-    if (!o.twice)
-        rc = run_pass(ctx, &o, hosts, nhosts, ocs);
-    else
-        rc = run_twice(ctx, &o, hosts, nhosts, ocs);
+    if ((rn = run_new(ctx, &o, NULL)) == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        rc = EXIT_FAILED;
+        goto done;
+    }
+    run_catch_signals(rn);
+    rc = run_hosts(rn, hosts, nhosts, ocs);
     if (o.report) {
         fflush(stdout);
-        rc = run_report_write(&o, rfd, rtmp, hosts, nhosts, ocs, rc, t0);
+        rc = run_report_write(&rn->o, rfd, rtmp, hosts, nhosts, ocs, rc, t0);
         rfd = -1;
         rtmp = NULL;
     }
@@ -251,6 +254,7 @@ done:
     if (run_report_fd >= 0)
         close(run_report_fd);
     run_report_fd = -1;
+    run_free(rn);
     lprop_close(ctx);
     free(hosts);
     free(ocs);

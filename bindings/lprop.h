@@ -27,8 +27,9 @@
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
  *     cmd_<name>.c      one subcommand each (prop <name>)
- *     run_object.c      a run of hosts: SIGINT and SIGTERM, the batches of
- *                       --serial and --max-fail, --twice
+ *     run_object.c      the run object (run_new, run_hosts, run_stop): its
+ *                       stop flags and SIGINT and SIGTERM, its observer,
+ *                       the batches of --serial and --max-fail, --twice
  *                       (run.h: what the run_*.c files share with cmd_run.c)
  *     run_jobs.c        prop run -j: hosts at once in forked children
  *     run_tags.c        prop run --tags and --skip-tags: which properties run

@@ -20,6 +20,8 @@
 #define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
 #define AGAIN_MARK '\002'   /* a child's line: a property the second run changed */
 
+typedef struct run run;
+
 typedef struct run_opts {
     cli_site_opts site;
     int dry, diff, json, jobs;
@@ -36,6 +38,7 @@ typedef struct run_opts {
     int max_fail;          /* hosts that may fail before the next batch is held back */
     const char *site_path; /* the site file: its secret store is beside it */
     const char *report;    /* --report FILE */
+    run *run;              /* the run these are the options of (run_new) */
 } run_opts;
 
 /* What became of one host. */
@@ -98,30 +101,68 @@ typedef struct host_run {
 #define PENDING_TEXT "pending from the last run"
 
 /*
- * SIGINT and SIGTERM stop the run (run_object.c's on_signal): how many came,
- * and the last, passed on to a running command and to the jobs.
+ * What a run tells of itself as it goes, besides what it prints: a
+ * struct of callbacks (each may be NULL) and the payload they are given.
+ * Make one with RUN_OBSERVER_INIT, then set what is wanted.
  */
-extern volatile sig_atomic_t run_stop_requested, run_stop_signal;
-/* This process is a job of a parallel run (a forked child)... */
-extern volatile sig_atomic_t run_in_job;
-/* ... and its stdout is the pipe to the parent. */
-extern int run_piped_job;
+typedef struct run_observer {
+    unsigned version; /* RUN_OBSERVER_VERSION */
+    /* A host's (or container's) summary, as it is printed: state
+     * "unreachable", "refused", "interrupted" or NULL, and why. */
+    void (*host_done)(const prop_host *h, const outcome *oc, const char *state, const char *why,
+                      void *payload);
+    /* A property counted ok or changed. */
+    void (*prop_result)(const prop_host *h, const prop_node *n, prop_result r, void *payload);
+    /* A property counted failed, and its message (may be NULL). */
+    void (*failure)(const prop_host *h, const prop_node *n, const char *msg, void *payload);
+    void *payload;
+} run_observer;
+#define RUN_OBSERVER_VERSION 1
+#define RUN_OBSERVER_INIT                                                                          \
+    {                                                                                              \
+        RUN_OBSERVER_VERSION, NULL, NULL, NULL, NULL                                               \
+    }
+
+/* A run of hosts of a loaded, checked site (run_object.c). */
+struct run {
+    lprop_ctx *ctx;
+    run_opts o; /* o.run is this run */
+    run_observer obs;
+    /* SIGINT and SIGTERM (or run_stop): how many came, and the last,
+     * passed on to a running command and to the jobs. */
+    volatile sig_atomic_t stop_requested, stop_signal;
+    /* This process is a job of a parallel run (a forked child)... */
+    volatile sig_atomic_t in_job;
+    /* ... and its stdout is the pipe to the parent. */
+    int piped_job;
+    /* --twice: the lines of the properties the second run changed. */
+    struct {
+        char *buf;
+        size_t len, n;
+    } again;
+};
 
 /* run_object.c */
 #define EXIT_INTERRUPTED 130
-/* SIGINT and SIGTERM stop the run of ctx from now on. */
-void run_catch_signals(lprop_ctx *ctx);
-/* Run hosts[0..nhosts) (in parallel with -j, in batches with --serial),
- * print the summary of the hosts, and return the exit code; the outcomes
- * are left in ocs. */
-int run_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhosts,
-             outcome *ocs);
-/* --twice: run_pass, then again; the second run must change nothing. */
-int run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs);
-/* Whether the run should stop (a signal came); ud unused (exec.h's callback). */
+/* A run of hosts of ctx (a loaded, checked site) with the options o
+ * (copied) and the observer obs (copied; NULL: none).  NULL when out of
+ * memory or obs is of another version.  Freed by run_free. */
+run *run_new(lprop_ctx *ctx, const run_opts *o, const run_observer *obs);
+/* Run hosts[0..nhosts) (in parallel with -j, in batches with --serial,
+ * twice with --twice), print the summary of the hosts, and return the
+ * exit code; the outcomes are left in ocs. */
+int run_hosts(run *r, const prop_host **hosts, size_t nhosts, outcome *ocs);
+/* Stop r as signal sig would: nothing more starts. */
+void run_stop(run *r, int sig);
+void run_free(run *r); /* accepts NULL */
+/* SIGINT and SIGTERM stop r from now on. */
+void run_catch_signals(run *r);
+/* Whether r should stop (NULL: no). */
+int run_stopping(const run *r);
+/* Whether the run should stop; ud is a host_run (exec.h's callback). */
 int run_want_stop(void *ud);
 /* Note a line of a property the second run of --twice changed. */
-void run_again_add(const char *line, size_t len);
+void run_again_add(run *r, const char *line, size_t len);
 /* Under --twice's second run, keep (or send the parent) n as changed. */
 void run_record_again(host_run *hr, const prop_node *n);
 

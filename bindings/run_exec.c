@@ -49,7 +49,7 @@ call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, c
     lua_State *L = hr->ctx->L;
     int base;
 
-    if (run_want_stop(NULL)) { /* interrupted: nothing more starts */
+    if (run_want_stop(hr)) { /* interrupted: nothing more starts */
         *msg = strdup("interrupted");
         return -1;
     }
@@ -173,7 +173,7 @@ run_ensure_leaf(void *ud, const prop_node *leaf, char **msg)
 done:
     hr->sys.mode = LSYS_APPLY;
     hr->sys.claims_of = NULL;
-    if (r == PROP_RESULT_FAILED && run_want_stop(NULL))
+    if (r == PROP_RESULT_FAILED && run_want_stop(hr))
         r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;

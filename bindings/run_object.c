@@ -1,5 +1,7 @@
 /*
- * run_object.c - a run of hosts: SIGINT and SIGTERM, which stop it; the
+ * run_object.c - the run object (run.h): a run of hosts of a loaded site,
+ * with its options and observer, and its stop flags, which SIGINT and
+ * SIGTERM set (run_catch_signals) and every run_*.c file polls; the
  * batches of --serial and --max-fail; one pass over the hosts, or the two
  * runs of --twice and what the second one changed.
  */
@@ -16,19 +18,18 @@
 #include "run.h"
 
 /*
- * SIGINT and SIGTERM stop the run.  run_stop_requested counts them: the Lua
- * hook (ctx->interrupt) and the transports (prop_transport_set_interrupt)
- * read it, and a second one stops a running command at once; run_stop_signal
- * is the last, passed on to that command.  A job of a parallel run gets
+ * SIGINT and SIGTERM stop the run that catches them (run_catch_signals).
+ * Its stop_requested counts them: the Lua hook (ctx->interrupt) and the
+ * transports (prop_transport_set_interrupt) read it, and a second one
+ * stops a running command at once; its stop_signal is the last, passed on
+ * to that command.  A job of a parallel run gets
  * its parent's signals passed on, and may get the same signal straight
  * too (Ctrl-C on a terminal, timeout(1)): that is one request, not two,
  * so a job counts the signals from its parent and from elsewhere apart
  * and takes the larger count.
  */
-volatile sig_atomic_t run_stop_requested, run_stop_signal;
-volatile sig_atomic_t run_in_job;
 static volatile sig_atomic_t from_parent, from_others;
-static lprop_ctx *signal_ctx; /* its Lua code is stopped at once */
+static run *volatile signal_run; /* its Lua code is stopped at once */
 
 static void
 on_signal(int sig, siginfo_t *si, void *uc)
@@ -40,8 +41,11 @@ on_signal(int sig, siginfo_t *si, void *uc)
     struct timespec ts;
     long long ms;
     pid_t from = si && si->si_code == SI_USER ? si->si_pid : 0;
+    run *r = signal_run;
 
     (void)uc;
+    if (r == NULL)
+        return;
     /* timeout(1) sends its signal to prop, then to its process group,
      * prop included: the same signal from the same sender at once is one
      * request, not a second. */
@@ -51,47 +55,48 @@ on_signal(int sig, siginfo_t *si, void *uc)
     last_sig = sig;
     last_pid = from;
     last_ms = ms;
-    run_stop_signal = sig;
-    if (run_in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
+    r->stop_signal = sig;
+    if (r->in_job && si && si->si_code == SI_USER && si->si_pid == getppid())
         from_parent++;
     else
         from_others++;
-    run_stop_requested = from_parent > from_others ? from_parent : from_others;
-    lprop_interrupt_now(signal_ctx); /* async-signal-safe, as lua.c does */
+    r->stop_requested = from_parent > from_others ? from_parent : from_others;
+    lprop_interrupt_now(r->ctx); /* async-signal-safe, as lua.c does */
+}
+
+int
+run_stopping(const run *r)
+{
+    return r != NULL && r->stop_requested > 0;
 }
 
 int
 run_want_stop(void *ud)
 {
-    (void)ud;
-    return run_stop_requested > 0;
+    const host_run *hr = ud;
+
+    return run_stopping(hr->o->run);
 }
 
 /*
- * --twice: what the second run changed.  Each property is one line, as
- * it is to be printed at the end (text, or a JSON event): a job of a
- * parallel run sends its lines to the parent behind AGAIN_MARK, the
- * parent keeps them in again.
+ * --twice: what the second run changed (r->again).  Each property is one
+ * line, as it is to be printed at the end (text, or a JSON event): a job
+ * of a parallel run sends its lines to the parent behind AGAIN_MARK, the
+ * parent keeps them.
  */
-static struct {
-    char *buf;
-    size_t len, n;
-} again;
-int run_piped_job; /* a job of a parallel run: stdout is the pipe to the parent */
-
 void
-run_again_add(const char *line, size_t len)
+run_again_add(run *r, const char *line, size_t len)
 {
     char *b;
 
-    again.n++; /* counted even when it cannot be kept: the run fails */
-    b = realloc(again.buf, again.len + len + 1);
+    r->again.n++; /* counted even when it cannot be kept: the run fails */
+    b = realloc(r->again.buf, r->again.len + len + 1);
     if (b == NULL)
         return;
-    memcpy(b + again.len, line, len);
-    again.len += len;
-    b[again.len] = '\0';
-    again.buf = b;
+    memcpy(b + r->again.len, line, len);
+    r->again.len += len;
+    b[r->again.len] = '\0';
+    r->again.buf = b;
 }
 
 void
@@ -132,22 +137,22 @@ run_record_again(host_run *hr, const prop_node *n)
 send:
     if (line == NULL)
         len = sizeof nomem - 1;
-    if (run_piped_job) {
+    if (hr->o->run->piped_job) {
         putchar(AGAIN_MARK);
         fwrite(line ? line : nomem, 1, len, stdout);
     } else {
-        run_again_add(line ? line : nomem, len);
+        run_again_add(hr->o->run, line ? line : nomem, len);
     }
     free(line);
 }
 
-/* SIGINT and SIGTERM stop the run of ctx from now on (on_signal). */
+/* SIGINT and SIGTERM stop r from now on (on_signal). */
 void
-run_catch_signals(lprop_ctx *ctx)
+run_catch_signals(run *r)
 {
     struct sigaction sa;
 
-    signal_ctx = ctx;
+    signal_run = r;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO;
@@ -157,7 +162,7 @@ run_catch_signals(lprop_ctx *ctx)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
-    ctx->interrupt = &run_stop_requested;
+    r->ctx->interrupt = &r->stop_requested;
 }
 
 /* A host that counts against --max-fail. */
@@ -180,7 +185,7 @@ run_some(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t from
         return;
     }
     for (k = from; k < to; k++) {
-        if (run_want_stop(NULL)) {
+        if (run_stopping(o->run)) {
             ocs[k].stopped = 1;
             ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
             continue;
@@ -232,19 +237,19 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
         run_some(ctx, o, hosts, from, to, ocs);
         for (k = from; k < to; k++)
             failed += host_failed(&ocs[k]);
-        if (to < n && (failed > (size_t)o->max_fail || run_want_stop(NULL)))
+        if (to < n && (failed > (size_t)o->max_fail || run_stopping(o->run)))
             break;
     }
     if (to >= n)
         return 0;
     for (k = to; k < n; k++) {
-        if (run_want_stop(NULL))
+        if (run_stopping(o->run))
             ocs[k].stopped = 1;
         else
             ocs[k].held = 1;
         ocs[k].skipped = (unsigned)prop_host_nprops(hosts[k]);
     }
-    if (!run_want_stop(NULL)) {
+    if (!run_stopping(o->run)) {
         if (o->json) {
             run_json_event(stdout, "held");
             printf("\"failed\":%zu,\"max_fail\":%d,\"hosts\":[", failed, o->max_fail);
@@ -269,7 +274,7 @@ run_batches(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t n
  * Run hosts[0..n) (in parallel with -j), print the summary of the hosts,
  * and return the exit code; the outcomes are left in ocs.
  */
-int
+static int
 run_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs)
 {
     size_t k, held;
@@ -328,15 +333,15 @@ first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nh
     if (pid == 0) {
         int rc;
 
-        run_in_job = 1;
+        o->run->in_job = 1;
         rc = run_pass(ctx, o, hosts, nhosts, ocs);
         fflush(stdout);
         fflush(stderr);
         _exit(rc);
     }
     for (;;) {
-        for (; forwarded < run_stop_requested; forwarded++)
-            (void)kill(pid, run_stop_signal);
+        for (; forwarded < o->run->stop_requested; forwarded++)
+            (void)kill(pid, o->run->stop_signal);
         got = waitpid(pid, &status, 0);
         if (got == pid)
             break;
@@ -348,7 +353,7 @@ first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nh
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     fprintf(stderr, "prop run: the first run ended by signal %d\n", WTERMSIG(status));
-    return run_stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
+    return o->run->stop_requested ? EXIT_INTERRUPTED : EXIT_FAILED;
 }
 
 /*
@@ -356,7 +361,7 @@ first_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nh
  * nothing.  Each property it changed is named, and the exit code is then
  * 1 (the run's own code when it is worse: unreachable, interrupted).
  */
-int
+static int
 run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, outcome *ocs)
 {
     int rc;
@@ -382,20 +387,68 @@ run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, o
     run_report_pass = 2;
     rc = run_pass(ctx, o, hosts, nhosts, ocs);
     if (o->json) {
-        if (again.buf)
-            fputs(again.buf, stdout);
+        if (o->run->again.buf)
+            fputs(o->run->again.buf, stdout);
         run_json_event(stdout, "twice");
-        printf("\"changed_again\":%zu}\n", again.n);
-    } else if (again.n > 0) {
+        printf("\"changed_again\":%zu}\n", o->run->again.n);
+    } else if (o->run->again.n > 0) {
         printf("\nprop run --twice: the second run changed %zu propert%s; the site does not "
                "converge in one run:\n%s",
-               again.n, again.n == 1 ? "y" : "ies", again.buf ? again.buf : "");
+               o->run->again.n, o->run->again.n == 1 ? "y" : "ies",
+               o->run->again.buf ? o->run->again.buf : "");
     } else if (rc == EXIT_WELL) {
         printf("\nprop run --twice: the second run changed nothing\n");
     }
-    free(again.buf);
-    again.buf = NULL;
-    if (again.n > 0 && rc == EXIT_WELL)
+    free(o->run->again.buf);
+    o->run->again.buf = NULL;
+    if (o->run->again.n > 0 && rc == EXIT_WELL)
         rc = EXIT_FAILED;
     return rc;
+}
+
+/* ---- the run object -------------------------------------------------- */
+
+run *
+run_new(lprop_ctx *ctx, const run_opts *o, const run_observer *obs)
+{
+    run *r;
+
+    if (obs && obs->version != RUN_OBSERVER_VERSION)
+        return NULL;
+    if ((r = calloc(1, sizeof *r)) == NULL)
+        return NULL;
+    r->ctx = ctx;
+    r->o = *o;
+    r->o.run = r;
+    if (obs)
+        r->obs = *obs;
+    return r;
+}
+
+int
+run_hosts(run *r, const prop_host **hosts, size_t nhosts, outcome *ocs)
+{
+    if (!r->o.twice)
+        return run_pass(r->ctx, &r->o, hosts, nhosts, ocs);
+    return run_twice(r->ctx, &r->o, hosts, nhosts, ocs);
+}
+
+void
+run_stop(run *r, int sig)
+{
+    r->stop_signal = sig;
+    r->stop_requested++;
+}
+
+void
+run_free(run *r)
+{
+    if (r == NULL)
+        return;
+    if (signal_run == r)
+        signal_run = NULL;
+    if (r->ctx && r->ctx->interrupt == &r->stop_requested)
+        r->ctx->interrupt = NULL;
+    free(r->again.buf);
+    free(r);
 }
