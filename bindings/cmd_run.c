@@ -74,8 +74,8 @@ run_run(int argc, char **argv)
     const char *site = NULL, *v;
     const prop_host **hosts = NULL;
     outcome *ocs = NULL;
-    size_t nhosts = 0, k, nsite;
-    int i, r, evaluated, rc = EXIT_WELL;
+    size_t nhosts = 0;
+    int i, r, rc = EXIT_WELL;
     lprop_ctx *ctx = NULL;
     run *rn = NULL;
     const char **names;
@@ -166,53 +166,11 @@ run_run(int argc, char **argv)
                         "--max-fail counts failed hosts between batches: it needs --serial");
         goto usage;
     }
-    if (run_state_dir_from_env() != 0)
-        goto usage;
     o.site_path = site;
-    ctx = cli_load_site(site, &o.site, &evaluated);
-    if (ctx == NULL) {
-        free(names);
-        fprintf(stderr, "prop: out of memory\n");
-        return EXIT_REJECTED;
-    }
-    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
-        prop_diags_print_text(ctx->site, stderr, o.site.color_err, 0);
-        cli_print_summary(ctx, site, stderr, 0);
-        fprintf(stderr, "prop run: nothing was run\n");
-        rc = EXIT_REJECTED;
+    rc = run_open_site(&o, names, nnames, &ctx, &hosts, &nhosts, &ocs);
+    if (rc >= 0)
         goto done;
-    }
-    /* Warnings do not stop a run, but they are shown. */
-    prop_diags_print_text(ctx->site, stderr, o.site.color_err, 0);
-    cli_print_summary(ctx, site, stderr, 0);
-    run_warn_unknown_tags(ctx->L, o.tags, o.ntags, "--tags");
-    run_warn_unknown_tags(ctx->L, o.skip_tags, o.nskip, "--skip-tags");
-    nsite = prop_site_nhosts(ctx->site);
-    hosts = calloc(nsite + (size_t)nnames + 1, sizeof *hosts);
-    ocs = calloc(nsite + (size_t)nnames + 1, sizeof *ocs);
-    if (!hosts || !ocs) {
-        fprintf(stderr, "prop: out of memory\n");
-        rc = EXIT_FAILED;
-        goto done;
-    }
-    for (i = 0; i < nnames; i++) {
-        const prop_host *h = prop_site_find_host(ctx->site, names[i]);
-        if (h == NULL) {
-            fprintf(stderr, "prop run: %s declares no host \"%s\"\n", site, names[i]);
-            rc = EXIT_USAGE;
-            goto done;
-        }
-        hosts[nhosts++] = h;
-    }
-    /* Every host; containers run after the host they are on. */
-    if (nnames == 0)
-        for (k = 0; k < nsite; k++)
-            if (prop_host_container_kind(prop_site_host(ctx->site, k)) == PROP_CONTAINER_NONE)
-                hosts[nhosts++] = prop_site_host(ctx->site, k);
-
-    run_make_id();
-    if (o.json || o.report)
-        run_find_site_commit(site);
+    rc = EXIT_WELL;
     if (o.report) {
         char tpl[4096];
         const char *tmpdir = getenv("TMPDIR");

@@ -155,6 +155,12 @@ int run_hosts(run *r, const prop_host **hosts, size_t nhosts, outcome *ocs);
 /* Stop r as signal sig would: nothing more starts. */
 void run_stop(run *r, int sig);
 void run_free(run *r); /* accepts NULL */
+/* Load the site at o->site_path for a run of names[0..nnames) (every
+ * host but containers when nnames is 0), its findings shown: -1 to go on,
+ * else the exit code after a message; what is set of *ctxp, *hostsp
+ * (*nhostsp hosts) and *ocsp (zeroed outcomes) is the caller's to free. */
+int run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctxp,
+                  const prop_host ***hostsp, size_t *nhostsp, outcome **ocsp);
 /* SIGINT and SIGTERM stop r from now on. */
 void run_catch_signals(run *r);
 /* Whether r should stop (NULL: no). */

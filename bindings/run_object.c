@@ -406,6 +406,71 @@ run_twice(lprop_ctx *ctx, run_opts *o, const prop_host **hosts, size_t nhosts, o
     return rc;
 }
 
+/*
+ * Load the site at o->site_path for a run of the hosts names[0..nnames)
+ * (every host but containers when nnames is 0): evaluated and checked,
+ * its findings shown, and nothing run when it has an error.  -1 to go
+ * on, with *ctxp, *hostsp (*nhostsp of them) and *ocsp (as many, zeroed)
+ * set; else the exit code, after a message.  Either way, what is set of
+ * *ctxp, *hostsp and *ocsp is the caller's to free.
+ */
+int
+run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctxp,
+              const prop_host ***hostsp, size_t *nhostsp, outcome **ocsp)
+{
+    const char *site = o->site_path;
+    const prop_host **hosts;
+    outcome *ocs;
+    lprop_ctx *ctx;
+    size_t k, nsite;
+    int i, evaluated;
+
+    *nhostsp = 0;
+    if (run_state_dir_from_env() != 0)
+        return EXIT_USAGE;
+    *ctxp = ctx = cli_load_site(site, &o->site, &evaluated);
+    if (ctx == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_REJECTED;
+    }
+    if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
+        prop_diags_print_text(ctx->site, stderr, o->site.color_err, 0);
+        cli_print_summary(ctx, site, stderr, 0);
+        fprintf(stderr, "prop run: nothing was run\n");
+        return EXIT_REJECTED;
+    }
+    /* Warnings do not stop a run, but they are shown. */
+    prop_diags_print_text(ctx->site, stderr, o->site.color_err, 0);
+    cli_print_summary(ctx, site, stderr, 0);
+    run_warn_unknown_tags(ctx->L, o->tags, o->ntags, "--tags");
+    run_warn_unknown_tags(ctx->L, o->skip_tags, o->nskip, "--skip-tags");
+    nsite = prop_site_nhosts(ctx->site);
+    *hostsp = hosts = calloc(nsite + (size_t)nnames + 1, sizeof *hosts);
+    *ocsp = ocs = calloc(nsite + (size_t)nnames + 1, sizeof *ocs);
+    if (!hosts || !ocs) {
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_FAILED;
+    }
+    for (i = 0; i < nnames; i++) {
+        const prop_host *h = prop_site_find_host(ctx->site, names[i]);
+        if (h == NULL) {
+            fprintf(stderr, "prop run: %s declares no host \"%s\"\n", site, names[i]);
+            return EXIT_USAGE;
+        }
+        hosts[(*nhostsp)++] = h;
+    }
+    /* Every host; containers run after the host they are on. */
+    if (nnames == 0)
+        for (k = 0; k < nsite; k++)
+            if (prop_host_container_kind(prop_site_host(ctx->site, k)) == PROP_CONTAINER_NONE)
+                hosts[(*nhostsp)++] = prop_site_host(ctx->site, k);
+
+    run_make_id();
+    if (o->json || o->report)
+        run_find_site_commit(site);
+    return -1;
+}
+
 /* ---- the run object -------------------------------------------------- */
 
 run *
