@@ -38,7 +38,10 @@ typedef struct run_opts {
     int max_fail;          /* hosts that may fail before the next batch is held back */
     const char *site_path; /* the site file: its secret store is beside it */
     const char *report;    /* --report FILE */
-    run *run;              /* the run these are the options of (run_new) */
+    /* The host is this machine (prop pull): it is reached here whatever
+     * its connect.* info says, unless it is a directory tree (connect.dir). */
+    int local;
+    run *run; /* the run these are the options of (run_new) */
 } run_opts;
 
 /* What became of one host. */
@@ -163,6 +166,8 @@ int run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx *
                   const prop_host ***hostsp, size_t *nhostsp, outcome **ocsp);
 /* SIGINT and SIGTERM stop r from now on. */
 void run_catch_signals(run *r);
+/* Tell the observer of hr's run of n's result, as it is counted. */
+void run_observe_result(host_run *hr, const prop_node *n, prop_result res, const char *msg);
 /* Whether r should stop (NULL: no). */
 int run_stopping(const run *r);
 /* Whether the run should stop; ud is a host_run (exec.h's callback). */

@@ -340,7 +340,8 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
     else if (r == PROP_RESULT_CHANGED)
         hr->oc->changed++, run_record_again(hr, n);
     else
-        hr->oc->failed++, cli_run_note_failed(hr->h, n, msg);
+        hr->oc->failed++;
+    run_observe_result(hr, n, r, msg);
 }
 
 void

@@ -31,7 +31,7 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
 
     memset(&co, 0, sizeof co);
     /* prop pull runs on the host itself: only a tree is reached elsewhere. */
-    co.this_machine = cli_run_local;
+    co.this_machine = o->local;
     co.dry = o->dry;
     co.accept_new = o->accept_new;
     co.connect_timeout = o->connect_timeout;

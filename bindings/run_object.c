@@ -473,6 +473,21 @@ run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctx
 
 /* ---- the run object -------------------------------------------------- */
 
+void
+run_observe_result(host_run *hr, const prop_node *n, prop_result res, const char *msg)
+{
+    const run *r = hr->o->run;
+
+    if (r == NULL)
+        return;
+    if (res == PROP_RESULT_OK || res == PROP_RESULT_CHANGED) {
+        if (r->obs.prop_result)
+            r->obs.prop_result(hr->h, n, res, r->obs.payload);
+    } else if (r->obs.failure) {
+        r->obs.failure(hr->h, n, msg, r->obs.payload);
+    }
+}
+
 run *
 run_new(lprop_ctx *ctx, const run_opts *o, const run_observer *obs)
 {
