@@ -106,16 +106,6 @@ int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, s
  */
 int cli_check_secrets(lprop_ctx *ctx, const char *path);
 
-/* 1 when nothing on h can change anything: it only carries facts for
- * other hosts, and is never run (run_host.c). */
-int cli_info_only_host(const prop_host *h);
-
-/*
- * A dry run of host h of a loaded, checked site, printed as `prop run
- * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
- */
-int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
-
 /*
  * prop secret list, after the table of the store: where the site uses
  * each secret, and a warning for a value set for a host the site does
@@ -124,15 +114,6 @@ int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
  * list (EXIT_REJECTED when the site cannot be evaluated).
  */
 int cli_secret_uses(const char *site, prop_secrets *store, FILE *out);
-
-/*
- * Reach host h (not a container) the way prop run does (run_host.c): its
- * connect.* info, the same host key checks; a tree that is not there is
- * unreachable.  0, or PROP_EUNREACHABLE with the reason in why; *t may be
- * set even on failure (the caller closes it).
- */
-int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
-                       char *why, size_t wsize);
 
 /*
  * "--opt=V" or "--opt V" at argv[*i]: 1 with *v the value (NULL when

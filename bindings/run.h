@@ -230,6 +230,23 @@ int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hos
                      const outcome *ocs, int rc, time_t t0);
 
 /* run_host.c */
+/* 1 when nothing on h can change anything: it only carries facts for
+ * other hosts, and is never run (prop status leaves it out too). */
+int cli_info_only_host(const prop_host *h);
+/*
+ * A dry run of host h of a loaded, checked site, by a run object,
+ * printed as `prop run --dry-run` prints it (the REPL's :plan).  Returns
+ * the exit code.
+ */
+int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
+/*
+ * Reach host h (not a container) the way prop run does: its connect.*
+ * info, the same host key checks; a tree that is not there is
+ * unreachable (prop status).  0, or PROP_EUNREACHABLE with the reason in
+ * why; *t may be set even on failure (the caller closes it).
+ */
+int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
+                       char *why, size_t wsize);
 /* Run host h (and its containers): its outcome in oc. */
 void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
               outcome *oc);
