@@ -45,6 +45,24 @@ int_arg(const char *opt, const char *v, int lo, int hi, int *out)
     return 0;
 }
 
+/* Split "a,b" (a word of argv, cut in place) into list. */
+static int
+run_tag_list(const char *opt, char *v, const char **list, size_t *n)
+{
+    char *save = NULL, *tok;
+
+    if (v == NULL || *v == '\0')
+        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
+    for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (*n == MAX_TAGS)
+            return cli_usage_error(&cmd_run, "%s: at most %d tags", opt, MAX_TAGS);
+        list[(*n)++] = tok;
+    }
+    if (*n == 0)
+        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
+    return 0;
+}
+
 /* --serial N or N%: hosts per batch (a percentage is stored negative). */
 static int
 serial_arg(const char *v, int *out)

@@ -182,9 +182,6 @@ void run_record_again(host_run *hr, const prop_node *n);
 int run_select_for_host(lua_State *L, const run_opts *o, const prop_host *h);
 /* Whether n was selected for the host being run (1 when nothing is marked). */
 int run_selected(lua_State *L, const prop_node *n);
-/* Split "a,b" (a word of argv, cut in place) into list: 0, or the exit
- * status of the usage error it printed. */
-int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
 /* Warn of the tags of list that no property of the site has. */
 void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
 
