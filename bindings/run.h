@@ -1,6 +1,11 @@
 /*
- * run.h - what prop run's files share: cmd_run.c and the run_*.c files
- * (the map of bindings/ in lprop.h says what each holds).
+ * run.h - the run object: run_new(ctx, opts, observer), run_hosts,
+ * run_stop, run_free, with an observer (run_observer) told of each host
+ * and property as the run goes; and what the run_*.c files that make it
+ * share.  prop run (cmd_run.c: options, --report), prop pull
+ * (pull_record.c), prop status and the REPL's :plan use it; no run_*.c
+ * file calls back into them.  The map of bindings/ in lprop.h says what
+ * each file holds.
  */
 #ifndef RUN_H
 #define RUN_H
