@@ -106,16 +106,6 @@ int cli_claims_print(const prop_site *s, const char *thing, FILE *f, int json, s
  */
 int cli_check_secrets(lprop_ctx *ctx, const char *path);
 
-/* 1 when nothing on h can change anything: it only carries facts for
- * other hosts, and is never run (run_host.c). */
-int cli_info_only_host(const prop_host *h);
-
-/*
- * A dry run of host h of a loaded, checked site, printed as `prop run
- * --dry-run` prints it (the REPL's :plan).  Returns the exit code.
- */
-int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
-
 /*
  * prop secret list, after the table of the store: where the site uses
  * each secret, and a warning for a value set for a host the site does
@@ -124,30 +114,6 @@ int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
  * list (EXIT_REJECTED when the site cannot be evaluated).
  */
 int cli_secret_uses(const char *site, prop_secrets *store, FILE *out);
-
-/*
- * What prop pull asks of the prop run it makes (pull_record.c defines them;
- * prop run's run_host.c, run_exec.c and run_report.c use them).
- * cli_run_local: the host is this machine, so it is reached here whatever
- * its connect.* info says, unless it is a directory tree (connect.dir).
- * cli_run_note_host is called with each host's (and container's) summary
- * as it is printed, state "unreachable", "refused", "interrupted" or
- * NULL; cli_run_note_failed with each failed property.  Both do nothing
- * unless prop pull is keeping a record.
- */
-extern int cli_run_local;
-void cli_run_note_host(const prop_host *h, unsigned ok, unsigned changed, unsigned failed,
-                       const char *state, const char *why);
-void cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg);
-
-/*
- * Reach host h (not a container) the way prop run does (run_host.c): its
- * connect.* info, the same host key checks; a tree that is not there is
- * unreachable.  0, or PROP_EUNREACHABLE with the reason in why; *t may be
- * set even on failure (the caller closes it).
- */
-int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
-                       char *why, size_t wsize);
 
 /*
  * "--opt=V" or "--opt V" at argv[*i]: 1 with *v the value (NULL when

@@ -33,6 +33,7 @@
 
 #include "cli.h"
 #include "repl.h"
+#include "run.h"
 
 #define CHUNK_NAME "@repl"
 

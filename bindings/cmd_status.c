@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "run.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
 #define MAX_DEPTH 32

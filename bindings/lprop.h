@@ -27,8 +27,13 @@
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site
  *     cmd_<name>.c      one subcommand each (prop <name>)
+ *     run_object.c      the run object (run_new, run_hosts, run_stop): its
+ *                       stop flags and SIGINT and SIGTERM, its observer,
+ *                       loading the site for it, the batches of --serial
+ *                       and --max-fail, --twice (run.h: the run object,
+ *                       and what the run_*.c files share; cmd_run.c, prop
+ *                       pull, prop status and the REPL's :plan use it)
  *     run_jobs.c        prop run -j: hosts at once in forked children
- *                       (run.h: what the run_*.c files share with cmd_run.c)
  *     run_tags.c        prop run --tags and --skip-tags: which properties run
  *     run_host.c        one host: reaching it, its lock and OS, its properties
  *     run_prefetch.c    the files a host's properties will look at, told
@@ -43,7 +48,8 @@
  *                       commit, a host's summary line, --report
  *     pull_verify.c     prop pull's trusted keys, a commit's signature
  *                       (pull.h: what the pull_*.c files share with cmd_pull.c)
- *     pull_record.c     what prop pull keeps of its run: last-run.json
+ *     pull_record.c     prop pull's run of the site (a run object) and what
+ *                       it keeps of it, from the run's observer: last-run.json
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable

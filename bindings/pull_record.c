@@ -1,9 +1,8 @@
 /*
- * pull_record.c - what prop pull keeps of the prop run it makes: each
- * host's summary and each failed property (cli_run_note_host and
- * cli_run_note_failed, which prop run calls while prop pull keeps a
- * record), written as last-run.json in the state directory for prop
- * status.
+ * pull_record.c - prop pull's run of the site (a run object, run.h) and
+ * what it keeps of it: each host's summary and each failed property,
+ * told by the run's observer, written as last-run.json in the state
+ * directory for prop status.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <time.h>
 
 #include "pull.h"
+#include "run.h"
 
 #define MAX_FAILURES 200
 
@@ -26,14 +26,11 @@ typedef struct failure {
 } failure;
 
 static struct record {
-    int on;
     host_sum *hosts;
     size_t nhosts, caphosts;
     failure fails[MAX_FAILURES];
     size_t nfails, lost; /* lost: failures beyond MAX_FAILURES */
 } rec;
-
-int cli_run_local;
 
 static char *
 dup_or_null(const char *s)
@@ -41,45 +38,44 @@ dup_or_null(const char *s)
     return s ? strdup(s) : NULL;
 }
 
-void
-cli_run_note_host(const prop_host *h, unsigned ok, unsigned changed, unsigned failed,
-                  const char *state, const char *why)
+/* The run's observer: a host's (or container's) summary, as it is printed. */
+static void
+note_host(const prop_host *h, const outcome *oc, const char *state, const char *why, void *payload)
 {
+    struct record *rc = payload;
     host_sum *hs;
 
-    if (!rec.on)
-        return;
-    if (rec.nhosts == rec.caphosts) {
-        size_t cap = rec.caphosts ? rec.caphosts * 2 : 4;
-        host_sum *v = realloc(rec.hosts, cap * sizeof *v);
+    if (rc->nhosts == rc->caphosts) {
+        size_t cap = rc->caphosts ? rc->caphosts * 2 : 4;
+        host_sum *v = realloc(rc->hosts, cap * sizeof *v);
         if (v == NULL)
             return;
-        rec.hosts = v;
-        rec.caphosts = cap;
+        rc->hosts = v;
+        rc->caphosts = cap;
     }
-    hs = &rec.hosts[rec.nhosts++];
+    hs = &rc->hosts[rc->nhosts++];
     hs->name = dup_or_null(prop_host_fullname(h));
     hs->state = dup_or_null(state);
     hs->why = state ? dup_or_null(why) : NULL;
-    hs->ok = ok;
-    hs->changed = changed;
-    hs->failed = failed;
+    hs->ok = oc->ok;
+    hs->changed = oc->changed;
+    hs->failed = oc->failed;
 }
 
-void
-cli_run_note_failed(const prop_host *h, const prop_node *n, const char *msg)
+/* The run's observer: a failed property. */
+static void
+note_failed(const prop_host *h, const prop_node *n, const char *msg, void *payload)
 {
+    struct record *rc = payload;
     const prop_origin *o = prop_node_origin(n);
     failure *f;
     char where[1100];
 
-    if (!rec.on)
-        return;
-    if (rec.nfails == MAX_FAILURES) {
-        rec.lost++;
+    if (rc->nfails == MAX_FAILURES) {
+        rc->lost++;
         return;
     }
-    f = &rec.fails[rec.nfails++];
+    f = &rc->fails[rc->nfails++];
     where[0] = '\0';
     if (o && o->nframes > 0)
         snprintf(where, sizeof where, "%s:%d", o->frames[0].file, o->frames[0].line);
@@ -214,27 +210,48 @@ pull_write_last_run(const pull_opts *o, const char *host, const char *commit, co
 int
 pull_run_site(const pull_opts *o, const char *path, const char *host)
 {
-    char **argv = calloc((size_t)o->nsite_args + 8, sizeof *argv);
-    int argc = 0, i, rc;
+    run_observer obs = RUN_OBSERVER_INIT;
+    const char *names[1];
+    const prop_host **hosts = NULL;
+    outcome *ocs = NULL;
+    size_t nhosts = 0;
+    lprop_ctx *ctx = NULL;
+    run_opts ro;
+    run *r = NULL;
+    int i, rc;
 
-    if (argv == NULL) {
-        fprintf(stderr, "prop: out of memory\n");
-        return EXIT_FAILED;
-    }
-    argv[argc++] = "run";
-    argv[argc++] = (char *)path;
-    argv[argc++] = (char *)host;
-    if (o->dry)
-        argv[argc++] = "--dry-run";
-    if (o->json)
-        argv[argc++] = "--json";
+    memset(&ro, 0, sizeof ro);
+    cli_site_opts_init(&ro.site);
+    ro.jobs = 1;
+    ro.dry = o->dry;
+    ro.json = o->json;
+    ro.local = 1;
+    ro.site_path = path;
     for (i = 0; i < o->nsite_args; i++)
-        argv[argc++] = o->site_args[i];
-    cli_run_local = 1;
-    rec.on = !o->dry;
-    rc = cmd_run.run(argc, argv);
-    rec.on = 0;
-    cli_run_local = 0;
-    free(argv);
+        if (cli_site_opt(&ro.site, o->nsite_args, o->site_args, &i) <= 0)
+            return EXIT_USAGE; /* cmd_pull.c took them as such */
+    names[0] = host;
+    rc = run_open_site(&ro, names, 1, &ctx, &hosts, &nhosts, &ocs);
+    if (rc >= 0)
+        goto done;
+    if (!o->dry) { /* a dry run keeps no record */
+        obs.host_done = note_host;
+        obs.failure = note_failed;
+        obs.payload = &rec;
+    }
+    if ((r = run_new(ctx, &ro, &obs)) == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        rc = EXIT_FAILED;
+        goto done;
+    }
+    run_catch_signals(r);
+    rc = run_hosts(r, hosts, nhosts, ocs);
+done:
+    run_free(r);
+    lprop_close(ctx);
+    free(hosts);
+    free(ocs);
+    if (fflush(stdout) != 0 && rc == EXIT_WELL)
+        rc = EXIT_FAILED;
     return rc;
 }

@@ -1,6 +1,11 @@
 /*
- * run.h - what prop run's files share: cmd_run.c and the run_*.c files
- * (the map of bindings/ in lprop.h says what each holds).
+ * run.h - the run object: run_new(ctx, opts, observer), run_hosts,
+ * run_stop, run_free, with an observer (run_observer) told of each host
+ * and property as the run goes; and what the run_*.c files that make it
+ * share.  prop run (cmd_run.c: options, --report), prop pull
+ * (pull_record.c), prop status and the REPL's :plan use it; no run_*.c
+ * file calls back into them.  The map of bindings/ in lprop.h says what
+ * each file holds.
  */
 #ifndef RUN_H
 #define RUN_H
@@ -20,6 +25,8 @@
 #define SUMMARY_MARK '\001' /* a child's last line: its outcome, for the parent */
 #define AGAIN_MARK '\002'   /* a child's line: a property the second run changed */
 
+typedef struct run run;
+
 typedef struct run_opts {
     cli_site_opts site;
     int dry, diff, json, jobs;
@@ -36,6 +43,10 @@ typedef struct run_opts {
     int max_fail;          /* hosts that may fail before the next batch is held back */
     const char *site_path; /* the site file: its secret store is beside it */
     const char *report;    /* --report FILE */
+    /* The host is this machine (prop pull): it is reached here whatever
+     * its connect.* info says, unless it is a directory tree (connect.dir). */
+    int local;
+    run *run; /* the run these are the options of (run_new) */
 } run_opts;
 
 /* What became of one host. */
@@ -98,20 +109,76 @@ typedef struct host_run {
 #define PENDING_TEXT "pending from the last run"
 
 /*
- * SIGINT and SIGTERM stop the run (cmd_run.c's on_signal): how many came,
- * and the last, passed on to a running command and to the jobs.
+ * What a run tells of itself as it goes, besides what it prints: a
+ * struct of callbacks (each may be NULL) and the payload they are given.
+ * Make one with RUN_OBSERVER_INIT, then set what is wanted.
  */
-extern volatile sig_atomic_t run_stop_requested, run_stop_signal;
-/* This process is a job of a parallel run (a forked child)... */
-extern volatile sig_atomic_t run_in_job;
-/* ... and its stdout is the pipe to the parent. */
-extern int run_piped_job;
+typedef struct run_observer {
+    unsigned version; /* RUN_OBSERVER_VERSION */
+    /* A host's (or container's) summary, as it is printed: state
+     * "unreachable", "refused", "interrupted" or NULL, and why. */
+    void (*host_done)(const prop_host *h, const outcome *oc, const char *state, const char *why,
+                      void *payload);
+    /* A property counted ok or changed. */
+    void (*prop_result)(const prop_host *h, const prop_node *n, prop_result r, void *payload);
+    /* A property counted failed, and its message (may be NULL). */
+    void (*failure)(const prop_host *h, const prop_node *n, const char *msg, void *payload);
+    void *payload;
+} run_observer;
+#define RUN_OBSERVER_VERSION 1
+#define RUN_OBSERVER_INIT                                                                          \
+    {                                                                                              \
+        RUN_OBSERVER_VERSION, NULL, NULL, NULL, NULL                                               \
+    }
 
-/* cmd_run.c */
-/* Whether the run should stop (a signal came); ud unused (exec.h's callback). */
+/* A run of hosts of a loaded, checked site (run_object.c). */
+struct run {
+    lprop_ctx *ctx;
+    run_opts o; /* o.run is this run */
+    run_observer obs;
+    /* SIGINT and SIGTERM (or run_stop): how many came, and the last,
+     * passed on to a running command and to the jobs. */
+    volatile sig_atomic_t stop_requested, stop_signal;
+    /* This process is a job of a parallel run (a forked child)... */
+    volatile sig_atomic_t in_job;
+    /* ... and its stdout is the pipe to the parent. */
+    int piped_job;
+    /* --twice: the lines of the properties the second run changed. */
+    struct {
+        char *buf;
+        size_t len, n;
+    } again;
+};
+
+/* run_object.c */
+#define EXIT_INTERRUPTED 130
+/* A run of hosts of ctx (a loaded, checked site) with the options o
+ * (copied) and the observer obs (copied; NULL: none).  NULL when out of
+ * memory or obs is of another version.  Freed by run_free. */
+run *run_new(lprop_ctx *ctx, const run_opts *o, const run_observer *obs);
+/* Run hosts[0..nhosts) (in parallel with -j, in batches with --serial,
+ * twice with --twice), print the summary of the hosts, and return the
+ * exit code; the outcomes are left in ocs. */
+int run_hosts(run *r, const prop_host **hosts, size_t nhosts, outcome *ocs);
+/* Stop r as signal sig would: nothing more starts. */
+void run_stop(run *r, int sig);
+void run_free(run *r); /* accepts NULL */
+/* Load the site at o->site_path for a run of names[0..nnames) (every
+ * host but containers when nnames is 0), its findings shown: -1 to go on,
+ * else the exit code after a message; what is set of *ctxp, *hostsp
+ * (*nhostsp hosts) and *ocsp (zeroed outcomes) is the caller's to free. */
+int run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctxp,
+                  const prop_host ***hostsp, size_t *nhostsp, outcome **ocsp);
+/* SIGINT and SIGTERM stop r from now on. */
+void run_catch_signals(run *r);
+/* Tell the observer of hr's run of n's result, as it is counted. */
+void run_observe_result(host_run *hr, const prop_node *n, prop_result res, const char *msg);
+/* Whether r should stop (NULL: no). */
+int run_stopping(const run *r);
+/* Whether the run should stop; ud is a host_run (exec.h's callback). */
 int run_want_stop(void *ud);
 /* Note a line of a property the second run of --twice changed. */
-void run_again_add(const char *line, size_t len);
+void run_again_add(run *r, const char *line, size_t len);
 /* Under --twice's second run, keep (or send the parent) n as changed. */
 void run_record_again(host_run *hr, const prop_node *n);
 
@@ -120,9 +187,6 @@ void run_record_again(host_run *hr, const prop_node *n);
 int run_select_for_host(lua_State *L, const run_opts *o, const prop_host *h);
 /* Whether n was selected for the host being run (1 when nothing is marked). */
 int run_selected(lua_State *L, const prop_node *n);
-/* Split "a,b" (a word of argv, cut in place) into list: 0, or the exit
- * status of the usage error it printed. */
-int run_tag_list(const char *opt, char *v, const char **list, size_t *n);
 /* Warn of the tags of list that no property of the site has. */
 void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, const char *opt);
 
@@ -168,6 +232,23 @@ int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hos
                      const outcome *ocs, int rc, time_t t0);
 
 /* run_host.c */
+/* 1 when nothing on h can change anything: it only carries facts for
+ * other hosts, and is never run (prop status leaves it out too). */
+int cli_info_only_host(const prop_host *h);
+/*
+ * A dry run of host h of a loaded, checked site, by a run object,
+ * printed as `prop run --dry-run` prints it (the REPL's :plan).  Returns
+ * the exit code.
+ */
+int cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color);
+/*
+ * Reach host h (not a container) the way prop run does: its connect.*
+ * info, the same host key checks; a tree that is not there is
+ * unreachable (prop status).  0, or PROP_EUNREACHABLE with the reason in
+ * why; *t may be set even on failure (the caller closes it).
+ */
+int cli_open_transport(const prop_host *h, int accept_new, int connect_timeout, prop_transport **t,
+                       char *why, size_t wsize);
 /* Run host h (and its containers): its outcome in oc. */
 void run_host(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int progress, int color,
               outcome *oc);

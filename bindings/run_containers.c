@@ -34,7 +34,7 @@ run_containers(lprop_ctx *ctx, const run_opts *o, host_run *hr, prop_transport *
         outcome coc;
 
         memset(&coc, 0, sizeof coc);
-        if (run_want_stop(NULL)) {
+        if (run_want_stop(hr)) {
             oc->ctr_stopped++;
             continue;
         }

@@ -50,7 +50,7 @@ call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, c
     lua_State *L = hr->ctx->L;
     int base;
 
-    if (run_want_stop(NULL)) { /* interrupted: nothing more starts */
+    if (run_want_stop(hr)) { /* interrupted: nothing more starts */
         *msg = strdup("interrupted");
         return -1;
     }
@@ -310,7 +310,7 @@ verify:
 done:
     hr->sys.mode = LSYS_APPLY;
     hr->sys.claims_of = NULL;
-    if (r == PROP_RESULT_FAILED && run_want_stop(NULL))
+    if (r == PROP_RESULT_FAILED && run_want_stop(hr))
         r = PROP_RESULT_INTERRUPTED; /* stopped by a signal: not done */
     lua_settop(L, top);
     return r;
@@ -477,7 +477,8 @@ count_result(host_run *hr, const prop_node *n, prop_result r, const char *msg)
     else if (r == PROP_RESULT_CHANGED)
         hr->oc->changed++, run_record_again(hr, n);
     else
-        hr->oc->failed++, cli_run_note_failed(hr->h, n, msg);
+        hr->oc->failed++;
+    run_observe_result(hr, n, r, msg);
 }
 
 void

@@ -31,7 +31,7 @@ open_transport(const run_opts *o, const prop_host *h, prop_transport **t, char *
 
     memset(&co, 0, sizeof co);
     /* prop pull runs on the host itself: only a tree is reached elsewhere. */
-    co.this_machine = cli_run_local;
+    co.this_machine = o->local;
     co.dry = o->dry;
     co.accept_new = o->accept_new;
     co.connect_timeout = o->connect_timeout;
@@ -251,7 +251,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     if (!pt)
         t = ts.v[ts.n - 1];
     /* A signal stops the command running (transport.h). */
-    prop_transport_set_interrupt(t, ctx->interrupt, &run_stop_signal);
+    prop_transport_set_interrupt(t, ctx->interrupt, &o->run->stop_signal);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->unreachable = 1;
@@ -320,7 +320,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     }
     for (i = 0; i < it.n; i++) {
         const prop_node *p = it.v[i];
-        if (run_want_stop(NULL)) {
+        if (run_want_stop(&hr)) {
             oc->stopped = 1;
             oc->skipped = (unsigned)(it.n - i);
             break;
@@ -388,11 +388,17 @@ cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color)
 {
     run_opts o;
     outcome oc;
+    run *r;
 
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
     o.dry = 1;
     o.jobs = 1;
-    run_host(ctx, &o, h, color && isatty(STDOUT_FILENO), color, &oc);
+    if ((r = run_new(ctx, &o, NULL)) == NULL) {
+        fprintf(stderr, "prop: out of memory\n");
+        return EXIT_FAILED;
+    }
+    run_host(ctx, &r->o, h, color && isatty(STDOUT_FILENO), color, &oc);
+    run_free(r);
     return oc.unreachable ? EXIT_UNREACHABLE : oc.failed || oc.refused ? EXIT_FAILED : EXIT_WELL;
 }

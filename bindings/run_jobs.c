@@ -31,7 +31,7 @@ typedef struct child {
 
 /* Pass whole lines through; keep the summary line. */
 static void
-child_lines(child *c, int final)
+child_lines(run *r, child *c, int final)
 {
     size_t start = 0, i;
 
@@ -39,7 +39,7 @@ child_lines(child *c, int final)
         if (c->buf[i] != '\n')
             continue;
         if (c->buf[start] == AGAIN_MARK) {
-            run_again_add(c->buf + start + 1, i - start);
+            run_again_add(r, c->buf + start + 1, i - start);
         } else if (c->buf[start] == SUMMARY_MARK) {
             c->have_oc =
                 sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
@@ -80,8 +80,8 @@ start_child(lprop_ctx *ctx, const run_opts *o, const prop_host *h, int color, ch
     }
     if (c->pid == 0) {
         outcome oc;
-        run_in_job = 1;
-        run_piped_job = 1;
+        o->run->in_job = 1;
+        o->run->piped_job = 1;
         close(p[0]);
         if (dup2(p[1], STDOUT_FILENO) < 0)
             _exit(EXIT_FAILED);
@@ -116,7 +116,7 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
         goto out;
     }
     for (;;) {
-        while (running < (size_t)o->jobs && next < n && !run_want_stop(NULL)) {
+        while (running < (size_t)o->jobs && next < n && !run_stopping(o->run)) {
             for (k = 0; k < o->jobs && kids[k].pid > 0; k++)
                 ;
             if (start_child(ctx, o, hosts[next], color, &kids[k]) != 0) {
@@ -132,17 +132,17 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
         if (running == 0)
             break;
         /* Pass SIGINT and SIGTERM on to the jobs (see on_signal). */
-        for (; forwarded < run_stop_requested; forwarded++)
+        for (; forwarded < o->run->stop_requested; forwarded++)
             for (k = 0; k < o->jobs; k++)
                 if (kids[k].pid > 0)
-                    (void)kill(kids[k].pid, run_stop_signal);
+                    (void)kill(kids[k].pid, o->run->stop_signal);
         for (k = 0; k < o->jobs; k++) {
             pf[k].fd = kids[k].pid > 0 ? kids[k].fd : -1;
             pf[k].events = POLLIN;
             pf[k].revents = 0;
         }
         /* A signal between the check above and poll: seen 250 ms later. */
-        if (poll(pf, (nfds_t)o->jobs, run_stop_requested > forwarded ? 0 : 250) < 0) {
+        if (poll(pf, (nfds_t)o->jobs, o->run->stop_requested > forwarded ? 0 : 250) < 0) {
             if (errno == EINTR)
                 continue;
             break;
@@ -164,12 +164,12 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
             got = read(c->fd, c->buf + c->len, c->cap - c->len);
             if (got > 0) {
                 c->len += (size_t)got;
-                child_lines(c, 0);
+                child_lines(o->run, c, 0);
                 continue;
             }
             if (got < 0 && errno == EINTR)
                 continue;
-            child_lines(c, 1);
+            child_lines(o->run, c, 1);
             close(c->fd);
             while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
                 ;

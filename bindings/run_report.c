@@ -172,12 +172,13 @@ run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const c
     size_t len = 0;
     FILE *m = run_report_begin(&buf, &len, 'H', h);
 
-    cli_run_note_host(h, oc->ok, oc->changed, oc->failed,
-                      oc->unreachable ? "unreachable"
-                      : oc->refused   ? "refused"
-                      : oc->stopped   ? "interrupted"
-                                      : NULL,
-                      why);
+    if (o->run && o->run->obs.host_done)
+        o->run->obs.host_done(h, oc,
+                              oc->unreachable ? "unreachable"
+                              : oc->refused   ? "refused"
+                              : oc->stopped   ? "interrupted"
+                                              : NULL,
+                              why, o->run->obs.payload);
     if (m) {
         fprintf(m, ",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
                 oc->failed, oc->ms);

@@ -129,24 +129,6 @@ run_selected(lua_State *L, const prop_node *n)
     return yes;
 }
 
-/* Split "a,b" (a word of argv, cut in place) into list. */
-int
-run_tag_list(const char *opt, char *v, const char **list, size_t *n)
-{
-    char *save = NULL, *tok;
-
-    if (v == NULL || *v == '\0')
-        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
-    for (tok = strtok_r(v, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (*n == MAX_TAGS)
-            return cli_usage_error(&cmd_run, "%s: at most %d tags", opt, MAX_TAGS);
-        list[(*n)++] = tok;
-    }
-    if (*n == 0)
-        return cli_usage_error(&cmd_run, "%s wants a tag or a comma-separated list of tags", opt);
-    return 0;
-}
-
 /* A tag asked for that no property has: a warning naming the site's tags. */
 static int
 warn_unknown_tags_p(lua_State *L)
