@@ -7,6 +7,8 @@
 --   T.ok(v, what)                v is true
 --   T.raises(f, text, what)      f() raises an error whose message holds text
 --   T.err(got, text, what)       got is a message (string) holding text
+--   T.invalid(f, ...)            the message of the invalid property f(...)
+--                                makes (the P012 lint reports), or nil
 --   T.done()
 
 local T = { checks = 0, failed = 0 }
@@ -76,6 +78,21 @@ function T.raises(f, text, what)
    if good then return result(false, what, "no error, want one holding " .. show(text)) end
    return result(type(e) == "string" and e:find(text, 1, true) ~= nil, what,
                  "error " .. show(e) .. " does not hold " .. show(text))
+end
+
+-- Recipes make a property that fails the lint with core.invalid(desc,
+-- msg); the message is kept by the engine, so it is caught on its way.
+function T.invalid(f, ...)
+   local core = prop_module "core"
+   local orig, msg = core.invalid, nil
+   core.invalid = function(desc, m)
+      msg = m
+      return orig(desc, m)
+   end
+   local ok, e = pcall(f, ...)
+   core.invalid = orig
+   if not ok then error(e, 0) end
+   return msg
 end
 
 function T.done()
