@@ -115,17 +115,20 @@ end
 -- (Server = file://...) behind: pacman asks for a database only when it
 -- is newer than its copy, to the second, so one rebuilt within the second
 -- its copy was taken in looks unchanged.  Their copies are compared with
--- the repositories' files (cmp); servers elsewhere are left to -Sy.
+-- the repositories' files (sha256sum, of coreutils, which every system
+-- with pacman has); servers elsewhere are left to -Sy.
 local function local_repo_stale(sys, opts)
    local c = read_conf(sys, "pacman.upgraded", opts)
    if not c.dbpath then return false end
    for _, repo in ipairs(c.repos) do
       local dir = repo.server and repo.server:match("^file://(/.*)$")
       if dir then
-         local argv = { "cmp", "-s", "--", fmt("%s/sync/%s.db", c.dbpath, repo.name),
+         local argv = { "sha256sum", "--", fmt("%s/sync/%s.db", c.dbpath, repo.name),
                         fmt("%s/%s.db", dir:gsub("/+$", ""), repo.name) }
-         -- 1: they differ; 2: one is missing, which -Sy has said already.
-         if R.query(sys, "pacman.upgraded", argv).code == 1 then return true end
+         local r = R.query(sys, "pacman.upgraded", argv)
+         -- Not 0: one is missing, which -Sy has said already.
+         local copy, there = r.stdout:match("^(%x+) [^\n]*\n(%x+) ")
+         if r.code == 0 and copy and copy ~= there then return true end
       end
    end
    return false
@@ -221,7 +224,7 @@ end
   newer is ok; else pacman -Su --noconfirm and changed.  pacman -Sy
   fetches a database only when it is newer than its copy, to the second:
   a repository on the target's files (Server = file://...) whose
-  database differs from its copy (cmp) is fetched again with pacman
+  database differs from its copy (sha256sum) is fetched again with pacman
   -Syy, so one rebuilt within the same second is not missed.  A dry run
   does not refresh the databases.
   Example:
