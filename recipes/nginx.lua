@@ -24,6 +24,83 @@ function impl.installed.ensure(sys, a)
    return changed and "changed" or "ok"
 end
 
+-- A reload (SIGHUP to nginx's master) returns before nginx has read the
+-- configuration: the master then starts new worker processes and tells
+-- the old ones to stop taking connections ("worker process is shutting
+-- down").  WORKERS prints the master's workers that take connections
+-- (PID:START-TIME, from the pid file nginx.conf names); AWAIT waits until
+-- none of the ones given does and a new one does.
+local WORKERS_SH = [=[
+pidfile=$(sed -n 's/^[[:space:]]*pid[[:space:]][[:space:]]*\([^;[:space:]]*\).*/\1/p' \
+  /etc/nginx/nginx.conf 2>/dev/null | head -n 1)
+# stat PID: l, the fields of /proc/PID/stat after the command's name
+# (state, parent, ...: the start time is the 20th).
+stat() {
+  { read -r l <"/proc/$1/stat"; } 2>/dev/null || return 1
+  l=${l##*) }
+}
+workers() {
+  m=$(cat "${pidfile:-/run/nginx.pid}" 2>/dev/null) || return 0
+  [ -n "$m" ] || return 0
+  if ! kids=$(cat "/proc/$m/task/$m/children" 2>/dev/null); then
+    kids=
+    for d in /proc/[0-9]*; do
+      stat "${d#/proc/}" || continue
+      set -f; set -- $l; set +f
+      [ "$2" = "$m" ] && kids="$kids ${d#/proc/}"
+    done
+  fi
+  for c in $kids; do
+    stat "$c" || continue
+    set -f; set -- $l; set +f
+    [ "$2" = "$m" ] || continue
+    t=$(tr -d '\000' <"/proc/$c/cmdline" 2>/dev/null)
+    [ "$t" = "nginx: worker process" ] && echo "$c:${20}"
+  done
+  return 0
+}
+if [ "$1" = workers ]; then workers; exit 0; fi
+shift
+old=" $* "
+deadline=$(($(date +%s) + 60))
+while :; do
+  left=0 new=0
+  for w in $(workers); do
+    case "$old" in *" $w "*) left=1 ;; *) new=1 ;; esac
+  done
+  [ "$left" = 0 ] && [ "$new" = 1 ] && exit 0
+  [ "$(date +%s)" -lt "$deadline" ] || exit 1
+  sleep 0.1
+done
+]=]
+
+-- nginx's workers before the reload: nil when there are none to see
+-- (nothing to wait for).
+local function workers_before(sys)
+   local argv = { "sh", "-c", WORKERS_SH, "sh", "workers" }
+   local r = R.query(sys, "nginx reload", argv)
+   if r.code ~= 0 then R.command_failed("nginx reload", argv, r) end
+   local list = {}
+   for w in r.stdout:gmatch("%S+") do list[#list + 1] = w end
+   return #list > 0 and list or nil
+end
+
+-- Until every worker of before has stopped taking connections and a new
+-- one has started (a minute at most).
+local function workers_replaced(sys, before)
+   local argv = { "sh", "-c", WORKERS_SH, "sh", "await" }
+   for _, w in ipairs(before) do argv[#argv + 1] = w end
+   local r = R.query(sys, "nginx reload", argv)
+   if r.code == 1 then
+      R.fail("nginx was reloaded but has not taken the new configuration within a minute "
+             .. "(its old worker processes still serve): nginx's error log says why")
+   elseif r.code ~= 0 then
+      R.command_failed("nginx reload", argv, r)
+   end
+end
+
+V.reload_awaits.nginx = { before = workers_before, after = workers_replaced }
+
 function impl.site.ensure(sys, a)
    return V.ensure_site(sys, a)
 end
@@ -87,7 +164,10 @@ end
   file and the link are put back as they were (a new site is removed)
   and the property fails with nginx's message, so nginx goes on serving
   the previous configuration.  When the test passes, a running nginx is
-  reloaded (service nginx reload).  Nothing to change: nginx is neither
+  reloaded (service nginx reload), and the property waits until nginx
+  has taken the configuration (its worker processes replaced by new
+  ones; it fails when that has not happened within a minute): once prop
+  run returns, the new site is served.  Nothing to change: nginx is neither
   tested nor reloaded.  A dry run tests nothing and says it would; before
   nginx is installed, it says the site would be written once it is.
   Example:
@@ -115,7 +195,8 @@ end
   sites-available is kept.
   Run time: removes the link (or file) sites-enabled/NAME when there is
   one, tests with nginx -t (putting it back and failing when nginx
-  refuses), then reloads a running nginx.
+  refuses), then reloads a running nginx and waits until it has taken
+  the configuration, as nginx.site.
   Example:
     nginx.site_disabled "default"
 ]]

@@ -85,15 +85,70 @@ function impl.removed.ensure(sys, a)
    return ensure_packages(sys, "pacman.removed", a, false)
 end
 
+-- pacman-conf's whole configuration (with the options): its DBPath and
+-- its repositories, each { name =, server = the first Server }.
+local function read_conf(sys, recipe, opts)
+   local conf = { "pacman-conf" }
+   if opts.root then conf[#conf + 1], conf[#conf + 2] = "--root", opts.root end
+   if opts.config then conf[#conf + 1], conf[#conf + 2] = "--config", opts.config end
+   local r = R.query(sys, recipe, conf)
+   if r.code ~= 0 then R.command_failed(recipe, conf, r) end
+   local c, repo = { repos = {} }, nil
+   for line in r.stdout:gmatch("[^\n]+") do
+      local section = line:match("^%[(.-)%]%s*$")
+      if section then
+         repo = section ~= "options" and { name = section } or nil
+         if repo then c.repos[#c.repos + 1] = repo end
+      else
+         local k, v = line:match("^(%w+) = (.-)%s*$")
+         if k == "DBPath" and not repo then
+            c.dbpath = v:gsub("/+$", "")
+         elseif k == "Server" and repo and not repo.server then
+            repo.server = v
+         end
+      end
+   end
+   return c
+end
+
+-- Whether pacman -Sy left a repository on the target's own files
+-- (Server = file://...) behind: pacman asks for a database only when it
+-- is newer than its copy, to the second, so one rebuilt within the second
+-- its copy was taken in looks unchanged.  Their copies are compared with
+-- the repositories' files (sha256sum, of coreutils, which every system
+-- with pacman has); servers elsewhere are left to -Sy.
+local function local_repo_stale(sys, opts)
+   local c = read_conf(sys, "pacman.upgraded", opts)
+   if not c.dbpath then return false end
+   for _, repo in ipairs(c.repos) do
+      local dir = repo.server and repo.server:match("^file://(/.*)$")
+      if dir then
+         local argv = { "sha256sum", "--", fmt("%s/sync/%s.db", c.dbpath, repo.name),
+                        fmt("%s/%s.db", dir:gsub("/+$", ""), repo.name) }
+         local r = R.query(sys, "pacman.upgraded", argv)
+         -- Not 0: one is missing, which -Sy has said already.
+         local copy, there = r.stdout:match("^(%x+) [^\n]*\n(%x+) ")
+         if r.code == 0 and copy and copy ~= there then return true end
+      end
+   end
+   return false
+end
+
 function impl.upgraded.ensure(sys, a)
    -- pacman -Sy refreshes the sync databases only: run as a look, like
-   -- pkg.upgraded's pkg update, so that "nothing to upgrade" is ok.  A dry
-   -- run does not refresh them: it says what the databases it has would
-   -- upgrade.
-   local sync = pacman_argv(a.opts, "-Sy")
+   -- pkg.upgraded's pkg update, so that "nothing to upgrade" is ok.  A
+   -- local repository it missed (rebuilt within the second of its copy)
+   -- is fetched again with -Syy.  A dry run does not refresh them: it says
+   -- what the databases it has would upgrade.
    if not sys.dry then
+      local sync = pacman_argv(a.opts, "-Sy")
       local r = sys:query(sync)
       if r.code ~= 0 then R.command_failed("pacman.upgraded", sync, r) end
+      if local_repo_stale(sys, a.opts) then
+         sync = pacman_argv(a.opts, "-Syy")
+         r = sys:query(sync)
+         if r.code ~= 0 then R.command_failed("pacman.upgraded", sync, r) end
+      end
    end
    if not has_local_db(sys, "pacman.upgraded", a.opts) then return "ok" end
    -- pacman -Qu: the packages with a newer version; exit 1 when none.
@@ -166,8 +221,12 @@ end
   ArchLinux, not revertable.  Every package at its newest version.
   Claims nothing.
   Run time: pacman -Sy (the sync databases), then pacman -Qu: nothing
-  newer is ok; else pacman -Su --noconfirm and changed.  A dry run does
-  not refresh the databases.
+  newer is ok; else pacman -Su --noconfirm and changed.  pacman -Sy
+  fetches a database only when it is newer than its copy, to the second:
+  a repository on the target's files (Server = file://...) whose
+  database differs from its copy (sha256sum) is fetched again with pacman
+  -Syy, so one rebuilt within the same second is not missed.  A dry run
+  does not refresh the databases.
   Example:
     pacman.upgraded()
 ]]

@@ -48,11 +48,21 @@ local function test_or_undo(sys, a, undo, doing)
           a.service, out)
 end
 
+-- How a server's reload is known to have taken effect, by service name:
+-- { before = function(sys) -> token or nil, after = function(sys, token) }.
+-- A reload only asks the server to read its configuration again; after
+-- raises unless the server has taken it, so that "reloaded" means the new
+-- configuration is served.  Set by the recipe of the server.
+V.reload_awaits = {}
+
 -- The server reloads its configuration when it is running; a stopped
 -- server reads it when it starts.
 local function reload(sys, a)
    if R.service_is_running(sys, a.service) then
+      local await = not sys.dry and V.reload_awaits[a.service]
+      local token = await and await.before(sys)
       R.service_do(sys, a.service, a.reload or "reload")
+      if token ~= nil and token ~= false then await.after(sys, token) end
       sys:note(fmt("%s %s", a.service, sys.dry and "would be reloaded" or "reloaded"))
    end
 end
