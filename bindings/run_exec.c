@@ -102,7 +102,7 @@ probe_once(host_run *hr, int fn_idx, int args_idx, char **msg)
     lua_State *L = hr->ctx->L;
     int base, rc = 0;
 
-    if (run_want_stop(NULL)) {
+    if (run_want_stop(hr)) {
         *msg = strdup("interrupted");
         return -1;
     }
@@ -170,7 +170,7 @@ probe(host_run *hr, int fn_idx, int impl, int args, char **msg)
 
     for (;;) {
         rc = probe_once(hr, fn_idx, args, msg);
-        if (rc <= 0 || now_s() >= until || run_want_stop(NULL))
+        if (rc <= 0 || now_s() >= until || run_want_stop(hr))
             return rc;
         free(*msg);
         *msg = NULL;
