@@ -384,9 +384,9 @@ leaf_behaviour(lua_State *L, prop_leaf_spec *spec)
 }
 
 /* The keys of core.leaf's named form. */
-static const char *const leaf_keys[] = {"desc",  "targets",   "impl",      "args",      "claims",
-                                        "ports", "info",      "norevert",  "info_only", "secret",
-                                        "os",    "container", "publishes", "detaches",  NULL};
+static const char *const leaf_keys[] = {
+    "desc",      "targets", "impl", "args",      "claims",    "ports",    "info", "norevert",
+    "info_only", "secret",  "os",   "container", "publishes", "detaches", "uses", NULL};
 
 /*
  * core.leaf{desc =, targets =, impl =, args =, claims =, ...} puts the
