@@ -486,6 +486,7 @@ l_leaf(lua_State *L)
 static int
 l_claim(lua_State *L)
 {
+    lua_settop(L, 2);
     luaL_checkstring(L, 1);
     if (!lua_isnoneornil(L, 2) && !lua_isboolean(L, 2) && !lua_isinteger(L, 2) &&
         lua_type(L, 2) != LUA_TSTRING)
