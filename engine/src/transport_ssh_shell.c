@@ -167,7 +167,7 @@ static const struct {
     {"prop_symlink", prop_sh_symlink}, {"prop_pf", prop_sh_prefetch},
     {"prop_run", prop_run_script},     {"prop_stw", stw_script},
     {"prop_sst", sst_script},          {"prop_mvg", mvg_script},
-    {"prop_why", why_script},
+    {"prop_why", why_script},          {"prop_stgc", stgc_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -473,6 +473,9 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
+    /* The staging directories of a run cut off (transport_ssh_stage.c). */
+    if (prop_buf_adds(&b, "prop_stgc </dev/null\n") < 0)
+        goto oom;
     s->batch = 0; /* of no batch */
     rc = buf_add_call(&b, s, ":", 1, 0, 0);
     s->batch = batch;
