@@ -64,20 +64,47 @@ mono_ms(void)
  * 5 seconds later.  Its wait status in *status: 0, 1 when it was
  * stopped so, or -1 (errno) when it could not be waited for.
  */
+static volatile sig_atomic_t bounded_sig;
+
+static void
+on_bounded_sig(int sig)
+{
+    bounded_sig = sig;
+}
+
 static int
 wait_bounded(pid_t pid, int timeout_s, int *status)
 {
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     long long deadline = mono_ms() + (long long)timeout_s * 1000, killed_at = 0;
     const struct timespec tick = {0, 20 * 1000 * 1000};
+    struct sigaction sa, old[3];
     pid_t w;
+    int i, sig, rc;
 
+    /* Its group does not see the terminal's signals: a signal to prop
+     * stops it too, then prop as the signal would have. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bounded_sig;
+    sigemptyset(&sa.sa_mask);
+    bounded_sig = 0;
+    for (i = 0; i < 3; i++)
+        (void)sigaction(sigs[i], &sa, &old[i]);
     for (;;) {
         w = waitpid(pid, status, WNOHANG);
-        if (w == pid)
-            return killed_at != 0;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (!killed_at && mono_ms() >= deadline) {
+        if (w == pid) {
+            rc = killed_at != 0;
+            break;
+        }
+        if (w < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
+        if (bounded_sig && !killed_at) {
+            (void)kill(-pid, SIGTERM);
+            killed_at = mono_ms() - 5000 + 2000; /* SIGKILL 2 s later */
+            deadline = 0;
+        } else if (!killed_at && mono_ms() >= deadline) {
             (void)kill(-pid, SIGTERM);
             killed_at = mono_ms();
         } else if (killed_at && mono_ms() >= killed_at + 5000) {
@@ -86,6 +113,14 @@ wait_bounded(pid_t pid, int timeout_s, int *status)
         }
         (void)nanosleep(&tick, NULL);
     }
+    for (i = 0; i < 3; i++)
+        (void)sigaction(sigs[i], &old[i], NULL);
+    if ((sig = bounded_sig) != 0) {
+        fprintf(stderr, "prop pull: interrupted: the fetch was stopped; nothing was changed\n");
+        (void)raise(sig);
+        _exit(128 + sig);
+    }
+    return rc;
 }
 
 int
