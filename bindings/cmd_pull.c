@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <netdb.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +47,90 @@
  * Returns the exit status, 128+N for a signal N, -1 when it could not be
  * started or its output could not be kept.
  */
+/* Monotonic milliseconds. */
+static long long
+mono_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for pid, started in a process group of its own, for up to
+ * timeout_s seconds: then its whole group is sent SIGTERM, and SIGKILL
+ * 5 seconds later.  Its wait status in *status: 0, 1 when it was
+ * stopped so, or -1 (errno) when it could not be waited for.
+ */
+static volatile sig_atomic_t bounded_sig;
+
+static void
+on_bounded_sig(int sig)
+{
+    bounded_sig = sig;
+}
+
+static int
+wait_bounded(pid_t pid, int timeout_s, int *status)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    long long deadline = mono_ms() + (long long)timeout_s * 1000, killed_at = 0;
+    const struct timespec tick = {0, 20 * 1000 * 1000};
+    struct sigaction sa, old[3];
+    pid_t w;
+    int i, sig, rc;
+
+    /* Its group does not see the terminal's signals: a signal to prop
+     * stops it too, then prop as the signal would have. */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_bounded_sig;
+    sigemptyset(&sa.sa_mask);
+    bounded_sig = 0;
+    for (i = 0; i < 3; i++)
+        (void)sigaction(sigs[i], &sa, &old[i]);
+    for (;;) {
+        w = waitpid(pid, status, WNOHANG);
+        if (w == pid) {
+            rc = killed_at != 0;
+            break;
+        }
+        if (w < 0 && errno != EINTR) {
+            rc = -1;
+            break;
+        }
+        if (bounded_sig && !killed_at) {
+            (void)kill(-pid, SIGTERM);
+            killed_at = mono_ms() - 5000 + 2000; /* SIGKILL 2 s later */
+            deadline = 0;
+        } else if (!killed_at && mono_ms() >= deadline) {
+            (void)kill(-pid, SIGTERM);
+            killed_at = mono_ms();
+        } else if (killed_at && mono_ms() >= killed_at + 5000) {
+            (void)kill(-pid, SIGKILL);
+            killed_at = mono_ms() + 3600 * 1000; /* once */
+        }
+        (void)nanosleep(&tick, NULL);
+    }
+    for (i = 0; i < 3; i++)
+        (void)sigaction(sigs[i], &old[i], NULL);
+    if ((sig = bounded_sig) != 0) {
+        fprintf(stderr, "prop pull: interrupted: the fetch was stopped; nothing was changed\n");
+        (void)raise(sig);
+        _exit(128 + sig);
+    }
+    return rc;
+}
+
 int
 pull_spawn(char *const *argv, const char *gnupghome, char **out)
+{
+    return pull_spawn_bounded(argv, gnupghome, out, 0);
+}
+
+int
+pull_spawn_bounded(char *const *argv, const char *gnupghome, char **out, int timeout_s)
 {
     int p[2] = {-1, -1}, status, lost = 0;
     char *buf = NULL;
@@ -74,6 +157,11 @@ pull_spawn(char *const *argv, const char *gnupghome, char **out)
     }
     if (pid == 0) {
         int null = open("/dev/null", O_RDONLY);
+
+        /* Bounded: a group of its own, so that whatever it starts
+         * (git-remote-https, ssh) is stopped with it. */
+        if (timeout_s > 0 && setpgid(0, 0) != 0)
+            _exit(127);
 
         if (null < 0 || dup2(null, STDIN_FILENO) < 0)
             _exit(127);
@@ -122,11 +210,20 @@ pull_spawn(char *const *argv, const char *gnupghome, char **out)
         }
         close(p[0]);
     }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            free(buf);
+    if (timeout_s > 0 && !out) {
+        int w = wait_bounded(pid, timeout_s, &status);
+
+        if (w < 0)
             return -1;
-        }
+        if (w > 0)
+            return PULL_TIMED_OUT;
+    } else {
+        while (waitpid(pid, &status, 0) < 0)
+            if (errno != EINTR) {
+                free(buf);
+                return -1;
+            }
+    }
     if (out) {
         if (lost || buf == NULL) {
             free(buf);
@@ -285,6 +382,35 @@ site_path_ok(const char *s)
     return 1;
 }
 
+/* "90s", "30m", "2h", "1d" (up to 7 days) in seconds, or -1. */
+static long
+duration(const char *v)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno || end == v || *v == '-' || *v == '+' || n <= 0 || end[0] == '\0' || end[1] != '\0')
+        return -1;
+    switch (*end) {
+    case 's':
+        break;
+    case 'm':
+        n = n > 7 * 1440 ? -1 : n * 60;
+        break;
+    case 'h':
+        n = n > 7 * 24 ? -1 : n * 3600;
+        break;
+    case 'd':
+        n = n > 7 ? -1 : n * 86400;
+        break;
+    default:
+        return -1;
+    }
+    return n > 7 * 86400 ? -1 : n;
+}
+
 /* ---- which host is this ------------------------------------------------- */
 
 static const prop_host *
@@ -384,6 +510,7 @@ pull_run(int argc, char **argv)
     cli_site_opts_init(&so);
     o.state_dir = DEFAULT_STATE_DIR;
     o.site = "site.lua";
+    o.fetch_timeout = DEFAULT_FETCH_TIMEOUT;
     o.site_args = calloc((size_t)argc, sizeof *o.site_args);
     if (o.site_args == NULL)
         return EXIT_FAILED;
@@ -432,6 +559,24 @@ pull_run(int argc, char **argv)
                 goto usage;
             }
             o.state_dir = v;
+        } else if (cli_opt_value("--fetch-timeout", argc, argv, &i, &v)) {
+            char *end;
+            long t = v ? strtol(v, &end, 10) : 0;
+
+            if (v == NULL || *v == '\0' || *end != '\0' || t < 1 || t > 86400) {
+                cli_usage_error(&cmd_pull, "--fetch-timeout wants seconds in 1..86400, not \"%s\"",
+                                v ? v : "");
+                goto usage;
+            }
+            o.fetch_timeout = (int)t;
+        } else if (cli_opt_value("--every", argc, argv, &i, &v)) {
+            if (v == NULL || (o.every = duration(v)) <= 0) {
+                cli_usage_error(&cmd_pull,
+                                "--every wants the schedule's interval, such as 30m, 2h or 1d, "
+                                "not \"%s\"",
+                                v ? v : "");
+                goto usage;
+            }
         } else if (cli_opt_value("--keyring", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
                 cli_usage_error(&cmd_pull, "--keyring wants a file of public keys");
@@ -476,24 +621,13 @@ pull_run(int argc, char **argv)
         rc = EXIT_USAGE;
         goto done;
     }
-    for (k = 0; k < o.nkeyrings; k++) {
-        struct stat st;
-
-        if (access(o.keyrings[k], R_OK) != 0 || stat(o.keyrings[k], &st) != 0) {
-            fprintf(stderr, "prop pull: keyring %s: %s\n", o.keyrings[k], strerror(errno));
+    for (k = 0; k < o.nkeyrings; k++)
+        if (pull_keyring_check(o.keyrings[k], why, sizeof why) != 0) {
+            fprintf(stderr, "prop pull: %s\n", why);
             rc = EXIT_USAGE;
             goto done;
         }
-        /* A key others could replace is no reason to trust a commit. */
-        if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
-            fprintf(stderr,
-                    "prop pull: keyring %s can be written by %s: it is not trusted (chown root, "
-                    "chmod go-w); nothing was changed\n",
-                    o.keyrings[k], (st.st_mode & 022) ? "others" : "another user");
-            rc = EXIT_USAGE;
-            goto done;
-        }
-    }
+    why[0] = '\0';
 
     /* The clone, and the lock that keeps two pulls of it apart. */
     url_hash(o.repo, hash);
@@ -535,9 +669,26 @@ pull_run(int argc, char **argv)
     snprintf(ref, sizeof ref, "+%s%s:refs/prop/fetched", o.branch ? "refs/heads/" : "",
              o.branch ? o.branch : "HEAD");
     {
-        char *fetch[] = {"git",     "--git-dir", gitdir,         "fetch", "--quiet", "--no-tags",
-                         "--force", "--",        (char *)o.repo, ref,     NULL};
-        if (pull_spawn(fetch, NULL, NULL) != 0) {
+        /* Bounded: a server that accepts and never answers (or trickles)
+         * must not hold this pull, and every later one, for ever.  Over
+         * HTTP git gives up on its own when under 1 KiB/s for as long. */
+        char lst[64];
+        char *fetch[] = {
+            "git",     "--git-dir", gitdir,         "-c",      "http.lowSpeedLimit=1024",
+            "-c",      lst,         "fetch",        "--quiet", "--no-tags",
+            "--force", "--",        (char *)o.repo, ref,       NULL};
+
+        snprintf(lst, sizeof lst, "http.lowSpeedTime=%d", o.fetch_timeout);
+        r = pull_spawn_bounded(fetch, NULL, NULL, o.fetch_timeout);
+        if (r == PULL_TIMED_OUT) {
+            fprintf(stderr,
+                    "prop pull: fetching %s from %s took more than %d seconds (--fetch-timeout): "
+                    "stopped; nothing was changed\n",
+                    o.branch ? o.branch : "HEAD", o.shown, o.fetch_timeout);
+            rc = EXIT_UNREACHABLE;
+            goto done;
+        }
+        if (r != 0) {
             fprintf(stderr, "prop pull: cannot fetch %s from %s; nothing was changed\n",
                     o.branch ? o.branch : "HEAD", o.shown);
             rc = EXIT_UNREACHABLE;
@@ -702,5 +853,6 @@ const cli_command cmd_pull = {
     "pull", pull_run,
     "on the host itself: fetch the site from git, check its signature, run this host's part",
     "prop pull REPO [--branch B] [--host NAME] [--site PATH] [--keyring FILE]...\n"
-    "                [--state-dir DIR] [--dry-run] [--json]\n"
+    "                [--state-dir DIR] [--fetch-timeout S] [--every DURATION]\n"
+    "                [--dry-run] [--json]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

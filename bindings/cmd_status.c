@@ -354,6 +354,21 @@ ago(long long secs, char *buf, size_t size)
         snprintf(buf, size, "%lld days ago", secs / 86400);
 }
 
+/*
+ * A record of a scheduled pull (its "every", --every) older than its
+ * schedule allows: no pull ended in twice the interval and 10 minutes
+ * more (the jitter, a long run).  A pull that stalls, or fails before it
+ * writes its record (the fetch), leaves the record to age so.
+ */
+static int
+stale(const jval *v, long long *age)
+{
+    double every = jnum(v, "every");
+
+    *age = (long long)time(NULL) - (long long)(jnum(v, "epoch") + jnum(v, "seconds"));
+    return every > 0 && (double)*age > 2 * every + 600;
+}
+
 /* Print one host's record; returns the host's exit code. */
 static int
 show_record(const status_opts *o, const prop_host *h, const char *path, const char *data,
@@ -364,6 +379,8 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
     const jval *fails;
     const char *result, *commit, *when;
     char since[64];
+    long long age;
+    int old;
     size_t i;
 
     if (jparse(data, len, &v) != 0 || v.type != J_OBJ || jstr(&v, "result") == NULL) {
@@ -380,9 +397,12 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         return EXIT_FAILED;
     }
     result = jstr(&v, "result");
+    old = stale(&v, &age);
     if (o->json) {
         fputs(first ? "{\"host\":" : ",{\"host\":", stdout);
         json_s(name);
+        if (old)
+            fputs(",\"stale\":true", stdout);
         fputs(",\"last_run\":", stdout);
         fwrite(data, 1, len && data[len - 1] == '\n' ? len - 1 : len, stdout);
         fputs("}", stdout);
@@ -390,12 +410,18 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         commit = jstr(&v, "commit");
         when = jstr(&v, "time");
         ago((long long)time(NULL) - (long long)jnum(&v, "epoch"), since, sizeof since);
-        printf("%s: %s at %s (%s), commit %.12s", name, result, when ? when : "?", since,
-               commit ? commit : "?");
+        printf("%s: %s%s at %s (%s), commit %.12s", name, old ? "stale: " : "", result,
+               when ? when : "?", since, commit ? commit : "?");
         if (jstr(&v, "signer"))
             printf(" signed by %s", jstr(&v, "signer"));
         printf(": %.0f ok, %.0f changed, %.0f failed\n", jnum(&v, "ok"), jnum(&v, "changed"),
                jnum(&v, "failed"));
+        if (old) {
+            ago(age, since, sizeof since);
+            printf("  stale: the last pull ended %s, but it is scheduled every %.0f seconds: "
+                   "the pulls since did not end, or failed before running\n",
+                   since, jnum(&v, "every"));
+        }
         fails = jget(&v, "failures");
         for (i = 0; fails && fails->type == J_ARR && i < fails->nkids; i++) {
             const jval *f = &fails->kids[i];
@@ -423,7 +449,7 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             fputc('\n', stdout);
         }
     }
-    i = strcmp(result, "ok") == 0 || strcmp(result, "changed") == 0;
+    i = !old && (strcmp(result, "ok") == 0 || strcmp(result, "changed") == 0);
     jfree(&v);
     return i ? EXIT_WELL : EXIT_FAILED;
 }

@@ -12,6 +12,8 @@
 
 #define DEFAULT_KEYS_DIR "/etc/prop/pull-keys"
 #define MAX_KEYRINGS 32
+#define DEFAULT_FETCH_TIMEOUT 300 /* seconds */
+#define PULL_TIMED_OUT (-2)       /* pull_spawn_bounded: stopped at its time limit */
 
 typedef struct pull_opts {
     const char *repo, *branch, *host, *state_dir, *site;
@@ -19,6 +21,8 @@ typedef struct pull_opts {
     const char *keyrings[MAX_KEYRINGS];
     size_t nkeyrings;
     int dry, json;
+    int fetch_timeout; /* seconds: git fetch is stopped after it */
+    long every;        /* --every: the schedule's interval in seconds (0: none), recorded */
     /* The shared options (--max-instructions ...), passed on to the run. */
     char **site_args;
     int nsite_args;
@@ -32,6 +36,9 @@ typedef struct pull_opts {
  * -1 when it could not be started or its output could not be kept.
  */
 int pull_spawn(char *const *argv, const char *gnupghome, char **out);
+/* pull_spawn, stopped (its process group) after timeout_s seconds when
+ * timeout_s > 0 and out is NULL: PULL_TIMED_OUT then. */
+int pull_spawn_bounded(char *const *argv, const char *gnupghome, char **out, int timeout_s);
 /* rm -rf path; 0 when it is gone. */
 int pull_remove_tree(const char *path);
 
@@ -40,6 +47,10 @@ int pull_remove_tree(const char *path);
  * their paths malloc'd into owned[*nowned...]: 0; -1 (errno) when the
  * directory cannot be read; -2 after printing that it is not trusted. */
 int pull_add_keys_dir(pull_opts *o, char **owned, size_t *nowned);
+/* A keyring file to trust: a regular file (not a symbolic link, not a
+ * FIFO), readable, it and its directory writable by no one but root or
+ * us.  0, or -1 with the reason in why. */
+int pull_keyring_check(const char *path, char *why, size_t size);
 /* Is commit signed by one of the trusted keys?  0: yes, the signer in
  * signer; EXIT_REJECTED: no, why in why; another exit code after
  * printing why. */

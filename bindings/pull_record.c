@@ -155,6 +155,8 @@ pull_write_last_run(const pull_opts *o, const char *host, const char *commit, co
     pull_jstr(f, o->branch);
     fputs(",\"site\":", f);
     pull_jstr(f, o->site);
+    if (o->every > 0)
+        fprintf(f, ",\"every\":%ld", o->every);
     fputs(",\"commit\":", f);
     pull_jstr(f, commit);
     fputs(",\"signer\":", f);

@@ -15,6 +15,73 @@
 
 #include "pull.h"
 
+/* Owned by root or by us, and writable by no one else (a directory with
+ * the sticky bit: others cannot replace what is ours in it). */
+static const char *
+others_write(const struct stat *st)
+{
+    if (st->st_uid != 0 && st->st_uid != geteuid())
+        return "another user";
+    if ((st->st_mode & 022) && !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+        return "others";
+    return NULL;
+}
+
+int
+pull_keyring_check(const char *path, char *why, size_t size)
+{
+    struct stat st;
+    const char *who, *slash;
+    char dir[4096];
+
+    if (lstat(path, &st) != 0) {
+        snprintf(why, size, "keyring %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, size,
+                 "keyring %s is a symbolic link: name the file itself (whoever can change the "
+                 "link chooses the keys); nothing was changed",
+                 path);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, size, "keyring %s is not a regular file; nothing was changed", path);
+        return -1;
+    }
+    if (access(path, R_OK) != 0) {
+        snprintf(why, size, "keyring %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* A key others could replace is no reason to trust a commit. */
+    if ((who = others_write(&st)) != NULL) {
+        snprintf(why, size,
+                 "keyring %s can be written by %s: it is not trusted (chown root, chmod go-w); "
+                 "nothing was changed",
+                 path, who);
+        return -1;
+    }
+    slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &st) != 0) {
+        snprintf(why, size, "keyring %s: its directory %s: %s", path, dir, strerror(errno));
+        return -1;
+    }
+    if ((who = others_write(&st)) != NULL) {
+        snprintf(why, size,
+                 "keyring %s is in %s, which can be written by %s: the file could be replaced, "
+                 "it is not trusted (chown root, chmod go-w the directory); nothing was changed",
+                 path, dir, who);
+        return -1;
+    }
+    return 0;
+}
+
 int
 pull_add_keys_dir(pull_opts *o, char **owned, size_t *nowned)
 {

@@ -348,7 +348,11 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     /* What the properties changed lasts a crash before the host is reported. */
     if (prop_transport_sync(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
-        oc->failed++;
+        /* The host's own failure, shown as its error; the counts are
+         * of properties (each counted once), and one failed is enough
+         * for the exit status. */
+        if (oc->failed == 0)
+            oc->failed = 1;
     }
     oc->ms = now_ms() - t0;
     run_print_host(o, h, oc, why, hr.color);

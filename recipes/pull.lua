@@ -65,6 +65,9 @@ local function service_text(a)
       -- A oneshot service is never started again while it runs, and
       -- prop pull holds its own lock besides.
       .. "Type=oneshot\n"
+      -- A pull that stalls is stopped (and the timer runs the next one)
+      -- rather than holding off every later pull.
+      .. fmt("TimeoutStartSec=%ds\n", a.timeout_s)
       .. "ExecStart=" .. unit_argv(a.argv) .. "\n"
 end
 
@@ -97,13 +100,26 @@ local function cron_schedule(a, host)
    return fmt("%d %d * * *", splay(host, 60), splay(host .. "h", 24))
 end
 
+-- The cron job: under the lock, the pull marks the lock file (its
+-- modification time) when it starts.  A run that finds the lock held
+-- (exit 75: flock -E 75, lockf -t 0) skips; when the holder started more
+-- than `timeout` ago it says so, on stderr (cron mails it) and to
+-- syslog, and exits 1, so that a stalled pull is not silent.
 local function cron_text(sys, a)
    local host = sys.host or ""
-   local lock = R.is_freebsd(sys) and { "lockf", "-s", "-t", "0", "/var/run/prop-pull.lock" }
-      or { "flock", "-n", "/run/lock/prop-pull.lock" }
-   local inner = fmt("sleep %d; exec %s >%s 2>&1", splay(host .. "s", a.jitter_s + 1),
-                     args.shell_join(a.argv), log_path)
+   local file = R.is_freebsd(sys) and "/var/run/prop-pull.lock" or "/run/lock/prop-pull.lock"
+   local lock = R.is_freebsd(sys) and { "lockf", "-s", "-t", "0", file }
+      or { "flock", "-n", "-E", "75", file }
+   local inner = fmt(": >%s; sleep %d; exec %s >%s 2>&1", args.shell_quote(file),
+                     splay(host .. "s", a.jitter_s + 1), args.shell_join(a.argv), log_path)
+   local minutes = (a.timeout_s + 59) // 60
+   local msg = fmt("prop pull: the previous pull has held %s for more than %d minutes: "
+                   .. "it is stalled, and this one is skipped", file, minutes)
    local cmd = args.shell_join(lock) .. " /bin/sh -c " .. args.shell_quote(inner)
+      .. "; r=$?; if [ $r = 75 ]; then r=0; if [ -n \"$(find " .. args.shell_quote(file)
+      .. fmt(" -mmin +%d 2>/dev/null)\" ]; then ", minutes)
+      .. "echo " .. args.shell_quote(msg) .. " >&2; logger -t prop-pull " .. args.shell_quote(msg)
+      .. " 2>/dev/null; r=1; fi; fi; exit $r"
    -- cron turns an unescaped % into a newline, even inside quotes.
    return fmt(header, "prop pull cron job")
       .. "SHELL=/bin/sh\n"
@@ -231,7 +247,7 @@ local function check_word(v, what)
    return nil, v
 end
 
---[[ pull.scheduled(repo [, { every=, jitter=, branch=, host=, site=, keyring=, state_dir=, prop=, via= }])
+--[[ pull.scheduled(repo [, { every=, jitter=, timeout=, branch=, host=, site=, keyring=, state_dir=, prop=, via= }])
   UnixLike, revertable: its revert stops and removes the timer, or the
   cron job.
   Installs prop's own timer, which runs `prop pull REPO` on the host (with
@@ -245,7 +261,12 @@ end
       from a minute of the host's own, sleeping a number of seconds of the
       host's own under `jitter` first, under flock(1) (lockf(1) on
       FreeBSD) so that two runs never overlap, its output in
-      /var/log/prop-pull.log (the last run's).
+      /var/log/prop-pull.log (the last run's); a run that finds the
+      lock held for more than `timeout` says so on stderr and to syslog
+      and exits 1.
+  The service's TimeoutStartSec is `timeout` ("1h" by default): a pull
+  that stalls is stopped.  prop pull is given --every, so that prop
+  status can tell a host whose pulls stopped (stale).
   The other way's files are removed, so a host that gains systemd moves
   over.  every: "30m" by default (s, m, h or d); jitter: "5m" by default,
   0 for none; prop: the absolute path of prop on the host,
@@ -261,6 +282,7 @@ function pull.scheduled(repo, opts)
    local oerr, o = args.options(opts, {
       every = function(v, what) return check_duration(v, what, false) end,
       jitter = function(v, what) return check_duration(v, what, true) end,
+      timeout = function(v, what) return check_duration(v, what, false) end,
       branch = function(v, what)
          return args.matching(v, what, "[%w_][%w_./-]*", 'a branch name such as "main"')
       end,
@@ -295,7 +317,7 @@ function pull.scheduled(repo, opts)
    local cerr = o and o.via ~= "systemd" and cron_every(every_s, every)
    local msg = args.join("pull.scheduled", rerr, oerr, cerr or nil)
    if msg then return core.invalid(desc, msg) end
-   local argv = { o.prop or "/usr/local/bin/prop", "pull", r }
+   local argv = { o.prop or "/usr/local/bin/prop", "pull", r, "--every", fmt("%ds", every_s) }
    local function add(...) for _, w in ipairs({ ... }) do argv[#argv + 1] = w end end
    if o.branch then add("--branch", o.branch) end
    if o.host then add("--host", o.host) end
@@ -304,7 +326,7 @@ function pull.scheduled(repo, opts)
    if o.state_dir then add("--state-dir", o.state_dir) end
    local a = {
       argv = argv, every = every, every_s = every_s,
-      jitter_s = o.jitter or 300, via = o.via,
+      jitter_s = o.jitter or 300, via = o.via, timeout_s = o.timeout or 3600,
    }
    local claims = { claim.file_owned(service_path), claim.file_owned(timer_path),
                     claim.file_owned(wants_path), claim.file_owned(cron_path) }

@@ -566,8 +566,6 @@ node_done(prop_triggers *t, exec_frame *fr, const prop_exec_ops *ops, void *ud, 
             ops->done(ud, n, depth, r, ms, why);
         return;
     }
-    if (t->nwin == EXEC_WINDOW)
-        win_flush(t, ops, ud, 1);
     e = &t->win[t->nwin++];
     e->n = n;
     e->depth = depth;
@@ -581,6 +579,10 @@ node_done(prop_triggers *t, exec_frame *fr, const prop_exec_ops *ops, void *ud, 
     }
     e->b0 = fr->b0;
     e->b1 = t->batch;
+    /* A full window waits for the answers with n in it: a failure of
+     * n's own batches is then n's, not lost before n is put there. */
+    if (t->nwin == EXEC_WINDOW)
+        win_flush(t, ops, ud, 1);
 }
 
 void

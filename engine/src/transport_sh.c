@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "transport_sh.h"
 
 /*
@@ -155,6 +156,79 @@ prop_sh_next_line(char **p)
         *p = line + strlen(line);
     }
     return line;
+}
+
+/* ---------------------------------------------------------------------
+ * The answers of a remote shell (transport_ssh_shell.c, "The remote
+ * shell"): each line sent ends its stdout with "\nMARK STATUS\n" and its
+ * stderr with "\nMARK\n"; answers follow one another in the two streams.
+ */
+/* Where tag (n bytes) starts in b at or after *scan; keeps *scan up to date. */
+static const char *
+find_tag(const prop_buf *b, size_t *scan, const char *tag, size_t n)
+{
+    const char *p;
+
+    if (!b->p || b->len < n)
+        return NULL;
+    if (*scan > b->len - n)
+        *scan = b->len - n;
+    for (p = b->p + *scan; (p = memchr(p, tag[0], b->len - (size_t)(p - b->p))) != NULL; p++)
+        if ((size_t)(b->p + b->len - p) >= n && memcmp(p, tag, n) == 0)
+            return p;
+    *scan = b->len - n + 1;
+    return NULL;
+}
+
+/*
+ * Hand b[0..end) over as *out (NUL-terminated, length *outlen), keeping
+ * b[rest..len) in b for the next answer (deferred operations: answers
+ * follow one another).  *out is NULL when out of memory.
+ */
+static void
+take_answer(prop_buf *b, size_t end, size_t rest, char **out, size_t *outlen)
+{
+    prop_buf keep = PROP_BUF_INIT;
+
+    if (rest < b->len && prop_buf_add(&keep, b->p + rest, b->len - rest) < 0) {
+        *out = NULL;
+        *outlen = 0;
+        return;
+    }
+    b->len = end;
+    b->p[end] = '\0';
+    *out = prop_buf_take(b, outlen);
+    *b = keep;
+}
+
+int
+prop_sh_answer(prop_buf *out, size_t *out_scan, prop_buf *err, size_t *err_scan, const char *mark,
+               prop_cmd_result *r)
+{
+    char tag[64];
+    size_t n;
+    const char *o, *e, *nl;
+    long code;
+
+    n = (size_t)snprintf(tag, sizeof tag, "\n%s ", mark);
+    if (n >= sizeof tag || n < 3)
+        return 0;
+    o = find_tag(out, out_scan, tag, n);
+    if (!o)
+        return 0;
+    nl = memchr(o + n, '\n', out->len - (size_t)(o + n - out->p));
+    if (!nl)
+        return 0;
+    tag[n - 1] = '\n';
+    e = find_tag(err, err_scan, tag, n);
+    if (!e)
+        return 0;
+    code = strtol(o + n, NULL, 10);
+    r->code = code < -1 || code > 255 ? -1 : (int)code;
+    take_answer(out, (size_t)(o - out->p), (size_t)(nl + 1 - out->p), &r->out, &r->out_len);
+    take_answer(err, (size_t)(e - err->p), (size_t)(e + n - err->p), &r->err, &r->err_len);
+    *out_scan = *err_scan = 0;
+    return 1;
 }
 
 int

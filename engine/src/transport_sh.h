@@ -60,6 +60,19 @@ int prop_sh_stat_fields(char *const f[6], unsigned *mode, uid_t *uid, gid_t *gid
 /* The next line of *p (NUL-terminated in place), or NULL at the end. */
 char *prop_sh_next_line(char **p);
 
+struct prop_buf;
+/*
+ * The next answer of a remote shell whose marks are MARK, from what came
+ * on its stdout (out) and stderr (err): 1 when it is complete, and then r
+ * gets its status (-1 when not one of 0..255), its stdout and its stderr
+ * (malloc'd, NUL-terminated; NULL when out of memory), and out and err
+ * keep what follows for the next answer; 0 when more is needed.
+ * *out_scan and *err_scan keep where the search for the marks stopped,
+ * from one call to the next (0 to start; set to 0 after an answer).
+ */
+int prop_sh_answer(struct prop_buf *out, size_t *out_scan, struct prop_buf *err, size_t *err_scan,
+                   const char *mark, prop_cmd_result *r);
+
 /*
  * A prefetch (prop_transport_prefetch()): the stats of many paths and the
  * contents of the small regular files among them, fetched by one script

@@ -81,6 +81,7 @@
 #define sst_script prop_ssh_sst_script
 #define mvg_script prop_ssh_mvg_script
 #define why_script prop_ssh_why_script
+#define stgc_script prop_ssh_stgc_script
 #define sshtr_defer prop_ssh_sshtr_defer
 #define sshtr_batch prop_ssh_sshtr_batch
 #define sshtr_settle prop_ssh_sshtr_settle
@@ -304,7 +305,7 @@ int defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigne
 
 /* transport_ssh_stage.c */
 /* The remote shell's functions prop_stw, prop_sst, prop_mvg, prop_why. */
-extern const char stw_script[], sst_script[], mvg_script[], why_script[];
+extern const char stw_script[], sst_script[], mvg_script[], why_script[], stgc_script[];
 /* Free the staged writes st[0..n) and the array. */
 void stage_free(sh_stage *st, size_t n);
 /* Fail the batch of each write of st[0..n) (not in place: why), and free them. */

@@ -167,83 +167,22 @@ static const struct {
     {"prop_symlink", prop_sh_symlink}, {"prop_pf", prop_sh_prefetch},
     {"prop_run", prop_run_script},     {"prop_stw", stw_script},
     {"prop_sst", sst_script},          {"prop_mvg", mvg_script},
-    {"prop_why", why_script},
+    {"prop_why", why_script},          {"prop_stgc", stgc_script},
 };
 
 /* ---------------------------------------------------------------------
  * The remote shell's own workings (see "The remote shell" above).
  */
 
-/* Where tag (n bytes) starts in b at or after *scan; keeps *scan up to date. */
-static const char *
-find_tag(const prop_buf *b, size_t *scan, const char *tag, size_t n)
-{
-    const char *p;
-
-    if (!b->p || b->len < n)
-        return NULL;
-    if (*scan > b->len - n)
-        *scan = b->len - n;
-    for (p = b->p + *scan; (p = memchr(p, tag[0], b->len - (size_t)(p - b->p))) != NULL; p++)
-        if ((size_t)(b->p + b->len - p) >= n && memcmp(p, tag, n) == 0)
-            return p;
-    *scan = b->len - n + 1;
-    return NULL;
-}
-
-/*
- * Hand b[0..end) over as *out (NUL-terminated, length *outlen), keeping
- * b[rest..len) in b for the next answer (deferred operations: answers
- * follow one another).  *out is NULL when out of memory.
- */
-static void
-take_answer(prop_buf *b, size_t end, size_t rest, char **out, size_t *outlen)
-{
-    prop_buf keep = PROP_BUF_INIT;
-
-    if (rest < b->len && prop_buf_add(&keep, b->p + rest, b->len - rest) < 0) {
-        *out = NULL;
-        *outlen = 0;
-        return;
-    }
-    b->len = end;
-    b->p[end] = '\0';
-    *out = prop_buf_take(b, outlen);
-    *b = keep;
-}
-
 /*
  * 1 when the next answer is complete: r gets the status, stdout and stderr
  * (r->out or r->err NULL when out of memory); what follows its marks stays
- * for the next answer.
+ * for the next answer (prop_sh_answer, transport_sh.c).
  */
 static int
 sh_answer(ssh_tr *s, prop_cmd_result *r)
 {
-    char tag[64];
-    size_t n;
-    const char *o, *e, *nl;
-    long code;
-
-    n = (size_t)snprintf(tag, sizeof tag, "\n%s ", s->mark);
-    o = find_tag(&s->sh.out, &s->out_scan, tag, n);
-    if (!o)
-        return 0;
-    nl = memchr(o + n, '\n', s->sh.out.len - (size_t)(o + n - s->sh.out.p));
-    if (!nl)
-        return 0;
-    tag[n - 1] = '\n';
-    e = find_tag(&s->sh.err, &s->err_scan, tag, n);
-    if (!e)
-        return 0;
-    code = strtol(o + n, NULL, 10);
-    r->code = (int)code;
-    take_answer(&s->sh.out, (size_t)(o - s->sh.out.p), (size_t)(nl + 1 - s->sh.out.p), &r->out,
-                &r->out_len);
-    take_answer(&s->sh.err, (size_t)(e - s->sh.err.p), (size_t)(e + n - s->sh.err.p), &r->err,
-                &r->err_len);
-    s->out_scan = s->err_scan = 0;
-    return 1;
+    return prop_sh_answer(&s->sh.out, &s->out_scan, &s->sh.err, &s->err_scan, s->mark, r);
 }
 
 /* The shell is gone or unusable: the next operation starts another. */
@@ -473,6 +412,9 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
+    /* The staging directories of a run cut off (transport_ssh_stage.c). */
+    if (prop_buf_adds(&b, "prop_stgc </dev/null\n") < 0)
+        goto oom;
     s->batch = 0; /* of no batch */
     rc = buf_add_call(&b, s, ":", 1, 0, 0);
     s->batch = batch;

@@ -20,7 +20,9 @@
  * whose shell is gone, a run cut off, are removed then; another run's
  * into the same directory, a host of the same machine, is left alone).
  * A new file whose mode a umask gives (MU) is made by the shell's
- * builtins alone, with noclobber.  Anything else is prop_write's, in a
+ * builtins alone, with noclobber.  A staging directory made is noted in
+ * the record of staging directories ($prop_stgrec, see prop_stgc).
+ * Anything else is prop_write's, in a
  * subshell, with prop_tmp=TMP: P exists, an owner, a TMP that will not be
  * made (no SD on a read-only file system), or a write that failed (a
  * builtin's message does not give the kernel's reason; prop_write's
@@ -34,7 +36,12 @@ const char stw_script[] =
     "      rm -rf -- \"$prop_x\" </dev/null\n"
     "    fi\n"
     "  done\n"
-    "  mkdir -m 700 -- \"$1\" </dev/null 2>/dev/null && echo $$ >\"$1/.pid\"\n"
+    "  if mkdir -m 700 -- \"$1\" </dev/null 2>/dev/null && echo $$ >\"$1/.pid\" &&\n"
+    "     [ -n \"$prop_stgrec\" ] && [ ! -L \"$prop_stgrec\" ]; then\n"
+    "    case $1 in /*) prop_x=$1 ;; *) prop_x=$PWD/$1 ;; esac\n"
+    "    { [ ! -e \"$prop_stgrec\" ] || [ -O \"$prop_stgrec\" ]; } &&\n"
+    "      printf '%s\\n' \"$prop_x\" 2>/dev/null >>\"$prop_stgrec\"\n"
+    "  fi\n"
     "fi\n"
     "if [ -n \"$3\" ] && [ -d \"$1\" ] && [ ! -e \"$5\" ] && [ ! -L \"$5\" ]; then\n"
     "  umask \"$3\"; set -C\n"
@@ -46,6 +53,42 @@ const char stw_script[] =
     "  set +C; umask \"$prop_um\"\n"
     "fi\n"
     "(prop_sfx=$4 prop_dsync=1 prop_mu=$3 prop_tmp=$2; shift 4; prop_write \"$@\") </dev/null\n";
+
+/*
+ * The record of staging directories.  A run cut off (the connection
+ * dropped, prop killed) leaves its staging directories behind, and only
+ * a later write into the same directory would find them.  So each one
+ * made is noted, as an absolute path, in a file of the remote user's
+ * beside the run lock (transport_ssh.c): PROP_LOCK_FILE, or
+ * /run/lock/prop.lock for root, or ${TMPDIR:-/tmp}/prop-UID.lock,
+ * with ".stg" in place of ".lock".  prop_stgc, run by every new remote
+ * shell (the next connection), removes those noted whose shell is gone
+ * (the pid in their .pid), of this user, not a symbolic link, and keeps
+ * the others noted; the record itself is this user's, not a symbolic
+ * link, or left alone.  Builtins only, but for rm(1).
+ */
+const char stgc_script[] =
+    "prop_stgrec=$PROP_LOCK_FILE\n"
+    "if [ -z \"$prop_stgrec\" ]; then\n"
+    "  if [ \"$prop_uid\" = 0 ] && [ -d /run/lock ] && [ -w /run/lock ]; then\n"
+    "    prop_stgrec=/run/lock/prop.lock\n"
+    "  else prop_stgrec=${TMPDIR:-/tmp}/prop-$prop_uid.lock; fi\n"
+    "fi\n"
+    "prop_stgrec=${prop_stgrec%.lock}.stg\n"
+    "[ -f \"$prop_stgrec\" ] && [ ! -L \"$prop_stgrec\" ] && [ -O \"$prop_stgrec\" ] && [ -s "
+    "\"$prop_stgrec\" ] ||\n"
+    "  return 0\n"
+    "prop_k=\n"
+    "while IFS= read -r prop_x; do\n"
+    "  case $prop_x in /*) ;; *) continue ;; esac\n"
+    "  case ${prop_x##*/} in .prop-stg-*) ;; *) continue ;; esac\n"
+    "  [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ] || continue\n"
+    "  if read prop_p 2>/dev/null <\"$prop_x/.pid\" && ! kill -0 \"$prop_p\" 2>/dev/null; then\n"
+    "    rm -rf -- \"$prop_x\" </dev/null 2>/dev/null\n"
+    "  else prop_k=\"$prop_k$prop_x$prop_nl\"; fi\n"
+    "done <\"$prop_stgrec\"\n"
+    "printf '%s' \"$prop_k\" 2>/dev/null >\"$prop_stgrec\"\n"
+    "return 0\n";
 
 /*
  * The commit.  prop_sst I TMP...: fsync the temporary files of the

@@ -1111,7 +1111,7 @@ pull = {}
 ---systemd timer and oneshot service (/etc/systemd/system/prop-pull.*)
 ---where systemd runs, else /etc/cron.d/prop-pull under flock.
 ---@param repo string the git repository (URL or path)
----@param opts? { every?: string, jitter?: string|0, branch?: string, host?: string, site?: string, keyring?: string[], state_dir?: string, prop?: string, via?: "systemd"|"cron" } every "30m", jitter "5m" by default; prop "/usr/local/bin/prop"
+---@param opts? { every?: string, jitter?: string|0, timeout?: string, branch?: string, host?: string, site?: string, keyring?: string[], state_dir?: string, prop?: string, via?: "systemd"|"cron" } every "30m", jitter "5m", timeout "1h" by default; prop "/usr/local/bin/prop"
 ---@return prop.Property
 function pull.scheduled(repo, opts) end
 

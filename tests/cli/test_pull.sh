@@ -265,6 +265,33 @@ if [[ $rc == 0 ]] && grep -q "^box: changed at .* commit ${C8:0:12}" "$TMP/s3" &
 else
   fail "status after a good run" "exit $rc, expected 0" "$TMP/s3"
 fi
+# A scheduled pull records its interval (--every); a record older than
+# the schedule allows is stale (a pull stalled, or failed before its run).
+cp "$STATE/last-run.json" "$TMP/saved-record.json"
+pull "$TMP/p10b" --host box --every 30m
+run_prop "$TMP/s6" status "$TMP/fleet.lua" box
+if [[ $rc == 0 ]] && grep -q '"every":1800' "$STATE/last-run.json" && ! grep -q stale "$TMP/s6"; then
+  pass
+else
+  fail "status of a fresh scheduled pull" "exit $rc, expected 0 and not stale" "$TMP/s6"
+fi
+python3 - "$STATE/last-run.json" <<'EOF'
+import json, sys, time
+v = json.load(open(sys.argv[1]))
+v["epoch"] = int(time.time()) - 3 * 3600
+json.dump(v, open(sys.argv[1], "w"))
+EOF
+run_prop "$TMP/s7" status "$TMP/fleet.lua" box
+if [[ $rc == 1 ]] && grep -q "^box: stale: ok at .* commit ${C8:0:12}" "$TMP/s7" &&
+  grep -q '^  stale: the last pull ended 3 hours ago, but it is scheduled every 1800 seconds' "$TMP/s7"; then
+  pass
+else
+  fail "status: stale" "exit $rc, expected 1 and stale" "$TMP/s7"
+fi
+run_prop "$TMP/s8" status "$TMP/fleet.lua" box --json
+[[ $rc == 1 ]] && grep -q '"host":"box","stale":true' "$TMP/s8" && pass ||
+  fail "status --json: stale" "exit $rc" "$TMP/s8"
+cp "$TMP/saved-record.json" "$STATE/last-run.json"
 # This machine (the local transport), the record in a directory of ours.
 cat >"$TMP/local.lua" <<EOF
 host "localhost" { file.has_content("$TMP/unused", "x\n") }
@@ -354,6 +381,76 @@ cp "$TMP/trusted.asc" "$TMP/open.asc" && chmod 0666 "$TMP/open.asc"
 run_prop "$TMP/u2b" pull "$ORIGIN" --keyring "$TMP/open.asc" --state-dir "$TMP/s2b"
 [[ $rc == 64 && ! -e "$TMP/s2b" ]] && grep -q 'open.asc can be written by others: it is not trusted' "$TMP/u2b" && pass ||
   fail "keyring writable by others" "exit $rc, expected 64" "$TMP/u2b"
+# A symbolic link to a keyring, a FIFO (gpg would wait on it for ever), a
+# keyring in a directory others can write, or one owned by another user:
+# each refused, nothing fetched.
+ln -s "$TMP/trusted.asc" "$TMP/link.asc"
+run_prop "$TMP/k1" pull "$ORIGIN" --keyring "$TMP/link.asc" --state-dir "$TMP/sk"
+[[ $rc == 64 && ! -e "$TMP/sk" ]] && grep -q 'keyring .*link.asc is a symbolic link' "$TMP/k1" && pass ||
+  fail "keyring: a symbolic link" "exit $rc, expected 64" "$TMP/k1"
+mkfifo "$TMP/fifo.asc"
+run_prop "$TMP/k2" pull "$ORIGIN" --keyring "$TMP/fifo.asc" --state-dir "$TMP/sk"
+[[ $rc == 64 && ! -e "$TMP/sk" ]] && grep -q 'keyring .*fifo.asc is not a regular file' "$TMP/k2" && pass ||
+  fail "keyring: a FIFO" "exit $rc, expected 64 at once" "$TMP/k2"
+mkdir -m 0775 "$TMP/gw" && chmod 0775 "$TMP/gw" && cp "$TMP/trusted.asc" "$TMP/gw/k.asc"
+run_prop "$TMP/k3" pull "$ORIGIN" --keyring "$TMP/gw/k.asc" --state-dir "$TMP/sk"
+[[ $rc == 64 && ! -e "$TMP/sk" ]] && grep -q "keyring .*gw/k.asc is in .*gw, which can be written by others" "$TMP/k3" && pass ||
+  fail "keyring: a directory others can write" "exit $rc, expected 64" "$TMP/k3"
+if [[ $(id -u) == 0 ]] && id nobody >/dev/null 2>&1; then
+  mkdir -m 0755 "$TMP/theirs" && cp "$TMP/trusted.asc" "$TMP/theirs/k.asc" && chown nobody "$TMP/theirs"
+  run_prop "$TMP/k4" pull "$ORIGIN" --keyring "$TMP/theirs/k.asc" --state-dir "$TMP/sk"
+  [[ $rc == 64 && ! -e "$TMP/sk" ]] && grep -q "keyring .*theirs/k.asc is in .*theirs, which can be written by another user" "$TMP/k4" && pass ||
+    fail "keyring: a directory of another user" "exit $rc, expected 64" "$TMP/k4"
+fi
+run_prop "$TMP/k5" pull "$ORIGIN" --keyring "$TMP/trusted.asc" --fetch-timeout 0
+[[ $rc == 64 ]] && grep -q -- '--fetch-timeout wants seconds' "$TMP/k5" && pass || fail "bad --fetch-timeout" "exit $rc" "$TMP/k5"
+run_prop "$TMP/k6" pull "$ORIGIN" --keyring "$TMP/trusted.asc" --every 30x
+[[ $rc == 64 ]] && grep -q -- "--every wants the schedule's interval" "$TMP/k6" && pass || fail "bad --every" "exit $rc" "$TMP/k6"
+
+# 15. A server that accepts and never answers (a tarpit, on loopback):
+#     the fetch is stopped at --fetch-timeout, with a clear error, and
+#     nothing of git is left running.
+cat >"$TMP/tarpit.py" <<'EOF'
+import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+conns = []
+s.settimeout(120)
+try:
+    while True:
+        c, _ = s.accept()
+        conns.append(c)  # never answered
+except OSError:
+    pass
+EOF
+python3 "$TMP/tarpit.py" "$TMP/tarpit.port" &
+TARPIT=$!
+on_exit "kill $TARPIT 2>/dev/null"
+for _ in $(seq 100); do [[ -s "$TMP/tarpit.port" ]] && break; sleep 0.1; done
+PORT="$(cat "$TMP/tarpit.port" 2>/dev/null)"
+for url in "git://127.0.0.1:$PORT/site.git" "http://127.0.0.1:$PORT/site.git"; do
+  t0=$SECONDS
+  run_prop "$TMP/t1" pull "$url" --keyring "$TMP/trusted.asc" --state-dir "$TMP/st" --fetch-timeout 2
+  took=$((SECONDS - t0))
+  if [[ $rc == 69 && $took -lt 60 ]] &&
+    grep -q "fetching HEAD from ${url%%:*}://127.0.0.1:$PORT/site.git took more than 2 seconds (--fetch-timeout): stopped; nothing was changed" "$TMP/t1"; then
+    pass
+  else
+    fail "tarpit $url" "exit $rc after ${took}s, expected 69 within the bound" "$TMP/t1"
+  fi
+  if pgrep -f "^[^ ]*git[^ ]* .*127\.0\.0\.1:$PORT/" >/dev/null; then
+    fail "tarpit $url: no git left running" "$(pgrep -af "127\.0\.0\.1:$PORT/")"
+  else
+    pass
+  fi
+  check "tarpit $url: no record" test ! -e "$TMP/st/last-run.json"
+done
+kill "$TARPIT" 2>/dev/null
+
 run_prop "$TMP/u3" pull "$TMP/no-such-repo.git" --keyring "$TMP/trusted.asc" --state-dir "$TMP/s"
 [[ $rc == 69 ]] && grep -q 'cannot fetch HEAD from' "$TMP/u3" && pass ||
   fail "missing repository" "exit $rc, expected 69" "$TMP/u3"

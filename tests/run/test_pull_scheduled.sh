@@ -42,8 +42,9 @@ same "the timer is enabled" "$(readlink "$UNITS/timers.target.wants/prop-pull.ti
 same "unit mode and owner" "$(mode_of "$UNITS/prop-pull.timer") $(owner_of "$UNITS/prop-pull.timer")" "0644 root:root"
 check "no cron job beside the units" test ! -e "$SD/etc/cron.d/prop-pull"
 same "ExecStart" "$(grep '^ExecStart=' "$UNITS/prop-pull.service")" \
-  "ExecStart=\"$PROP\" \"pull\" \"https://git.example.org/ops/site%%1.git\" \"--branch\" \"production\" \"--host\" \"web1.example.org\" \"--keyring\" \"/etc/prop/ops key.asc\""
+  "ExecStart=\"$PROP\" \"pull\" \"https://git.example.org/ops/site%%1.git\" \"--every\" \"900s\" \"--branch\" \"production\" \"--host\" \"web1.example.org\" \"--keyring\" \"/etc/prop/ops key.asc\""
 check "a oneshot service" grep -qx 'Type=oneshot' "$UNITS/prop-pull.service"
+check "a pull that stalls is stopped (1h by default)" grep -qx 'TimeoutStartSec=3600s' "$UNITS/prop-pull.service"
 check "every 15 minutes after the last run" grep -qx 'OnUnitInactiveSec=900s' "$UNITS/prop-pull.timer"
 check "jitter" grep -qx 'RandomizedDelaySec=120s' "$UNITS/prop-pull.timer"
 if command -v systemd-analyze >/dev/null 2>&1; then
@@ -65,17 +66,40 @@ CJ="$CR/etc/cron.d/prop-pull"
 check "the cron job is written" test -f "$CJ"
 check "no units beside the cron job" test ! -e "$CR/etc/systemd/system/prop-pull.timer"
 same "cron job mode and owner" "$(mode_of "$CJ") $(owner_of "$CJ")" "0644 root:root"
-line="$(grep -v '^#' "$CJ" | grep -v '=' )"
+line="$(grep -v '^#' "$CJ" | grep -v '^[A-Z]*=')"
 # Every 15 minutes from a minute of the host's own (0 to 14), as root.
-if [[ "$line" =~ ^([0-9]|1[0-4])-59/15\ \*\ \*\ \*\ \*\ root\ flock\ -n\ /run/lock/prop-pull.lock\ /bin/sh\ -c\ \'sleep\ ([0-9]+)\;\ exec\ (.*)\ \>/var/log/prop-pull.log\ 2\>\&1\'$ ]]; then
+if [[ "$line" =~ ^([0-9]|1[0-4])-59/15\ \*\ \*\ \*\ \*\ root\ flock\ -n\ -E\ 75\ /run/lock/prop-pull.lock\ /bin/sh\ -c\ \':\ \>/run/lock/prop-pull.lock\;\ sleep\ ([0-9]+)\;\ exec\ (.*)\ \>/var/log/prop-pull.log\ 2\>\&1\'\;\ r=.*$ ]]; then
   pass
   sleep_s="${BASH_REMATCH[2]}"
   cmd="${BASH_REMATCH[3]}"
   check "the sleep is under the jitter" test "$sleep_s" -le 120
   same "the command" "$cmd" \
-    "$PROP pull https://git.example.org/ops/site\\%1.git --branch production --host web1.example.org --keyring '\\''/etc/prop/ops key.asc'\\''"
+    "$PROP pull https://git.example.org/ops/site\\%1.git --every 900s --branch production --host web1.example.org --keyring '\\''/etc/prop/ops key.asc'\\''"
   # What cron runs (with \% back to %), as sh reads it.
   check "the cron command is valid sh" sh -n -c "$(sed 's/\\%/%/g' <<<"${line#* root }")"
+  # A run that finds the lock held skips; held for more than `timeout`
+  # (1h by default), it says so on stderr and to syslog and exits 1.  Run
+  # with the lock in scratch, logger(1) a stub that notes what it got.
+  held_cmd="$(sed 's/\\%/%/g' <<<"${line#* root }" | sed "s|/run/lock/prop-pull.lock|$TMP/pull.lock|g")"
+  mkdir -p "$TMP/bin"
+  printf '#!/bin/sh\necho "$*" >>%s/logger.out\n' "$TMP" >"$TMP/bin/logger"
+  chmod +x "$TMP/bin/logger"
+  : >"$TMP/pull.lock"
+  flock "$TMP/pull.lock" sleep 120 &
+  holder=$!
+  on_exit "kill $holder 2>/dev/null"
+  for _ in $(seq 100); do flock -n "$TMP/pull.lock" true || break; sleep 0.05; done
+  rc=0
+  PATH="$TMP/bin:$PATH" sh -c "$held_cmd" >"$TMP/held.out" 2>&1 || rc=$?
+  same "cron: a lock held briefly: skipped quietly" "$rc/$(cat "$TMP/held.out")" "0/"
+  touch -d '2 hours ago' "$TMP/pull.lock"
+  rc=0
+  PATH="$TMP/bin:$PATH" sh -c "$held_cmd" >"$TMP/held.out" 2>&1 || rc=$?
+  same "cron: a lock held too long: exit 1" "$rc" 1
+  check "cron: ... says so on stderr" \
+    grep -q "prop pull: the previous pull has held $TMP/pull.lock for more than 60 minutes: it is stalled" "$TMP/held.out"
+  check "cron: ... and to syslog" grep -q -- "-t prop-pull prop pull: the previous pull has held" "$TMP/logger.out"
+  kill "$holder" 2>/dev/null
 else
   fail "the cron line" "not the expected schedule and command: $line" "$CJ"
 fi

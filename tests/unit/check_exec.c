@@ -646,6 +646,32 @@ START_TEST(test_defer_window)
 }
 END_TEST
 
+/* The property that fills the window fails on a later answer: it is
+ * reported failed (not changed), and counted once. */
+START_TEST(test_defer_window_full_fails)
+{
+    prop_node *items[300];
+    prop_node *a = leaf("a", PROP_RESULT_CHANGED);
+    prop_exec_summary sum;
+    prop_host *h = NULL;
+    size_t i;
+
+    for (i = 0; i < 300; i++)
+        items[i] = a;
+    items[256] = late_leaf("L");
+    d_run_all(items, 300, NULL);
+    ck_assert_ptr_nonnull(strstr(D.events, "L=failed(write 257 failed);"));
+    ck_assert_ptr_null(strstr(D.events, "L=changed"));
+    memset(&D.events, 0, sizeof D.events);
+    ck_assert_int_eq(prop_host_new(S, "h", &site_origin, &h), PROP_OK);
+    for (i = 0; i < 300; i++)
+        ck_assert_int_eq(prop_host_add(S, h, items[i]), PROP_OK);
+    prop_exec_host(h, &DOPS, NULL, &sum);
+    ck_assert_uint_eq(sum.failed, 1);
+    ck_assert_uint_eq(sum.changed, 299);
+}
+END_TEST
+
 static Suite *
 exec_suite(void)
 {
@@ -675,6 +701,7 @@ exec_suite(void)
     tcase_add_test(tc, test_defer_on_change);
     tcase_add_test(tc, test_defer_composite);
     tcase_add_test(tc, test_defer_window);
+    tcase_add_test(tc, test_defer_window_full_fails);
     suite_add_tcase(s, tc);
     return s;
 }
