@@ -97,5 +97,5 @@ host "db.example.com" {
   ipv4 "192.0.2.60",
   apt.installed { "postgresql" },
   file.has_content("/etc/app/db-password", secret "db_password",
-                   { mode = "0640", owner = "root", group = "postgres" }),
+                   { mode = "0640", owner = "root", group = "postgres", shared = true }),
 }
