@@ -45,20 +45,25 @@ static int
 tree_db(local_transport *lt, int group, const char *name, unsigned long *id, char *name_out,
         size_t name_size)
 {
-    char hp[PATH_MAX], *data = NULL, *line, *next;
+    char last[NAME_MAX + 1], *data = NULL, *line, *next;
     const char *file = group ? "/etc/group" : "/etc/passwd";
     size_t len;
-    int fd, e, found = 0;
+    int dfd, fd, e, found = 0;
 
-    if (tree_path(lt, "read", file, 1, hp) != PROP_OK)
-        return PROP_ERROR;
-    do
-        fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+    if ((e = at_path(lt, file, 1, &dfd, last)) != 0) {
+        if (e == ENOENT || e == ENOTDIR)
             return 0;
-        return fail_errno(lt, "read", file, errno);
+        return fail_errno(lt, "read", file, e);
+    }
+    do
+        fd = openat(dfd, last, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    e = errno;
+    (void)close(dfd);
+    if (fd < 0) {
+        if (e == ENOENT || e == ENOTDIR)
+            return 0;
+        return fail_errno(lt, "read", file, e);
     }
     e = read_fd(fd, &data, &len);
     if (close(fd) != 0 && !e)
@@ -172,11 +177,19 @@ db_lookup(local_transport *lt, int group, const char *name, unsigned long *id, c
 static void
 check_db_file(local_transport *lt, int group)
 {
-    char p[PATH_MAX];
+    const char *file = group ? "/etc/group" : "/etc/passwd";
+    char name[NAME_MAX + 1];
     struct stat st;
+    int dfd;
 
-    snprintf(p, sizeof p, "%s%s", lt->root ? lt->root : "", group ? "/etc/group" : "/etc/passwd");
-    if (stat(p, &st) != 0)
+    if (!lt->root) {
+        if (stat(file, &st) != 0)
+            memset(&st, 0, sizeof st);
+    } else if (at_path(lt, file, 1, &dfd, name) == 0) {
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            memset(&st, 0, sizeof st);
+        (void)close(dfd);
+    } else
         memset(&st, 0, sizeof st);
     if (st.st_ino != lt->db_seen[group].st_ino || st.st_size != lt->db_seen[group].st_size ||
         st.st_mtim.tv_sec != lt->db_seen[group].st_mtim.tv_sec ||
