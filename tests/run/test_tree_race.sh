@@ -85,6 +85,7 @@ race() {
     runs=$((runs + 1))
     # prop fails on a path whose directory was a link at that moment, cleanly.
     check "$name: run $runs ended (no crash)" [ "$rc" -lt 128 ]
+    if crashed "$TMP/race.out"; then fail "$name: run $runs" "crashed" "$TMP/race.out"; fi
   done
   kill "$swapper" 2>/dev/null
   wait "$swapper"
