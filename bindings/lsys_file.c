@@ -456,13 +456,18 @@ lsys_file_chattr(lua_State *L)
     lsys *s = lsys_check_self(L);
     const char *path = check_path(L, 2);
     prop_file_attrs a;
-    int rc;
+    int rc, hardlinks;
 
     luaL_checktype(L, 3, LUA_TTABLE);
     check_attrs(L, 3, &a, NULL);
+    /* hardlinks: in a tree, a file with several hard links is changed too. */
+    lua_getfield(L, 3, "hardlinks");
+    hardlinks = lua_toboolean(L, -1);
+    lua_pop(L, 1);
     changing(L, s, "chattr");
     check_claimed_via(L, s, 3, path, "changed the attributes of", 0);
-    if ((rc = prop_transport_chattr(s->t, path, &a)) != PROP_OK)
+    if ((rc = hardlinks ? prop_transport_chattr_hardlinks(s->t, path, &a)
+                        : prop_transport_chattr(s->t, path, &a)) != PROP_OK)
         return transport_error(L, s, "chattr", path, rc);
     lua_pushboolean(L, 1);
     return 1;

@@ -53,7 +53,7 @@ function impl.has_content.ensure(sys, a)
    -- Content from the secret store is the file owner's alone unless a
    -- mode says otherwise (as for a secret given in the site).
    local o = { mode = a.mode or (secret and SECRET_MODE) or nil, owner = a.owner,
-               group = a.group, secret = a.secret or secret }
+               group = a.group, secret = a.secret or secret, hardlinks = a.hardlinks }
    return result(R.ensure_content(sys, "file.has_content", a.path, content, o))
 end
 
@@ -208,6 +208,7 @@ function impl.mode.ensure(sys, a)
    local st = existing(sys, "file.mode", a.path)
    local fix = R.attrs_to_fix(st, { mode = a.mode })
    if not fix then return "ok" end
+   fix.hardlinks = a.hardlinks
    sys:chattr(a.path, fix)
    return "changed"
 end
@@ -216,6 +217,7 @@ function impl.owner.ensure(sys, a)
    local st = existing(sys, "file.owner", a.path)
    local fix = R.attrs_to_fix(st, { owner = a.owner, group = a.group })
    if not fix then return "ok" end
+   fix.hardlinks = a.hardlinks
    sys:chattr(a.path, fix)
    return "changed"
 end
@@ -286,7 +288,7 @@ local function ownership_claims(claims, path, o)
    return claims
 end
 
---[[ file.has_content(path, content [, { mode=, owner=, group=, secret=, shared= }])
+--[[ file.has_content(path, content [, { mode=, owner=, group=, secret=, shared=, hardlinks= }])
   UnixLike, not revertable.
   Claims: file.content path = content (file.generated for a function);
   file.mode / file.owner when given (file.mode 0600 for a secret without
@@ -310,12 +312,16 @@ end
   symlink at path is replaced by a regular file; a directory fails), then
   sets mode/owner/group when they differ.  A new file without mode is
   0644; an existing one keeps its mode.  The parent directory must exist.
+  In a tree (a chroot, connect.dir), mode/owner/group are not changed on
+  a file of the right content that has more than one hard link (its other
+  names may be outside the tree): that fails, unless hardlinks = true.
   Example:
     file.has_content("/etc/motd", { "Welcome to web1", "Managed by prop" },
                      { mode = "0644", owner = "root" })
 ]]
 local has_content_schema = { mode = args.mode, owner = check_account, group = check_account,
-                             secret = args.boolean, shared = args.boolean }
+                             secret = args.boolean, shared = args.boolean,
+                             hardlinks = args.boolean }
 local has_content_extra = {
    norevert = "file.has_content has no revert action: the old content is not known",
 }
@@ -342,7 +348,7 @@ function file.has_content(path, content, opts)
    local secret = o.secret or token ~= nil
    if secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
-               secret = secret }
+               secret = secret, hardlinks = o.hardlinks }
    if token ~= nil and a.mode == nil then a.mode = SECRET_MODE end
    local claims
    if type(a.content) == "function" then
@@ -843,44 +849,57 @@ function file.symlink(link, target, opts)
    })
 end
 
---[[ file.mode(path, mode)
+--[[ file.mode(path, mode [, { hardlinks = true }])
   UnixLike, not revertable.
   Claims: file.mode path = mode, normalised to four digits ("644" -> "0644").
   Run time: chmod when the mode differs.  A missing path, or a symlink
-  (name the file it points to), is a failure.
+  (name the file it points to), is a failure.  In a tree (a chroot,
+  connect.dir), a regular file with more than one hard link is refused:
+  its other names may be outside the tree, and chmod changes them all.
+  hardlinks = true changes it all the same.  On the host itself every
+  name is on the host, and the file is changed.
   Example:
     file.mode("/etc/shadow", "0640")
 ]]
-function file.mode(path, mode)
+local hardlinks_schema = { hardlinks = args.boolean }
+
+function file.mode(path, mode, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " has mode "
       .. (type(mode) == "string" and mode or "?")
    local err, v = args.check_all(args.abs_path, path, "path", args.mode, mode, "mode")
-   if err then return core.invalid(desc, args.join("file.mode", err)) end
+   local oerr, o = args.options(opts, hardlinks_schema, "file.mode")
+   local msg = args.join("file.mode", err, oerr)
+   if msg then return core.invalid(desc, msg) end
    desc = "file " .. v[1] .. " has mode " .. v[2]
-   return core.leaf(desc, nil, impl.mode, { path = v[1], mode = v[2] },
+   return core.leaf(desc, nil, impl.mode, { path = v[1], mode = v[2], hardlinks = o.hardlinks },
                     { "file.mode", v[1], v[2] }, {
       norevert = "file.mode has no revert action: the old mode is not known",
    })
 end
 
---[[ file.owner(path, user [, group])
+--[[ file.owner(path, user [, group] [, { hardlinks = true }])
   UnixLike, not revertable.
   Claims: file.owner path = "user:group" (group may be empty: unchanged).
   Run time: chown when the owner (or group) differs, by name or number as
-  given.  A missing path, or a symlink, is a failure.
+  given.  A missing path, or a symlink, is a failure.  In a tree, a
+  regular file with more than one hard link is refused unless
+  hardlinks = true, as for file.mode.
   Example:
     file.owner("/srv/www", "www-data", "www-data")
 ]]
-function file.owner(path, user, group)
+function file.owner(path, user, group, opts)
    local desc = fmt("file %s owned by %s", type(path) == "string" and path or "?",
                     (type(user) == "string" or math.type(user) == "integer") and user or "?")
+   if type(group) == "table" and opts == nil then group, opts = nil, group end
    local err, v = args.check_all(args.abs_path, path, "path", check_account, user, "user")
    local gerr, g = nil, ""
    if group ~= nil then gerr, g = check_account(group, "group") end
-   local msg = args.join("file.owner", err, gerr)
+   local oerr, o = args.options(opts, hardlinks_schema, "file.owner")
+   local msg = args.join("file.owner", err, gerr, oerr)
    if msg then return core.invalid(desc, msg) end
    if g ~= "" then desc = desc .. ":" .. g end
-   return core.leaf(desc, nil, impl.owner, { path = v[1], owner = v[2], group = group and g },
+   return core.leaf(desc, nil, impl.owner,
+                    { path = v[1], owner = v[2], group = group and g, hardlinks = o.hardlinks },
                     { "file.owner", v[1], v[2] .. ":" .. g }, {
       norevert = "file.owner has no revert action: the old owner is not known",
    })

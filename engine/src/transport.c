@@ -197,6 +197,28 @@ prop_transport_chattr(prop_transport *t, const char *path, const prop_file_attrs
     return t->ops->chattr(t, path, attrs);
 }
 
+/* Set while prop_transport_chattr_hardlinks() runs, for the transports it goes through. */
+static _Thread_local int chattr_hardlinks;
+
+int
+prop_transport_hardlinks_allowed(void)
+{
+    return chattr_hardlinks > 0;
+}
+
+int
+prop_transport_chattr_hardlinks(prop_transport *t, const char *path, const prop_file_attrs *attrs)
+{
+    int rc;
+
+    if (!t || !path || !attrs)
+        return PROP_EINVAL;
+    chattr_hardlinks++;
+    rc = t->ops->chattr(t, path, attrs);
+    chattr_hardlinks--;
+    return rc;
+}
+
 int
 prop_transport_sync(prop_transport *t)
 {

@@ -52,6 +52,10 @@ struct prop_transport {
     const volatile sig_atomic_t *intr, *intr_sig;
 };
 
+/* 1 while prop_transport_chattr_hardlinks() runs (a chattr of a tree may change a file with
+ * several hard links), else 0. */
+int prop_transport_hardlinks_allowed(void);
+
 /* 1 when t is this machine (prop_transport_local), not a tree or a remote. */
 int prop_transport_is_this_machine(const prop_transport *t);
 

@@ -4,14 +4,24 @@
  * are refused, as a chroot would share this machine's kernel, network
  * and processes).
  *
- * Both share every operation.  The tree form first maps each path below
- * its root, resolving symbolic links the way the kernel would inside a
- * chroot: an absolute link target starts again at the root and ".."
- * stops there, so that no link in the tree leads a read or a write
- * outside it.  Before changing anything it also checks, with realpath(3),
- * that the directory it is about to change is still below the root.  A
- * tree that another process rewrites while prop works on it is not
- * defended against.
+ * Both share every operation, and both make every change through file
+ * descriptors: the directory that holds a path's last component is
+ * opened first (at_path() in transport_local_paths.c), then the file is
+ * read, written, made, removed or changed relative to that directory's
+ * descriptor, without following a link in its place.  For a tree the
+ * directory is opened inside the root: with openat2(2) and
+ * RESOLVE_IN_ROOT, or where that is missing (or PROP_NO_OPENAT2 is set
+ * in the environment) by a walk one component at a time with O_NOFOLLOW,
+ * resolving each link itself; links are followed the way the kernel
+ * would inside a chroot (an absolute target starts again at the root and
+ * ".." stops there).  A tree that someone rewrites while prop works on it
+ * (a directory swapped for a link to elsewhere between two calls) can
+ * make an operation fail, never reach outside the tree.
+ *
+ * A regular file of a tree with more than one hard link is not chmod'ed
+ * or chown'ed unless the caller says so (prop_transport_chattr_hardlinks()): its
+ * other names may be outside the tree.  On this machine every name of a
+ * file is on the machine being configured, and the rule does not apply.
  *
  * Commands are run by transport_local_run.c.
  */
@@ -94,16 +104,11 @@ write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* "<dir>/.<base>.prop-" into tmp (PATH_MAX bytes) with room for a suffix of 6. */
-static int
-temp_prefix(local_transport *lt, const char *op, const char *path, const char *dir,
-            const char *base, char *tmp)
+/* ".<base>.prop-" into tmp (NAME_MAX + 1 bytes), with room for a suffix of 6. */
+static void
+temp_prefix(const char *base, char *tmp)
 {
-    int n = snprintf(tmp, PATH_MAX, "%s/.%.200s.prop-", strcmp(dir, "/") ? dir : "", base);
-
-    if (n < 0 || n + 7 >= PATH_MAX)
-        return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
-    return PROP_OK;
+    snprintf(tmp, NAME_MAX + 1 - 6, ".%.200s.prop-", base);
 }
 
 /* Six letters that make a temporary name unlikely to be taken. */
@@ -140,9 +145,10 @@ stale_forget(local_transport *lt)
     lt->nstale = 0;
 }
 
-/* Read dir's temporary-looking entries into lt->stale (on failure: none). */
+/* Read the temporary-looking entries of directory dfd (named dir) into lt->stale (on failure:
+ * none). */
 static void
-stale_scan(local_transport *lt, const char *dir)
+stale_scan(local_transport *lt, int dfd_at, const char *dir)
 {
     struct dirent *e;
     size_t cap = 0;
@@ -154,7 +160,7 @@ stale_scan(local_transport *lt, const char *dir)
         return;
     lt->stale_changes = lt->base.changes;
     do
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        dfd = openat(dfd_at, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     while (dfd < 0 && errno == EINTR);
     if (dfd < 0)
         return;
@@ -186,14 +192,14 @@ stale_scan(local_transport *lt, const char *dir)
 
 /*
  * Remove what a write (links = 0: regular files) or a symlink (links = 1:
- * symbolic links) of base in dir left behind when the process was killed:
- * entries named as temp_prefix() names them, owned by the user prop runs
- * as or by uid.  The directory is read once for all the writes in it (see
- * local_transport); each entry is checked again before it goes.  Best
- * effort: nothing here fails the operation.
+ * symbolic links) of base in directory dfd (named dir) left behind when
+ * the process was killed: entries named as temp_prefix() names them,
+ * owned by the user prop runs as or by uid.  The directory is read once
+ * for all the writes in it (see local_transport); each entry is checked
+ * again before it goes.  Best effort: nothing here fails the operation.
  */
 static void
-remove_stale(local_transport *lt, const char *dir, const char *base, int links, uid_t uid)
+remove_stale(local_transport *lt, int dfd, const char *dir, const char *base, int links, uid_t uid)
 {
     char prefix[220];
     size_t i, plen;
@@ -204,21 +210,18 @@ remove_stale(local_transport *lt, const char *dir, const char *base, int links, 
         return;
     plen = (size_t)n;
     if (!lt->stale_dir || strcmp(lt->stale_dir, dir) != 0 || lt->stale_changes != lt->base.changes)
-        stale_scan(lt, dir);
+        stale_scan(lt, dfd, dir);
     for (i = 0; i < lt->nstale; i++) {
         struct stale_entry *e = &lt->stale[i];
-        char path[PATH_MAX];
         struct stat st;
 
         if (strlen(e->name) != plen + 6 || strncmp(e->name, prefix, plen) != 0 ||
             e->link != links || (e->uid != geteuid() && e->uid != uid))
             continue;
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->name) >= (int)sizeof path)
-            continue;
         /* Still that entry? */
-        if (lstat(path, &st) == 0 && (links ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode)) &&
-            st.st_uid == e->uid)
-            (void)unlink(path);
+        if (fstatat(dfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            (links ? S_ISLNK(st.st_mode) : S_ISREG(st.st_mode)) && st.st_uid == e->uid)
+            (void)unlinkat(dfd, e->name, 0);
         free(e->name);
         *e = lt->stale[--lt->nstale];
         i--;
@@ -226,18 +229,19 @@ remove_stale(local_transport *lt, const char *dir, const char *base, int links, 
 }
 
 /*
- * A file without a name in dir, for writing (Linux's O_TMPFILE): the fd,
- * -1 when the system or the file system cannot make one (then a named
- * temporary file is used), or -2 with errno set on another failure.
+ * A file without a name in directory dfd, for writing (Linux's
+ * O_TMPFILE): the fd, -1 when the system or the file system cannot make
+ * one (then a named temporary file is used), or -2 with errno set on
+ * another failure.
  */
 static int
-open_unnamed(const char *dir)
+open_unnamed(int dfd)
 {
 #ifdef O_TMPFILE
     int fd;
 
     do
-        fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+        fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     while (fd < 0 && errno == EINTR);
     if (fd >= 0)
         return fd;
@@ -245,17 +249,18 @@ open_unnamed(const char *dir)
         return -1;
     return -2;
 #else
-    (void)dir;
+    (void)dfd;
     return -1;
 #endif
 }
 
 /*
- * Give the unnamed file fd the name tmp + a random suffix (tmp ends in
- * the prefix; the suffix is written after it).  0 or errno.
+ * Give the unnamed file fd the name tmp + a random suffix in directory
+ * dfd (tmp ends in the prefix; the suffix is written after it).  0 or
+ * errno.
  */
 static int
-link_unnamed(int fd, char *tmp)
+link_unnamed(int fd, int dfd, char *tmp)
 {
 #if defined(AT_EMPTY_PATH) && defined(O_TMPFILE)
     size_t n = strlen(tmp);
@@ -266,11 +271,11 @@ link_unnamed(int fd, char *tmp)
     for (tries = 0; tries < 100; tries++) {
         random_suffix(tmp + n);
         /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not. */
-        if (linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0)
+        if (linkat(fd, "", dfd, tmp, AT_EMPTY_PATH) == 0)
             return 0;
         e = errno;
         if (e != EEXIST) {
-            if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0)
+            if (linkat(AT_FDCWD, proc, dfd, tmp, AT_SYMLINK_FOLLOW) == 0)
                 return 0;
             e = errno;
         }
@@ -280,31 +285,74 @@ link_unnamed(int fd, char *tmp)
     return EEXIST;
 #else
     (void)fd;
+    (void)dfd;
     (void)tmp;
     return ENOSYS;
 #endif
+}
+
+/* A named temporary file tmp + a random suffix in directory dfd: the fd, or -1 and errno. */
+static int
+open_named(int dfd, char *tmp)
+{
+    size_t n = strlen(tmp);
+    int fd, tries;
+
+    for (tries = 0; tries < 100; tries++) {
+        random_suffix(tmp + n);
+        do
+            fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        while (fd < 0 && errno == EINTR);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
+}
+
+/*
+ * Open the directory holding path's last component (at_path()): 0, or
+ * the failure told as parent_msg says: 0 "no such file" (not_found), 1
+ * "the parent directory ..." (parent_error).
+ */
+static int
+open_at(local_transport *lt, const char *op, const char *path, int follow_last, int parent_msg,
+        int *dfd, char *name)
+{
+    int e = at_path(lt, path, follow_last, dfd, name);
+
+    if (e == 0)
+        return PROP_OK;
+    if (e == ENOENT || e == ENOTDIR)
+        return parent_msg ? parent_error(lt, op, path, e) : not_found(lt, op, path);
+    if (e == EAGAIN)
+        return prop_transport_fail(&lt->base, "%s %s: it changed while it was being looked up", op,
+                                   path);
+    return fail_errno(lt, op, path, e);
 }
 
 static int
 lt_read(prop_transport *t, const char *path, char **data, size_t *len)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX];
+    char name[NAME_MAX + 1];
     struct stat st;
-    int fd, rc, e;
+    int dfd, fd, rc, e;
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "read", path, 1, hp)) != PROP_OK)
+    if ((rc = tree_check(lt, "read", path)) != PROP_OK ||
+        (rc = open_at(lt, "read", path, 1, 0, &dfd, name)) != PROP_OK)
         return rc;
-    /* A tree path has its links resolved: a link here is a race. */
+    /* The final link is followed already: a link here is a race. */
     do
-        fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOCTTY | (lt->root ? O_NOFOLLOW : 0));
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
     while (fd < 0 && errno == EINTR);
+    e = errno;
+    (void)close(dfd);
     if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+        if (e == ENOENT || e == ENOTDIR)
             return not_found(lt, "read", path);
-        return fail_errno(lt, "read", path, errno);
+        return fail_errno(lt, "read", path, e);
     }
     if (fstat(fd, &st) != 0) {
         e = errno;
@@ -327,30 +375,50 @@ lt_read(prop_transport *t, const char *path, char **data, size_t *len)
     return PROP_OK;
 }
 
+/*
+ * What a change of path needs: the checks, the host path of the directory
+ * that holds it (dir, PATH_MAX bytes: the one synced afterwards) and that
+ * directory opened (*dfd) with the last component in name.
+ */
+static int
+change_at(local_transport *lt, const char *op, const char *path, int parent_msg, char *dir,
+          int *dfd, char *name)
+{
+    char hp[PATH_MAX];
+    const char *base;
+    int rc;
+
+    *dfd = -1;
+    if ((rc = tree_check(lt, op, path)) != PROP_OK ||
+        (rc = host_path(lt, op, path, 0, hp)) != PROP_OK ||
+        (rc = split_path(lt, op, path, hp, dir, &base)) != PROP_OK)
+        return rc;
+    return open_at(lt, op, path, 0, parent_msg, dfd, name);
+}
+
 static int
 lt_write(prop_transport *t, const char *path, const char *data, size_t len,
          const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
-    const char *base;
+    char dir[PATH_MAX], name[NAME_MAX + 1], tmp[NAME_MAX + 1];
     struct stat st, tst;
     uid_t uid;
     gid_t gid;
     mode_t mode = 0644;
-    int fd, rc, e, unnamed = 0;
+    int dfd, fd = -1, rc, e, unnamed = 0;
 
     forget_names(lt); /* it may be writing an account database */
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "write", path, 0, hp)) != PROP_OK ||
-        (rc = split_path(lt, "write", path, hp, dir, &base)) != PROP_OK ||
-        (rc = confine(lt, "write", path, hp)) != PROP_OK ||
-        (rc = attr_ids(lt, "write", path, a, &uid, &gid)) != PROP_OK)
+    if ((rc = attr_ids(lt, "write", path, a, &uid, &gid)) != PROP_OK ||
+        (rc = change_at(lt, "write", path, 1, dir, &dfd, name)) != PROP_OK)
         return rc;
-    if (lstat(hp, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            (void)close(dfd);
             return prop_transport_fail(t, "write %s: it is a directory", path);
+        }
         /* A link or a special file is replaced by a new file. */
         if (S_ISREG(st.st_mode)) {
             mode = st.st_mode & 07777;
@@ -359,30 +427,29 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
             if (gid == (gid_t)-1)
                 gid = st.st_gid;
         }
-    } else if (errno != ENOENT)
-        return parent_error(lt, "write", path, errno);
+    } else if (errno != ENOENT) {
+        e = errno;
+        (void)close(dfd);
+        return parent_error(lt, "write", path, e);
+    }
     if (a && a->mode != -1)
         mode = (mode_t)a->mode;
 
-    if ((rc = temp_prefix(lt, "write", path, dir, base, tmp)) != PROP_OK)
-        return rc;
-    remove_stale(lt, dir, base, 0, uid != (uid_t)-1 ? uid : geteuid());
+    temp_prefix(name, tmp);
+    remove_stale(lt, dfd, dir, name, 0, uid != (uid_t)-1 ? uid : geteuid());
     /*
      * Unnamed while it is written (nothing is left if prop is killed), and
      * linked under the temporary name only once it is complete, just before
      * the rename.  Elsewhere, a named temporary file from the start.
      */
-    fd = open_unnamed(dir);
-    if (fd == -2)
-        return parent_error(lt, "write", path, errno);
+    fd = open_unnamed(dfd);
     unnamed = fd >= 0;
-    if (!unnamed) {
-        strcat(tmp, "XXXXXX");
-        fd = mkstemp(tmp);
-        if (fd < 0)
-            return parent_error(lt, "write", path, errno);
-        if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
-            goto fail;
+    if (fd == -1)
+        fd = open_named(dfd, tmp);
+    if (fd < 0) {
+        e = errno;
+        (void)close(dfd);
+        return parent_error(lt, "write", path, e);
     }
     if ((e = write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
         goto fail;
@@ -396,8 +463,9 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
         goto fail;
     if (unnamed) {
-        if ((e = link_unnamed(fd, tmp)) != 0) {
+        if ((e = link_unnamed(fd, dfd, tmp)) != 0) {
             (void)close(fd);
+            (void)close(dfd);
             return fail_errno(lt, "write", path, e);
         }
         unnamed = 0; /* named now: removed on failure */
@@ -406,8 +474,9 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     fd = -1;
     if (rc != 0 && errno != EINTR)
         goto fail;
-    if (rename(tmp, hp) != 0)
+    if (renameat(dfd, tmp, dfd, name) != 0)
         goto fail;
+    (void)close(dfd);
     if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "write %s: written, but syncing its directory failed: %s",
                                    path, strerror(e));
@@ -418,7 +487,8 @@ fail:
     if (fd >= 0)
         (void)close(fd);
     if (!unnamed)
-        (void)unlink(tmp);
+        (void)unlinkat(dfd, tmp, 0);
+    (void)close(dfd);
     return fail_errno(lt, "write", path, e);
 }
 
@@ -426,21 +496,24 @@ static int
 lt_stat(prop_transport *t, const char *path, prop_file_stat *st)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX];
+    char name[NAME_MAX + 1];
     struct stat s;
     ssize_t r;
-    int rc;
+    int rc, dfd;
 
     memset(st, 0, sizeof *st);
     st->type = PROP_FT_NONE;
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "stat", path, 0, hp)) != PROP_OK)
+    if ((rc = tree_check(lt, "stat", path)) != PROP_OK ||
+        (rc = open_at(lt, "stat", path, 0, 0, &dfd, name)) != PROP_OK)
         return rc;
-    if (lstat(hp, &s) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+    if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) {
+        rc = errno;
+        (void)close(dfd);
+        if (rc == ENOENT || rc == ENOTDIR)
             return not_found(lt, "stat", path);
-        return fail_errno(lt, "stat", path, errno);
+        return fail_errno(lt, "stat", path, rc);
     }
     if (S_ISREG(s.st_mode))
         st->type = PROP_FT_FILE;
@@ -455,18 +528,21 @@ lt_stat(prop_transport *t, const char *path, prop_file_stat *st)
     st->gid = s.st_gid;
     st->size = (long long)s.st_size;
     if (st->type == PROP_FT_LINK) {
-        r = readlink(hp, st->target, sizeof st->target);
+        r = readlinkat(dfd, name, st->target, sizeof st->target);
         if (r < 0) {
             rc = errno;
+            (void)close(dfd);
             memset(st, 0, sizeof *st);
             return fail_errno(lt, "stat", path, rc);
         }
         if ((size_t)r >= sizeof st->target) {
+            (void)close(dfd);
             memset(st, 0, sizeof *st);
             return prop_transport_fail(t, "stat %s: link target too long", path);
         }
         st->target[r] = '\0';
     }
+    (void)close(dfd);
     id_name(lt, 0, (unsigned long)s.st_uid, st->owner, sizeof st->owner);
     id_name(lt, 1, (unsigned long)s.st_gid, st->group, sizeof st->group);
     return PROP_OK;
@@ -476,32 +552,34 @@ static int
 lt_remove(prop_transport *t, const char *path)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX], dir[PATH_MAX];
-    const char *base;
+    char dir[PATH_MAX], name[NAME_MAX + 1];
     struct stat s;
-    int rc;
+    int rc, dfd, e;
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "remove", path, 0, hp)) != PROP_OK ||
-        (rc = split_path(lt, "remove", path, hp, dir, &base)) != PROP_OK ||
-        (rc = confine(lt, "remove", path, hp)) != PROP_OK)
+    if ((rc = change_at(lt, "remove", path, 0, dir, &dfd, name)) != PROP_OK)
         return rc;
-    if (lstat(hp, &s) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+    if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) {
+        e = errno;
+        (void)close(dfd);
+        if (e == ENOENT || e == ENOTDIR)
             return not_found(lt, "remove", path);
-        return fail_errno(lt, "remove", path, errno);
+        return fail_errno(lt, "remove", path, e);
     }
-    if (S_ISDIR(s.st_mode) ? rmdir(hp) != 0 : unlink(hp) != 0) {
-        if (errno == ENOENT)
+    rc = unlinkat(dfd, name, S_ISDIR(s.st_mode) ? AT_REMOVEDIR : 0);
+    e = errno;
+    (void)close(dfd);
+    if (rc != 0) {
+        if (e == ENOENT)
             return not_found(lt, "remove", path);
-        if (errno == ENOTEMPTY || errno == EEXIST)
+        if (e == ENOTEMPTY || e == EEXIST)
             return prop_transport_fail(t, "remove %s: the directory is not empty", path);
-        return fail_errno(lt, "remove", path, errno);
+        return fail_errno(lt, "remove", path, e);
     }
-    if ((rc = dirty_add(lt, dir)) != 0)
+    if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "remove %s: removed, but syncing its directory failed: %s",
-                                   path, strerror(rc));
+                                   path, strerror(e));
     return PROP_OK;
 }
 
@@ -509,30 +587,38 @@ static int
 lt_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX], dir[PATH_MAX];
-    const char *base;
+    char dir[PATH_MAX], name[NAME_MAX + 1];
     uid_t uid;
     gid_t gid;
-    int rc, e;
+    int rc, e, dfd, fd;
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "mkdir", path, 0, hp)) != PROP_OK ||
-        (rc = split_path(lt, "mkdir", path, hp, dir, &base)) != PROP_OK ||
-        (rc = confine(lt, "mkdir", path, hp)) != PROP_OK ||
-        (rc = attr_ids(lt, "mkdir", path, a, &uid, &gid)) != PROP_OK)
+    if ((rc = attr_ids(lt, "mkdir", path, a, &uid, &gid)) != PROP_OK ||
+        (rc = change_at(lt, "mkdir", path, 1, dir, &dfd, name)) != PROP_OK)
         return rc;
-    if (mkdir(hp, 0700) != 0) {
-        if (errno == EEXIST)
-            return prop_transport_fail(t, "mkdir %s: it already exists", path);
-        return parent_error(lt, "mkdir", path, errno);
-    }
-    if (((uid != (uid_t)-1 || gid != (gid_t)-1) && lchown(hp, uid, gid) != 0) ||
-        chmod(hp, a && a->mode != -1 ? (mode_t)a->mode : 0755) != 0) {
+    if (mkdirat(dfd, name, 0700) != 0) {
         e = errno;
-        (void)rmdir(hp);
+        (void)close(dfd);
+        if (e == EEXIST)
+            return prop_transport_fail(t, "mkdir %s: it already exists", path);
+        return parent_error(lt, "mkdir", path, e);
+    }
+    /* Through the new directory itself: its name may be another's by now. */
+    do
+        fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0 || ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) != 0) ||
+        fchmod(fd, a && a->mode != -1 ? (mode_t)a->mode : 0755) != 0) {
+        e = errno;
+        if (fd >= 0)
+            (void)close(fd);
+        (void)unlinkat(dfd, name, AT_REMOVEDIR);
+        (void)close(dfd);
         return fail_errno(lt, "mkdir", path, e);
     }
+    (void)close(fd);
+    (void)close(dfd);
     if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "mkdir %s: made, but syncing its parent failed: %s", path,
                                    strerror(e));
@@ -567,44 +653,82 @@ static int
 lt_symlink(prop_transport *t, const char *target, const char *link)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
-    const char *base;
+    char dir[PATH_MAX], name[NAME_MAX + 1], tmp[NAME_MAX + 1];
     struct stat s;
     size_t n;
-    int rc, e, tries;
+    int rc, e, tries, dfd;
 
     if (lt->broken)
         return PROP_ERROR;
     if (!*target)
         return prop_transport_fail(t, "symlink %s: empty target", link);
-    if ((rc = host_path(lt, "symlink", link, 0, hp)) != PROP_OK ||
-        (rc = split_path(lt, "symlink", link, hp, dir, &base)) != PROP_OK ||
-        (rc = confine(lt, "symlink", link, hp)) != PROP_OK)
+    if ((rc = change_at(lt, "symlink", link, 1, dir, &dfd, name)) != PROP_OK)
         return rc;
-    if (lstat(hp, &s) == 0 && S_ISDIR(s.st_mode))
+    if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(s.st_mode)) {
+        (void)close(dfd);
         return prop_transport_fail(t, "symlink %s: it is a directory", link);
-    if ((rc = temp_prefix(lt, "symlink", link, dir, base, tmp)) != PROP_OK)
-        return rc;
-    remove_stale(lt, dir, base, 1, geteuid());
+    }
+    temp_prefix(name, tmp);
+    remove_stale(lt, dfd, dir, name, 1, geteuid());
     n = strlen(tmp);
     for (tries = 0;; tries++) {
         random_suffix(tmp + n);
-        if (symlink(target, tmp) == 0)
+        if (symlinkat(target, dfd, tmp) == 0)
             break;
-        if (errno != EEXIST || tries >= 100)
-            return parent_error(lt, "symlink", link, errno);
+        if (errno != EEXIST || tries >= 100) {
+            e = errno;
+            (void)close(dfd);
+            return parent_error(lt, "symlink", link, e);
+        }
     }
-    if (rename(tmp, hp) != 0) {
+    if (renameat(dfd, tmp, dfd, name) != 0) {
         e = errno;
-        (void)unlink(tmp);
+        (void)unlinkat(dfd, tmp, 0);
+        (void)close(dfd);
         if (e == EISDIR)
             return prop_transport_fail(t, "symlink %s: it is a directory", link);
         return fail_errno(lt, "symlink", link, e);
     }
+    (void)close(dfd);
     if ((e = dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "symlink %s: made, but syncing its directory failed: %s",
                                    link, strerror(e));
     return PROP_OK;
+}
+
+/*
+ * chmod the file fd (O_PATH) is open on, st its stat, named name in
+ * directory dfd: through /proc/self/fd, or where /proc is missing through
+ * the file opened again (a regular file or a directory, still that one).
+ * 0 or errno.
+ */
+static int
+fd_chmod(int fd, const struct stat *st, int dfd, const char *name, mode_t mode)
+{
+    char proc[64];
+    struct stat again;
+    int rfd, e = 0;
+
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (chmod(proc, mode) == 0)
+        return 0;
+    if (errno != ENOENT)
+        return errno;
+    if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+        return EOPNOTSUPP;
+    do
+        rfd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (rfd < 0 && errno == EINTR);
+    if (rfd < 0)
+        return errno;
+    if (fstat(rfd, &again) != 0)
+        e = errno;
+    else if (again.st_dev != st->st_dev || again.st_ino != st->st_ino)
+        e = EAGAIN;
+    else if (fchmod(rfd, mode) != 0)
+        e = errno;
+    (void)close(rfd);
+    return e;
 }
 
 /* chattr follows a final link (within the tree for a tree). */
@@ -612,32 +736,51 @@ static int
 lt_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
 {
     local_transport *lt = lt_of(t);
-    char hp[PATH_MAX];
+    char name[NAME_MAX + 1];
     struct stat s;
     uid_t uid;
     gid_t gid;
-    int rc;
+    int rc, e, dfd, fd;
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = host_path(lt, "chattr", path, 1, hp)) != PROP_OK ||
-        (rc = confine(lt, "chattr", path, hp)) != PROP_OK ||
-        (rc = attr_ids(lt, "chattr", path, a, &uid, &gid)) != PROP_OK)
+    if ((rc = tree_check(lt, "chattr", path)) != PROP_OK ||
+        (rc = attr_ids(lt, "chattr", path, a, &uid, &gid)) != PROP_OK ||
+        (rc = open_at(lt, "chattr", path, 1, 0, &dfd, name)) != PROP_OK)
         return rc;
-    /* For a tree the path holds no link any more (a dangling one is missing). */
-    if ((lt->root ? lstat(hp, &s) : stat(hp, &s)) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+    /* The final link is followed already: a link here is a dangling one, or a race. */
+    do
+        fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0 || fstat(fd, &s) != 0) {
+        e = errno;
+        if (fd >= 0)
+            (void)close(fd);
+        (void)close(dfd);
+        if (e == ENOENT || e == ENOTDIR)
             return not_found(lt, "chattr", path);
-        return fail_errno(lt, "chattr", path, errno);
+        return fail_errno(lt, "chattr", path, e);
     }
+    rc = PROP_OK;
     if (S_ISLNK(s.st_mode))
-        return not_found(lt, "chattr", path);
-    if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
-        (lt->root ? lchown(hp, uid, gid) : chown(hp, uid, gid)) != 0)
-        return fail_errno(lt, "chattr", path, errno);
-    if (a->mode != -1 && chmod(hp, (mode_t)a->mode) != 0)
-        return fail_errno(lt, "chattr", path, errno);
-    return PROP_OK;
+        rc = not_found(lt, "chattr", path);
+    else if (lt->root && S_ISREG(s.st_mode) && s.st_nlink > 1 &&
+             !prop_transport_hardlinks_allowed())
+        rc = prop_transport_fail(t,
+                                 "chattr %s: the file has %lu hard links, and its other names may "
+                                 "be outside the tree: its mode and owner are left alone (say "
+                                 "hardlinks = true to change them all the same)",
+                                 path, (unsigned long)s.st_nlink);
+    else if ((uid != (uid_t)-1 || gid != (gid_t)-1) &&
+             fchownat(fd, "", uid, gid, AT_EMPTY_PATH) != 0)
+        rc = fail_errno(lt, "chattr", path, errno);
+    else if (a->mode != -1 && (e = fd_chmod(fd, &s, dfd, name, (mode_t)a->mode)) != 0)
+        rc = e == EAGAIN
+                 ? prop_transport_fail(t, "chattr %s: it changed while it was changed", path)
+                 : fail_errno(lt, "chattr", path, e);
+    (void)close(fd);
+    (void)close(dfd);
+    return rc;
 }
 
 /* ---- the run lock ---- */
@@ -777,6 +920,8 @@ lt_close(prop_transport *t)
         (void)close(lt->lock_fd);
     }
     stale_forget(lt);
+    if (lt->root_fd >= 0)
+        (void)close(lt->root_fd);
     free(lt->lock_path);
     free(lt->root);
     free(lt);
@@ -805,6 +950,7 @@ lt_new(void)
         return NULL;
     lt->base.ops = &local_ops;
     lt->lock_fd = -1;
+    lt->root_fd = -1;
     return lt;
 }
 
@@ -867,5 +1013,18 @@ prop_transport_dir(prop_transport **out, const char *root)
     }
     lt->plen = strcmp(real, "/") == 0 ? 0 : strlen(real);
     memcpy(lt->base.name + 4, real, strlen(real) + 1); /* fits: checked above */
+    do
+        lt->root_fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    while (lt->root_fd < 0 && errno == EINTR);
+    if (lt->root_fd < 0) {
+        lt->broken = 1;
+        return prop_transport_fail(&lt->base, "%s: cannot use it as a root: %s", lt->base.name,
+                                   strerror(errno));
+    }
+    {
+        const char *no = getenv("PROP_NO_OPENAT2");
+
+        lt->no_openat2 = no && *no && strcmp(no, "0") != 0;
+    }
     return PROP_OK;
 }

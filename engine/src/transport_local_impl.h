@@ -24,7 +24,8 @@
 #define tree_path prop_local_tree_path
 #define host_path prop_local_host_path
 #define split_path prop_local_split_path
-#define confine prop_local_confine
+#define tree_check prop_local_tree_check
+#define at_path prop_local_at_path
 #define parent_error prop_local_parent_error
 #define read_fd prop_local_read_fd
 #define id_name prop_local_id_name
@@ -38,6 +39,8 @@
 typedef struct local_transport {
     prop_transport base;
     char *root;      /* tree: the realpath of the root; NULL for this machine */
+    int root_fd;     /* tree: the root, O_PATH (every path is opened from it); else -1 */
+    int no_openat2;  /* resolve by walking (openat2(2) missing, or PROP_NO_OPENAT2 set) */
     size_t plen;     /* bytes of root put before a path: 0 when root is "/" */
     int broken;      /* the tree could not be opened: every call fails */
     int lock_fd;     /* -1 until the run lock is taken */
@@ -109,9 +112,22 @@ int host_path(local_transport *lt, const char *op, const char *path, int follow_
  * component, refusing the root itself and names that are no file name. */
 int split_path(local_transport *lt, const char *op, const char *path, const char *hp, char *dir,
                const char **base);
-/* For a tree: the directory that holds host path hp must be below the
- * root once every link in it is resolved. */
-int confine(local_transport *lt, const char *op, const char *path, const char *hp);
+/* A path given to the transport is one it can take: 0, or PROP_ERROR with the reason set. */
+int tree_check(local_transport *lt, const char *op, const char *path);
+/*
+ * Open the directory that holds path's last component as *dirfd (O_PATH,
+ * the caller closes it) and copy that component to name (NAME_MAX + 1
+ * bytes), for the *at() calls.  For a tree every component is resolved
+ * inside the root however the tree changes meanwhile (openat2(2) with
+ * RESOLVE_IN_ROOT, or a walk by descriptor that follows no link it has
+ * not read itself), so nothing opened from *dirfd is outside the tree.
+ * When follow_last, a final symbolic link is followed (the same way):
+ * name is then no link, unless it was swapped for one since, which the
+ * caller's O_NOFOLLOW / AT_SYMLINK_NOFOLLOW refuses.  A path that names
+ * a directory as "/", "." or ".." gives that directory and name ".".
+ * 0 or errno.
+ */
+int at_path(local_transport *lt, const char *path, int follow_last, int *dirfd, char *name);
 /* The message for a failure on the parent directory of path. */
 int parent_error(local_transport *lt, const char *op, const char *path, int err);
 

@@ -45,20 +45,25 @@ static int
 tree_db(local_transport *lt, int group, const char *name, unsigned long *id, char *name_out,
         size_t name_size)
 {
-    char hp[PATH_MAX], *data = NULL, *line, *next;
+    char last[NAME_MAX + 1], *data = NULL, *line, *next;
     const char *file = group ? "/etc/group" : "/etc/passwd";
     size_t len;
-    int fd, e, found = 0;
+    int dfd, fd, e, found = 0;
 
-    if (tree_path(lt, "read", file, 1, hp) != PROP_OK)
-        return PROP_ERROR;
-    do
-        fd = open(hp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ENOTDIR)
+    if ((e = at_path(lt, file, 1, &dfd, last)) != 0) {
+        if (e == ENOENT || e == ENOTDIR)
             return 0;
-        return fail_errno(lt, "read", file, errno);
+        return fail_errno(lt, "read", file, e);
+    }
+    do
+        fd = openat(dfd, last, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    while (fd < 0 && errno == EINTR);
+    e = errno;
+    (void)close(dfd);
+    if (fd < 0) {
+        if (e == ENOENT || e == ENOTDIR)
+            return 0;
+        return fail_errno(lt, "read", file, e);
     }
     e = read_fd(fd, &data, &len);
     if (close(fd) != 0 && !e)
@@ -168,7 +173,13 @@ db_lookup(local_transport *lt, int group, const char *name, unsigned long *id, c
     return local_db(lt, group, name, id, name_out, name_size);
 }
 
-/* Empty the name cache when the database file changed since it was filled. */
+/*
+ * Empty the name cache when the database file changed since it was
+ * filled.  Looked at by path, below the root for a tree: a stat that
+ * reads nothing and changes nothing, done for every name asked (a path
+ * raced to elsewhere only empties the cache once more); the database
+ * itself is read through at_path() (tree_db).
+ */
 static void
 check_db_file(local_transport *lt, int group)
 {

@@ -547,6 +547,7 @@ file = {}
 ---@class prop.ContentOptions: prop.FileOptions
 ---@field secret? boolean keep the content out of every output
 ---@field shared? boolean secret content readable by group or others on purpose (no W108)
+---@field hardlinks? boolean in a tree, set mode/owner on a file with several hard links too
 
 ---UnixLike.  The file has exactly this content.  Claims path = content.
 ---content may be a function of the host's facts, called at run time
@@ -608,18 +609,23 @@ function file.absent(path) end
 ---@return prop.Property
 function file.symlink(link, target) end
 
----UnixLike.  The file's mode.
+---UnixLike.  The file's mode.  In a tree (chroot, connect.dir) a regular
+---file with more than one hard link is refused unless `hardlinks = true`.
 ---@param path string absolute
 ---@param mode prop.Mode
+---@param opts? { hardlinks?: boolean }
 ---@return prop.Property
-function file.mode(path, mode) end
+function file.mode(path, mode, opts) end
 
----UnixLike.  The file's owner (and group, when given).
+---UnixLike.  The file's owner (and group, when given).  In a tree a
+---regular file with more than one hard link is refused unless
+---`hardlinks = true`.
 ---@param path string absolute
 ---@param user prop.Account
----@param group? prop.Account
+---@param group? prop.Account|{ hardlinks?: boolean }
+---@param opts? { hardlinks?: boolean }
 ---@return prop.Property
-function file.owner(path, user, group) end
+function file.owner(path, user, group, opts) end
 
 apt = {}
 

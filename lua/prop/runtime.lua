@@ -205,6 +205,7 @@ function R.ensure_content(sys, what, path, content, o)
    end
    local fix = R.attrs_to_fix(st, o)
    if fix then
+      fix.hardlinks = o.hardlinks
       sys:chattr(path, fix)
       return true
    end

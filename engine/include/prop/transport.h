@@ -87,6 +87,14 @@ PROP_API int prop_transport_local(prop_transport **out);
  * Paths must be absolute and hold no ".." component.  Symbolic links in
  * the tree are followed as inside a chroot (an absolute target starts at
  * root, ".." stops there), so no operation reaches outside the tree.
+ * Every file is reached through the descriptor of its directory, opened
+ * inside the root (openat2(2) with RESOLVE_IN_ROOT; where that is missing,
+ * or PROP_NO_OPENAT2=1 is in the environment, a walk one component at a
+ * time that follows no link it has not resolved itself): a tree changed
+ * by someone else meanwhile (a directory swapped for a link) can make an
+ * operation fail, never lead it outside.  prop_transport_chattr() refuses
+ * a regular file with more than one hard link (its other names may be
+ * outside the tree); prop_transport_chattr_hardlinks() changes it.
  * User and group names come from the tree's /etc/passwd and /etc/group.
  * The name is "dir:" and the root's realpath.  When root cannot be used,
  * *out is still set, as for SSH: the return is PROP_ERROR, the reason in
@@ -304,6 +312,14 @@ PROP_API int prop_transport_symlink(prop_transport *t, const char *target, const
  */
 PROP_API int prop_transport_chattr(prop_transport *t, const char *path,
                                    const prop_file_attrs *attrs);
+/*
+ * As prop_transport_chattr(), and in a directory tree (prop_transport_dir(),
+ * a chroot container's files) a regular file with more than one hard link
+ * is changed too: every name it has, inside the tree or not.  Elsewhere the
+ * same as prop_transport_chattr().
+ */
+PROP_API int prop_transport_chattr_hardlinks(prop_transport *t, const char *path,
+                                             const prop_file_attrs *attrs);
 /*
  * Make what was done through t last a crash.  A write, a symlink, a mkdir
  * or a remove is whole when it returns (the file's data is on disk before
