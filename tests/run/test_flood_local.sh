@@ -51,6 +51,14 @@ echo "---- --max-output"
 timed_run "$TMP/small.out" run "$TMP/flood.lua" --max-output 2M
 bounded small 2
 
+echo "---- --max-output that is not a size"
+for bad in 0 abc 1T 17G 1023B; do
+  run_prop "$TMP/bad.out" run "$TMP/flood.lua" --max-output "$bad"
+  same "--max-output $bad: a usage error" "$rc" 64
+  check "--max-output $bad: says what it wants" grep -q -- "--max-output wants a size" "$OUT"
+done
+check "nothing ran" test ! -e "$S/flood.pid"
+
 echo "---- a command that hangs: --timeout"
 timed_run "$TMP/hang.out" run "$TMP/hang.lua" --timeout 2
 same "hang: exit 1" "$rc" 1
