@@ -42,7 +42,7 @@ echo "---- a command inside that never stops writing (the tree is made first)"
 timed_run "$TMP/flood.out" run "$TMP/flood.lua"
 same "flood: exit 1 (a property failed)" "$rc" 1
 check "flood: the property fails" grep -q "talks .*failed" "$OUT"
-check "flood: the reason" grep -q "run yes: output over 64 MiB" "$OUT"
+check "flood: the reason" grep -q "run sh: output over 64 MiB" "$OUT"
 check "flood: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt $((4 * 64 + 200))
 check "flood: the next property ran" test -e "$T/c/after"
 check "flood: no process is left in the tree" no_process_in "$T/c"
@@ -52,14 +52,14 @@ rm -f "$T/c/after"
 echo "---- --max-output"
 timed_run "$TMP/small.out" run "$TMP/flood.lua" --max-output 1M
 same "small: exit 1" "$rc" 1
-check "small: the reason" grep -q "run yes: output over 1 MiB" "$OUT"
+check "small: the reason" grep -q "run sh: output over 1 MiB" "$OUT"
 check "small: no process is left in the tree" no_process_in "$T/c"
 rm -f "$T/c/after"
 
 echo "---- a command inside that hangs: --timeout"
 timed_run "$TMP/hang.out" run "$TMP/hang.lua" --timeout 3
 same "hang: exit 1" "$rc" 1
-check "hang: timed out" grep -q "run sleep: timed out after 3 s" "$OUT"
+check "hang: timed out" grep -q "run sh: timed out after 3 s" "$OUT"
 check "hang: the next property ran" test -e "$T/c/after"
 check "hang: no process is left in the tree" no_process_in "$T/c"
 nocrash hang
