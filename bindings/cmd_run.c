@@ -30,6 +30,7 @@
 #include "run.h"
 
 #define DEFAULT_JOBS 8
+#define DEFAULT_TIMEOUT 300 /* seconds, for one operation on a target (--timeout) */
 
 static int
 int_arg(const char *opt, const char *v, int lo, int hi, int *out)
@@ -85,6 +86,54 @@ serial_arg(const char *v, int *out)
     return 0;
 }
 
+/*
+ * --max-output SIZE: a number of MiB, or a number and a unit, K, M or G
+ * (KiB, MiB, GiB; "iB" may follow), from 1 KiB to 16 GiB.
+ */
+static int
+size_arg(const char *v, size_t *out)
+{
+    char *end;
+    unsigned long long n, unit = 1ULL << 20;
+
+    errno = 0;
+    n = v && *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+    if (v && n && !errno) {
+        switch (*end) {
+        case 'k':
+        case 'K':
+            unit = 1ULL << 10;
+            break;
+        case 'm':
+        case 'M':
+            break;
+        case 'g':
+        case 'G':
+            unit = 1ULL << 30;
+            break;
+        default:
+            unit = 0; /* no unit: MiB */
+            break;
+        }
+        if (unit) {
+            end++;
+            if (*end == 'i' && end[1] == 'B')
+                end += 2;
+            else if (*end == 'B')
+                end++;
+        } else {
+            unit = 1ULL << 20;
+        }
+        if (*end == '\0' && n <= (16ULL << 30) / unit && n * unit >= 1024 &&
+            n * unit <= (size_t)-1) {
+            *out = (size_t)(n * unit);
+            return 0;
+        }
+    }
+    return cli_usage_error(&cmd_run, "--max-output wants a size: N MiB, or N and a unit K, M or G "
+                                     "(1K to 16G)");
+}
+
 static int
 run_run(int argc, char **argv)
 {
@@ -104,6 +153,8 @@ run_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
     o.jobs = DEFAULT_JOBS;
+    o.op_timeout = DEFAULT_TIMEOUT;
+    o.max_output = PROP_DEFAULT_MAX_OUTPUT;
     names = calloc((size_t)argc, sizeof *names);
     if (names == NULL)
         return EXIT_FAILED;
@@ -141,6 +192,9 @@ run_run(int argc, char **argv)
                 goto usage;
         } else if (cli_opt_value("--timeout", argc, argv, &i, &v)) {
             if (int_arg("--timeout", v, 1, 86400, &o.op_timeout))
+                goto usage;
+        } else if (cli_opt_value("--max-output", argc, argv, &i, &v)) {
+            if (size_arg(v, &o.max_output))
                 goto usage;
         } else if (cli_opt_value("--serial", argc, argv, &i, &v)) {
             if (serial_arg(v, &o.serial))
@@ -247,6 +301,7 @@ const cli_command cmd_run = {
     "run", run_run, "make hosts the way the site says (every host when none is named)",
     "prop run SITE [HOST...] [--dry-run] [--twice] [--diff] [--json] [-j N]\n"
     "                [--accept-new-host-keys] [--no-pipeline] [--connect-timeout S] [--timeout S]\n"
+    "                [--max-output SIZE]\n"
     "                [--serial N|N%] [--max-fail K] [--tags T,...] [--skip-tags T,...]\n"
     "                [--report FILE.json]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

@@ -35,7 +35,8 @@ typedef struct run_opts {
     int accept_new;
     int no_pipeline; /* --no-pipeline: every SSH write waits for its answer */
     int connect_timeout, op_timeout;
-    int serial; /* hosts per batch (0: one batch); negative: a percentage */
+    size_t max_output; /* --max-output: bytes (0: the transports' default) */
+    int serial;        /* hosts per batch (0: one batch); negative: a percentage */
     /* --tags: run only properties with one of these (none: all);
      * --skip-tags: leave out those with one of these.  Words of argv. */
     const char *tags[MAX_TAGS], *skip_tags[MAX_TAGS];

@@ -250,8 +250,15 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
     }
     if (!pt)
         t = ts.v[ts.n - 1];
-    /* A signal stops the command running (transport.h). */
+    /* A signal stops the command running, and what the target sends and
+     * how long it takes are bounded (transport.h), on every transport a
+     * command goes through: a container's run through its parents'. */
+    for (i = 0; i < ts.n; i++) {
+        prop_transport_set_interrupt(ts.v[i], ctx->interrupt, &o->run->stop_signal);
+        prop_transport_set_limits(ts.v[i], o->max_output, o->op_timeout);
+    }
     prop_transport_set_interrupt(t, ctx->interrupt, &o->run->stop_signal);
+    prop_transport_set_limits(t, o->max_output, o->op_timeout);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));
         oc->unreachable = 1;

@@ -72,6 +72,33 @@ prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *fla
     }
 }
 
+void
+prop_transport_set_limits(prop_transport *t, size_t max_output, int timeout_s)
+{
+    if (t) {
+        t->max_output = max_output;
+        t->timeout_s = timeout_s > 0 ? timeout_s : 0;
+    }
+}
+
+size_t
+prop_transport_max_output(const prop_transport *t)
+{
+    return t && t->max_output ? t->max_output : PROP_DEFAULT_MAX_OUTPUT;
+}
+
+const char *
+prop_transport_size_text(size_t n, char buf[32])
+{
+    if (n >= ((size_t)1 << 20) && n % ((size_t)1 << 20) == 0)
+        snprintf(buf, 32, "%zu MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, 32, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, 32, "%zu bytes", n);
+    return buf;
+}
+
 int
 prop_transport_stops(const prop_transport *t)
 {

@@ -122,13 +122,23 @@ ctr_exec(ctr_tr *c, const char *script, const char *const *args, const char *in,
         return rc;
     rc = query ? prop_transport_query(c->parent, argv, in, inlen, r)
                : prop_transport_run(c->parent, argv, in, inlen, r);
+    if (rc != PROP_OK) {
+        /* The parent's "run unshare: " (or docker, sh) said of the command
+         * that enters is this operation's: output over the limit, timed
+         * out, interrupted. */
+        const char *pe = prop_transport_error(c->parent);
+        size_t n = strlen(argv[0]);
+
+        if (strncmp(pe, "run ", 4) == 0 && strncmp(pe + 4, argv[0], n) == 0 &&
+            strncmp(pe + 4 + n, ": ", 2) == 0)
+            pe += 6 + n;
+        rc = prop_transport_fail(&c->base, "%s: %s", what, pe);
+        prop_cmd_result_clear(r);
+    }
     free(argv);
     free(text);
-    if (rc != PROP_OK) {
-        rc = prop_transport_fail(&c->base, "%s: %s", what, prop_transport_error(c->parent));
-        prop_cmd_result_clear(r);
+    if (rc != PROP_OK)
         return rc;
-    }
     if (r->out_len < MARK_LEN || memcmp(r->out, MARK, MARK_LEN) != 0) {
         /* The shell did not start inside: what the parent's command said. */
         char said[sizeof c->base.err];

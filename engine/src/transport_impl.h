@@ -50,6 +50,9 @@ struct prop_transport {
     unsigned long changes;
     /* See prop_transport_set_interrupt(); NULL when not set. */
     const volatile sig_atomic_t *intr, *intr_sig;
+    /* See prop_transport_set_limits(); 0: the defaults. */
+    size_t max_output;
+    int timeout_s;
 };
 
 /* 1 while prop_transport_chattr_hardlinks() runs (a chattr of a tree may change a file with
@@ -63,6 +66,10 @@ int prop_transport_is_this_machine(const prop_transport *t);
 int prop_transport_stops(const prop_transport *t);
 /* The signal to pass on to an interrupted command. */
 int prop_transport_stop_signal(const prop_transport *t);
+/* The most a command's output or an answer may hold (set_limits). */
+size_t prop_transport_max_output(const prop_transport *t);
+/* n bytes as a failure says it: "64 MiB", "512 KiB", "100 bytes"; buf returned. */
+const char *prop_transport_size_text(size_t n, char buf[32]);
 
 /*
  * Run argv (stdin from stdin_data) as a deferred operation of the current

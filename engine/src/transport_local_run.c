@@ -277,19 +277,34 @@ interrupt_child(local_transport *lt, pid_t pid, int *sent, long long *sent_at)
     return 0;
 }
 
+/* The command went past a limit (set_limits): its group is killed, its
+ * pipes closed, and the run fails with why. */
+static int
+cut_off(local_transport *lt, pid_t pid, int *in, int *out, int *err, const char *prog,
+        const char *why)
+{
+    signal_group(pid, SIGKILL);
+    close_fd(in);
+    close_fd(out);
+    close_fd(err);
+    return prop_transport_fail(&lt->base, "run %s: %s", prog, why);
+}
+
 /*
  * Feed stdin and collect stdout and stderr until both are closed.  With
- * an interruption flag, polls at least every 100 ms; *stopped tells that
- * the command was signalled.
+ * an interruption flag or a time limit, polls at least every 100 ms;
+ * *stopped tells that the command was signalled.  Output past the limit
+ * of set_limits, or a command running past its time, kills the command
+ * and fails.
  */
 static int
-pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int *out, int *err,
-     prop_buf *ob, prop_buf *eb, int *epipe, int *stopped)
+pump(local_transport *lt, pid_t pid, const char *prog, int *in, const char *data, size_t len,
+     int *out, int *err, prop_buf *ob, prop_buf *eb, int *epipe, int *stopped)
 {
-    char buf[65536];
+    char buf[65536], why[96], size[32];
     struct pollfd pf[3];
-    size_t off = 0;
-    long long sent_at = 0;
+    size_t off = 0, max = prop_transport_max_output(&lt->base);
+    long long sent_at = 0, start = mono_ms(), limit = (long long)lt->base.timeout_s * 1000;
     int n, i, rc = PROP_OK, oom = 0;
 
     *epipe = 0;
@@ -299,6 +314,11 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
     while (*in >= 0 || *out >= 0 || *err >= 0) {
         int *fds[3] = {in, out, err};
 
+        if (limit > 0 && !*stopped && mono_ms() - start >= limit) {
+            snprintf(why, sizeof why, "timed out after %d s (--timeout)", lt->base.timeout_s);
+            rc = cut_off(lt, pid, in, out, err, prog, why);
+            break;
+        }
         if (interrupt_child(lt, pid, stopped, &sent_at)) {
             close_fd(in);
             close_fd(out);
@@ -326,7 +346,7 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             pf[i].events = i == 0 ? POLLOUT : POLLIN;
             pf[i].revents = 0;
         }
-        n = poll(pf, 3, lt->base.intr ? 100 : -1);
+        n = poll(pf, 3, lt->base.intr || limit > 0 ? 100 : -1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -362,6 +382,12 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             if (*fd < 0 || !pf[i].revents)
                 continue;
             r = read(*fd, buf, sizeof buf);
+            if (r > 0 && ob->len + eb->len + (size_t)r > max) {
+                snprintf(why, sizeof why, "output over %s (--max-output)",
+                         prop_transport_size_text(max, size));
+                rc = cut_off(lt, pid, in, out, err, prog, why);
+                break;
+            }
             if (r > 0) {
                 if (!oom && prop_buf_add(i == 1 ? ob : eb, buf, (size_t)r) != 0) {
                     oom = 1;
@@ -370,6 +396,8 @@ pump(local_transport *lt, pid_t pid, int *in, const char *data, size_t len, int 
             } else if (r == 0 || (errno != EINTR && errno != EAGAIN))
                 close_fd(fd);
         }
+        if (rc != PROP_OK)
+            break;
     }
     if (oom && rc == PROP_OK) {
         prop_transport_fail(&lt->base, "run: out of memory for the output of the command");
@@ -475,8 +503,8 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
     if (pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask) == 0) {
         if (sigpending(&pending) == 0)
             was_pending = sigismember(&pending, SIGPIPE) == 1;
-        rc = pump(lt, pid, &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb, &epipe,
-                  &stopped);
+        rc = pump(lt, pid, argv[0], &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb,
+                  &epipe, &stopped);
         if (epipe && !was_pending) {
             struct timespec zero = {0, 0};
             while (sigtimedwait(&pipeset, NULL, &zero) < 0 && errno == EINTR)

@@ -51,6 +51,9 @@
 #define buf_quote prop_ssh_buf_quote
 #define build_command prop_ssh_build_command
 #define drop_pid_line prop_ssh_drop_pid_line
+#define over_cut prop_ssh_over_cut
+#define cmd_pid prop_ssh_cmd_pid
+#define over_text prop_ssh_over_text
 #define exec_argv prop_ssh_exec_argv
 #define run_script prop_ssh_run_script
 #define pf_clear prop_ssh_pf_clear
@@ -97,6 +100,11 @@ typedef struct chan {
     int cb_set;
     prop_buf out, err;
     int eof, closed, have_status, status, oom;
+    /* The most out and err may hold together (prop_transport_max_output);
+     * over: more came, and was dropped. */
+    size_t max;
+    int over;
+    size_t until_scan; /* how far chan_pump looked for `until` in out */
 } chan;
 
 typedef struct ssh_tr {
@@ -116,6 +124,7 @@ typedef struct ssh_tr {
     /* The remote shell (see transport_ssh_shell.c). */
     chan sh;
     int sh_up;
+    int sh_cmd;                /* the line the shell runs is a command of the caller's */
     int sh_fresh;              /* up, its functions not sent yet (sh_open_beside) */
     char mark[40];             /* "prop-" and 32 random hex digits */
     char pidmark[48];          /* mark and "-pid": the run wrapper's first line */
@@ -232,6 +241,14 @@ int buf_quote(prop_buf *b, const char *w);
 char *build_command(const ssh_tr *s, const char *const *argv);
 /* Take the run wrapper's line out of a command's output. */
 void drop_pid_line(const ssh_tr *s, prop_cmd_result *r);
+/* The pid the run wrapper printed in out, or 0. */
+long cmd_pid(const ssh_tr *s, const prop_buf *out);
+/* A command's output grew past the limit (its channel already closed):
+ * its group goes (pid: cmd_pid's, 0 when unknown), and the failure of
+ * what is returned. */
+int over_cut(ssh_tr *s, long pid, const char *what);
+/* "output over 64 MiB (--max-output)" into buf, which is returned. */
+const char *over_text(const ssh_tr *s, char buf[96]);
 /* Run argv on the target on a channel of its own; 0 when it ran (r
  * filled), else the failure.  command: a command of the caller's, stopped
  * when the run is interrupted. */

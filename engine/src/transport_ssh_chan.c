@@ -21,6 +21,11 @@ on_data(ssh_session session, ssh_channel channel, void *data, uint32_t len, int 
 
     (void)session;
     (void)channel;
+    /* Past the limit, the rest is dropped: the caller gives up. */
+    if (c->over || c->out.len + c->err.len + len > c->max) {
+        c->over = 1;
+        return (int)len;
+    }
     if (prop_buf_add(is_stderr ? &c->err : &c->out, data, len) < 0)
         c->oom = 1;
     return (int)len;
@@ -108,6 +113,7 @@ static int
 chan_make(ssh_tr *s, chan *c, const char *what)
 {
     memset(c, 0, sizeof *c);
+    c->max = prop_transport_max_output(&s->base);
     if (s->dead)
         return fail_lost(s, what);
     if (session_lost(s)) {
@@ -376,7 +382,7 @@ stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
     now = now_ms();
     if (!st->seen_at)
         st->seen_at = now;
-    pid = st->pid = wrapper_pid(s, out, NULL, NULL);
+    pid = st->pid > 0 ? st->pid : (st->pid = wrapper_pid(s, out, NULL, NULL));
     if (pid > 0 && !st->sent) {
         remote_kill(s, prop_transport_stop_signal(&s->base), pid, 0);
         st->sent = 1;
@@ -390,6 +396,32 @@ stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
     if (st->killed && now_ms() - st->killed_at >= (stops >= 2 ? 2000 : STOPPED_WAIT_MS))
         return -1;
     return 0;
+}
+
+long
+cmd_pid(const ssh_tr *s, const prop_buf *out)
+{
+    return wrapper_pid(s, out, NULL, NULL);
+}
+
+const char *
+over_text(const ssh_tr *s, char buf[96])
+{
+    char size[32];
+
+    snprintf(buf, 96, "output over %s (--max-output)",
+             prop_transport_size_text(prop_transport_max_output(&s->base), size));
+    return buf;
+}
+
+int
+over_cut(ssh_tr *s, long pid, const char *what)
+{
+    char why[96];
+
+    if (pid > 0 && !s->dead)
+        remote_kill(s, SIGKILL, pid, 0);
+    return prop_transport_fail(&s->base, "%s: %s", what, over_text(s, why));
 }
 
 /*
@@ -419,10 +451,20 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
     int eof_sent = !send_eof, rc;
 
     for (;;) {
+        char why[96];
+
         if (c->oom)
             return prop_transport_fail(&s->base, "%s: out of memory", what);
-        if (until && c->out.p && strstr(c->out.p, until))
-            return 0;
+        if (c->over)
+            return prop_transport_fail(&s->base, "%s: %s", what, over_text(s, why));
+        if (until && c->out.p) {
+            /* From where the last look ended, less what may be a part of it. */
+            size_t ulen = strlen(until), from = c->until_scan > ulen ? c->until_scan - ulen : 0;
+
+            if (from < c->out.len && strstr(c->out.p + from, until))
+                return 0;
+            c->until_scan = c->out.len;
+        }
         if (c->closed || (c->eof && c->have_status))
             return 0;
         if (s->dead)
@@ -555,6 +597,13 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     free(cmd);
     if (rc == 0)
         rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what, &st);
+    if (rc != 0 && c.over) {
+        /* Its channel closed first: what it still sends is not read. */
+        long pid = command ? cmd_pid(s, &c.out) : 0;
+
+        chan_free(s, &c);
+        return over_cut(s, pid, what);
+    }
     stop_rest(s, &st);
     if (rc == 0 && st.sent)
         rc = prop_transport_fail(&s->base,

@@ -204,6 +204,31 @@ sh_down(ssh_tr *s)
 }
 
 /*
+ * What came from the shell grew past the limit (prop_transport_set_limits):
+ * its answers can no longer be told apart.  While a command of the
+ * caller's runs, that command's output did: the shell is dropped (the next
+ * operation starts another) and the command killed.  Else the target's
+ * answer to an operation of prop's did: the connection is closed.
+ */
+static int
+sh_over(ssh_tr *s, const char *what)
+{
+    char why[96], dead[160];
+    long pid;
+
+    if (s->sh_cmd) {
+        pid = cmd_pid(s, &s->sh.out);
+        sh_down(s);
+        return over_cut(s, pid, what);
+    }
+    snprintf(dead, sizeof dead, "an answer of the target was %s", over_text(s, why));
+    sh_down(s);
+    mark_dead(s, dead);
+    return prop_transport_fail(&s->base, "%s: %s; the connection to %s@%s is closed", what,
+                               over_text(s, why), s->user, s->hostport);
+}
+
+/*
  * Send in[0..len) to the shell and, when answer, wait for the next answer.
  * command: the line runs a command of the caller's through the run wrapper,
  * which is stopped when the run is interrupted (other lines are only
@@ -223,11 +248,14 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
     memset(&st, 0, sizeof st);
     st.command = command;
     r->code = -1;
+    c->max = prop_transport_max_output(&s->base);
     for (;;) {
         if (c->oom) {
             sh_down(s);
             return prop_transport_fail(&s->base, "%s: out of memory", what);
         }
+        if (c->over)
+            return sh_over(s, what);
         if (off == len && !answer)
             return 0;
         if (off == len && sh_answer(s, r)) {
@@ -671,6 +699,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         prop_buf_free(&b);
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
+    s->sh_cmd = command;
     if (s->npend) {
         /* Sent first, then the answers owed before its own: one round
          * trip for all. */
@@ -686,6 +715,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         rc = sh_exchange(s, b.p, b.len, r, what, command);
         prop_buf_free(&b);
     }
+    s->sh_cmd = 0;
     if (rc == 0 && s->defer && r->code == SH_SKIPPED && (f = batch_failed(s, s->batch)) != NULL) {
         prop_cmd_result_clear(r);
         r->code = -1;

@@ -260,3 +260,54 @@ gpg_test_key() {
   FPR="$(gpg --list-keys --with-colons | awk -F: '/^fpr/ { print $10; exit }')"
   gpg --batch --quiet --passphrase '' --quick-add-key "$FPR" cv25519 encr 2>/dev/null
 }
+
+# Flooding targets (test_flood_local, test_flood_ssh, test_flood_chroot).
+# timed_run OUT ARGS... : prop ARGS as run_prop does, under /usr/bin/time
+# -v; sets rc and RSS_MB, the most memory prop held (its maximum resident
+# set, in MB).  Skips the test (exit 77) without GNU time.
+timed_run() {
+  local out="$1"
+  shift
+  [[ -x /usr/bin/time ]] || { echo "SKIP: no /usr/bin/time"; exit 77; }
+  OUT="$out"
+  rc=0
+  (
+    # A prop that keeps all it is sent fails here rather than take the
+    # machine's memory (not under ASan, whose shadow memory is virtual).
+    grep -qa __asan_init "$PROP" || ulimit -v $((4 << 20))
+    exec timeout "${PROP_RUN_TIMEOUT:-300}" /usr/bin/time -v -o "$out.time" "$PROP" "$@"
+  ) >"$out" 2>&1 || rc=$?
+  RSS_MB="$(awk -F: '/Maximum resident set size/ { print int($2 / 1024) }' "$out.time")"
+  [[ -n "$RSS_MB" ]] || RSS_MB=999999
+}
+
+# term_when MARKER OUT ARGS... : prop ARGS in the background; once MARKER
+# exists, SIGTERM to prop.  Sets rc, OUT and STOP_S, the seconds from the
+# signal to prop's exit (rounded up); prop is killed (rc 137) if it has not
+# ended 60 seconds after the signal, or if MARKER never comes.
+term_when() {
+  local marker="$1" pid t0 i
+  OUT="$2"
+  shift 2
+  rm -f "$marker"
+  (
+    grep -qa __asan_init "$PROP" || ulimit -v $((4 << 20))
+    exec "$PROP" "$@"
+  ) >"$OUT" 2>&1 &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do
+    [[ -e "$marker" ]] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  t0="$(date +%s%N)"
+  kill -TERM "$pid" 2>/dev/null
+  for ((i = 0; i < 600; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null
+  rc=0
+  wait "$pid" || rc=$?
+  STOP_S=$((($(date +%s%N) - t0 + 999999999) / 1000000000))
+}

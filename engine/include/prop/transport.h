@@ -224,6 +224,30 @@ PROP_API void prop_transport_close(prop_transport *t); /* accepts NULL */
 #define PROP_INTERRUPT_GRACE_MS 5000
 PROP_API void prop_transport_set_interrupt(prop_transport *t, const volatile sig_atomic_t *flag,
                                            const volatile sig_atomic_t *signo);
+/*
+ * Limits on what a target may make prop wait for and keep (prop run's
+ * --max-output and --timeout), so that a broken or hostile target (a
+ * command, a container's shell, a login shell that never stops talking
+ * or never answers) cannot take prop's memory or hold the run forever.
+ *
+ * max_output: the bytes a command's output (stdout and stderr together)
+ * may hold, and an answer of the target to a file operation or a
+ * prefetch; 0: PROP_DEFAULT_MAX_OUTPUT.  A command whose output grows past
+ * it is killed (its process group, as for an interruption) and the call
+ * fails with "output over N MiB" in the error; over SSH, an answer to a
+ * file operation that grows past it closes the connection (the shell's
+ * answers can no longer be told apart), and every later operation fails.
+ *
+ * timeout_s: the seconds one command may run on this machine (and so in
+ * a container entered from it); 0: no limit.  A command that runs longer
+ * is killed (its process group) and the call fails with "timed out after
+ * S s".  Over SSH every operation has its limit already
+ * (prop_ssh_opts.op_timeout), and a container's commands are its parent's.
+ *
+ * Both hold for the calls made after it; t keeps no pointer.
+ */
+#define PROP_DEFAULT_MAX_OUTPUT ((size_t)64 << 20)
+PROP_API void prop_transport_set_limits(prop_transport *t, size_t max_output, int timeout_s);
 PROP_API const char *prop_transport_error(const prop_transport *t);
 /* "local", "dir:/srv/root". */
 PROP_API const char *prop_transport_name(const prop_transport *t);
