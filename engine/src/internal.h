@@ -1,6 +1,52 @@
 /*
  * internal.h - what the engine's files share and nobody else sees.
  *
+ * Where things are in engine/src (the public headers are
+ * engine/include/prop/):
+ *   a site and what it holds
+ *     arena.c           the bump allocator every site lives in
+ *     site.c            the site: its error, interned strings, origins,
+ *                       source texts
+ *     host.c            its hosts and containers, their OS and info
+ *     node.c            property nodes and the combinators' types
+ *                       (node_access.c reads them, node_remake.c makes a
+ *                       call's nodes again for the REPL)
+ *     os.c              OS families and claim kinds by name
+ *   checking it before anything runs
+ *     prepass.c         every rule over a whole site; prepass_structure.c
+ *                       the rules of one combinator; prepass_uses.c what a
+ *                       property uses (W106, P016)
+ *     claims.c          what properties claim, and conflicts; claims_files.c
+ *                       the claims on one path (P007)
+ *     diag.c            diagnostics; explain.c what each code means
+ *     query.c           "what manages this?" (prop claims, prop show)
+ *   running it
+ *     exec.c            the combinators at run time, the executor
+ *     pending.c         owed triggers kept on a target between runs
+ *     diff.c            unified diffs; text.c text shown, never obeyed
+ *   reaching a target (prop/transport.h)
+ *     transport.c       the public calls: argument checks, limits
+ *     host_connect.c    which transport a host's connect.* means, and the
+ *                       detection of its OS
+ *     transport_local*.c  this machine and directory trees: files by
+ *                       descriptor inside the root (_paths), accounts
+ *                       (_names), directory syncs (_sync), commands (_run)
+ *     transport_container.c  chroot, systemd-nspawn and Docker through the
+ *                       parent's transport
+ *     transport_dry.c   dry runs and --diff, over any transport
+ *     transport_sh.c    file operations as shell scripts, and the parser
+ *                       of the remote shell's answers; transport_sh_prefetch.c
+ *                       one fetch of many files' stats and contents
+ *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
+ *                       _entry its symbol, _keys host keys and
+ *                       authentication, _chan commands on channels, _shell
+ *                       the remote shell and its answers, _stage the
+ *                       pipelined (staged) writes, _prefetch the prefetch
+ *   secrets
+ *     secrets.c         the store's values and recipients; secrets_file.c
+ *                       and secrets_read.c its text; secrets_pgp.c OpenPGP
+ *                       through GPGME; secmem.c memory for decrypted values
+ *
  * Ownership: everything below is carved out of the site's arena (arena.c)
  * and lives exactly as long as the site; no struct here is freed alone.
  */
