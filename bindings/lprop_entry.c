@@ -226,45 +226,33 @@ read_claim(lua_State *L, prop_claim *c, lua_Integer n)
 
 /*
  * The claims at idx: a list of claims made by core.claim (each a table
- * {kind, key, value}), or the flat list of triples kind, key, value of
- * the positional form.  Into local when they fit, else into a scratch
+ * {kind, key, value}).  Into local when they fit, else into a scratch
  * array it pushes.
  */
 static void
 leaf_claims(lua_State *L, int idx, prop_leaf_spec *spec, prop_claim *local)
 {
     prop_claim *claims;
-    lua_Integer i, n, count;
-    int objects;
+    lua_Integer i, n;
 
-    if (!lua_istable(L, idx))
+    if (lua_isnil(L, idx))
         return;
+    if (!lua_istable(L, idx))
+        luaL_error(L, "claims must be a list of claims (made by core.claim), not a %s",
+                   luaL_typename(L, idx));
     n = (lua_Integer)lua_rawlen(L, idx);
-    objects = n > 0 && lua_rawgeti(L, idx, 1) == LUA_TTABLE;
-    if (n > 0)
+    claims = n <= LOCAL_CLAIMS ? local : scratch(L, (size_t)n, sizeof *claims);
+    for (i = 0; i < n; i++) {
+        if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE)
+            luaL_error(L, "claim %d is not a claim (make it with core.claim)", (int)i + 1);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        lua_rawgeti(L, -3, 3);
+        read_claim(L, &claims[i], i + 1);
         lua_pop(L, 1);
-    if (!objects && n % 3 != 0)
-        luaL_error(L, "claims must be triples (kind, key, value)");
-    count = objects ? n : n / 3;
-    claims = count <= LOCAL_CLAIMS ? local : scratch(L, (size_t)count, sizeof *claims);
-    for (i = 0; i < count; i++) {
-        if (objects) {
-            if (lua_rawgeti(L, idx, i + 1) != LUA_TTABLE)
-                luaL_error(L, "claim %d is not a claim (make it with core.claim)", (int)i + 1);
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            lua_rawgeti(L, -3, 3);
-            read_claim(L, &claims[i], i + 1);
-            lua_pop(L, 1);
-        } else {
-            lua_rawgeti(L, idx, 3 * i + 1);
-            lua_rawgeti(L, idx, 3 * i + 2);
-            lua_rawgeti(L, idx, 3 * i + 3);
-            read_claim(L, &claims[i], i + 1);
-        }
     }
     spec->claims = claims;
-    spec->nclaims = (size_t)count;
+    spec->nclaims = (size_t)n;
 }
 
 /* The ports at the top of the stack, a list of integers 1..65535, into a
@@ -313,8 +301,7 @@ leaf_info(lua_State *L, prop_leaf_spec *spec)
     return info;
 }
 
-/* The rest of what a leaf says, from the table at idx (the extra table of
- * the positional form, the leaf's own table of the named one): ports,
+/* The rest of what a leaf says, from the leaf's table at idx: ports,
  * info, norevert, info_only, secret, os, container, publishes, detaches.
  * Returns the leaf's info array (NULL: none). */
 static prop_info *
@@ -389,10 +376,10 @@ static const char *const leaf_keys[] = {
     "info_only", "secret",  "os",   "container", "publishes", "detaches", "uses", NULL};
 
 /*
- * core.leaf{desc =, targets =, impl =, args =, claims =, ...} puts the
- * named fields where the positional form has them: desc, targets, impl,
- * args, claims at 1..5 and the table itself, for the rest, at 6.  An
- * unknown key is an error: a misspelt field would otherwise vanish.
+ * core.leaf{desc =, targets =, impl =, args =, claims =, ...}: the named
+ * fields are put at 1..5 (desc, targets, impl, args, claims) and the table
+ * itself, for the rest, at 6.  An unknown key is an error: a misspelt
+ * field would otherwise vanish.
  */
 static void
 leaf_named(lua_State *L)
@@ -417,11 +404,8 @@ leaf_named(lua_State *L)
     lua_remove(L, 1);
 }
 
-/*
- * core.leaf{desc =, targets =, impl =, args =, claims = {core.claim...},
- * ...}, or positionally core.leaf(desc, targets, impl, args, claims,
- * extra) - see lua/README.md.
- */
+/* core.leaf{desc =, targets =, impl =, args =, claims = {core.claim...},
+ * ...} - see lua/README.md. */
 static int
 l_leaf(lua_State *L)
 {
@@ -436,8 +420,10 @@ l_leaf(lua_State *L)
     int rc;
 
     memset(&spec, 0, sizeof spec);
-    if (lua_istable(L, 1) && lua_gettop(L) == 1)
-        leaf_named(L);
+    if (!lua_istable(L, 1) || lua_gettop(L) != 1)
+        return luaL_error(L, "core.leaf takes one table of named fields: core.leaf{ desc = ..., "
+                             "impl = ..., claims = { core.claim... } }");
+    leaf_named(L);
     lua_settop(L, 6);
     spec.desc = luaL_checkstring(L, 1);
     spec.targets = 0;

@@ -1,6 +1,13 @@
 -- prop.apache: the Apache HTTP server on Debian and Ubuntu.
 
 local core = require "prop.core"
+local claim = core.claim
+
+-- The fields of a core.leaf{} with those of extra (a table or nil) added.
+local function with_extra(t, extra)
+   for k, v in pairs(extra or {}) do t[k] = v end
+   return t
+end
 local args = require "prop.args"
 local R = require "prop.runtime"
 local V = require "prop.vhost"
@@ -36,11 +43,10 @@ function apache.installed(a, ...)
       local err = args.options(a, {}, "apache.installed")
       return core.invalid("apache installed", err or "apache.installed takes no arguments")
    end
-   return core.leaf("apache installed", "DebianLike", impl.installed, { package = "apache2" },
-                    { "package.installed", "apache2", false }, {
-      ports = { 80, 443 },
-      norevert = 'apache.installed has no revert action: use apt.removed "apache2" to remove it',
-   })
+   return core.leaf{ desc = "apache installed", targets = "DebianLike", impl = impl.installed,
+                     args = { package = "apache2" },
+                     claims = { claim.package_installed("apache2") }, ports = { 80, 443 },
+                     norevert = 'apache.installed has no revert action: use apt.removed "apache2" to remove it' }
 end
 
 function impl.site.ensure(sys, a)
@@ -102,8 +108,9 @@ end
 local function disabled_leaf(name, extra)
    local a = site_args(name)
    a.what = "apache.site_disabled"
-   return core.leaf("apache site " .. name .. " disabled", "DebianLike", impl.disabled, a,
-                    { "file.absent", a.enabled, false }, extra)
+   return core.leaf(with_extra({ desc = "apache site " .. name .. " disabled",
+                                 targets = "DebianLike", impl = impl.disabled, args = a,
+                                 claims = { claim.file_absent(a.enabled) } }, extra))
 end
 
 -- A site name as a2ensite takes it: without ".conf".
@@ -142,9 +149,9 @@ function apache.site(name, content, opts)
    if msg then return core.invalid(desc, msg) end
    local a = site_args(name)
    a.content = content
-   local site = core.leaf(desc, "DebianLike", impl.site, a,
-                          { "file.content", a.available, content,
-                            "file.symlink", a.enabled, a.target })
+   local site = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.site, args = a,
+                           claims = { claim.file_content(a.available, content),
+                                      claim.file_symlink(a.enabled, a.target) } }
    return core.pair(site, disabled_leaf(name))
 end
 
@@ -190,10 +197,10 @@ function apache.module(name, opts)
    local link = ETC .. "mods-enabled/" .. name .. ".load"
    local a = { what = "apache.module", name = name, service = "apache2", test = TEST,
                reload = "restart" }
-   local on = core.leaf(desc, "DebianLike", impl.module, a,
-                        { "file.symlink", link, "../mods-available/" .. name .. ".load" })
-   local off = core.leaf(desc .. " disabled", "DebianLike", impl.nomodule, a,
-                         { "file.absent", link, false })
+   local on = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.module, args = a,
+                         claims = { claim.file_symlink(link, "../mods-available/" .. name .. ".load") } }
+   local off = core.leaf{ desc = desc .. " disabled", targets = "DebianLike", impl = impl.nomodule,
+                          args = a, claims = { claim.file_absent(link) } }
    return core.pair(on, off)
 end
 
@@ -236,11 +243,11 @@ function apache.listen_ports(ports, opts)
    local content = concat(lines, "\n") .. "\n"
    local a = { what = "apache.listen_ports", service = "apache2", install = INSTALL, test = TEST,
                available = ETC .. "ports.conf", content = content }
-   return core.leaf("apache listens on " .. concat(sorted, " "), "DebianLike", impl.ports, a,
-                    { "file.content", a.available, content }, {
-      ports = #declared > 0 and declared or nil,
-      norevert = "apache.listen_ports has no revert action: the ports.conf it replaced is not kept",
-   })
+   return core.leaf{ desc = "apache listens on " .. concat(sorted, " "), targets = "DebianLike",
+                     impl = impl.ports, args = a,
+                     claims = { claim.file_content(a.available, content) },
+                     ports = #declared > 0 and declared or nil,
+                     norevert = "apache.listen_ports has no revert action: the ports.conf it replaced is not kept" }
 end
 
 return args.strict_module(apache, "apache")

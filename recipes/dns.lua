@@ -8,6 +8,7 @@
 -- pre-pass, before any zone is written.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -280,11 +281,11 @@ local soa_schema = {
 }
 
 local function server_leaf()
-   return core.leaf("bind9 name server", "DebianLike", impl.server, {},
-                    { "package.installed", "bind9", false, "service.running", "named", false }, {
-      ports = { 53 },
-      norevert = "the name server has no revert action: use apt.removed \"bind9\"",
-   })
+   return core.leaf{ desc = "bind9 name server", targets = "DebianLike", impl = impl.server,
+                     args = {},
+                     claims = { claim.package_installed("bind9"), claim.service_running("named") },
+                     ports = { 53 },
+                     norevert = "the name server has no revert action: use apt.removed \"bind9\"" }
 end
 
 function impl.server.ensure(sys)
@@ -299,13 +300,12 @@ end
 -- to named: they use its service (W106, P016 in the pre-pass).
 local function zone_leaf(kind, zone, a, claims)
    local uses = { services = { "named" } }
-   local reload = core.leaf(fmt("dns zone %s reloaded", zone), "DebianLike", impl.reload,
-                            { kind = kind, zone = zone }, nil, {
-      norevert = "a reload has nothing to revert", uses = uses,
-   })
-   return core.leaf(fmt("dns %s zone %s", kind, zone), "DebianLike", impl.zone, a, claims, {
-      norevert = fmt("dns.%s has no revert action", kind), uses = uses,
-   }):on_change(reload)
+   local reload = core.leaf{ desc = fmt("dns zone %s reloaded", zone), targets = "DebianLike",
+                             impl = impl.reload, args = { kind = kind, zone = zone },
+                             norevert = "a reload has nothing to revert", uses = uses }
+   return core.leaf{ desc = fmt("dns %s zone %s", kind, zone), targets = "DebianLike",
+                     impl = impl.zone, args = a, claims = claims,
+                     norevert = fmt("dns.%s has no revert action", kind), uses = uses }:on_change(reload)
 end
 
 --[[ dns.primary(zone, { soa = { ns=, email=, ttl=, refresh=, retry=, expire=, minimum= },
@@ -357,10 +357,10 @@ function dns.primary(zone, opts)
    local stanza = fmt('zone "%s" {\n\ttype master;\n\tfile "%s";\n};\n', z, zone_file(z))
    local a = { kind = "primary", zone = z, soa = soa, ns = o.ns or { soa.ns },
                records = o.records or {}, stanza = stanza }
-   local claims = { "file.generated", zone_file(z), "dns.primary " .. z,
-                    "file.content", stanza_file(z), stanza,
-                    "file.line", local_conf, include_line(z),
-                    "package.installed", "bind9", false }
+   local claims = { claim.file_generated(zone_file(z), "dns.primary " .. z),
+                    claim.file_content(stanza_file(z), stanza),
+                    claim.file_line(local_conf, include_line(z)),
+                    claim.package_installed("bind9") }
    return core.props { server_leaf(), zone_leaf("primary", z, a, claims) }:describe(desc)
 end
 
@@ -389,9 +389,9 @@ function dns.secondary(zone, masters, opts)
    local stanza = fmt('zone "%s" {\n\ttype slave;\n\tmasters { %s; };\n\tfile "/var/cache/bind/db.%s";\n};\n',
                       z, concat(m, "; "), z)
    local a = { kind = "secondary", zone = z, stanza = stanza }
-   local claims = { "file.content", stanza_file(z), stanza,
-                    "file.line", local_conf, include_line(z),
-                    "package.installed", "bind9", false }
+   local claims = { claim.file_content(stanza_file(z), stanza),
+                    claim.file_line(local_conf, include_line(z)),
+                    claim.package_installed("bind9") }
    return core.props { server_leaf(), zone_leaf("secondary", z, a, claims) }:describe(desc)
 end
 

@@ -13,6 +13,7 @@
 -- container whose parameters changed is made again with its files kept.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local C = require "prop.container"
@@ -159,10 +160,8 @@ function docker.container(name, image, props)
 end
 
 local function param(desc, key, value)
-   return core.leaf(desc, nil, nil, nil, nil, {
-      info = { "container." .. key, value }, info_only = true,
-      norevert = desc .. " is a parameter of the container; remove it from the container instead",
-   })
+   return core.leaf{ desc = desc, info = { "container." .. key, value }, info_only = true,
+                     norevert = desc .. " is a parameter of the container; remove it from the container instead" }
 end
 
 local function check_address(v, what)
@@ -546,21 +545,17 @@ function docker.running(c)
       build_tree = (C.get(h, "cache") or C.default_cache) .. "/docker-" .. safe,
    }
    local owner = "docker container " .. name
-   local claims = {
-      "file.owned", "docker:container/" .. name, owner,
-      "file.content", "docker:image/" .. image, spec,
-   }
+   local claims = { claim.file_owned("docker:container/" .. name, owner),
+                    claim.file_content("docker:image/" .. image, spec) }
    if not a.pull then
-      for _, w in ipairs { "file.directory", a.build_tree, false,
-                           "file.directory", a.build_tree .. ".prop-new", false } do
-         claims[#claims + 1] = w
-      end
+      claims[#claims + 1] = claim.file_directory(a.build_tree)
+      claims[#claims + 1] = claim.file_directory(a.build_tree .. ".prop-new")
    end
    local what = "docker container " .. name
-   local up = core.leaf(what .. " running", "UnixLike", impl.running, a, claims,
-                        { container = h, ports = ports, publishes = true })
-   local down = core.leaf(what .. " removed", "UnixLike", impl.removed, a, claims,
-                          { container = h, detaches = true })
+   local up = core.leaf{ desc = what .. " running", targets = "UnixLike", impl = impl.running,
+                         args = a, claims = claims, container = h, ports = ports, publishes = true }
+   local down = core.leaf{ desc = what .. " removed", targets = "UnixLike", impl = impl.removed,
+                           args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)
 end
 

@@ -6,6 +6,7 @@
 -- recipes said so.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -278,12 +279,9 @@ local ownership_schema = { mode = args.mode, owner = check_account, group = chec
 
 -- Appends the mode and owner claims an options table asks for.
 local function ownership_claims(claims, path, o)
-   if o.mode then
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = "file.mode", path, o.mode
-   end
+   if o.mode then claims[#claims + 1] = claim.file_mode(path, o.mode) end
    if o.owner or o.group then
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
-         "file.owner", path, (o.owner or "") .. ":" .. (o.group or "")
+      claims[#claims + 1] = claim.file_owner(path, (o.owner or "") .. ":" .. (o.group or ""))
    end
    return claims
 end
@@ -358,10 +356,10 @@ function file.has_content(path, content, opts)
       a.defined_at = core.defined_at(a.content)
       local by = a.defined_at and "the content function at " .. a.defined_at .. " "
          or "a content function "
-      claims = ownership_claims({ "file.generated", a.path, by .. "(computed at run time)" },
+      claims = ownership_claims({ claim.file_generated(a.path, by .. "(computed at run time)") },
                                 a.path, o)
    else
-      claims = ownership_claims({ "file.content", a.path, token or a.content }, a.path, a)
+      claims = ownership_claims({ claim.file_content(a.path, token or a.content) }, a.path, a)
    end
    local extra = secret and has_secret_content_extra or has_content_extra
    if o.shared then
@@ -370,18 +368,20 @@ function file.has_content(path, content, opts)
       extra = { norevert = extra.norevert, secret = extra.secret,
                 info = { "secret.shared", a.path } }
    end
-   return core.leaf(desc, nil, impl.has_content, a, claims, extra)
+   return core.leaf{ desc = desc, impl = impl.has_content, args = a, claims = claims,
+                     norevert = extra.norevert, secret = extra.secret, info = extra.info }
 end
 
 local function lines_leaf(which, path, lines)
    local verb = which == "contains_lines" and "contains" or "lacks"
-   local kind = which == "contains_lines" and "file.line" or "file.noline"
+   local kind = which == "contains_lines" and claim.file_line or claim.file_noline
    local desc = "file " .. path .. " " .. verb .. " lines"
    local claims = {}
    for _, l in ipairs(lines) do
-      claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] = kind, path, l
+      claims[#claims + 1] = kind(path, l)
    end
-   return core.leaf(desc, nil, impl[which], { path = path, lines = lines }, claims)
+   return core.leaf{ desc = desc, impl = impl[which], args = { path = path, lines = lines },
+                     claims = claims }
 end
 
 local function lines_pair(which, other, path, lines)
@@ -702,18 +702,17 @@ local function line_leaves(a)
    local downd = m and fmt("file %s has no line %s %s", a.path,
                            a.match and "matching" or "containing", args.show(m))
       or fmt('file %s lacks line "%s"', a.path, a.line)
-   local up = { "file.line", a.path, a.line }
-   if m then
-      up[#up + 1], up[#up + 2], up[#up + 3] = "file.setting", a.path, match_name(a) .. "=" .. a.line
-   end
-   local down = { "file.noline", a.path, a.line }
+   local up = { claim.file_line(a.path, a.line) }
+   if m then up[#up + 1] = claim.file_setting(a.path, match_name(a) .. "=" .. a.line) end
+   local down = { claim.file_noline(a.path, a.line) }
    if a.validate then
       for _, c in ipairs({ up, down }) do
-         c[#c + 1], c[#c + 2], c[#c + 3] =
-            "file.generated", a.path .. ".prop-check", "a copy checked before it replaces the file"
+         c[#c + 1] = claim.file_generated(a.path .. ".prop-check",
+                                          "a copy checked before it replaces the file")
       end
    end
-   return core.leaf(upd, nil, impl.line, a, up), core.leaf(downd, nil, impl.line_absent, a, down)
+   return core.leaf{ desc = upd, impl = impl.line, args = a, claims = up },
+          core.leaf{ desc = downd, impl = impl.line_absent, args = a, claims = down }
 end
 
 --[[ file.line(path, line [, { match=, match_plain=, after=, before=, validate=, create= }])
@@ -791,11 +790,10 @@ function file.directory(path, opts)
    local msg = args.join("file.directory", err, oerr)
    if msg then return core.invalid(desc, msg) end
    local a = { path = path, mode = o.mode, owner = o.owner, group = o.group }
-   return core.leaf(desc, nil, impl.directory, a,
-                    ownership_claims({ "file.directory", path, false }, path, o), {
-      norevert = "file.directory has no revert action: removing a directory "
-                 .. "would remove whatever else was put in it",
-   })
+   return core.leaf{ desc = desc, impl = impl.directory, args = a,
+                     claims = ownership_claims({ claim.file_directory(path) }, path, o),
+                     norevert = "file.directory has no revert action: removing a directory "
+                 .. "would remove whatever else was put in it" }
 end
 
 --[[ file.absent(path)
@@ -812,9 +810,9 @@ function file.absent(path, opts)
    local msg = args.join("file.absent", args.abs_path(path, "path"),
                          (args.options(opts, {}, "file.absent")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, impl.absent, { path = path }, { "file.absent", path, false }, {
-      norevert = "file.absent has no revert action: the removed file's content is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.absent, args = { path = path },
+                     claims = { claim.file_absent(path) },
+                     norevert = "file.absent has no revert action: the removed file's content is not known" }
 end
 
 -- A link's target: any path, but one that a link can hold.
@@ -843,10 +841,9 @@ function file.symlink(link, target, opts)
    local err = args.check_all(args.abs_path, link, "link", check_target, target, "target")
    local msg = args.join("file.symlink", err, (args.options(opts, {}, "file.symlink")))
    if msg then return core.invalid(desc, msg) end
-   return core.leaf(desc, nil, impl.symlink, { link = link, target = target },
-                    { "file.symlink", link, target }, {
-      norevert = "file.symlink has no revert action: what was at the link's path before is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.symlink, args = { link = link, target = target },
+                     claims = { claim.file_symlink(link, target) },
+                     norevert = "file.symlink has no revert action: what was at the link's path before is not known" }
 end
 
 --[[ file.mode(path, mode [, { hardlinks = true }])
@@ -871,10 +868,10 @@ function file.mode(path, mode, opts)
    local msg = args.join("file.mode", err, oerr)
    if msg then return core.invalid(desc, msg) end
    desc = "file " .. v[1] .. " has mode " .. v[2]
-   return core.leaf(desc, nil, impl.mode, { path = v[1], mode = v[2], hardlinks = o.hardlinks },
-                    { "file.mode", v[1], v[2] }, {
-      norevert = "file.mode has no revert action: the old mode is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.mode,
+                     args = { path = v[1], mode = v[2], hardlinks = o.hardlinks },
+                     claims = { claim.file_mode(v[1], v[2]) },
+                     norevert = "file.mode has no revert action: the old mode is not known" }
 end
 
 --[[ file.owner(path, user [, group] [, { hardlinks = true }])
@@ -898,11 +895,10 @@ function file.owner(path, user, group, opts)
    local msg = args.join("file.owner", err, gerr, oerr)
    if msg then return core.invalid(desc, msg) end
    if g ~= "" then desc = desc .. ":" .. g end
-   return core.leaf(desc, nil, impl.owner,
-                    { path = v[1], owner = v[2], group = group and g, hardlinks = o.hardlinks },
-                    { "file.owner", v[1], v[2] .. ":" .. g }, {
-      norevert = "file.owner has no revert action: the old owner is not known",
-   })
+   return core.leaf{ desc = desc, impl = impl.owner,
+                     args = { path = v[1], owner = v[2], group = group and g, hardlinks = o.hardlinks },
+                     claims = { claim.file_owner(v[1], v[2] .. ":" .. g) },
+                     norevert = "file.owner has no revert action: the old owner is not known" }
 end
 
 return args.strict_module(file, "file")

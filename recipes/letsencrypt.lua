@@ -7,6 +7,7 @@
 -- timer (installed with the package) renews it in between.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 
@@ -179,17 +180,15 @@ function letsencrypt.certbot(domains, email, opts)
                webroot = o.webroot or "/var/www/html", server = o.server, live = live,
                cert = live .. "/cert.pem" }
    if #ds > 1 then desc = desc .. " (+" .. (#ds - 1) .. ")" end
-   return core.leaf(desc, "DebianLike", impl, a, {
-      "file.generated", live, "certbot " .. concat(ds, " "),
-      "package.installed", "certbot", false,
-      "package.installed", "openssl", false,
-   }, {
-      norevert = "letsencrypt.certbot has no revert action: certbot delete --cert-name "
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl, args = a,
+                     claims = { claim.file_generated(live, "certbot " .. concat(ds, " ")),
+                                claim.package_installed("certbot"),
+                                claim.package_installed("openssl") },
+                     norevert = "letsencrypt.certbot has no revert action: certbot delete --cert-name "
          .. ds[1] .. " removes the certificate",
-      -- The challenge is served by the host's web server: its port 80, or
+                     -- The challenge is served by the host's web server: its port 80, or
       -- the service named.
-      uses = o.web_server and { services = { o.web_server } } or { ports = { 80 } },
-   })
+      uses = o.web_server and { services = { o.web_server } } or { ports = { 80 } } }
 end
 
 return args.strict_module(letsencrypt, "letsencrypt")

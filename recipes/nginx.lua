@@ -7,6 +7,13 @@
 -- nginx said.
 
 local core = require "prop.core"
+local claim = core.claim
+
+-- The fields of a core.leaf{} with those of extra (a table or nil) added.
+local function with_extra(t, extra)
+   for k, v in pairs(extra or {}) do t[k] = v end
+   return t
+end
 local args = require "prop.args"
 local R = require "prop.runtime"
 local V = require "prop.vhost"
@@ -128,11 +135,11 @@ end
 function nginx.installed(a, ...)
    local err = no_args("nginx.installed", a, ...)
    if err then return core.invalid("nginx installed", err) end
-   return core.leaf("nginx installed", "DebianLike", impl.installed, { package = "nginx" },
-                    { "package.installed", "nginx", false, "service.running", "nginx", false }, {
-      ports = { 80, 443 },
-      norevert = 'nginx.installed has no revert action: use apt.removed "nginx" to remove it',
-   })
+   return core.leaf{ desc = "nginx installed", targets = "DebianLike", impl = impl.installed,
+                     args = { package = "nginx" },
+                     claims = { claim.package_installed("nginx"), claim.service_running("nginx") },
+                     ports = { 80, 443 },
+                     norevert = 'nginx.installed has no revert action: use apt.removed "nginx" to remove it' }
 end
 
 local function site_args(name)
@@ -146,8 +153,9 @@ end
 local function disabled_leaf(name, extra)
    local a = site_args(name)
    a.what = "nginx.site_disabled"
-   return core.leaf("nginx site " .. name .. " disabled", "DebianLike", impl.disabled, a,
-                    { "file.absent", a.enabled, false }, extra)
+   return core.leaf(with_extra({ desc = "nginx site " .. name .. " disabled",
+                                 targets = "DebianLike", impl = impl.disabled, args = a,
+                                 claims = { claim.file_absent(a.enabled) } }, extra))
 end
 
 --[[ nginx.site(name, content)
@@ -182,9 +190,9 @@ function nginx.site(name, content, opts)
    if msg then return core.invalid(desc, msg) end
    local a = site_args(name)
    a.content = content
-   local site = core.leaf(desc, "DebianLike", impl.site, a,
-                          { "file.content", a.available, content,
-                            "file.symlink", a.enabled, a.target })
+   local site = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.site, args = a,
+                           claims = { claim.file_content(a.available, content),
+                                      claim.file_symlink(a.enabled, a.target) } }
    return core.pair(site, disabled_leaf(name))
 end
 

@@ -8,6 +8,13 @@
 -- accepts, and Postfix is reloaded only after a change.
 
 local core = require "prop.core"
+local claim = core.claim
+
+-- The fields of a core.leaf{} with those of extra (a table or nil) added.
+local function with_extra(t, extra)
+   for k, v in pairs(extra or {}) do t[k] = v end
+   return t
+end
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
@@ -236,31 +243,30 @@ end
 -- Properties -------------------------------------------------------------
 
 local function install_leaf(mailer_type, relay, mailname, extra)
-   return core.leaf("postfix installed (" .. mailer_type .. ")", "DebianLike", impl.install,
-                    { mailer_type = mailer_type, relay = relay, mailname = mailname },
-                    { "package.installed", "postfix", false, "service.running", "postfix", false,
-                      "file.setting", DEBCONF_DB, conf.claim("postfix/main_mailer_type", mailer_type) },
-                    extra)
+   return core.leaf(with_extra({
+      desc = "postfix installed (" .. mailer_type .. ")", targets = "DebianLike",
+      impl = impl.install, args = { mailer_type = mailer_type, relay = relay, mailname = mailname },
+      claims = { claim.package_installed("postfix"), claim.service_running("postfix"),
+                 claim.file_setting(DEBCONF_DB, conf.claim("postfix/main_mailer_type", mailer_type)) },
+   }, extra))
 end
 
 local function setting_leaf(name, value)
-   return core.leaf("main.cf: " .. setting_line(name, value), "DebianLike", impl.setting,
-                    { name = name, value = value },
-                    { "file.setting", MAIN_CF, conf.claim(name, value),
-                      "file.generated", CHECK_DIR, "postfix.main_cf",
-                      "file.generated", CHECK_DIR .. "/main.cf", "postfix.main_cf",
-                      "file.generated", CHECK_DIR .. "/master.cf", "postfix.main_cf" }, {
-      norevert = "postfix.main_cf has no revert action: the old values are not known",
-   })
+   return core.leaf{ desc = "main.cf: " .. setting_line(name, value), targets = "DebianLike",
+                     impl = impl.setting, args = { name = name, value = value },
+                     claims = { claim.file_setting(MAIN_CF, conf.claim(name, value)),
+                                claim.file_generated(CHECK_DIR, "postfix.main_cf"),
+                                claim.file_generated(CHECK_DIR .. "/main.cf", "postfix.main_cf"),
+                                claim.file_generated(CHECK_DIR .. "/master.cf", "postfix.main_cf") },
+                     norevert = "postfix.main_cf has no revert action: the old values are not known" }
 end
 
 -- It talks to the daemon: it uses the postfix service (W106 when nothing
 -- on the host starts it, P016 when that runs after it).
 local function reload_leaf()
-   return core.leaf("postfix reloaded", "DebianLike", impl.reload, nil, nil, {
-      norevert = "a reload has nothing to revert",
-      uses = { services = { "postfix" } },
-   })
+   return core.leaf{ desc = "postfix reloaded", targets = "DebianLike", impl = impl.reload,
+                     norevert = "a reload has nothing to revert",
+                     uses = { services = { "postfix" } } }
 end
 
 local function check_param_name(k)
@@ -442,10 +448,10 @@ function postfix.satellite(relay, opts)
    if o.mailname then
       mailname = require("prop.hostname").mailname(o.mailname)
    else
-      mailname = core.leaf("mailname: the host's own name", "DebianLike", impl.mailname, {},
-                           { "file.generated", "/etc/mailname", OWN_NAME }, {
-         norevert = "the mail name before is not known",
-      })
+      mailname = core.leaf{ desc = "mailname: the host's own name", targets = "DebianLike",
+                            impl = impl.mailname, args = {},
+                            claims = { claim.file_generated("/etc/mailname", OWN_NAME) },
+                            norevert = "the mail name before is not known" }
    end
    local parts = settings_leaves({ relayhost = r, mydestination = "",
                                    inet_interfaces = "loopback-only", myorigin = "/etc/mailname" })

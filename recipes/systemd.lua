@@ -14,6 +14,7 @@
 -- user's systemd-nspawn naming the tree is refused.
 
 local core = require "prop.core"
+local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
 local conf = require "prop.conf"
@@ -383,20 +384,19 @@ function systemd.nspawned(c, opts)
    -- machines of one name own one tree, which is P007.
    local owner = "systemd-nspawn machine " .. name .. " (" .. h.origin .. ")"
    local dropin = path ~= machines .. "/" .. name
-   local claims = { "file.owned", path, owner, "file.owned", path .. ".prop-new", owner,
-                    "file.owned", settings_file(name), owner }
-   if dropin then claims[#claims + 1], claims[#claims + 2], claims[#claims + 3] =
-         "file.owned", dropin_file(name), owner end
+   local claims = { claim.file_owned(path, owner), claim.file_owned(path .. ".prop-new", owner),
+                    claim.file_owned(settings_file(name), owner) }
+   if dropin then claims[#claims + 1] = claim.file_owned(dropin_file(name), owner) end
    local a = { path = path, name = name, container = h, ports = published, binds = binds,
                private = C.get(h, "private_network") == "yes", dropin = dropin,
                start = o.start ~= false }
    local what = "systemd-nspawn machine " .. name
    if dropin then what = what .. " (" .. path .. ")" end
-   local extra = { container = h }
-   if #ports > 0 then extra.ports, extra.publishes = ports, true end
-   local up = core.leaf(what .. " nspawned", "DebianLike", impl.nspawned, a, claims, extra)
-   local down = core.leaf(what .. " removed", "DebianLike", impl.removed, a, claims,
-                          { container = h, detaches = true })
+   local up = core.leaf{ desc = what .. " nspawned", targets = "DebianLike", impl = impl.nspawned,
+                         args = a, claims = claims, container = h,
+                         ports = #ports > 0 and ports or nil, publishes = #ports > 0 }
+   local down = core.leaf{ desc = what .. " removed", targets = "DebianLike", impl = impl.removed,
+                           args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)
 end
 
@@ -683,12 +683,13 @@ function systemd.unit(name, content, opts)
    if content:sub(-1) ~= "\n" then content = content .. "\n" end
    local a = { name = name, path = unit_path(name), check = CHECK_DIR .. "/" .. name,
                content = content, template = name:find("@%.%a+$") ~= nil }
-   local up = core.leaf(desc, "DebianLike", unit_impl.unit, a,
-                        { "file.content", a.path, content,
-                          "file.generated", CHECK_DIR, "systemd.unit",
-                          "file.generated", a.check, "systemd.unit" })
-   local down = core.leaf(desc .. " absent", "DebianLike", unit_impl.unit_absent, a,
-                          { "file.absent", a.path, false })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = unit_impl.unit, args = a,
+                         claims = { claim.file_content(a.path, content),
+                                    claim.file_generated(CHECK_DIR, "systemd.unit"),
+                                    claim.file_generated(a.check, "systemd.unit") } }
+   local down = core.leaf{ desc = desc .. " absent", targets = "DebianLike",
+                           impl = unit_impl.unit_absent, args = a,
+                           claims = { claim.file_absent(a.path) } }
    return core.pair(up, down)
 end
 
@@ -696,7 +697,7 @@ end
 -- systemctl keeps it (links): enabled, disabled and masked of one unit
 -- on a host are P007.
 local function state_claim(name, state)
-   return { "file.setting", units_dir, conf.claim(name, state) }
+   return { claim.file_setting(units_dir, conf.claim(name, state)) }
 end
 
 local function state_pair(recipe, name, opts, up_which, down_which, up_state, down_state, extra)
@@ -706,11 +707,12 @@ local function state_pair(recipe, name, opts, up_which, down_which, up_state, do
    if msg then return core.invalid(desc .. " " .. recipe, msg) end
    local a = { name = n, path = unit_path(n) }
    local upc = up_state and state_claim(n, up_state) or {}
-   for _, x in ipairs(extra or {}) do upc[#upc + 1] = x end
+   for _, x in ipairs(extra or {}) do upc[#upc + 1] = x end -- claims too
    local downc = down_state and state_claim(n, down_state) or nil
-   local up = core.leaf("systemd " .. n .. " " .. up_which, "DebianLike", unit_impl[up_which], a, upc)
-   local down = core.leaf("systemd " .. n .. " " .. down_which, "DebianLike", unit_impl[down_which],
-                          a, downc)
+   local up = core.leaf{ desc = "systemd " .. n .. " " .. up_which, targets = "DebianLike",
+                         impl = unit_impl[up_which], args = a, claims = upc }
+   local down = core.leaf{ desc = "systemd " .. n .. " " .. down_which, targets = "DebianLike",
+                           impl = unit_impl[down_which], args = a, claims = downc }
    return core.pair(up, down)
 end
 
@@ -751,10 +753,12 @@ function systemd.started(name, opts)
    local a = { name = n }
    -- Claimed as service.running claims it: "nginx", not "nginx.service".
    local svc = n:gsub("%.service$", "")
-   return core.pair(core.leaf("systemd " .. n .. " started", "DebianLike", unit_impl.started, a,
-                              { "service.running", svc, false }),
-                    core.leaf("systemd " .. n .. " stopped", "DebianLike", unit_impl.stopped, a,
-                              { "service.stopped", svc, false }))
+   return core.pair(core.leaf{ desc = "systemd " .. n .. " started", targets = "DebianLike",
+                               impl = unit_impl.started, args = a,
+                               claims = { claim.service_running(svc) } },
+                    core.leaf{ desc = "systemd " .. n .. " stopped", targets = "DebianLike",
+                               impl = unit_impl.stopped, args = a,
+                               claims = { claim.service_stopped(svc) } })
 end
 
 --[[ systemd.masked(unit)
@@ -775,7 +779,7 @@ end
 function systemd.masked(name, opts)
    local _, n = check_unit_or_service(name, "unit")
    return state_pair("masked", name, opts, "masked", "unmasked", "masked", nil,
-                     n and { "file.symlink", unit_path(n), "/dev/null" } or nil)
+                     n and { claim.file_symlink(unit_path(n), "/dev/null") } or nil)
 end
 
 -- journald -------------------------------------------------------------------
@@ -810,10 +814,12 @@ end
 local function journald_pair(recipe, desc, file, text)
    local path = JOURNALD_D .. "/" .. file
    local a = { what = recipe, path = path, content = text }
-   local up = core.leaf(desc, "DebianLike", unit_impl.dropin, a,
-                        { "file.directory", JOURNALD_D, false, "file.content", path, text })
-   local down = core.leaf(desc .. " (removed)", "DebianLike", unit_impl.dropin_absent, a,
-                          { "file.absent", path, false })
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = unit_impl.dropin, args = a,
+                         claims = { claim.file_directory(JOURNALD_D),
+                                    claim.file_content(path, text) } }
+   local down = core.leaf{ desc = desc .. " (removed)", targets = "DebianLike",
+                           impl = unit_impl.dropin_absent, args = a,
+                           claims = { claim.file_absent(path) } }
    return core.pair(up, down)
 end
 

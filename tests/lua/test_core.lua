@@ -1,6 +1,6 @@
 -- prop.core's leaf and claims: core.leaf{...} with named fields, the
 -- claims core.claim makes, an unknown field refused, and the positional
--- form still read.
+-- form of old refused.
 local T = require "check"
 local core = prop_module "core"
 local claim = core.claim
@@ -31,14 +31,13 @@ T.eq({ p.claims[2].kind, p.claims[2].key }, { "file.mode", "/etc/motd" }, "leaf:
 T.raises(function() return core.leaf{ desc = "x", claim = {} } end, 'unknown field "claim"',
          "leaf: a misspelt field")
 T.raises(function() return core.leaf{ desc = "x", claims = { "file.content" } } end,
-         "triples", "leaf: a flat list that is not triples")
+         "is not a claim", "leaf: a claim that is not one")
 T.raises(function() return core.leaf{ desc = "x", claims = { { "no.such", "/x", false } } } end,
          "unknown kind", "leaf: an unknown kind")
 
--- The positional form, claims as flat triples, the rest in extra.
-local q = core.leaf("old form", "DebianLike", impl, {},
-                    { "file.content", "/etc/issue", "x\n" }, { norevert = "cannot" })
-T.eq({ q.desc, q.claims[1].kind, q.claims[1].key }, { "old form", "file.content", "/etc/issue" },
-     "leaf: positional")
+-- The positional form of old is refused, with the form to use.
+T.raises(function()
+   return core.leaf("old form", "DebianLike", impl, {}, { "file.content", "/etc/issue", "x\n" })
+end, "core.leaf takes one table of named fields", "leaf: positional")
 
 T.done()
