@@ -474,8 +474,8 @@ l_claim(lua_State *L)
 {
     lua_settop(L, 2);
     luaL_checkstring(L, 1);
-    if (!lua_isnoneornil(L, 2) && !lua_isboolean(L, 2) && !lua_isinteger(L, 2) &&
-        lua_type(L, 2) != LUA_TSTRING)
+    if (!lua_isnil(L, 2) && !(lua_isboolean(L, 2) && !lua_toboolean(L, 2)) &&
+        !lua_isinteger(L, 2) && lua_type(L, 2) != LUA_TSTRING)
         return luaL_error(L, "core.claim.%s: value must be a string, an integer or false, not a %s",
                           lua_tostring(L, lua_upvalueindex(2)), luaL_typename(L, 2));
     lua_createtable(L, 3, 0);

@@ -139,13 +139,22 @@ static double
 probe_timeout(lua_State *L, int impl, int args)
 {
     double t = PROBE_TIMEOUT;
+    int found = 0;
 
-    if (lua_istable(L, args) && lua_getfield(L, args, "probe_timeout") == LUA_TNUMBER)
-        t = lua_tonumber(L, -1);
-    else if (lua_getfield(L, impl, "probe_timeout") == LUA_TNUMBER)
-        t = lua_tonumber(L, -1);
-    lua_pop(L, 1);
-    return t < 0 ? 0 : t > 600 ? 600 : t;
+    if (lua_istable(L, args)) {
+        if (lua_getfield(L, args, "probe_timeout") == LUA_TNUMBER) {
+            t = lua_tonumber(L, -1);
+            found = 1;
+        }
+        lua_pop(L, 1);
+    }
+    if (!found) {
+        if (lua_getfield(L, impl, "probe_timeout") == LUA_TNUMBER)
+            t = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    /* NaN and anything below 0 is 0. */
+    return !(t >= 0) ? 0 : t > 600 ? 600 : t;
 }
 
 static double
@@ -189,14 +198,15 @@ static prop_result
 verify_leaf(host_run *hr, int impl, int args, prop_result r, char **msg)
 {
     lua_State *L = hr->ctx->L;
-    int rt = 0, rv = 0, rc;
+    int rt = 0, rv = 0, rc, fn;
     char *seen = NULL;
     const char *what;
 
     if (r == PROP_RESULT_FAILED || (hr->o->dry && r != PROP_RESULT_OK) ||
         !get_fn(L, impl, "verify"))
         return r;
-    rc = probe(hr, lua_gettop(L), impl, args, &seen);
+    fn = lua_gettop(L);
+    rc = probe(hr, fn, impl, args, &seen);
     if (rc == 0)
         return r;
     if (rc > 0 && !hr->o->dry && get_fn(L, impl, "repair")) {
@@ -206,7 +216,7 @@ verify_leaf(host_run *hr, int impl, int args, prop_result r, char **msg)
         if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
             return PROP_RESULT_FAILED;
         lua_pop(L, 1);
-        rc = probe(hr, lua_gettop(L), impl, args, &seen);
+        rc = probe(hr, fn, impl, args, &seen);
         if (rc == 0)
             return PROP_RESULT_CHANGED;
     }

@@ -198,8 +198,8 @@ function M.property(t)
    if t.repair ~= nil and t.verify == nil then
       return bad(desc, "repair needs verify: it runs when verify finds the effect missing")
    end
-   if t.probe_timeout ~= nil and (type(t.probe_timeout) ~= "number" or t.probe_timeout < 0
-                                  or t.probe_timeout > 600) then
+   if t.probe_timeout ~= nil and (type(t.probe_timeout) ~= "number"
+                                  or not (t.probe_timeout >= 0 and t.probe_timeout <= 600)) then
       return bad(desc, "probe_timeout must be a number of seconds in 0..600, got "
                        .. args.got(t.probe_timeout))
    end
