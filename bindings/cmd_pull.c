@@ -88,8 +88,11 @@ wait_bounded(pid_t pid, int timeout_s, int *status)
     sa.sa_handler = on_bounded_sig;
     sigemptyset(&sa.sa_mask);
     bounded_sig = 0;
-    for (i = 0; i < 3; i++)
-        (void)sigaction(sigs[i], &sa, &old[i]);
+    for (i = 0; i < 3; i++) {
+        /* A signal prop was told to ignore (nohup) stays ignored. */
+        if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            (void)sigaction(sigs[i], &sa, NULL);
+    }
     for (;;) {
         w = waitpid(pid, status, WNOHANG);
         if (w == pid) {

@@ -30,7 +30,6 @@
 #include "run.h"
 
 #define DEFAULT_JOBS 8
-#define DEFAULT_TIMEOUT 300 /* seconds, for one operation on a target (--timeout) */
 
 static int
 int_arg(const char *opt, const char *v, int lo, int hi, int *out)
@@ -153,7 +152,7 @@ run_run(int argc, char **argv)
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
     o.jobs = DEFAULT_JOBS;
-    o.op_timeout = DEFAULT_TIMEOUT;
+    o.op_timeout = RUN_DEFAULT_TIMEOUT;
     o.max_output = PROP_DEFAULT_MAX_OUTPUT;
     names = calloc((size_t)argc, sizeof *names);
     if (names == NULL)

@@ -225,6 +225,7 @@ pull_run_site(const pull_opts *o, const char *path, const char *host)
     memset(&ro, 0, sizeof ro);
     cli_site_opts_init(&ro.site);
     ro.jobs = 1;
+    ro.op_timeout = RUN_DEFAULT_TIMEOUT; /* as prop run's: a hung command never holds the pull */
     ro.dry = o->dry;
     ro.json = o->json;
     ro.local = 1;

@@ -27,6 +27,9 @@
 
 typedef struct run run;
 
+/* --timeout's default: seconds for one operation on a target. */
+#define RUN_DEFAULT_TIMEOUT 300
+
 typedef struct run_opts {
     cli_site_opts site;
     int dry, diff, json, jobs;

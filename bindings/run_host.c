@@ -405,6 +405,7 @@ cli_dry_run_host(lprop_ctx *ctx, const prop_host *h, int color)
     cli_site_opts_init(&o.site);
     o.dry = 1;
     o.jobs = 1;
+    o.op_timeout = RUN_DEFAULT_TIMEOUT;
     if ((r = run_new(ctx, &o, NULL)) == NULL) {
         fprintf(stderr, "prop: out of memory\n");
         return EXIT_FAILED;
