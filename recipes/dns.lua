@@ -219,7 +219,8 @@ function impl.reload.ensure(sys, a)
    end
    if r.code ~= 0 then
       R.fail("%s: named does not serve the zone after %s:\n%s", what,
-             known and "rndc reload" or "rndc reconfig", R.tail(r.stdout .. "\n" .. r.stderr))
+             (known and a.kind == "primary") and "rndc reload" or "rndc reconfig",
+             R.tail(r.stdout .. "\n" .. r.stderr))
    end
    R.fail("%s: named serves serial %s, the zone file has %d", what, tostring(served), want)
 end
