@@ -291,6 +291,47 @@ cut_off(local_transport *lt, pid_t pid, int *in, int *out, int *err, const char 
 }
 
 /*
+ * Wait for the command once its pipes are closed, still within its time
+ * limit (started at start) and honouring an interruption: a command may
+ * close its output and go on running.  0 with *status, or an errno;
+ * *rc becomes the failure when the time ran out.
+ */
+static int
+wait_child_bounded(local_transport *lt, pid_t pid, int *status, long long start, int *stopped,
+                   const char *prog, int *rc)
+{
+    const struct timespec tick = {0, 20 * 1000 * 1000};
+    long long sent_at = 0, limit = (long long)lt->base.timeout_s * 1000;
+    int killed = 0;
+    pid_t w;
+
+    if (!lt->base.intr && limit <= 0)
+        return wait_child(pid, status);
+    for (;;) {
+        w = waitpid(pid, status, killed ? 0 : WNOHANG);
+        if (w == pid)
+            return 0;
+        if (w < 0 && errno != EINTR)
+            return errno;
+        if (w < 0 || killed)
+            continue;
+        if (limit > 0 && !*stopped && mono_ms() - start >= limit) {
+            signal_group(pid, SIGKILL);
+            killed = 1;
+            if (*rc == PROP_OK)
+                *rc = prop_transport_fail(&lt->base, "run %s: timed out after %d s (--timeout)",
+                                          prog, lt->base.timeout_s);
+            continue;
+        }
+        if (interrupt_child(lt, pid, stopped, &sent_at)) {
+            killed = 1;
+            continue;
+        }
+        (void)nanosleep(&tick, NULL);
+    }
+}
+
+/*
  * Feed stdin and collect stdout and stderr until both are closed.  With
  * an interruption flag or a time limit, polls at least every 100 ms;
  * *stopped tells that the command was signalled.  Output past the limit
@@ -421,6 +462,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
     ssize_t got;
     pid_t pid;
     int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0, stopped = 0;
+    long long start = mono_ms();
 
     forget_names(lt);
     r->code = -1;
@@ -503,6 +545,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
     if (pthread_sigmask(SIG_BLOCK, &pipeset, &oldmask) == 0) {
         if (sigpending(&pending) == 0)
             was_pending = sigismember(&pending, SIGPIPE) == 1;
+        start = mono_ms();
         rc = pump(lt, pid, argv[0], &inp[1], stdin_data, stdin_len, &outp[0], &errp[0], &ob, &eb,
                   &epipe, &stopped);
         if (epipe && !was_pending) {
@@ -515,7 +558,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
         rc = prop_transport_fail(t, "run %s: sigmask: %s", argv[0], strerror(errno));
         signal_group(pid, SIGKILL);
     }
-    e = wait_child(pid, &status);
+    e = wait_child_bounded(lt, pid, &status, start, &stopped, argv[0], &rc);
     /* Interrupted: what is left of its process group goes too (the group
      * alone: pid itself may already be another process's). */
     if (stopped)

@@ -3,7 +3,7 @@
 # a command that writes without end (yes) is killed once its output is
 # over --max-output, its property fails with "output over N MiB", prop's
 # memory stays near the limit and the next property runs; a command that
-# hangs is killed by --timeout; SIGTERM during a flood is honoured at once.
+# hangs is killed by --timeout, also once it has closed its output; SIGTERM during a flood is honoured at once.
 # Every command's pid goes to the scratch directory, to check it is gone.
 set -u
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -28,6 +28,7 @@ EOF
 }
 site flood 'echo $$ >"$1"; exec yes'
 site hang 'echo $$ >"$1"; exec sleep 600'
+site quiet 'echo $$ >"$1"; exec >/dev/null 2>&1 </dev/null; exec sleep 600'
 site later '(sleep 1; : >"$2") & echo $$ >"$1"; exec yes'
 
 # bounded NAME LIMIT-MIB : what a run past the limit must show.
@@ -65,6 +66,14 @@ same "hang: exit 1" "$rc" 1
 check "hang: timed out" grep -q "timed out after 2 s" "$OUT"
 check "hang: the command is gone" ended "$(cat "$S/hang.pid")"
 check "hang: the next property ran" test -e "$S/after"
+rm -f "$S/after"
+
+echo "---- a command that closes its output and runs on: --timeout still holds"
+timed_run "$TMP/quiet.out" run "$TMP/quiet.lua" --timeout 2
+same "quiet: exit 1" "$rc" 1
+check "quiet: timed out" grep -q "timed out after 2 s" "$OUT"
+check "quiet: the command is gone" ended "$(cat "$S/quiet.pid")"
+check "quiet: the next property ran" test -e "$S/after"
 rm -f "$S/after"
 
 echo "---- SIGTERM during a flood"
