@@ -345,7 +345,7 @@ lt_read(prop_transport *t, const char *path, char **data, size_t *len)
         return rc;
     /* The final link is followed already: a link here is a race. */
     do
-        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
     while (fd < 0 && errno == EINTR);
     e = errno;
     (void)close(dfd);
@@ -362,6 +362,18 @@ lt_read(prop_transport *t, const char *path, char **data, size_t *len)
     if (S_ISDIR(st.st_mode)) {
         (void)close(fd);
         return prop_transport_fail(t, "read %s: it is a directory", path);
+    }
+    /* Opened without waiting (a FIFO would wait for a writer), and read
+     * only when it is a regular file: a pipe or a device (/dev/zero)
+     * could answer forever. */
+    if (!S_ISREG(st.st_mode)) {
+        (void)close(fd);
+        return prop_transport_fail(t, "read %s: not a regular file (%s)", path,
+                                   S_ISFIFO(st.st_mode)   ? "a named pipe"
+                                   : S_ISCHR(st.st_mode)  ? "a character device"
+                                   : S_ISBLK(st.st_mode)  ? "a block device"
+                                   : S_ISSOCK(st.st_mode) ? "a socket"
+                                                          : "not a file");
     }
     e = read_fd(fd, data, len);
     if (close(fd) != 0 && !e && errno != EINTR) {

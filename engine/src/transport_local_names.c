@@ -47,6 +47,7 @@ tree_db(local_transport *lt, int group, const char *name, unsigned long *id, cha
 {
     char last[NAME_MAX + 1], *data = NULL, *line, *next;
     const char *file = group ? "/etc/group" : "/etc/passwd";
+    struct stat st;
     size_t len;
     int dfd, fd, e, found = 0;
 
@@ -56,7 +57,7 @@ tree_db(local_transport *lt, int group, const char *name, unsigned long *id, cha
         return fail_errno(lt, "read", file, e);
     }
     do
-        fd = openat(dfd, last, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+        fd = openat(dfd, last, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
     while (fd < 0 && errno == EINTR);
     e = errno;
     (void)close(dfd);
@@ -64,6 +65,12 @@ tree_db(local_transport *lt, int group, const char *name, unsigned long *id, cha
         if (e == ENOENT || e == ENOTDIR)
             return 0;
         return fail_errno(lt, "read", file, e);
+    }
+    /* The tree's account database is read only when it is a regular file
+     * (a pipe there would wait for a writer, a device answer forever). */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        (void)close(fd);
+        return prop_transport_fail(&lt->base, "read %s: not a regular file", file);
     }
     e = read_fd(fd, &data, &len);
     if (close(fd) != 0 && !e)

@@ -5,7 +5,8 @@
 # the property, shown escaped, without touching the file the path would
 # be cut to; a path longer than PATH_MAX, or of very many components,
 # fails with its reason ("File name too long") at the end of the message,
-# however long the path.  Runs against a connect.dir tree in the scratch
+# however long the path; a read of a named pipe or a device fails at
+# once instead of waiting or reading forever.  Runs against a connect.dir tree in the scratch
 # directory: nothing else is touched.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -61,5 +62,31 @@ check "run: a path of many components says why" grep -qE \
 check "run: a name over NAME_MAX says why" grep -qE \
   'failed: run.lua:[0-9]+: write /etc/n+: File name too long$' "$TMP/out"
 check "run: no crash" bash -c "! grep -Eqi 'AddressSanitizer|runtime error:' '$TMP/out'"
+
+# ---- what is not a regular file ------------------------------------------------
+# A named pipe would make a read wait for a writer, a device answer
+# forever: a read of either, and a tree whose account database is a pipe,
+# fail at once with what the path is.
+F="$TMP/ftree"
+mkdir -p "$F/etc" "$F/dev"
+mkfifo "$F/pipe" "$F/etc/passwd"
+mknod "$F/dev/zero" c 1 5 2>/dev/null || ln -s /nonexistent "$F/dev/zero"
+cat >fifo.lua <<EOF2
+host "box" {
+  connect.dir "$F", os.debian("bookworm", "amd64"),
+  property { desc = "pipe", apply = function(sys) sys:read("/pipe") end },
+  property { desc = "device", apply = function(sys) sys:read("/dev/zero") end },
+  file.owner("/pipe", "someone"),
+}
+EOF2
+PROP_RUN_TIMEOUT=60 run_prop "$TMP/fifo.out" run fifo.lua
+same "not a file: exit 1, not a hang" "$rc" 1
+check "not a file: a pipe says so" grep -q 'read /pipe: not a regular file (a named pipe)' "$TMP/fifo.out"
+if [[ -c "$F/dev/zero" ]]; then
+  check "not a file: a device says so" \
+    grep -q 'read /dev/zero: not a regular file (a character device)' "$TMP/fifo.out"
+fi
+check "not a file: a pipe for /etc/passwd says so" \
+  grep -q 'read /etc/passwd: not a regular file' "$TMP/fifo.out"
 
 finish
