@@ -43,7 +43,7 @@ timed_run "$TMP/flood.out" run "$TMP/flood.lua"
 same "flood: exit 1 (a property failed)" "$rc" 1
 check "flood: the property fails" grep -q "talks .*failed" "$OUT"
 check "flood: the reason" grep -q "run sh: output over 64 MiB" "$OUT"
-check "flood: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt $((4 * 64 + 200))
+check "flood: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt "$(mem_bound 64)"
 check "flood: the next property ran" test -e "$T/c/after"
 check "flood: no process is left in the tree" no_process_in "$T/c"
 nocrash flood

@@ -281,6 +281,18 @@ timed_run() {
   [[ -n "$RSS_MB" ]] || RSS_MB=999999
 }
 
+# mem_bound MIB : the most memory, in MB, a prop that holds at most MIB
+# MiB of a command's output may take: 4 times that and 200 MB, twice as
+# much under ASan (its shadow memory and quarantine count as resident).
+# A prop that keeps all it is sent takes gigabytes.
+mem_bound() {
+  if grep -qa __asan_init "$PROP"; then
+    echo $((8 * $1 + 400))
+  else
+    echo $((4 * $1 + 200))
+  fi
+}
+
 # term_when MARKER OUT ARGS... : prop ARGS in the background; once MARKER
 # exists, SIGTERM to prop.  Sets rc, OUT and STOP_S, the seconds from the
 # signal to prop's exit (rounded up); prop is killed (rc 137) if it has not

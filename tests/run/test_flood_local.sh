@@ -37,7 +37,7 @@ bounded() {
   same "$name: exit 1 (a property failed)" "$rc" 1
   check "$name: the property fails with the limit" grep -q "talks .*failed" "$OUT"
   check "$name: the reason" grep -q "output over $mib MiB" "$OUT"
-  check "$name: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt $((4 * mib + 200))
+  check "$name: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt "$(mem_bound "$mib")"
   check "$name: the command is gone" ended "$(cat "$S/flood.pid")"
   check "$name: the next property ran" test -e "$S/after"
   check "$name: no crash" bash -c "! grep -Eqi 'segmentation|core dumped|AddressSanitizer|runtime error:' '$OUT'"

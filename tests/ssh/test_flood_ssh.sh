@@ -48,7 +48,7 @@ bounded() {
   same "$name: exit 1 (a property failed)" "$rc" 1
   check "$name: the property fails" grep -q "talks .*failed" "$OUT"
   check "$name: the reason" grep -q "output over $mib MiB" "$OUT"
-  check "$name: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt $((4 * mib + 200))
+  check "$name: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt "$(mem_bound "$mib")"
   check "$name: the command is gone on the target" ended "$(cat "$R/flood.pid")"
   check "$name: the next property ran" test -e "$R/after"
   nocrash "$name"
@@ -66,7 +66,7 @@ timed_run "$TMP/zero.out" run "$TMP/zero.lua" --max-output 8M
 same "zero: exit 1" "$rc" 1
 check "zero: the read fails with the limit" grep -q "read /dev/zero: output over 8 MiB" "$OUT"
 check "zero: the connection is closed" grep -q "connection to root@127.0.0.1:$SSH_PORT is closed" "$OUT"
-check "zero: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt $((4 * 8 + 200))
+check "zero: prop's memory stayed bounded (${RSS_MB} MB)" test "$RSS_MB" -lt "$(mem_bound 8)"
 nocrash zero
 
 echo "---- 3. SIGTERM during a flood"
