@@ -209,7 +209,7 @@ local function parse(recipe, src, dir, fstype, opts, more)
                  line = concat(fields, " ") }
 end
 
-local function claim(a)
+local function entry_claim(a)
    return concat({ a.fields[1], a.fstype, a.opts, a.fields[5], a.fields[6] }, " ")
 end
 
@@ -235,7 +235,7 @@ function mount.fstab_entry(src, dir, fstype, opts, more)
    if msg then return core.invalid(desc, msg) end
    local set = core.leaf{ desc = fmt("fstab: %s on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts),
                           impl = impl.entry, args = a,
-                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. claim(a)) } }
+                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. entry_claim(a)) } }
    local unset = core.leaf{ desc = fmt("fstab: no %s on %s", a.src, a.dir), impl = impl.noentry,
                             args = a, claims = { claim.file_noline(FSTAB, a.line) } }
    return core.pair(set, unset)
@@ -260,7 +260,7 @@ function mount.mounted(src, dir, fstype, opts, more)
    if msg then return core.invalid(desc, msg) end
    local set = core.leaf{ desc = fmt("%s mounted on %s (%s, %s)", a.src, a.dir, a.fstype, a.opts),
                           impl = impl.mounted, args = a,
-                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. claim(a)),
+                          claims = { claim.file_setting(FSTAB, a.dir .. "=" .. entry_claim(a)),
                                      claim.file_directory(a.dir) } }
    local unset = core.leaf{ desc = fmt("%s not mounted on %s", a.src, a.dir), impl = impl.unmounted,
                             args = a, claims = { claim.file_noline(FSTAB, a.line) } }
