@@ -156,7 +156,7 @@ end
   when it is made after the certificate.
   Example:
     letsencrypt.certbot({ "example.org", "www.example.org" }, "admin@example.org")
-      :on_change(service.reloaded "nginx")
+      :on_change(service.restarted "nginx")
 ]]
 function letsencrypt.certbot(domains, email, opts)
    local list = type(domains) == "string" and { domains } or domains
