@@ -111,10 +111,16 @@ crashed() {
 #
 # skip REASON : the test cannot run on this machine for REASON, one that
 # no set-up provides (not root, an account it needs is taken, a port in
-# use, a sanitizer build): prints SKIP and exits 77.
+# use, a sanitizer build): prints SKIP and exits 77 (1 when a check made
+# before it failed).
 skip() {
   echo "SKIP: $*"
   _skip_note "$*"
+  # A skip never hides a failure of what the test checked before it.
+  if ((${failed:-0} > 0)); then
+    finish
+    exit 1
+  fi
   exit 77
 }
 

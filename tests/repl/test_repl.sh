@@ -142,7 +142,6 @@ fi
 # A terminal.
 
 if ! command -v tmux >/dev/null 2>&1; then
-  ((failed == 0)) || { finish; exit 1; }
   skip_missing tmux "tmux is not installed; the terminal tests did not run"
 fi
 
