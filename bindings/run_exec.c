@@ -39,6 +39,34 @@ leaf_msgh(lua_State *L)
 }
 
 /*
+ * The message handler, fn (at fn_idx), sys and args (at args_idx; 0:
+ * nil) pushed for lua_pcall(L, 2, ...) with a fresh instruction budget:
+ * the handler's index, or 0 with *msg "interrupted" (nothing pushed) when
+ * the run is stopping, so that nothing more starts.
+ */
+static int
+push_call(host_run *hr, int fn_idx, int args_idx, char **msg)
+{
+    lua_State *L = hr->ctx->L;
+    int base;
+
+    if (run_want_stop(hr)) {
+        *msg = strdup("interrupted");
+        return 0;
+    }
+    lua_pushcfunction(L, leaf_msgh);
+    base = lua_gettop(L);
+    lua_pushvalue(L, fn_idx);
+    lua_pushvalue(L, hr->sys_idx);
+    if (args_idx)
+        lua_pushvalue(L, args_idx);
+    else
+        lua_pushnil(L);
+    lprop_budget_reset(hr->ctx);
+    return base;
+}
+
+/*
  * Call fn(sys, args) protected, with a fresh instruction budget; fn is at
  * fn_idx, args at args_idx (0: none).  0 with the result's type and truth
  * ("ok" is false, "changed" true), or -1 with *msg set to the error
@@ -50,19 +78,8 @@ call_lua(host_run *hr, int fn_idx, int args_idx, int *ret_type, int *ret_true, c
     lua_State *L = hr->ctx->L;
     int base;
 
-    if (run_want_stop(hr)) { /* interrupted: nothing more starts */
-        *msg = strdup("interrupted");
+    if ((base = push_call(hr, fn_idx, args_idx, msg)) == 0)
         return -1;
-    }
-    lua_pushcfunction(L, leaf_msgh);
-    base = lua_gettop(L);
-    lua_pushvalue(L, fn_idx);
-    lua_pushvalue(L, hr->sys_idx);
-    if (args_idx)
-        lua_pushvalue(L, args_idx);
-    else
-        lua_pushnil(L);
-    lprop_budget_reset(hr->ctx);
     if (lua_pcall(L, 2, 1, base) != LUA_OK) {
         const char *e = lua_tostring(L, -1);
         *msg = strdup(e ? e : "error");
@@ -102,19 +119,8 @@ probe_once(host_run *hr, int fn_idx, int args_idx, char **msg)
     lua_State *L = hr->ctx->L;
     int base, rc = 0;
 
-    if (run_want_stop(hr)) {
-        *msg = strdup("interrupted");
+    if ((base = push_call(hr, fn_idx, args_idx, msg)) == 0)
         return -1;
-    }
-    lua_pushcfunction(L, leaf_msgh);
-    base = lua_gettop(L);
-    lua_pushvalue(L, fn_idx);
-    lua_pushvalue(L, hr->sys_idx);
-    if (args_idx)
-        lua_pushvalue(L, args_idx);
-    else
-        lua_pushnil(L);
-    lprop_budget_reset(hr->ctx);
     hr->sys.mode = LSYS_TEST;
     if (lua_pcall(L, 2, 2, base) != LUA_OK) {
         const char *e = lua_tostring(L, -1);
