@@ -57,13 +57,18 @@ tcp_opts(lua_State *L, int idx, prop_tcp_req *rq, const char *method)
     if (lua_getfield(L, idx, "framing") != LUA_TNIL) {
         framing = lua_tostring(L, -1);
         if (lua_type(L, -1) != LUA_TSTRING)
-            lsys_error(L, "sys:%s: framing must be \"close\", \"line\" or \"len16\"", method);
+            lsys_error(L, "sys:%s: framing must be \"close\", \"line\", \"len16\" or \"connect\"",
+                       method);
         if (strcmp(framing, "line") == 0)
             rq->framing = PROP_TCP_LINE;
         else if (strcmp(framing, "len16") == 0)
             rq->framing = PROP_TCP_LEN16;
+        else if (strcmp(framing, "connect") == 0)
+            rq->framing = PROP_TCP_CONNECT;
         else if (strcmp(framing, "close") != 0)
-            lsys_error(L, "sys:%s: framing must be \"close\", \"line\" or \"len16\", got \"%s\"",
+            lsys_error(L,
+                       "sys:%s: framing must be \"close\", \"line\", \"len16\" or "
+                       "\"connect\", got \"%s\"",
                        method, framing);
     }
     lua_pop(L, 1);

@@ -320,7 +320,7 @@ prop_transport_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_
 
     if (!t || !req || !out || !out_len || req->port < 1 || req->port > 65535 ||
         (req->send_len && !req->send) || req->framing < PROP_TCP_CLOSE ||
-        req->framing > PROP_TCP_LEN16 || req->timeout_ms < 0 || (req->host && !req->host[0]))
+        req->framing > PROP_TCP_CONNECT || req->timeout_ms < 0 || (req->host && !req->host[0]))
         return PROP_EINVAL;
     *out = NULL;
     *out_len = 0;
@@ -331,6 +331,8 @@ prop_transport_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_
         rq.timeout_ms = PROP_TCP_DEFAULT_TIMEOUT_MS;
     if (rq.max == 0)
         rq.max = PROP_TCP_DEFAULT_MAX;
+    if (rq.framing == PROP_TCP_CONNECT)
+        rq.send_len = 0;
     if (prop_transport_stops(t))
         return prop_transport_fail(t, "connect to %s:%d: interrupted", rq.host, rq.port);
     if (!t->ops->tcp)

@@ -693,7 +693,8 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
         chan_free(s, &c);
         return rc;
     }
-    for (;;) {
+    /* Opened: the target's sshd has connected. */
+    for (rc = 0; rq->framing != PROP_TCP_CONNECT;) {
         if (c.oom) {
             rc = prop_transport_fail(&s->base, "%s: out of memory", what);
             break;

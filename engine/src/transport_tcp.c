@@ -160,6 +160,10 @@ tcp_talk(const prop_transport *t, const prop_tcp_req *rq, prop_buf *b, char *why
 
     if ((fd = tcp_connect(t, rq, deadline, why)) < 0)
         return -1;
+    if (rq->framing == PROP_TCP_CONNECT) {
+        close(fd);
+        return 0;
+    }
     for (;;) {
         short ev = sent < rq->send_len ? POLLIN | POLLOUT : POLLIN;
         ssize_t n;

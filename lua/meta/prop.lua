@@ -241,8 +241,9 @@ function Sys:query(argv, opts) end
 ---Docker container its network namespace), send `send`, and read the
 ---answer until the peer closes (`framing = "close"`), the first line has
 ---come (`"line"`) or one length-prefixed message has (`"len16"`, DNS over
----TCP).  For probes: the request must change nothing.
----@param opts { port: integer, host?: string, send?: string, framing?: "close"|"line"|"len16", timeout?: number, max?: integer }
+---TCP); `"connect"` only connects (a TLS port) and answers "".  For
+---probes: the request must change nothing.
+---@param opts { port: integer, host?: string, send?: string, framing?: "close"|"line"|"len16"|"connect", timeout?: number, max?: integer }
 ---@return string? answer nil when there was none
 ---@return string? reason why there was none
 function Sys:tcp(opts) end

@@ -114,6 +114,11 @@ return {
   probe("len16", function(sys)
     return got("\0\14answer to SOA?", sys:tcp { port = $(port len16), send = "\0\4SOA?", framing = "len16" })
   end),
+  probe("connect", function(sys)
+    local a, why = sys:tcp { port = $(port silent), framing = "connect" }
+    local b, why2 = sys:tcp { port = $closed, framing = "connect" }
+    return a == "" and b == nil, "connect: " .. tostring(why) .. " / " .. tostring(why2)
+  end),
   probe("refused", function(sys)
     local a, why = sys:tcp { port = $closed, send = "x" }
     return a == nil and why:find("[Rr]efused") ~= nil, "refused: " .. tostring(why)
@@ -136,7 +141,7 @@ EOF
 # result_of OUT DESC is in run/common.sh; every probe must hold.
 all_hold() {
   local out="$1" label="$2" d
-  for d in close default line len16 refused silent big after; do
+  for d in close default line len16 connect refused silent big after; do
     same "$label: probe $d holds" "$(result_of "$out" "\"desc\":\"$d\"")" ok
   done
 }

@@ -420,7 +420,9 @@ PROP_API int prop_transport_lock(prop_transport *t);
  *   PROP_TCP_CLOSE: the peer closes the connection (an HTTP/1.0 request);
  *   PROP_TCP_LINE: the first line ("\n") has come (a banner: SMTP, SSH);
  *   PROP_TCP_LEN16: one message of a 16-bit big-endian length and that
- *     many bytes (DNS over TCP, RFC 1035 4.2.2).
+ *     many bytes (DNS over TCP, RFC 1035 4.2.2);
+ *   PROP_TCP_CONNECT: none: the connection is made (a TLS port, whose
+ *     answer prop cannot read), nothing is sent, the answer is "".
  * Everything, connecting included, takes at most timeout_ms (0: 5 s); the
  * answer at most max bytes (0: 1 MiB; more fails).  0 with *out (malloc'd,
  * NUL-terminated beyond *out_len, the caller's) or PROP_ERROR with the
@@ -432,12 +434,13 @@ PROP_API int prop_transport_lock(prop_transport *t);
 #define PROP_TCP_CLOSE 0
 #define PROP_TCP_LINE 1
 #define PROP_TCP_LEN16 2
+#define PROP_TCP_CONNECT 3
 typedef struct prop_tcp_req {
     const char *host; /* NULL: "127.0.0.1" */
     int port;         /* 1..65535 */
     const char *send; /* may be NULL when send_len is 0 */
     size_t send_len;
-    int framing;    /* PROP_TCP_CLOSE, _LINE or _LEN16 */
+    int framing;    /* PROP_TCP_CLOSE, _LINE, _LEN16 or _CONNECT */
     int timeout_ms; /* 0: 5000 */
     size_t max;     /* 0: 1 MiB */
 } prop_tcp_req;
