@@ -10,321 +10,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json_read.h"
 #include "run.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
-#define MAX_DEPTH 32
-
-/* ---- a small JSON reader: last-run.json as prop pull writes it ----------- */
-
-typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jtype;
-
-typedef struct jval jval;
-struct jval {
-    jtype type;
-    double num;
-    char *str;  /* J_STR: the string; J_OBJ member: its key (in key) */
-    char *key;  /* set on the members of an object */
-    jval *kids; /* J_ARR, J_OBJ: the elements */
-    size_t nkids;
-};
-
-typedef struct jparser {
-    const char *p, *end;
-    int depth;
-} jparser;
-
-static void
-jfree(jval *v)
-{
-    size_t i;
-
-    for (i = 0; i < v->nkids; i++)
-        jfree(&v->kids[i]);
-    free(v->kids);
-    free(v->str);
-    free(v->key);
-    memset(v, 0, sizeof *v);
-}
-
-static void
-jspace(jparser *j)
-{
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-        j->p++;
-}
-
-static int
-hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* A string (at its opening quote) into *out, malloc'd.  0 or -1. */
-static int
-jstring(jparser *j, char **out)
-{
-    size_t cap = 32, len = 0;
-    char *b = malloc(cap);
-
-    if (b == NULL)
-        return -1;
-    j->p++;
-    while (j->p < j->end && *j->p != '"') {
-        unsigned c = (unsigned char)*j->p++;
-        char enc[4];
-        size_t n = 1;
-
-        if (c < 0x20)
-            goto bad;
-        if (c == '\\') {
-            if (j->p >= j->end)
-                goto bad;
-            c = (unsigned char)*j->p++;
-            switch (c) {
-            case 'n':
-                c = '\n';
-                break;
-            case 't':
-                c = '\t';
-                break;
-            case 'r':
-                c = '\r';
-                break;
-            case 'b':
-                c = '\b';
-                break;
-            case 'f':
-                c = '\f';
-                break;
-            case '"':
-            case '\\':
-            case '/':
-                break;
-            case 'u': {
-                unsigned u = 0;
-                int k;
-                if (j->end - j->p < 4)
-                    goto bad;
-                for (k = 0; k < 4; k++) {
-                    int h = hexval(j->p[k]);
-                    if (h < 0)
-                        goto bad;
-                    u = u * 16 + (unsigned)h;
-                }
-                j->p += 4;
-                /* Surrogates are shown as U+FFFD: only text is shown. */
-                if (u >= 0xd800 && u <= 0xdfff)
-                    u = 0xfffd;
-                if (u < 0x80) {
-                    c = u;
-                } else if (u < 0x800) {
-                    enc[0] = (char)(0xc0 | (u >> 6));
-                    enc[1] = (char)(0x80 | (u & 0x3f));
-                    n = 2;
-                } else {
-                    enc[0] = (char)(0xe0 | (u >> 12));
-                    enc[1] = (char)(0x80 | ((u >> 6) & 0x3f));
-                    enc[2] = (char)(0x80 | (u & 0x3f));
-                    n = 3;
-                }
-                break;
-            }
-            default:
-                goto bad;
-            }
-        }
-        if (n == 1)
-            enc[0] = (char)c;
-        if (len + n + 1 > cap) {
-            char *nb;
-            cap *= 2;
-            nb = realloc(b, cap);
-            if (nb == NULL)
-                goto bad;
-            b = nb;
-        }
-        memcpy(b + len, enc, n);
-        len += n;
-    }
-    if (j->p >= j->end)
-        goto bad;
-    j->p++;
-    b[len] = '\0';
-    *out = b;
-    return 0;
-bad:
-    free(b);
-    return -1;
-}
-
-static int jvalue(jparser *j, jval *v);
-
-static int
-jadd(jval *parent, jval *kid)
-{
-    jval *k = realloc(parent->kids, (parent->nkids + 1) * sizeof *k);
-
-    if (k == NULL)
-        return -1;
-    parent->kids = k;
-    parent->kids[parent->nkids++] = *kid;
-    return 0;
-}
-
-static int
-jcontainer(jparser *j, jval *v, char close)
-{
-    int obj = close == '}';
-
-    v->type = obj ? J_OBJ : J_ARR;
-    j->p++;
-    if (++j->depth > MAX_DEPTH)
-        return -1;
-    jspace(j);
-    if (j->p < j->end && *j->p == close) {
-        j->p++;
-        j->depth--;
-        return 0;
-    }
-    for (;;) {
-        jval kid;
-        char *key = NULL;
-
-        memset(&kid, 0, sizeof kid);
-        jspace(j);
-        if (obj) {
-            if (j->p >= j->end || *j->p != '"' || jstring(j, &key) != 0)
-                return -1;
-            jspace(j);
-            if (j->p >= j->end || *j->p != ':') {
-                free(key);
-                return -1;
-            }
-            j->p++;
-        }
-        if (jvalue(j, &kid) != 0) {
-            free(key);
-            jfree(&kid);
-            return -1;
-        }
-        kid.key = key;
-        if (jadd(v, &kid) != 0) {
-            jfree(&kid);
-            return -1;
-        }
-        jspace(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            continue;
-        }
-        if (j->p < j->end && *j->p == close) {
-            j->p++;
-            j->depth--;
-            return 0;
-        }
-        return -1;
-    }
-}
-
-static int
-jvalue(jparser *j, jval *v)
-{
-    jspace(j);
-    if (j->p >= j->end)
-        return -1;
-    switch (*j->p) {
-    case '{':
-        return jcontainer(j, v, '}');
-    case '[':
-        return jcontainer(j, v, ']');
-    case '"':
-        v->type = J_STR;
-        return jstring(j, &v->str);
-    case 't':
-    case 'f':
-    case 'n': {
-        static const char *const words[] = {"true", "false", "null"};
-        size_t k;
-        for (k = 0; k < 3; k++) {
-            size_t l = strlen(words[k]);
-            if ((size_t)(j->end - j->p) >= l && strncmp(j->p, words[k], l) == 0) {
-                j->p += l;
-                v->type = k == 2 ? J_NULL : J_BOOL;
-                v->num = k == 0;
-                return 0;
-            }
-        }
-        return -1;
-    }
-    default: {
-        char *e;
-        if (!(*j->p == '-' || (*j->p >= '0' && *j->p <= '9')))
-            return -1;
-        errno = 0;
-        v->type = J_NUM;
-        v->num = strtod(j->p, &e);
-        if (e == j->p || e > j->end || errno == ERANGE)
-            return -1;
-        j->p = e;
-        return 0;
-    }
-    }
-}
-
-/* Parse data[0..len), NUL-terminated; 0, or -1 with *v freed. */
-static int
-jparse(const char *data, size_t len, jval *v)
-{
-    jparser j = {data, data + len, 0};
-
-    memset(v, 0, sizeof *v);
-    if (jvalue(&j, v) != 0) {
-        jfree(v);
-        return -1;
-    }
-    jspace(&j);
-    if (j.p != j.end) {
-        jfree(v);
-        return -1;
-    }
-    return 0;
-}
-
-static const jval *
-jget(const jval *o, const char *key)
-{
-    size_t i;
-
-    if (o == NULL || o->type != J_OBJ)
-        return NULL;
-    for (i = 0; i < o->nkids; i++)
-        if (o->kids[i].key && strcmp(o->kids[i].key, key) == 0)
-            return &o->kids[i];
-    return NULL;
-}
-
-static const char *
-jstr(const jval *o, const char *key)
-{
-    const jval *v = jget(o, key);
-
-    return v && v->type == J_STR ? v->str : NULL;
-}
-
-static double
-jnum(const jval *o, const char *key)
-{
-    const jval *v = jget(o, key);
-
-    return v && v->type == J_NUM ? v->num : 0;
-}
 
 /* ---- the command ------------------------------------------------------- */
 
@@ -361,11 +50,11 @@ ago(long long secs, char *buf, size_t size)
  * writes its record (the fetch), leaves the record to age so.
  */
 static int
-stale(const jval *v, long long *age)
+stale(const json_val *v, long long *age)
 {
-    double every = jnum(v, "every");
+    double every = json_num(v, "every", 0);
 
-    *age = (long long)time(NULL) - (long long)(jnum(v, "epoch") + jnum(v, "seconds"));
+    *age = (long long)time(NULL) - (long long)(json_num(v, "epoch", 0) + json_num(v, "seconds", 0));
     return every > 0 && (double)*age > 2 * every + 600;
 }
 
@@ -375,16 +64,17 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             size_t len, int first)
 {
     const char *name = prop_host_name(h);
-    jval v;
-    const jval *fails;
+    json_val v;
+    const json_val *fails;
     const char *result, *commit, *when;
     char since[64];
     long long age;
     int old;
     size_t i;
 
-    if (jparse(data, len, &v) != 0 || v.type != J_OBJ || jstr(&v, "result") == NULL) {
-        jfree(&v);
+    if (json_parse(data, len, &v, NULL) != 0 || v.type != JSON_OBJ ||
+        json_str(&v, "result") == NULL) {
+        json_free(&v);
         if (o->json) {
             fputs(first ? "{\"host\":" : ",{\"host\":", stdout);
             json_s(name);
@@ -396,7 +86,7 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         }
         return EXIT_FAILED;
     }
-    result = jstr(&v, "result");
+    result = json_str(&v, "result");
     old = stale(&v, &age);
     if (o->json) {
         fputs(first ? "{\"host\":" : ",{\"host\":", stdout);
@@ -407,27 +97,27 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         fwrite(data, 1, len && data[len - 1] == '\n' ? len - 1 : len, stdout);
         fputs("}", stdout);
     } else {
-        commit = jstr(&v, "commit");
-        when = jstr(&v, "time");
-        ago((long long)time(NULL) - (long long)jnum(&v, "epoch"), since, sizeof since);
+        commit = json_str(&v, "commit");
+        when = json_str(&v, "time");
+        ago((long long)time(NULL) - (long long)json_num(&v, "epoch", 0), since, sizeof since);
         printf("%s: %s%s at %s (%s), commit %.12s", name, old ? "stale: " : "", result,
                when ? when : "?", since, commit ? commit : "?");
-        if (jstr(&v, "signer"))
-            printf(" signed by %s", jstr(&v, "signer"));
-        printf(": %.0f ok, %.0f changed, %.0f failed\n", jnum(&v, "ok"), jnum(&v, "changed"),
-               jnum(&v, "failed"));
+        if (json_str(&v, "signer"))
+            printf(" signed by %s", json_str(&v, "signer"));
+        printf(": %.0f ok, %.0f changed, %.0f failed\n", json_num(&v, "ok", 0),
+               json_num(&v, "changed", 0), json_num(&v, "failed", 0));
         if (old) {
             ago(age, since, sizeof since);
             printf("  stale: the last pull ended %s, but it is scheduled every %.0f seconds: "
                    "the pulls since did not end, or failed before running\n",
-                   since, jnum(&v, "every"));
+                   since, json_num(&v, "every", 0));
         }
-        fails = jget(&v, "failures");
-        for (i = 0; fails && fails->type == J_ARR && i < fails->nkids; i++) {
-            const jval *f = &fails->kids[i];
-            const char *err = jstr(f, "error"), *origin = jstr(f, "origin");
+        fails = json_get(&v, "failures");
+        for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+            const json_val *f = &fails->kids[i];
+            const char *err = json_str(f, "error"), *origin = json_str(f, "origin");
             fputs("  failed: ", stdout);
-            prop_text_puts(stdout, jstr(f, "property") ? jstr(f, "property") : "?", 0);
+            prop_text_puts(stdout, json_str(f, "property") ? json_str(f, "property") : "?", 0);
             if (origin) {
                 fputs(" (", stdout);
                 prop_text_puts(stdout, origin, 0);
@@ -439,18 +129,19 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             }
             fputc('\n', stdout);
         }
-        fails = jget(&v, "hosts");
-        for (i = 0; fails && fails->type == J_ARR && i < fails->nkids; i++) {
-            const jval *hs = &fails->kids[i];
-            if (jstr(hs, "state") == NULL)
+        fails = json_get(&v, "hosts");
+        for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+            const json_val *hs = &fails->kids[i];
+            if (json_str(hs, "state") == NULL)
                 continue;
-            printf("  %s %s: ", jstr(hs, "host") ? jstr(hs, "host") : "?", jstr(hs, "state"));
-            prop_text_puts(stdout, jstr(hs, "error") ? jstr(hs, "error") : "", 0);
+            printf("  %s %s: ", json_str(hs, "host") ? json_str(hs, "host") : "?",
+                   json_str(hs, "state"));
+            prop_text_puts(stdout, json_str(hs, "error") ? json_str(hs, "error") : "", 0);
             fputc('\n', stdout);
         }
     }
     i = !old && (strcmp(result, "ok") == 0 || strcmp(result, "changed") == 0);
-    jfree(&v);
+    json_free(&v);
     return i ? EXIT_WELL : EXIT_FAILED;
 }
 
