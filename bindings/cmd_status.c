@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "json_read.h"
+#include "report_html.h"
 #include "run.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
@@ -18,9 +19,91 @@
 /* ---- the command ------------------------------------------------------- */
 
 typedef struct status_opts {
-    const char *state_dir;
+    const char *state_dir, *html;
     int json, accept_new, connect_timeout;
 } status_opts;
+
+/* --html: a row for each host shown; oom when one could not be made. */
+static struct {
+    fleet_page pg;
+    int oom;
+} page;
+
+/* *out = "host:path", malloc'd; 0 or -1. */
+static int
+asprintf_like(char **out, const char *host, const char *path)
+{
+    size_t n = strlen(host) + strlen(path) + 2;
+
+    if ((*out = malloc(n)) == NULL)
+        return -1;
+    snprintf(*out, n, "%s:%s", host, path);
+    return 0;
+}
+
+/*
+ * The host's row on the --html page: its state, its error (a host not
+ * reached, a record not read) or what its record rec (at path) says.
+ */
+static void
+page_row(const status_opts *o, const prop_host *h, fleet_state st, const char *error,
+         const json_val *rec, const char *path)
+{
+    const json_val *fails = json_get(rec, "failures"), *hosts = json_get(rec, "hosts");
+    fleet_host *row;
+    size_t i, probes = 0, nfails = 0;
+    int bad = 0;
+
+    if (o->html == NULL || page.oom)
+        return;
+    if ((row = fleet_add_host(&page.pg, prop_host_name(h))) == NULL) {
+        page.oom = 1;
+        return;
+    }
+    row->state = st;
+    if (error && fleet_add_item(row, st == FLEET_UNREACHABLE ? "unreachable" : "error", NULL, NULL,
+                                error) != 0)
+        bad = 1;
+    if (rec) {
+        row->epoch = (long long)json_num(rec, "epoch", -1);
+        row->ms = json_num(rec, "seconds", -0.001) * 1000;
+        row->ok = (long)json_num(rec, "ok", -1);
+        row->changed = (long)json_num(rec, "changed", -1);
+        row->failed = (long)json_num(rec, "failed", -1);
+        if (fleet_set(&row->when, json_str(rec, "time")) != 0 ||
+            fleet_set(&row->commit, json_str(rec, "commit")) != 0)
+            bad = 1;
+    }
+    if (path) {
+        char *src = NULL;
+
+        if (asprintf_like(&src, prop_host_name(h), path) != 0 || fleet_set(&row->source, src) != 0)
+            bad = 1;
+        free(src);
+    }
+    for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+        const json_val *f = &fails->kids[i];
+        int probe = fleet_is_probe_message(json_str(f, "error"));
+
+        nfails++;
+        probes += (size_t)probe;
+        if (fleet_add_item(row, probe ? "probe failed" : "failed", json_str(f, "property"),
+                           json_str(f, "origin"), json_str(f, "error")) != 0)
+            bad = 1;
+    }
+    for (i = 0; hosts && hosts->type == JSON_ARR && i < hosts->nkids; i++) {
+        const json_val *hs = &hosts->kids[i];
+
+        if (json_str(hs, "state") &&
+            fleet_add_item(row, json_str(hs, "state"), json_str(hs, "host"), NULL,
+                           json_str(hs, "error")) != 0)
+            bad = 1;
+    }
+    if (st == FLEET_FAILED && nfails > 0 && probes == nfails)
+        row->state = FLEET_PROBE_FAILED;
+    if (bad)
+        page.oom = 1;
+}
 
 static void
 json_s(const char *s)
@@ -84,6 +167,8 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         } else {
             printf("%s: %s is not a record prop pull wrote\n", name, path);
         }
+        page_row(o, h, FLEET_FAILED, "its last-run.json is not a record prop pull wrote", NULL,
+                 path);
         return EXIT_FAILED;
     }
     result = json_str(&v, "result");
@@ -140,6 +225,14 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             fputc('\n', stdout);
         }
     }
+    page_row(o, h,
+             old                                  ? FLEET_STALE
+             : strcmp(result, "ok") == 0          ? FLEET_OK
+             : strcmp(result, "changed") == 0     ? FLEET_CHANGED
+             : strcmp(result, "unreachable") == 0 ? FLEET_UNREACHABLE
+             : strcmp(result, "interrupted") == 0 ? FLEET_INTERRUPTED
+                                                  : FLEET_FAILED,
+             NULL, &v, path);
     i = !old && (strcmp(result, "ok") == 0 || strcmp(result, "changed") == 0);
     json_free(&v);
     return i ? EXIT_WELL : EXIT_FAILED;
@@ -172,6 +265,7 @@ status_host(const status_opts *o, const prop_host *h, int first)
             prop_text_puts(stdout, why, 0);
             fputc('\n', stdout);
         }
+        page_row(o, h, FLEET_UNREACHABLE, why, NULL, NULL);
         prop_transport_close(t);
         return EXIT_UNREACHABLE;
     }
@@ -188,6 +282,8 @@ status_host(const status_opts *o, const prop_host *h, int first)
         } else {
             printf("%s: %s (no %s)\n", prop_host_name(h), err, path);
         }
+        page_row(o, h, rc == PROP_ENOTFOUND ? FLEET_NEVER_PULLED : FLEET_FAILED,
+                 rc == PROP_ENOTFOUND ? NULL : err, NULL, path);
         prop_transport_close(t);
         free(data);
         return EXIT_FAILED;
@@ -217,8 +313,15 @@ status_run(int argc, char **argv)
     rest[n++] = argv[0];
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char *hv;
         if (strcmp(a, "--json") == 0) {
             o.json = 1;
+        } else if (cli_opt_value("--html", argc, argv, &i, &hv)) {
+            if (hv == NULL || *hv == '\0') {
+                free(rest);
+                return cli_usage_error(&cmd_status, "--html wants a file name");
+            }
+            o.html = hv;
         } else if (strcmp(a, "--accept-new-host-keys") == 0) {
             o.accept_new = 1;
         } else if (strncmp(a, "--state-dir", 11) == 0 && (a[11] == '=' || a[11] == '\0')) {
@@ -269,6 +372,23 @@ status_run(int argc, char **argv)
     }
     if (o.json)
         puts("]");
+    if (o.html) {
+        char err[4400], title[512];
+
+        snprintf(title, sizeof title, "prop status: %s", sh.site ? sh.site : "?");
+        if (page.oom) {
+            fprintf(stderr, "prop status: --html %s: out of memory\n", o.html);
+            worst = EXIT_FAILED;
+        } else if (fleet_write_html(&page.pg, title, "the last prop pull on each host", o.html, err,
+                                    sizeof err) != 0) {
+            fputs("prop status: --html ", stderr);
+            prop_text_puts(stderr, err, 0);
+            fputc('\n', stderr);
+            if (worst == EXIT_WELL || worst == EXIT_USAGE)
+                worst = EXIT_FAILED;
+        }
+        fleet_page_free(&page.pg);
+    }
     cli_site_hosts_free(&sh);
     if (fflush(stdout) != 0 && worst == EXIT_WELL)
         worst = EXIT_FAILED;
@@ -278,6 +398,6 @@ status_run(int argc, char **argv)
 const cli_command cmd_status = {
     "status", status_run,
     "what the last prop pull did on each host (every host when none is named)",
-    "prop status SITE [HOST...] [--json] [--state-dir DIR] [--accept-new-host-keys]\n"
-    "                [--connect-timeout S] [--max-instructions N] [--max-memory MIB] [--max-cpu "
-    "S]"};
+    "prop status SITE [HOST...] [--json] [--html OUT.html] [--state-dir DIR]\n"
+    "                [--accept-new-host-keys] [--connect-timeout S] [--max-instructions N]\n"
+    "                [--max-memory MIB] [--max-cpu S]"};
