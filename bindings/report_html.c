@@ -601,7 +601,9 @@ fleet_print_text(const fleet_page *pg, FILE *f)
         for (k = 0; k < h->nitems; k++) {
             const fleet_item *it = &h->items[k];
 
-            fprintf(f, "  %s: ", it->kind ? it->kind : "?");
+            fputs("  ", f);
+            prop_text_puts(f, it->kind ? it->kind : "?", 0);
+            fputs(": ", f);
             if (it->desc)
                 prop_text_puts(f, it->desc, 0);
             if (it->origin) {

@@ -17,12 +17,13 @@ if ! command -v chromium >/dev/null 2>&1; then
   skip_missing chromium "chromium is not installed (apt-get install chromium): the pages are not checked"
 fi
 
-# chromium ARGS... URL: headless, its profile and home in scratch.
+# chromium ARGS... URL: headless, its profile, home and temporary files in
+# scratch.
 chromium_run() {
-  HOME="$TMP/chrome-home" timeout 60 chromium --headless --no-sandbox --disable-gpu \
+  HOME="$TMP/chrome-home" TMPDIR="$TMP/chrome-tmp" timeout 60 chromium --headless --no-sandbox --disable-gpu \
     --user-data-dir="$TMP/chrome-profile" --no-first-run --disable-extensions "$@" 2>"$TMP/chromium.err"
 }
-mkdir -p "$TMP/chrome-home" "$TMP/chrome-profile"
+mkdir -p "$TMP/chrome-home" "$TMP/chrome-profile" "$TMP/chrome-tmp"
 
 # A port nothing listens on (bound, then closed at once).
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
