@@ -105,12 +105,23 @@ count(const json_val *h, const char *key)
     return v < 0 || v > 1e9 ? -1 : (long)v;
 }
 
+/* The time of doc's run: its end, else its start (the text, or NULL). */
+static const char *
+run_time(const json_val *doc)
+{
+    const char *ended = json_str(doc, "ended");
+
+    return fleet_parse_time(ended) >= 0 || json_str(doc, "started") == NULL
+               ? ended
+               : json_str(doc, "started");
+}
+
 /* The row of one host entry e of doc (a report read from file). */
 static int
 fill_host(fleet_host *row, const json_val *doc, const json_val *e, const char *file, int order)
 {
     const json_val *props = json_get(e, "properties");
-    const char *when = json_str(doc, "ended") ? json_str(doc, "ended") : json_str(doc, "started");
+    const char *when = run_time(doc);
     const char *err = json_str(e, "error");
     int verify = json_true(doc, "verify"), dry = json_true(doc, "dry_run");
     int failed = 0, probes = 0, drift = 0;
@@ -208,8 +219,7 @@ load(fleet_page *pg, const char *file, int order)
     for (i = 0; i < hosts->nkids; i++) {
         const json_val *e = &hosts->kids[i];
         const char *name = json_str(e, "host");
-        const char *when =
-            json_str(&doc, "ended") ? json_str(&doc, "ended") : json_str(&doc, "started");
+        const char *when = run_time(&doc);
         fleet_host *row = fleet_find_host(pg, name);
 
         /* The newest run wins; of two at the same time, the later file

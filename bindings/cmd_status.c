@@ -29,6 +29,15 @@ static struct {
     int oom;
 } page;
 
+/* A record's count or time in 0..max, else -1 (not known). */
+static double
+bounded(const json_val *rec, const char *key, double max)
+{
+    double v = json_num(rec, key, -1);
+
+    return v >= 0 && v <= max ? v : -1;
+}
+
 /* *out = "host:path", malloc'd; 0 or -1. */
 static int
 asprintf_like(char **out, const char *host, const char *path)
@@ -65,11 +74,11 @@ page_row(const status_opts *o, const prop_host *h, fleet_state st, const char *e
                                 error) != 0)
         bad = 1;
     if (rec) {
-        row->epoch = (long long)json_num(rec, "epoch", -1);
-        row->ms = json_num(rec, "seconds", -0.001) * 1000;
-        row->ok = (long)json_num(rec, "ok", -1);
-        row->changed = (long)json_num(rec, "changed", -1);
-        row->failed = (long)json_num(rec, "failed", -1);
+        row->epoch = (long long)bounded(rec, "epoch", 1e12);
+        row->ms = json_num(rec, "seconds", -1) * 1000;
+        row->ok = (long)bounded(rec, "ok", 1e9);
+        row->changed = (long)bounded(rec, "changed", 1e9);
+        row->failed = (long)bounded(rec, "failed", 1e9);
         if (fleet_set(&row->when, json_str(rec, "time")) != 0 ||
             fleet_set(&row->commit, json_str(rec, "commit")) != 0)
             bad = 1;
@@ -136,8 +145,9 @@ static int
 stale(const json_val *v, long long *age)
 {
     double every = json_num(v, "every", 0);
+    double end = bounded(v, "epoch", 1e12), secs = bounded(v, "seconds", 1e9);
 
-    *age = (long long)time(NULL) - (long long)(json_num(v, "epoch", 0) + json_num(v, "seconds", 0));
+    *age = (long long)time(NULL) - (long long)((end < 0 ? 0 : end) + (secs < 0 ? 0 : secs));
     return every > 0 && (double)*age > 2 * every + 600;
 }
 
@@ -184,7 +194,9 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
     } else {
         commit = json_str(&v, "commit");
         when = json_str(&v, "time");
-        ago((long long)time(NULL) - (long long)json_num(&v, "epoch", 0), since, sizeof since);
+        ago((long long)time(NULL) -
+                (long long)(bounded(&v, "epoch", 1e12) < 0 ? 0 : bounded(&v, "epoch", 1e12)),
+            since, sizeof since);
         printf("%s: %s%s at %s (%s), commit %.12s", name, old ? "stale: " : "", result,
                when ? when : "?", since, commit ? commit : "?");
         if (json_str(&v, "signer"))

@@ -247,7 +247,7 @@ esc(FILE *f, const char *s)
 static void
 duration(char *buf, size_t size, double ms)
 {
-    if (ms < 0)
+    if (!(ms >= 0 && ms < 1e12)) /* not known (or NaN, or past any run) */
         snprintf(buf, size, "?");
     else if (ms < 1000)
         snprintf(buf, size, "%.1f ms", ms);
@@ -422,7 +422,7 @@ write_host(FILE *f, const fleet_host *h)
         fputs("<span class=\"muted\">?</span>", f);
     }
     fprintf(f, "</td><td class=\"num\">%s%s%s</td><td class=\"num\">",
-            h->ms < 0 ? "<span class=\"muted\">" : "", dur, h->ms < 0 ? "</span>" : "");
+            dur[0] == '?' ? "<span class=\"muted\">" : "", dur, dur[0] == '?' ? "</span>" : "");
     counts_text(f, h, 1);
     fputs("</td><td class=\"src\">", f);
     esc(f, h->source ? h->source : "");
@@ -590,8 +590,10 @@ fleet_print_text(const fleet_page *pg, FILE *f)
         fprintf(f, ": %s at %s in %s", state_names[h->state], when, dur);
         if (h->commit)
             fprintf(f, ", commit %.12s%s", h->commit, h->dirty == 1 ? " (dirty)" : "");
-        fputs(": ", f);
-        counts_text(f, h, 0);
+        if (h->ok >= 0 || h->changed >= 0 || h->drift >= 0 || h->failed >= 0) {
+            fputs(": ", f);
+            counts_text(f, h, 0);
+        }
         if (h->source) {
             fputs(" (from ", f);
             prop_text_puts(f, h->source, 0);
@@ -606,6 +608,8 @@ fleet_print_text(const fleet_page *pg, FILE *f)
             fputs(": ", f);
             if (it->desc)
                 prop_text_puts(f, it->desc, 0);
+            else if (!it->origin && !it->message)
+                fputc('?', f);
             if (it->origin) {
                 fputs(" (", f);
                 prop_text_puts(f, it->origin, 0);

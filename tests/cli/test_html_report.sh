@@ -82,6 +82,23 @@ else
   fail "prop report (text)" "exit $rc" "$TMP/text.out"
 fi
 
+# A --twice run: the second pass wins; hosts held back or interrupted; a
+# run whose end is not a time is placed by its start.
+cat >"$TMP/twice.json" <<'EOF'
+{"run":"x","started":"2026-12-07T07:00:00Z","ended":"?","dry_run":false,"twice":true,"exit":1,"hosts":[
+ {"host":"a","ok":1,"changed":2,"failed":0,"ms":3,"pass":1,"properties":[]},
+ {"host":"a","ok":3,"changed":0,"failed":0,"ms":5,"pass":2,"properties":[]},
+ {"host":"h","not_run":true,"held":true,"properties":[]},
+ {"host":"i","not_run":true,"interrupted":true,"properties":[]}]}
+EOF
+run_prop "$TMP/twice.out" report "$TMP/twice.json"
+if [[ $rc == 0 ]] && grep -q '^a: ok at 2026-12-07 07:00:00 UTC in 5.0 ms: 3 ok, 0 changed, 0 failed' "$TMP/twice.out" &&
+  grep -q '^h: not run' "$TMP/twice.out" && grep -q '^i: interrupted' "$TMP/twice.out"; then
+  pass
+else
+  fail "--twice, held, interrupted" "exit $rc" "$TMP/twice.out"
+fi
+
 # The page loads nothing: no URL in its style (its elements are checked
 # in the DOM below).
 if grep -Eiq 'url\(|@import' "$TMP/page.html"; then
