@@ -312,7 +312,7 @@ static const char page_style[] =
     "tbody.host>tr.row>td{font-size:.95rem;}\n"
     "td.name{font-weight:600;}\n"
     "td.num{white-space:nowrap;}\n"
-    "td.src{color:#5a6672;font-size:.85rem;word-break:break-all;}\n"
+    "td.src{color:#5a6672;font-size:.85rem;overflow-wrap:break-word;}\n"
     "code{font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:.88em;}\n"
     ".badge{display:inline-block;padding:2px 9px;border-radius:10px;font-weight:700;"
     "font-size:.85rem;white-space:nowrap;border:1px solid transparent;}\n"
