@@ -50,6 +50,11 @@ typedef struct run_opts {
     /* The host is this machine (prop pull): it is reached here whatever
      * its connect.* info says, unless it is a directory tree (connect.dir). */
     int local;
+    /* prop verify: a dry run (dry is set too) whose results are named as
+     * a check of the site: a property that would change is "drift", the
+     * failure's message is on the property's line, the host's counts are
+     * ok/drift/failed. */
+    int verify;
     run *run; /* the run these are the options of (run_new) */
 } run_opts;
 
@@ -199,6 +204,9 @@ void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, cons
 void run_prefetch(prop_transport *t, const prop_host *h, int os_unknown);
 
 /* run_report.c */
+/* What r is called in JSON and --report: prop_result_name, but
+ * "drift" for a change under prop verify. */
+const char *run_result_word(const run_opts *o, prop_result r);
 /* "file:line" of where n was declared into buf ("?" when not known); returns buf. */
 const char *run_origin_of(const prop_node *n, char *buf, size_t size);
 /* Text from the site or the target on stdout, shown and never obeyed. */

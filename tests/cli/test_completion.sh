@@ -22,7 +22,7 @@ expect_words() {
   fi
 }
 
-expect_words "subcommands" "claims explain graph help lint pull repl run secret show status version" ""
+expect_words "subcommands" "claims explain graph help lint pull repl run secret show status verify version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
@@ -50,6 +50,8 @@ expect_words "pull options" "--site --state-dir" pull --s
 expect_words "pull: --keyring takes a file" "bindings/prop.bash-completion" pull repo --keyring bindings/prop.bash
 expect_words "pull: the repository is a directory" "examples" pull exam
 expect_words "status: host names" "files.example.com foo.example.com" status examples/site.lua f
+expect_words "verify: host names" "files.example.com foo.example.com" verify examples/site.lua f
+expect_words "verify options" "--json" verify examples/site.lua --js
 expect_words "secret: subcommands" "list recipients rm set" secret ""
 expect_words "secret: options" "--help --host --json" secret set --
 expect_words "secret: site files" "examples/site.lua" secret list examples/si
