@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "run.h"
@@ -73,7 +75,11 @@ verify_run(int argc, char **argv)
     lprop_ctx *ctx = NULL;
     run *rn = NULL;
     const char **names;
-    int nnames = 0;
+    const char *prom = NULL;
+    int nnames = 0, rfd = -1;
+    char *rtmp = NULL;
+    time_t t0 = time(NULL);
+    struct timespec ts0, ts1;
 
     memset(&o, 0, sizeof o);
     cli_site_opts_init(&o.site);
@@ -112,6 +118,18 @@ verify_run(int argc, char **argv)
         } else if (cli_opt_value("--timeout", argc, argv, &i, &v)) {
             if (int_arg("--timeout", v, 1, 86400, &o.op_timeout))
                 goto usage;
+        } else if (cli_opt_value("--report", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_verify, "--report wants a file name");
+                goto usage;
+            }
+            o.report = v;
+        } else if (cli_opt_value("--prometheus", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_verify, "--prometheus wants a file name");
+                goto usage;
+            }
+            prom = v;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             cli_usage_error(&cmd_verify, "unknown option \"%s\"", argv[i]);
             goto usage;
@@ -126,11 +144,21 @@ verify_run(int argc, char **argv)
         return cli_usage_error(&cmd_verify, "which site file?");
     }
     o.site_path = site;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
     rc = run_open_site(&o, names, nnames, &ctx, &hosts, &nhosts, &ocs);
     if (rc >= 0) {
         /* A rejected site (or no memory) fails the check; usage stays usage. */
         if (rc != EXIT_USAGE)
             rc = VERIFY_FAILED;
+        goto done;
+    }
+    /* The run's entries: the report and the metrics are made of them. */
+    if (o.report && (rfd = run_report_open(o.report, &rtmp)) < 0) {
+        rc = EXIT_USAGE;
+        goto done;
+    }
+    if ((o.report || prom) && run_entries_open("verify") != 0) {
+        rc = VERIFY_FAILED;
         goto done;
     }
     if ((rn = run_new(ctx, &o, NULL)) == NULL) {
@@ -140,7 +168,29 @@ verify_run(int argc, char **argv)
     }
     run_catch_signals(rn);
     rc = verify_code(run_hosts(rn, hosts, nhosts, ocs), ocs, nhosts);
+    fflush(stdout);
+    if (o.report) {
+        if (run_report_write(&rn->o, rfd, rtmp, hosts, nhosts, ocs, rc, t0) != rc)
+            rc = VERIFY_FAILED;
+        rfd = -1;
+        rtmp = NULL;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts1);
+    if (prom && run_metrics_write(prom, "verify", time(NULL),
+                                  (double)(ts1.tv_sec - ts0.tv_sec) +
+                                      (double)(ts1.tv_nsec - ts0.tv_nsec) / 1e9,
+                                  rc) != 0)
+        rc = VERIFY_FAILED;
 done:
+    if (rtmp) {
+        unlink(rtmp);
+        free(rtmp);
+    }
+    if (rfd >= 0)
+        close(rfd);
+    if (run_report_fd >= 0)
+        close(run_report_fd);
+    run_report_fd = -1;
     run_free(rn);
     lprop_close(ctx);
     free(hosts);
@@ -158,5 +208,6 @@ const cli_command cmd_verify = {
     "verify", verify_run,
     "check that hosts are the way the site says, changing nothing (every host when none is named)",
     "prop verify SITE [HOST...] [--json] [-j N] [--accept-new-host-keys]\n"
-    "                [--connect-timeout S] [--timeout S]\n"
+    "                [--connect-timeout S] [--timeout S] [--report FILE.json]\n"
+    "                [--prometheus FILE]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

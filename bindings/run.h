@@ -243,6 +243,17 @@ int run_report_open(const char *file, char **tmp);
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
 
+/* run_metrics.c */
+/* Make run_report_fd (when it is not open yet) the unnamed temporary
+ * file a run's entries go to: 0, or -1 after a message (who: the command). */
+int run_entries_open(const char *who);
+/* The run's entries (run_report_fd) as node_exporter textfile-collector
+ * metrics, written atomically over file: each property's state (a change
+ * made is ok, one that would be made is drift), each host's reach and
+ * counts, when the run ended (ended), how long it took (secs) and its
+ * exit code rc.  0, or -1 after a message. */
+int run_metrics_write(const char *file, const char *who, time_t ended, double secs, int rc);
+
 /* run_host.c */
 /* 1 when nothing on h can change anything: it only carries facts for
  * other hosts, and is never run (prop status leaves it out too). */

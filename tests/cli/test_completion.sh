@@ -52,6 +52,8 @@ expect_words "pull: the repository is a directory" "examples" pull exam
 expect_words "status: host names" "files.example.com foo.example.com" status examples/site.lua f
 expect_words "verify: host names" "files.example.com foo.example.com" verify examples/site.lua f
 expect_words "verify options" "--json" verify examples/site.lua --js
+expect_words "verify --prometheus" "--prometheus" verify examples/site.lua --prom
+expect_words "verify --prometheus takes a file" "bindings/prop.bash-completion" verify examples/site.lua --prometheus bindings/prop.bash
 expect_words "secret: subcommands" "list recipients rm set" secret ""
 expect_words "secret: options" "--help --host --json" secret set --
 expect_words "secret: site files" "examples/site.lua" secret list examples/si

@@ -185,6 +185,92 @@ check "rejected site: the error with its line" grep -q 'bad.lua:4: error\[P012\]
 check "rejected site: nothing was run" grep -q 'nothing was run' "$TMP/bad.out"
 check "rejected site: nothing written" test ! -e "$T/ran"
 
+# --report: prop run's report document, with "verify":true and the
+# counts and results named ok/drift/failed.
+printf 'down\n' >"$T/flag"
+rm -f "$T/other"
+if command -v jq >/dev/null; then
+  jqok() { jq -e "$@" >/dev/null; }
+  run_prop "$TMP/rep.out" verify "$TMP/site.lua" --report "$TMP/rep.json"
+  same "report: exit 2" "$rc" 2
+  check "report: verify true" jqok '.verify == true and .exit == 2' "$TMP/rep.json"
+  check "report: host counts ok/drift/failed" \
+    jqok '.hosts[0] | .host == "t" and .ok == 0 and .drift == 1 and .failed == 1' "$TMP/rep.json"
+  check "report: drift" \
+    jqok '.hosts[0].properties[] | select(.desc == "flag and state") | .result == "drift"' "$TMP/rep.json"
+  check "report: failed, with what the probe saw" \
+    jqok '.hosts[0].properties[] | select(.desc == "other looked at") |
+      .result == "failed" and .message == "would fail: verify: no /other"' "$TMP/rep.json"
+else
+  part_missing jq "jq is needed to read the --report document"
+fi
+
+# --prometheus: node_exporter textfile-collector metrics, written
+# atomically: one series per property and state, label values escaped.
+cat >"$TMP/prom.lua" <<EOF
+host "t" { connect.dir "$T", os.debian("bookworm", "amd64"),
+  property { desc = 'odd "name" \\\\ with\\nnewline', check = function(sys) return true end,
+             apply = function(sys) end },
+  property { desc = "flag", check = function(sys) return sys:read("/flag") == "up\\n" end,
+             apply = function(sys) sys:write("/flag", "up\\n") end },
+  property { desc = "other", check = function(sys) return true end, apply = function(sys) end,
+             verify = function(sys) return sys:read("/other") ~= nil, "no /other" end,
+             probe_timeout = 0 } }
+host "u" { connect.dir "$TMP/tree2", os.debian("bookworm", "amd64"),
+  property { desc = "fine", check = function(sys) return true end, apply = function(sys) end } }
+host "missing" { connect.dir "$TMP/no-such-tree", os.debian("bookworm", "amd64"),
+  property { desc = "there", check = function(sys) return true end, apply = function(sys) end } }
+EOF
+mkdir -p "$TMP/textfile" "$TMP/tree2"
+echo "old" >"$TMP/textfile/prop.prom"
+P="$TMP/textfile/prop.prom"
+# has_series HOST DESC LINE STATE VALUE : P has this prop_property_state
+# line (DESC as it is written there, escaped).
+has_series() {
+  grep -qxF "prop_property_state{host=\"$1\",desc=\"$2\",file=\"$TMP/prom.lua\",line=\"$3\",state=\"$4\"} $5" "$P"
+}
+before="$(tree_sum)"
+run_prop "$TMP/prom.out" verify "$TMP/prom.lua" -j 3 --prometheus "$P"
+same "prometheus: exit 2" "$rc" 2
+same "prometheus: tree unchanged" "$(tree_sum)" "$before"
+same "prometheus: only the metrics file in its directory (no temporary left)" \
+  "$(ls -A "$TMP/textfile")" "prop.prom"
+if command -v promtool >/dev/null; then
+  check "prometheus: promtool check metrics" bash -c "promtool check metrics <'$P' >'$TMP/promtool.out' 2>&1"
+else
+  part_missing prometheus "promtool (Debian package prometheus) checks the metrics"
+fi
+check "prometheus: HELP and TYPE" grep -qx '# TYPE prop_property_state gauge' "$P"
+check "prometheus: drift is 1" \
+  has_series t 'flag' 4 drift 1
+check "prometheus: and its ok 0" \
+  has_series t 'flag' 4 ok 0
+check "prometheus: failed is 1" \
+  has_series t 'other' 6 failed 1
+check "prometheus: the other job's host" \
+  has_series u 'fine' 10 ok 1
+check "prometheus: label values escaped" \
+  has_series t 'odd \"name\" \\ with\nnewline' 2 ok 1
+check "prometheus: host up" grep -qx 'prop_host_up{host="t"} 1' "$P"
+check "prometheus: host not reached" grep -qx 'prop_host_up{host="missing"} 0' "$P"
+check "prometheus: host counts" grep -qx 'prop_host_properties{host="t",state="drift"} 1' "$P"
+check "prometheus: last run's time" \
+  grep -Eqx 'prop_verify_last_run_timestamp_seconds [0-9]{10,}' "$P"
+check "prometheus: its duration" grep -Eqx 'prop_verify_duration_seconds [0-9.]+' "$P"
+check "prometheus: its exit code" grep -qx 'prop_verify_exit_code 2' "$P"
+# All holds: the file says so.
+printf 'up\n' >"$T/flag"
+: >"$T/other"
+run_prop "$TMP/prom2.out" verify "$TMP/prom.lua" t --prometheus "$P"
+same "prometheus: all hold: exit 0" "$rc" 0
+check "prometheus: flag ok now" \
+  has_series t 'flag' 4 ok 1
+check "prometheus: exit code 0" grep -qx 'prop_verify_exit_code 0' "$P"
+# A directory that cannot be written: a failure, said.
+run_prop "$TMP/prom3.out" verify "$TMP/prom.lua" t --prometheus "$TMP/no-such-dir/prop.prom"
+same "prometheus: unwritable: exit 2" "$rc" 2
+check "prometheus: unwritable: said" grep -q 'cannot write the metrics' "$TMP/prom3.out"
+
 # Usage errors: 64.
 run_prop "$TMP/u1.out" verify
 same "usage: no site: 64" "$rc" 64
@@ -196,6 +282,8 @@ same "usage: -j 0: 64" "$rc" 64
 run_prop "$TMP/u4.out" verify "$TMP/site.lua" nosuchhost
 same "usage: unknown host: 64" "$rc" 64
 check "usage: the unknown host named" grep -q 'declares no host "nosuchhost"' "$TMP/u4.out"
+run_prop "$TMP/u5.out" verify "$TMP/site.lua" --prometheus
+same "usage: --prometheus without a file: 64" "$rc" 64
 run_prop "$TMP/h.out" verify --help
 same "help: exit 0" "$rc" 0
 check "help: the usage line" grep -q 'prop verify SITE' "$TMP/h.out"
