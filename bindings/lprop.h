@@ -33,7 +33,8 @@
  *                       loading the site for it, the batches of --serial
  *                       and --max-fail, --twice (run.h: the run object,
  *                       and what the run_*.c files share; cmd_run.c, prop
- *                       pull, prop status and the REPL's :plan use it)
+ *                       pull, prop status, prop verify and the REPL's :plan
+ *                       use it)
  *     run_jobs.c        prop run -j: hosts at once in forked children
  *     run_tags.c        prop run --tags and --skip-tags: which properties run
  *     run_host.c        one host: reaching it, its lock and OS, its properties
@@ -47,6 +48,8 @@
  *     run_containers.c  a host's containers, run after it
  *     run_report.c      prop run's text and JSON output, the run's id and
  *                       commit, a host's summary line, --report
+ *     run_metrics.c     a run's results as node_exporter textfile metrics
+ *                       (prop verify --prometheus, prop pull --prometheus)
  *     pull_verify.c     prop pull's trusted keys, a commit's signature
  *                       (pull.h: what the pull_*.c files share with cmd_pull.c)
  *     pull_record.c     prop pull's run of the site (a run object) and what
