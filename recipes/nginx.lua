@@ -111,6 +111,10 @@ V.reload_awaits.nginx = { before = workers_before, after = workers_replaced }
 function impl.site.ensure(sys, a)
    return V.ensure_site(sys, a)
 end
+impl.site.verify = V.verify_site
+impl.site.repair = V.repair_site
+impl.installed.verify = V.verify_running
+impl.installed.repair = V.repair_running
 
 function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)
@@ -129,6 +133,7 @@ end
   default site listens on port 80; a TLS site on 443.
   Run time: apt-installs nginx when missing (as apt.installed), then
   starts the nginx service when it is not running (as service.running).
+  Verify: the service runs; repair: start it.
   Example:
     nginx.installed()
 ]]
@@ -178,6 +183,9 @@ end
   run returns, the new site is served.  Nothing to change: nginx is neither
   tested nor reloaded.  A dry run tests nothing and says it would; before
   nginx is installed, it says the site would be written once it is.
+  Verify: its first plain-HTTP port answers for its first name, and not
+  as a name no site has is answered (unless it is the default server for
+  that port); repair: start, reload, else restart the server.
   Example:
     nginx.site("example.org",
                "server { listen 80; server_name example.org; root /srv/www/example.org; }\n")
