@@ -35,7 +35,6 @@ end
   default configuration, which listens on both ports.
   Run time: apt-installs apache2 when missing (as apt.installed), then
   starts the apache2 service when it is not running (as service.running).
-  Verify: the service runs; repair: start it.
   Example:
     apache.installed()
 ]]
@@ -55,8 +54,6 @@ function impl.site.ensure(sys, a)
 end
 impl.site.verify = V.verify_site
 impl.site.repair = V.repair_site
-impl.installed.verify = V.verify_running
-impl.installed.repair = V.repair_running
 
 function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)

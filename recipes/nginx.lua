@@ -113,8 +113,6 @@ function impl.site.ensure(sys, a)
 end
 impl.site.verify = V.verify_site
 impl.site.repair = V.repair_site
-impl.installed.verify = V.verify_running
-impl.installed.repair = V.repair_running
 
 function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)
@@ -133,7 +131,6 @@ end
   default site listens on port 80; a TLS site on 443.
   Run time: apt-installs nginx when missing (as apt.installed), then
   starts the nginx service when it is not running (as service.running).
-  Verify: the service runs; repair: start it.
   Example:
     nginx.installed()
 ]]

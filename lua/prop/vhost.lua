@@ -336,16 +336,4 @@ function V.repair_site(sys, a)
    sys:note(a.service .. " restarted: a reload did not make it serve the site")
 end
 
--- verify and repair of a server's installed leaf: it runs.
-function V.verify_running(sys, a)
-   if R.is_dir_tree(sys) or R.no_daemons(sys) then return true end
-   if R.service_is_running(sys, a.package) then return true end
-   return false, fmt("service %s is not running", a.package)
-end
-
-function V.repair_running(sys, a)
-   R.service_do(sys, a.package, "start")
-   sys:note(a.package .. " started: it was not running")
-end
-
 return V
