@@ -123,6 +123,10 @@ prop_run "$TMP/p2.out" "$TMP/site.lua" --dry-run
 same "stopped, dry run: exit" "$rc" 1
 same "stopped, dry run: apache installed would start it" "$(ctr_result "$TMP/p2.out" "apache installed")" changed
 check "stopped, dry run: site prop-a would fail, saying what it saw" grep -q 'would fail: verify: GET http://127.0.0.1:8081/ with Host localhost: connect to 127.0.0.1:8081: Connection refused' "$TMP/p2.out"
+prop_verify "$TMP/pv2.out" "$TMP/site.lua"
+same "stopped, prop verify: exit" "$rc" 2
+same "stopped, prop verify: site prop-a failed" "$(ctr_result "$TMP/pv2.out" "apache site prop-a")" failed
+check "stopped, prop verify: apache still stopped" bash -c "! docker exec $CTR service apache2 status"
 prop_run "$TMP/p3.out" "$TMP/site.lua"
 same "stopped: exit" "$rc" 0
 same "stopped: apache installed started it" "$(ctr_result "$TMP/p3.out" "apache installed")" changed
@@ -136,10 +140,15 @@ check "not loaded: its name gets the default site" bash -c "[[ \"\$(docker exec 
 prop_run "$TMP/p4.out" "$TMP/site.lua" --dry-run
 same "not loaded, dry run: exit" "$rc" 1
 check "not loaded, dry run: the probe's words" grep -q 'would fail: verify: GET http://127.0.0.1:80/ with Host named.example: answered 200 with [0-9]* bytes, as a name no site has is answered' "$TMP/p4.out"
+prop_verify "$TMP/pv4.out" "$TMP/site.lua"
+same "not loaded, prop verify: exit" "$rc" 2
+same "not loaded, prop verify: site prop-n failed" "$(ctr_result "$TMP/pv4.out" "apache site prop-n")" failed
 prop_run "$TMP/p5.out" "$TMP/site.lua"
 same "not loaded: exit" "$rc" 0
 same "not loaded: site prop-n repaired" "$(ctr_result "$TMP/p5.out" "apache site prop-n")" changed
 same "not loaded: served for its name again" "$(named)" "site b"
+prop_verify "$TMP/pv5.out" "$TMP/site.lua"
+same "after the repair, prop verify: all hold" "$rc" 0
 write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_A\")" "revert(apache.site(\"prop-n\", \"$NAMED\"))"
 prop_run "$TMP/p6.out" "$TMP/site.lua"
 same "the named site taken out" "$rc/$(changed_inside "$TMP/p6.out")" "0/1/0"

@@ -149,9 +149,15 @@ same "another serial, dry run: exit" "$rc" 1
 same "another serial, dry run: the zone would fail" "$(changed_inside "$TMP/v1.out")" "0/1"
 check "another serial, dry run: with what the probe saw" grep -q "would fail: verify: SOA example.com from port 53: named serves serial $((ds1 + 5)), the zone file has $ds1" "$TMP/v1.out"
 same "another serial, dry run: nothing done" "$(served_serial)" "$((ds1 + 5))"
+prop_verify "$TMP/vv.out" "$TMP/dsite.lua" localhost
+same "another serial, prop verify: exit" "$rc" 2
+check "another serial, prop verify: the zone failed" grep -q '"desc":"dns primary zone example.com".*"result":"failed"' "$TMP/vv.out"
+same "another serial, prop verify: nothing done" "$(served_serial)" "$((ds1 + 5))"
 prop_run "$TMP/v2.out" "$TMP/dsite.lua" localhost
 same "another serial: exit" "$rc" 0
-same "another serial: the zone repaired" "$(changed_inside "$TMP/v2.out")" "1/0"
+# The repair reloads the zone (its own line, changed) and the zone is
+# changed.
+same "another serial: the zone repaired" "$(changed_inside "$TMP/v2.out")" "2/0"
 same "another serial: the file's serial is served" "$(served_serial)" "$ds1"
 # named stopped: a dry run says the zone would fail; a run starts named.
 inside rndc stop >/dev/null

@@ -157,6 +157,10 @@ same "stopped, dry run: nginx installed would start it" "$(ctr_result "$TMP/p2.o
 same "stopped, dry run: site prop-a would fail" "$(ctr_result "$TMP/p2.out" "nginx site prop-a")" failed
 check "stopped, dry run: with what its probe saw" grep -q 'would fail: verify: GET http://127.0.0.1:8081/ with Host localhost: connect to 127.0.0.1:8081: Connection refused' "$TMP/p2.out"
 check "stopped, dry run: nginx still stopped" bash -c "! docker exec $CTR service nginx status"
+prop_verify "$TMP/pv2.out" "$TMP/site.lua"
+same "stopped, prop verify: exit" "$rc" 2
+same "stopped, prop verify: site prop-a failed" "$(ctr_result "$TMP/pv2.out" "nginx site prop-a")" failed
+check "stopped, prop verify: nginx still stopped" bash -c "! docker exec $CTR service nginx status"
 prop_run "$TMP/p3.out" "$TMP/site.lua"
 same "stopped: exit" "$rc" 0
 same "stopped: nginx installed started it" "$(ctr_result "$TMP/p3.out" "nginx installed")" changed
@@ -173,6 +177,10 @@ same "other configuration, dry run: exit" "$rc" 1
 same "other configuration, dry run: the file is right" "$(changed_inside "$TMP/p4.out")" "0/1"
 same "other configuration, dry run: site prop-n would fail" "$(ctr_result "$TMP/p4.out" "nginx site prop-n")" failed
 check "other configuration, dry run: with what its probe saw" grep -q 'would fail: verify: GET http://127.0.0.1:80/ with Host named.example: answered 200 with 6 bytes, as a name no site has is answered' "$TMP/p4.out"
+prop_verify "$TMP/pv4.out" "$TMP/site.lua"
+same "other configuration, prop verify: exit" "$rc" 2
+same "other configuration, prop verify: site prop-n failed" "$(ctr_result "$TMP/pv4.out" "nginx site prop-n")" failed
+same "other configuration, prop verify: the other configuration still runs" "$(named)" "other"
 prop_run "$TMP/p5.out" "$TMP/site.lua"
 same "other configuration: exit" "$rc" 0
 same "other configuration: site prop-n repaired" "$(ctr_result "$TMP/p5.out" "nginx site prop-n")" changed
@@ -180,6 +188,8 @@ check "other configuration: a reload was not enough" grep -q 'nginx restarted: a
 same "other configuration: the sites are served again" "$(fetch 8081)/$(named)" "site a/site b"
 prop_run "$TMP/p6.out" "$TMP/site.lua"
 same "after the repair: nothing changes" "$(changed_inside "$TMP/p6.out")" "0/0"
+prop_verify "$TMP/pv6.out" "$TMP/site.lua"
+same "after the repair, prop verify: all hold" "$rc" 0
 write_site "nginx.site(\"prop-a\", \"$SITE_A\")" "revert(nginx.site(\"prop-n\", \"$NAMED\"))"
 prop_run "$TMP/p7.out" "$TMP/site.lua"
 same "the named site taken out" "$rc/$(changed_inside "$TMP/p7.out")" "0/1/0"
