@@ -48,7 +48,9 @@
  *   secrets
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP
- *                       through GPGME; secmem.c memory for decrypted values
+ *                       through GPGME; secmem.c memory for decrypted values;
+ *     openpgp.c         the one walker of OpenPGP packet framing and the
+ *                       armor's CRC-24 (the store's messages, apt.key's keys)
  *
  * Ownership: everything below is carved out of the site's arena (arena.c)
  * and lives exactly as long as the site; no struct here is freed alone.
