@@ -269,7 +269,7 @@ record_host_key(ssh_tr *s)
 }
 
 int
-check_host_key(ssh_tr *s, int accept_new)
+prop_ssh_check_host_key(ssh_tr *s, int accept_new)
 {
     ssh_key key = NULL;
     unsigned char *hash = NULL;
@@ -381,7 +381,8 @@ check_host_key(ssh_tr *s, int accept_new)
  * Authentication.
  */
 int
-refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verify, void *userdata)
+prop_ssh_refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verify,
+                           void *userdata)
 {
     (void)prompt;
     (void)echo;
@@ -395,7 +396,7 @@ refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verif
 static int
 auth_identity(ssh_tr *s, const char *identity, prop_buf *tried)
 {
-    char *path = expand_home(identity);
+    char *path = prop_ssh_expand_home(identity);
     ssh_key key = NULL;
     struct stat sb;
     int rc, asked = 0;
@@ -412,7 +413,7 @@ auth_identity(ssh_tr *s, const char *identity, prop_buf *tried)
         free(path);
         return AUTH_NO_KEY;
     }
-    rc = ssh_pki_import_privkey_file(path, NULL, refuse_passphrase, &asked, &key);
+    rc = ssh_pki_import_privkey_file(path, NULL, prop_ssh_refuse_passphrase, &asked, &key);
     if (rc != SSH_OK) {
         if (asked)
             prop_transport_fail(&s->base,
@@ -448,7 +449,7 @@ static int
 auth_default(ssh_tr *s, prop_buf *tried)
 {
     static const char *const keys[] = {"id_ed25519", "id_ecdsa", "id_rsa", "id_dsa"};
-    const char *sock = getenv("SSH_AUTH_SOCK"), *home = user_home();
+    const char *sock = getenv("SSH_AUTH_SOCK"), *home = prop_ssh_user_home();
     char path[4200];
     struct stat sb;
     size_t i;
@@ -473,7 +474,7 @@ auth_default(ssh_tr *s, prop_buf *tried)
 }
 
 int
-authenticate(ssh_tr *s, const prop_ssh_opts *opts)
+prop_ssh_authenticate(ssh_tr *s, const prop_ssh_opts *opts)
 {
     prop_buf tried = PROP_BUF_INIT;
     int rc, methods;

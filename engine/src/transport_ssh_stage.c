@@ -28,7 +28,7 @@
  * builtin's message does not give the kernel's reason; prop_write's
  * does).  Status 4: staged.
  */
-const char stw_script[] =
+const char prop_ssh_stw_script[] =
     "if [ ! -d \"$1\" ]; then\n"
     "  for prop_x in \"${1%/*}/.prop-stg-\"*; do\n"
     "    if [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ] &&\n"
@@ -67,7 +67,7 @@ const char stw_script[] =
  * the others noted; the record itself is this user's, not a symbolic
  * link, or left alone.  Builtins only, but for rm(1).
  */
-const char stgc_script[] =
+const char prop_ssh_stgc_script[] =
     "prop_stgrec=$PROP_LOCK_FILE\n"
     "if [ -z \"$prop_stgrec\" ]; then\n"
     "  if [ \"$prop_uid\" = 0 ] && [ -d /run/lock ] && [ -w /run/lock ]; then\n"
@@ -103,15 +103,15 @@ const char stgc_script[] =
  *
  * prop_why MSG NAME: the line of MSG that names NAME, or MSG, in $prop_r.
  */
-const char sst_script[] = "n=$(($# / 2))\n"
-                          "while [ $n -gt 0 ]; do\n"
-                          "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
-                          "  shift 2; n=$((n - 1))\n"
-                          "done\n"
-                          "[ $# -gt 0 ] || exit 0\n"
-                          "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
-                          "exec sync\n";
-const char mvg_script[] =
+const char prop_ssh_sst_script[] = "n=$(($# / 2))\n"
+                                   "while [ $n -gt 0 ]; do\n"
+                                   "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
+                                   "  shift 2; n=$((n - 1))\n"
+                                   "done\n"
+                                   "[ $# -gt 0 ] || exit 0\n"
+                                   "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
+                                   "exec sync\n";
+const char prop_ssh_mvg_script[] =
     "prop_sd=$1 prop_dd=${2%/}/; shift 2\n"
     "prop_n=$(($# / 3))\n"
     "while [ $prop_n -gt 0 ]; do\n"
@@ -141,7 +141,7 @@ const char mvg_script[] =
     "  fi\n"
     "  shift 3\n"
     "done\n";
-const char why_script[] =
+const char prop_ssh_why_script[] =
     "prop_r=${1:-mv failed} prop_x=$1\n"
     "while [ -n \"$prop_x\" ]; do\n"
     "  case ${prop_x%%\"$prop_nl\"*} in *\"$2\"*) prop_r=${prop_x%%\"$prop_nl\"*}; return 0 ;; "
@@ -179,7 +179,7 @@ const char why_script[] =
 
 /* Free the staged writes st[0..n) and the array. */
 void
-stage_free(sh_stage *st, size_t n)
+prop_ssh_stage_free(sh_stage *st, size_t n)
 {
     size_t i;
 
@@ -193,23 +193,23 @@ stage_free(sh_stage *st, size_t n)
 
 /* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
 void
-stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
+prop_ssh_stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
 {
     char msg[1024];
     size_t i;
 
     for (i = 0; i < n; i++) {
         snprintf(msg, sizeof msg, "%.300s: %.700s", st[i].what, why);
-        fail_batch(s, st[i].batch, msg);
+        prop_ssh_fail_batch(s, st[i].batch, msg);
     }
-    stage_free(st, n);
+    prop_ssh_stage_free(st, n);
 }
 
 /* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
  * s->base.err): "prop-cf I REASON" for each write it could not put in
  * place (REASON may go on over the next lines). */
 void
-commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
+prop_ssh_commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
 {
     prop_buf why = PROP_BUF_INIT;
     sh_stage *cur = NULL;
@@ -222,7 +222,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
                  !r                  ? s->base.err
                  : r->err && *r->err ? r->err
                                      : "the commit failed");
-        stg_fail(s, st, n, lost);
+        prop_ssh_stg_fail(s, st, n, lost);
         return;
     }
     p = r->out;
@@ -234,7 +234,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
                 char msg[1024];
 
                 snprintf(msg, sizeof msg, "%s: %s", cur->what, m);
-                fail_batch(s, cur->batch, msg);
+                prop_ssh_fail_batch(s, cur->batch, msg);
             }
             prop_buf_free(&why);
             cur = NULL;
@@ -250,7 +250,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
             (void)(prop_buf_adds(&why, "; ") < 0 || prop_buf_adds(&why, line) < 0);
         }
     }
-    stage_free(st, n);
+    prop_ssh_stage_free(st, n);
 }
 
 /* The staging directory of path's directory (spelt as prop_write spells
@@ -275,8 +275,8 @@ stage_paths(const ssh_tr *s, const char *path, char **sd, char **tmp)
 }
 
 int
-sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data, size_t len,
-               const char sfx[7], const char *mu, const char *what)
+prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data,
+                        size_t len, const char sfx[7], const char *mu, const char *what)
 {
     prop_buf b = PROP_BUF_INIT;
     char *sd = NULL, *tmp = NULL;
@@ -285,7 +285,7 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
     int rc;
 
     if (!s->stg_tag[0])
-        sh_next_sfx(s, s->stg_tag);
+        prop_ssh_sh_next_sfx(s, s->stg_tag);
     if (stage_paths(s, path, &sd, &tmp) < 0)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     need = strlen(tmp) + strlen(path) + 64;
@@ -293,17 +293,18 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
         if (strcmp(s->stg[i].path, path) == 0)
             break;
     if ((i < s->nstg || s->nstg >= SH_STAGE_MAX || s->stg_bytes + need > SH_STAGE_BYTES) &&
-        (rc = sh_commit(s, what)) != 0)
+        (rc = prop_ssh_sh_commit(s, what)) != 0)
         goto out;
     rc = prop_transport_fail(&s->base, "%s: out of memory", what);
-    if (prop_buf_adds(&b, "prop_stw ") < 0 || buf_quote(&b, sd) < 0 ||
-        prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, tmp) < 0 || prop_buf_add(&b, " ", 1) < 0 ||
-        buf_quote(&b, mu) < 0 || prop_buf_add(&b, " ", 1) < 0 || prop_buf_adds(&b, sfx) < 0)
+    if (prop_buf_adds(&b, "prop_stw ") < 0 || prop_ssh_buf_quote(&b, sd) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, tmp) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, mu) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_buf_adds(&b, sfx) < 0)
         goto out;
     for (i = 0; args[i]; i++)
-        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, args[i]) < 0)
+        if (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, args[i]) < 0)
             goto out;
-    if (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, data, len) < 0)
+    if (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_printf_format(&b, data, len) < 0)
         goto out;
     if (s->nstg == s->stg_cap) {
         size_t cap = s->stg_cap ? 2 * s->stg_cap : 32;
@@ -325,7 +326,7 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
     tmp = NULL; /* e's now */
     s->nstg++;
     s->stg_bytes += need;
-    if ((rc = defer_line(s, b.p, b.len, what, e->idx, NULL, 0)) != 0) {
+    if ((rc = prop_ssh_defer_line(s, b.p, b.len, what, e->idx, NULL, 0)) != 0) {
         /* Not staged as far as anyone knows: failed with the line (its
          * file, if made, goes with the staging directory). */
         e = &s->stg[--s->nstg];
@@ -341,12 +342,12 @@ out:
     return rc;
 }
 
-/* p[0..n) quoted as one word (buf_quote): 0, or -1 out of memory. */
+/* p[0..n) quoted as one word (prop_ssh_buf_quote): 0, or -1 out of memory. */
 static int
 buf_quote_n(prop_buf *b, const char *p, size_t n)
 {
     char *w = strndup(p, n);
-    int rc = w ? buf_quote(b, w) : -1;
+    int rc = w ? prop_ssh_buf_quote(b, w) : -1;
 
     free(w);
     return rc;
@@ -391,7 +392,7 @@ commit_moves(prop_buf *b, const sh_stage *st, size_t n)
                     continue;
                 done[j] = 1;
                 snprintf(num, sizeof num, " %lu ", st[j].idx);
-                if (prop_buf_adds(b, num) < 0 || buf_quote(b, nj) < 0)
+                if (prop_buf_adds(b, num) < 0 || prop_ssh_buf_quote(b, nj) < 0)
                     return -1;
                 snprintf(num, sizeof num, " %lu", st[j].batch);
                 if (prop_buf_adds(b, num) < 0)
@@ -418,7 +419,7 @@ commit_moves(prop_buf *b, const sh_stage *st, size_t n)
 }
 
 int
-sh_commit(ssh_tr *s, const char *what)
+prop_ssh_sh_commit(ssh_tr *s, const char *what)
 {
     prop_buf b = PROP_BUF_INIT;
     char num[160];
@@ -435,7 +436,7 @@ sh_commit(ssh_tr *s, const char *what)
         goto oom;
     for (i = 0; i < n; i++) {
         snprintf(num, sizeof num, " %lu ", st[i].idx);
-        if (prop_buf_adds(&b, num) < 0 || buf_quote(&b, st[i].tmp) < 0)
+        if (prop_buf_adds(&b, num) < 0 || prop_ssh_buf_quote(&b, st[i].tmp) < 0)
             goto oom;
     }
     if (prop_buf_adds(&b, " 2>&1) || prop_cf=\"fsync: ${prop_e:-failed}\"; prop_cfb=' '") < 0 ||
@@ -451,12 +452,12 @@ sh_commit(ssh_tr *s, const char *what)
     /* Of no batch: it runs whatever failed before it (prop_mvg skips what
      * it must). */
     s->batch = 0;
-    rc = defer_line(s, b.p, b.len, "commit", 0, st, n);
+    rc = prop_ssh_defer_line(s, b.p, b.len, "commit", 0, st, n);
     s->batch = batch;
     prop_buf_free(&b);
     return rc;
 oom:
     prop_buf_free(&b);
-    stg_fail(s, st, n, "out of memory");
+    prop_ssh_stg_fail(s, st, n, "out of memory");
     return prop_transport_fail(&s->base, "%s: the writes staged: out of memory", what);
 }
