@@ -42,9 +42,9 @@
  *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
  *                       _entry its symbol, _keys host keys and
  *                       authentication, _chan commands and TCP probes on
- *                       channels, _shell
- *                       the remote shell and its answers, _stage the
- *                       pipelined (staged) writes, _prefetch the prefetch
+ *                       channels, _shell the remote shell and its answers,
+ *                       _pipeline the pipelined (staged) writes, _prefetch
+ *                       the prefetch
  *   secrets
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP

@@ -5,6 +5,8 @@
  *   transport_ssh.c           the session, the file operations, the run
  *                             lock
  *   transport_ssh_shell.c     the remote shell and its protocol
+ *   transport_ssh_pipeline.c  the pipelined (staged) writes and their
+ *                             commit
  *   transport_ssh_chan.c      commands on a channel of their own,
  *                             interruption
  *   transport_ssh_keys.c      host keys (known_hosts) and authentication
@@ -264,7 +266,7 @@ void prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg);
 int prop_ssh_defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what,
                         unsigned long staged, sh_stage *st, size_t nst);
 
-/* transport_ssh_stage.c */
+/* transport_ssh_pipeline.c */
 /* The remote shell's functions prop_stw, prop_sst, prop_mvg, prop_why. */
 extern const char prop_ssh_stw_script[], prop_ssh_sst_script[], prop_ssh_mvg_script[],
     prop_ssh_why_script[], prop_ssh_stgc_script[];

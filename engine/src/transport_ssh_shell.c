@@ -441,7 +441,7 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
-    /* The staging directories of a run cut off (transport_ssh_stage.c). */
+    /* The staging directories of a run cut off (transport_ssh_pipeline.c). */
     if (prop_buf_adds(&b, "prop_stgc </dev/null\n") < 0)
         goto oom;
     s->batch = 0; /* of no batch */

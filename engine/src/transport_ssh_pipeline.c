@@ -1,5 +1,5 @@
 /*
- * transport_ssh_stage.c - staged writes of the SSH transport: a pipelined
+ * transport_ssh_pipeline.c - staged writes of the SSH transport: a pipelined
  * write of a small file goes into a staging directory beside its path, and
  * a commit puts the staged files in place together (see "Staged writes").
  */
