@@ -43,8 +43,8 @@
  *                       _entry its symbol, _keys host keys and
  *                       authentication, _chan commands and TCP probes on
  *                       channels, _shell the remote shell and its answers,
- *                       _pipeline the pipelined (staged) writes, _prefetch
- *                       the prefetch
+ *                       _pipeline the pipelining (deferred operations,
+ *                       batches, staged writes), _prefetch the prefetch
  *   secrets
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP

@@ -5,8 +5,9 @@
  *   transport_ssh.c           the session, the file operations, the run
  *                             lock
  *   transport_ssh_shell.c     the remote shell and its protocol
- *   transport_ssh_pipeline.c  the pipelined (staged) writes and their
- *                             commit
+ *   transport_ssh_pipeline.c  the pipelining: deferred operations and
+ *                             their batches, directory syncs, staged
+ *                             writes and their commit
  *   transport_ssh_chan.c      commands on a channel of their own,
  *                             interruption
  *   transport_ssh_keys.c      host keys (known_hosts) and authentication
@@ -86,7 +87,7 @@ typedef struct ssh_tr {
     char **dirs;
     size_t ndirs, dirs_cap;
     unsigned long sfx_base, sfx_n;
-    /* Staged writes (transport_ssh_shell.c): in their temporary files,
+    /* Staged writes (transport_ssh_pipeline.c): in their temporary files,
      * to be synced and moved into place by the next commit. */
     struct sh_stage *stg;
     size_t nstg, stg_cap, stg_bytes;
@@ -216,6 +217,8 @@ int prop_ssh_run_script(ssh_tr *s, const char *name, const char *body, const cha
  */
 char *prop_ssh_sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
                        const char *in, size_t inlen, size_t *len);
+/* Data as a single-quoted printf(1) format that prints exactly data. */
+int prop_ssh_buf_printf_format(prop_buf *b, const char *data, size_t len);
 /* Send cmd[0..len) (a line of prop_ssh_sh_line) to the remote shell,
  * started first when it is not up, and wait for the answer: 0 when it ran
  * (r filled), else the failure. */
@@ -226,23 +229,40 @@ void prop_ssh_sh_down(ssh_tr *s);
 /* Open c and start cmd on it (prop_ssh_chan_open), and the shell with it
  * when it is not up: the round trips of one channel for both. */
 int prop_ssh_sh_open_beside(ssh_tr *s, chan *c, const char *cmd, const char *what);
+/* Send cmd[0..len) without waiting for its answer: a line of the current
+ * batch, a write staged as number staged (0: not one), or, with st, the
+ * commit of st[0..nst) (which it then owns, whatever happens). */
+int prop_ssh_defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what,
+                        unsigned long staged, sh_stage *st, size_t nst);
+/* Read every answer still owed (prop_transport_settle): 0, or the
+ * failure when the connection or the shell is lost. */
+int prop_ssh_sh_settle(ssh_tr *s, const char *what);
+/* The transport's run operation (see prop_transport_run()). */
+int prop_ssh_sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                       size_t stdin_len, prop_cmd_result *r);
+
+/* transport_ssh_pipeline.c */
 /* Send cmd[0..len) (a line of prop_ssh_sh_line) without waiting for its
  * answer, as an operation of the current batch (prop_transport_defer): 0
  * when sent, else the failure. */
 int prop_ssh_sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what);
-/* Read every answer still owed (prop_transport_settle): 0, or the
- * failure when the connection or the shell is lost. */
-int prop_ssh_sh_settle(ssh_tr *s, const char *what);
 /* Before an operation that does not go through the remote shell (a
  * channel of its own): settle, then fail when the current batch already
  * failed.  0 to go on. */
 int prop_ssh_sh_gate(ssh_tr *s, const char *what);
+/* Keep msg as the failure of batch, unless the batch already has one. */
+void prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg);
+/* The failure of batch, or NULL. */
+const char *prop_ssh_batch_failed(const ssh_tr *s, unsigned long batch);
 /* The transport's deferral operations (see prop_transport_defer()). */
 int prop_ssh_sshtr_defer(prop_transport *t, int on);
 void prop_ssh_sshtr_batch(prop_transport *t, unsigned long batch);
 int prop_ssh_sshtr_settle(prop_transport *t);
 size_t prop_ssh_sshtr_outstanding(const prop_transport *t);
 char *prop_ssh_sshtr_batch_failure(prop_transport *t, unsigned long batch);
+/* The transport's run_deferred operation (see prop_transport_run_deferred()). */
+int prop_ssh_sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                                size_t stdin_len, const char *what);
 /* Forget every deferred operation and failure (the transport closes). */
 void prop_ssh_sh_defer_free(ssh_tr *s);
 /* A pipelined write changed an entry of path's directory: it is synced by
@@ -256,17 +276,7 @@ int prop_ssh_sh_sync_dirs(ssh_tr *s, const char *what);
 /* The suffix of the next pipelined write's temporary file: six letters or
  * digits, unique in this session. */
 void prop_ssh_sh_next_sfx(ssh_tr *s, char out[7]);
-/* Data as a single-quoted printf(1) format that prints exactly data. */
-int prop_ssh_buf_printf_format(prop_buf *b, const char *data, size_t len);
-/* Keep msg as the failure of batch, unless the batch already has one. */
-void prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg);
-/* Send cmd[0..len) without waiting for its answer: a line of the current
- * batch, a write staged as number staged (0: not one), or, with st, the
- * commit of st[0..nst) (which it then owns, whatever happens). */
-int prop_ssh_defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what,
-                        unsigned long staged, sh_stage *st, size_t nst);
 
-/* transport_ssh_pipeline.c */
 /* The remote shell's functions prop_stw, prop_sst, prop_mvg, prop_why. */
 extern const char prop_ssh_stw_script[], prop_ssh_sst_script[], prop_ssh_mvg_script[],
     prop_ssh_why_script[], prop_ssh_stgc_script[];
@@ -285,12 +295,6 @@ int prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args
 /* Send the commit of the writes staged, if any, without waiting for its
  * answer: 0 when sent (or none), else the failure (the writes fail). */
 int prop_ssh_sh_commit(ssh_tr *s, const char *what);
-/* The transport's run_deferred operation (see prop_transport_run_deferred()). */
-int prop_ssh_sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
-                                size_t stdin_len, const char *what);
-/* The transport's run operation (see prop_transport_run()). */
-int prop_ssh_sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data,
-                       size_t stdin_len, prop_cmd_result *r);
 
 /* transport_ssh_prefetch.c */
 /* Forget every prefetched entry. */

@@ -132,29 +132,6 @@ prop_ssh_sshtr_run(prop_transport *t, const char *const *argv, const char *stdin
     return rc;
 }
 
-int
-prop_ssh_sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
-                            size_t stdin_len, const char *what)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    char *line;
-    size_t len;
-    int rc;
-
-    if (!s->defer || (stdin_data && stdin_len > SH_MAX_INLINE))
-        return 1;
-    if (prop_transport_stops(t))
-        return prop_transport_fail(t, "%s: interrupted: not started", what);
-    if ((rc = prop_ssh_sh_sync_dirs(s, what)) != 0)
-        return rc;
-    line = prop_ssh_sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
-    if (!line)
-        return prop_transport_fail(t, "%s: out of memory", what);
-    rc = prop_ssh_sh_defer(s, line, len, what);
-    free(line);
-    return rc;
-}
-
 /* A command of the caller's, through the run wrapper (its own pid for sh -c's $$). */
 static const char prop_run_script[] = "exec sh -c '" RUN_WRAPPER "' sh \"$prop_pidmark\" \"$@\"\n";
 
@@ -468,49 +445,11 @@ oom:
 }
 
 /* ---------------------------------------------------------------------
- * Deferred operations (prop_transport_defer): a write, mkdir, symlink or
- * chattr is a line sent without waiting; its answer is read when the next
- * operation that waits reads its own (answers come in order), or at
- * prop_transport_settle().  A failed one is kept as its batch's failure.
+ * The answers owed.  A line sent without waiting (a deferred operation,
+ * see transport_ssh_pipeline.c) has its answer read when the next
+ * operation that waits reads its own (answers come in order), or when
+ * the shell is settled.
  */
-
-/* Keep msg as the failure of batch, unless the batch already has one. */
-void
-prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg)
-{
-    size_t i;
-    char *m;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch)
-            return;
-    if (s->nfails == s->fails_cap) {
-        size_t cap = s->fails_cap ? 2 * s->fails_cap : 8;
-        sh_fail *v = realloc(s->fails, cap * sizeof *v);
-
-        if (!v)
-            return; /* the batch is failed by the skipped lines that follow */
-        s->fails = v;
-        s->fails_cap = cap;
-    }
-    if (!(m = strdup(msg && *msg ? msg : "failed")))
-        return;
-    s->fails[s->nfails].batch = batch;
-    s->fails[s->nfails].msg = m;
-    s->nfails++;
-}
-
-/* The failure of batch, or NULL. */
-static const char *
-batch_failed(const ssh_tr *s, unsigned long batch)
-{
-    size_t i;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch)
-            return s->fails[i].msg;
-    return NULL;
-}
 
 /* The oldest deferred operation has its answer r (NULL: it never will,
  * for the reason in s->base.err). */
@@ -576,21 +515,6 @@ prop_ssh_sh_settle(ssh_tr *s, const char *what)
         pend_done(s, &r);
         prop_cmd_result_clear(&r);
     }
-    return 0;
-}
-
-int
-prop_ssh_sh_gate(ssh_tr *s, const char *what)
-{
-    const char *f;
-    int rc;
-
-    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
-        return rc;
-    if (s->npend && (rc = prop_ssh_sh_settle(s, what)) != 0)
-        return rc;
-    if (s->defer && (f = batch_failed(s, s->batch)) != NULL)
-        return prop_transport_fail(&s->base, "%s", f);
     return 0;
 }
 
@@ -672,16 +596,6 @@ prop_ssh_defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, un
 }
 
 int
-prop_ssh_sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
-{
-    int rc;
-
-    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
-        return rc;
-    return prop_ssh_defer_line(s, cmd, len, what, 0, NULL, 0);
-}
-
-int
 prop_ssh_sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
                  int command)
 {
@@ -718,177 +632,11 @@ prop_ssh_sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, con
         prop_buf_free(&b);
     }
     s->sh_cmd = 0;
-    if (rc == 0 && s->defer && r->code == SH_SKIPPED && (f = batch_failed(s, s->batch)) != NULL) {
+    if (rc == 0 && s->defer && r->code == SH_SKIPPED &&
+        (f = prop_ssh_batch_failed(s, s->batch)) != NULL) {
         prop_cmd_result_clear(r);
         r->code = -1;
         return prop_transport_fail(&s->base, "%s", f);
     }
     return rc;
-}
-
-int
-prop_ssh_sshtr_defer(prop_transport *t, int on)
-{
-    ssh_tr *s = (ssh_tr *)t;
-
-    if (!on)
-        (void)prop_ssh_sshtr_settle(t);
-    s->defer = on;
-    return 1;
-}
-
-void
-prop_ssh_sshtr_batch(prop_transport *t, unsigned long batch)
-{
-    ((ssh_tr *)t)->batch = batch;
-}
-
-int
-prop_ssh_sshtr_settle(prop_transport *t)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    int rc = prop_ssh_sh_commit(s, "commit"), rc2 = prop_ssh_sh_sync_dirs(s, "sync");
-
-    if (rc == 0)
-        rc = rc2;
-    if (s->npend && (rc2 = prop_ssh_sh_settle(s, "settle")) != 0 && rc == 0)
-        rc = rc2;
-    return rc;
-}
-
-size_t
-prop_ssh_sshtr_outstanding(const prop_transport *t)
-{
-    const ssh_tr *s = (const ssh_tr *)t;
-
-    return s->npend + s->nstg;
-}
-
-char *
-prop_ssh_sshtr_batch_failure(prop_transport *t, unsigned long batch)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    size_t i;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch) {
-            char *m = s->fails[i].msg;
-
-            s->fails[i] = s->fails[--s->nfails];
-            return m;
-        }
-    return NULL;
-}
-
-int
-prop_ssh_sh_dir_changed(ssh_tr *s, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 1, i;
-    char *d;
-
-    if (slash == path)
-        n = 1; /* "/x": the root */
-    for (i = 0; i < s->ndirs; i++)
-        if (strlen(s->dirs[i]) == n && memcmp(s->dirs[i], slash ? path : ".", n) == 0)
-            return 0;
-    if (s->ndirs == s->dirs_cap) {
-        size_t cap = s->dirs_cap ? 2 * s->dirs_cap : 16;
-        char **v = realloc(s->dirs, cap * sizeof *v);
-
-        if (!v)
-            return -1;
-        s->dirs = v;
-        s->dirs_cap = cap;
-    }
-    if (!(d = malloc(n + 1)))
-        return -1;
-    memcpy(d, slash ? path : ".", n);
-    d[n] = '\0';
-    s->dirs[s->ndirs++] = d;
-    return 0;
-}
-
-int
-prop_ssh_sh_sync_dirs(ssh_tr *s, const char *what)
-{
-    prop_buf b = PROP_BUF_INIT;
-    unsigned long batch = s->batch;
-    size_t i;
-    int rc;
-
-    if (s->ndirs == 0)
-        return 0;
-    /* sync(1) of GNU coreutils syncs the directories named; another may
-     * not take arguments, and then syncs everything. */
-    if (prop_buf_adds(&b, "( sync -- ") < 0)
-        goto oom;
-    for (i = 0; i < s->ndirs; i++)
-        if (prop_ssh_buf_quote(&b, s->dirs[i]) < 0 || prop_buf_add(&b, " ", 1) < 0)
-            goto oom;
-    if (prop_buf_adds(&b, "2>/dev/null || sync ) </dev/null") < 0)
-        goto oom;
-    /* Of no batch: it runs whatever failed before it. */
-    s->batch = 0;
-    rc = prop_ssh_sh_defer(s, b.p, b.len, what);
-    s->batch = batch;
-    prop_buf_free(&b);
-    if (rc == 0) {
-        for (i = 0; i < s->ndirs; i++)
-            free(s->dirs[i]);
-        s->ndirs = 0;
-    }
-    return rc;
-oom:
-    prop_buf_free(&b);
-    return prop_transport_fail(&s->base, "%s: out of memory", what);
-}
-
-void
-prop_ssh_sh_next_sfx(ssh_tr *s, char out[7])
-{
-    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    unsigned long long v;
-    int i;
-
-    if (s->sfx_n == 0) {
-        unsigned char rnd[4] = {0, 0, 0, 0};
-
-        if (getentropy(rnd, sizeof rnd) != 0) /* unique is enough: noclobber */
-            rnd[0] = (unsigned char)getpid();
-        s->sfx_base = (unsigned long)rnd[0] << 24 | (unsigned long)rnd[1] << 16 |
-                      (unsigned long)rnd[2] << 8 | rnd[3];
-    }
-    v = (unsigned long long)s->sfx_base + s->sfx_n++;
-    for (i = 5; i >= 0; i--) {
-        out[i] = digits[v % 62];
-        v /= 62;
-    }
-    out[6] = '\0';
-}
-
-void
-prop_ssh_sh_defer_free(ssh_tr *s)
-{
-    size_t i;
-
-    for (i = 0; i < s->npend; i++) {
-        prop_ssh_stage_free(s->pend[s->pend_off + i].stg, s->pend[s->pend_off + i].nstg);
-        free(s->pend[s->pend_off + i].what);
-    }
-    prop_ssh_stage_free(s->stg, s->nstg);
-    s->stg = NULL;
-    s->nstg = s->stg_cap = s->stg_bytes = 0;
-    for (i = 0; i < s->nfails; i++)
-        free(s->fails[i].msg);
-    for (i = 0; i < s->ndirs; i++)
-        free(s->dirs[i]);
-    free(s->dirs);
-    s->dirs = NULL;
-    s->ndirs = s->dirs_cap = 0;
-    free(s->pend);
-    free(s->fails);
-    s->pend = NULL;
-    s->fails = NULL;
-    s->npend = s->pend_off = s->pend_cap = s->nfails = s->fails_cap = 0;
 }
