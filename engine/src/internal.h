@@ -41,7 +41,8 @@
  *                       one fetch of many files' stats and contents
  *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
  *                       _entry its symbol, _keys host keys and
- *                       authentication, _chan commands and TCP probes on
+ *                       authentication, _lock the run lock on the target,
+ *                       _chan commands and TCP probes on
  *                       channels, _shell the remote shell and its answers,
  *                       _pipeline the pipelining (deferred operations,
  *                       batches, staged writes), _prefetch the prefetch

@@ -2,8 +2,8 @@
  * transport_ssh.h - what the parts of the SSH transport share: its state
  * (ssh_tr) and the calls from one part to another.
  *
- *   transport_ssh.c           the session, the file operations, the run
- *                             lock
+ *   transport_ssh.c           the session, the file operations
+ *   transport_ssh_lock.c      the run lock
  *   transport_ssh_shell.c     the remote shell and its protocol
  *   transport_ssh_pipeline.c  the pipelining: deferred operations and
  *                             their batches, directory syncs, staged
@@ -295,6 +295,14 @@ int prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args
 /* Send the commit of the writes staged, if any, without waiting for its
  * answer: 0 when sent (or none), else the failure (the writes fail). */
 int prop_ssh_sh_commit(ssh_tr *s, const char *what);
+
+/* transport_ssh_lock.c */
+/* The transport's lock operation (see prop_transport_lock()). */
+int prop_ssh_sshtr_lock(prop_transport *t);
+/* Let the run lock go, when held (the transport closes): the holder's
+ * stdin ends, and it is waited for so that the next run finds the lock
+ * free. */
+void prop_ssh_unlock(ssh_tr *s);
 
 /* transport_ssh_prefetch.c */
 /* Forget every prefetched entry. */
