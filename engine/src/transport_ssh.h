@@ -10,7 +10,8 @@
  *                             writes and their commit
  *   transport_ssh_chan.c      commands on a channel of their own,
  *                             interruption
- *   transport_ssh_keys.c      host keys (known_hosts) and authentication
+ *   transport_ssh_known_hosts.c  host keys: the known_hosts file
+ *   transport_ssh_keys.c      authentication
  *   transport_ssh_prefetch.c  prop_transport_prefetch(): many stats and
  *                             contents in two round trips
  *   transport_sh.c            the file operations' shell scripts (shared
@@ -313,10 +314,12 @@ void prop_ssh_pf_forget(ssh_tr *s, const char *path, int follows);
 /* The transport's prefetch operation (see prop_transport_prefetch()). */
 int prop_ssh_sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths);
 
-/* transport_ssh_keys.c */
+/* transport_ssh_known_hosts.c */
 /* Check the server's host key against the known_hosts file (recording an
  * unknown one when accept_new): 0, or PROP_EUNREACHABLE with the reason. */
 int prop_ssh_check_host_key(ssh_tr *s, int accept_new);
+
+/* transport_ssh_keys.c */
 /* Public-key authentication (see transport_ssh.c): 0 or PROP_ERROR. */
 int prop_ssh_authenticate(ssh_tr *s, const prop_ssh_opts *opts);
 /* libssh's passphrase callback: never prompts. */
