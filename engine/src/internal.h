@@ -40,7 +40,7 @@
  *                       of the remote shell's answers; transport_sh_prefetch.c
  *                       one fetch of many files' stats and contents
  *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
- *                       _entry its symbol, _known_hosts host keys, _keys
+ *                       _entry its symbol, _known_hosts host keys, _auth
  *                       authentication, _lock the run lock on the target,
  *                       _chan commands and TCP probes on
  *                       channels, _shell the remote shell and its answers,

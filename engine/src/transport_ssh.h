@@ -2,20 +2,20 @@
  * transport_ssh.h - what the parts of the SSH transport share: its state
  * (ssh_tr) and the calls from one part to another.
  *
- *   transport_ssh.c           the session, the file operations
- *   transport_ssh_lock.c      the run lock
- *   transport_ssh_shell.c     the remote shell and its protocol
- *   transport_ssh_pipeline.c  the pipelining: deferred operations and
- *                             their batches, directory syncs, staged
- *                             writes and their commit
- *   transport_ssh_chan.c      commands on a channel of their own,
- *                             interruption
+ *   transport_ssh.c              the session, the file operations
+ *   transport_ssh_lock.c         the run lock
+ *   transport_ssh_shell.c        the remote shell and its protocol
+ *   transport_ssh_pipeline.c     the pipelining: deferred operations and
+ *                                their batches, directory syncs, staged
+ *                                writes and their commit
+ *   transport_ssh_chan.c         commands on a channel of their own,
+ *                                interruption
  *   transport_ssh_known_hosts.c  host keys: the known_hosts file
- *   transport_ssh_keys.c      authentication
- *   transport_ssh_prefetch.c  prop_transport_prefetch(): many stats and
- *                             contents in two round trips
- *   transport_sh.c            the file operations' shell scripts (shared
- *                             with the container transport)
+ *   transport_ssh_auth.c         authentication
+ *   transport_ssh_prefetch.c     prop_transport_prefetch(): many stats and
+ *                                contents in two round trips
+ *   transport_sh.c               the file operations' shell scripts (shared
+ *                                with the container transport)
  *
  * The functions the parts share are named prop_ssh_*, out of the way of
  * libssh's names and the engine's.
@@ -319,7 +319,7 @@ int prop_ssh_sshtr_prefetch(prop_transport *t, const char *const *paths, size_t 
  * unknown one when accept_new): 0, or PROP_EUNREACHABLE with the reason. */
 int prop_ssh_check_host_key(ssh_tr *s, int accept_new);
 
-/* transport_ssh_keys.c */
+/* transport_ssh_auth.c */
 /* Public-key authentication (see transport_ssh.c): 0 or PROP_ERROR. */
 int prop_ssh_authenticate(ssh_tr *s, const prop_ssh_opts *opts);
 /* libssh's passphrase callback: never prompts. */

@@ -1,5 +1,5 @@
 /*
- * transport_ssh_keys.c - the SSH transport's authentication (see
+ * transport_ssh_auth.c - the SSH transport's authentication (see
  * transport_ssh.c for the rules: public keys only, never a prompt).
  */
 #include <errno.h>
