@@ -40,11 +40,12 @@
  *                       of the remote shell's answers; transport_sh_prefetch.c
  *                       one fetch of many files' stats and contents
  *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
- *                       _entry its symbol, _keys host keys and
- *                       authentication, _chan commands and TCP probes on
- *                       channels, _shell
- *                       the remote shell and its answers, _stage the
- *                       pipelined (staged) writes, _prefetch the prefetch
+ *                       _entry its symbol, _known_hosts host keys, _auth
+ *                       authentication, _lock the run lock on the target,
+ *                       _chan commands and TCP probes on
+ *                       channels, _shell the remote shell and its answers,
+ *                       _pipeline the pipelining (deferred operations,
+ *                       batches, staged writes), _prefetch the prefetch
  *   secrets
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP

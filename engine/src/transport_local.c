@@ -5,18 +5,18 @@
  * and processes).
  *
  * Both share every operation, and both make every change through file
- * descriptors: the directory that holds a path's last component is
- * opened first (at_path() in transport_local_paths.c), then the file is
+ * descriptors: the directory that holds a path's last component is opened
+ * first (prop_local_at_path() in transport_local_paths.c), then the file is
  * read, written, made, removed or changed relative to that directory's
  * descriptor, without following a link in its place.  For a tree the
- * directory is opened inside the root: with openat2(2) and
- * RESOLVE_IN_ROOT, or where that is missing (or PROP_NO_OPENAT2 is set
- * in the environment) by a walk one component at a time with O_NOFOLLOW,
- * resolving each link itself; links are followed the way the kernel
- * would inside a chroot (an absolute target starts again at the root and
- * ".." stops there).  A tree that someone rewrites while prop works on it
- * (a directory swapped for a link to elsewhere between two calls) can
- * make an operation fail, never reach outside the tree.
+ * directory is opened inside the root: with openat2(2) and RESOLVE_IN_ROOT,
+ * or where that is missing (or PROP_NO_OPENAT2 is set in the environment)
+ * by a walk one component at a time with O_NOFOLLOW, resolving each link
+ * itself; links are followed the way the kernel would inside a chroot (an
+ * absolute target starts again at the root and ".." stops there).  A tree
+ * that someone rewrites while prop works on it (a directory swapped for a
+ * link to elsewhere between two calls) can make an operation fail, never
+ * reach outside the tree.
  *
  * A regular file of a tree with more than one hard link is not chmod'ed
  * or chown'ed unless the caller says so (prop_transport_chattr_hardlinks()): its
@@ -45,7 +45,7 @@
 
 /* Read a whole open file into a malloc'd buffer, NUL-terminated. 0 or errno. */
 int
-read_fd(int fd, char **data, size_t *len)
+prop_local_read_fd(int fd, char **data, size_t *len)
 {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap), *nb;
@@ -310,20 +310,20 @@ open_named(int dfd, char *tmp)
 }
 
 /*
- * Open the directory holding path's last component (at_path()): 0, or
- * the failure told as parent_msg says: 0 "no such file" (not_found), 1
- * "the parent directory ..." (parent_error).
+ * Open the directory holding path's last component (prop_local_at_path()):
+ * 0, or the failure told as parent_msg says: 0 "no such file" (not_found),
+ * 1 "the parent directory ..." (prop_local_parent_error).
  */
 static int
 open_at(local_transport *lt, const char *op, const char *path, int follow_last, int parent_msg,
         int *dfd, char *name)
 {
-    int e = at_path(lt, path, follow_last, dfd, name);
+    int e = prop_local_at_path(lt, path, follow_last, dfd, name);
 
     if (e == 0)
         return PROP_OK;
     if (e == ENOENT || e == ENOTDIR)
-        return parent_msg ? parent_error(lt, op, path, e) : not_found(lt, op, path);
+        return parent_msg ? prop_local_parent_error(lt, op, path, e) : not_found(lt, op, path);
     if (e == EAGAIN)
         return prop_transport_fail(&lt->base, "%s %s: it changed while it was being looked up", op,
                                    path);
@@ -340,7 +340,7 @@ lt_read(prop_transport *t, const char *path, char **data, size_t *len)
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = tree_check(lt, "read", path)) != PROP_OK ||
+    if ((rc = prop_local_tree_check(lt, "read", path)) != PROP_OK ||
         (rc = open_at(lt, "read", path, 1, 0, &dfd, name)) != PROP_OK)
         return rc;
     /* The final link is followed already: a link here is a race. */
@@ -375,7 +375,7 @@ lt_read(prop_transport *t, const char *path, char **data, size_t *len)
                                    : S_ISSOCK(st.st_mode) ? "a socket"
                                                           : "not a file");
     }
-    e = read_fd(fd, data, len);
+    e = prop_local_read_fd(fd, data, len);
     if (close(fd) != 0 && !e && errno != EINTR) {
         e = errno;
         free(*data);
@@ -401,9 +401,9 @@ change_at(local_transport *lt, const char *op, const char *path, int parent_msg,
     int rc;
 
     *dfd = -1;
-    if ((rc = tree_check(lt, op, path)) != PROP_OK ||
-        (rc = host_path(lt, op, path, 0, hp)) != PROP_OK ||
-        (rc = split_path(lt, op, path, hp, dir, &base)) != PROP_OK)
+    if ((rc = prop_local_tree_check(lt, op, path)) != PROP_OK ||
+        (rc = prop_local_host_path(lt, op, path, 0, hp)) != PROP_OK ||
+        (rc = prop_local_split_path(lt, op, path, hp, dir, &base)) != PROP_OK)
         return rc;
     return open_at(lt, op, path, 0, parent_msg, dfd, name);
 }
@@ -420,10 +420,10 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     mode_t mode = 0644;
     int dfd, fd = -1, rc, e, unnamed = 0;
 
-    forget_names(lt); /* it may be writing an account database */
+    prop_local_forget_names(lt); /* it may be writing an account database */
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = attr_ids(lt, "write", path, a, &uid, &gid)) != PROP_OK ||
+    if ((rc = prop_local_attr_ids(lt, "write", path, a, &uid, &gid)) != PROP_OK ||
         (rc = change_at(lt, "write", path, 1, dir, &dfd, name)) != PROP_OK)
         return rc;
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -442,7 +442,7 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     } else if (errno != ENOENT) {
         e = errno;
         (void)close(dfd);
-        return parent_error(lt, "write", path, e);
+        return prop_local_parent_error(lt, "write", path, e);
     }
     if (a && a->mode != -1)
         mode = (mode_t)a->mode;
@@ -461,7 +461,7 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     if (fd < 0) {
         e = errno;
         (void)close(dfd);
-        return parent_error(lt, "write", path, e);
+        return prop_local_parent_error(lt, "write", path, e);
     }
     if ((e = write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
         goto fail;
@@ -489,7 +489,7 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
     if (renameat(dfd, tmp, dfd, name) != 0)
         goto fail;
     (void)close(dfd);
-    if ((e = dirty_add(lt, dir)) != 0)
+    if ((e = prop_local_dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "write %s: written, but syncing its directory failed: %s",
                                    path, strerror(e));
     return PROP_OK;
@@ -517,7 +517,7 @@ lt_stat(prop_transport *t, const char *path, prop_file_stat *st)
     st->type = PROP_FT_NONE;
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = tree_check(lt, "stat", path)) != PROP_OK ||
+    if ((rc = prop_local_tree_check(lt, "stat", path)) != PROP_OK ||
         (rc = open_at(lt, "stat", path, 0, 0, &dfd, name)) != PROP_OK)
         return rc;
     if (fstatat(dfd, name, &s, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -555,8 +555,8 @@ lt_stat(prop_transport *t, const char *path, prop_file_stat *st)
         st->target[r] = '\0';
     }
     (void)close(dfd);
-    id_name(lt, 0, (unsigned long)s.st_uid, st->owner, sizeof st->owner);
-    id_name(lt, 1, (unsigned long)s.st_gid, st->group, sizeof st->group);
+    prop_local_id_name(lt, 0, (unsigned long)s.st_uid, st->owner, sizeof st->owner);
+    prop_local_id_name(lt, 1, (unsigned long)s.st_gid, st->group, sizeof st->group);
     return PROP_OK;
 }
 
@@ -589,7 +589,7 @@ lt_remove(prop_transport *t, const char *path)
             return prop_transport_fail(t, "remove %s: the directory is not empty", path);
         return fail_errno(lt, "remove", path, e);
     }
-    if ((e = dirty_add(lt, dir)) != 0)
+    if ((e = prop_local_dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "remove %s: removed, but syncing its directory failed: %s",
                                    path, strerror(e));
     return PROP_OK;
@@ -606,7 +606,7 @@ lt_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = attr_ids(lt, "mkdir", path, a, &uid, &gid)) != PROP_OK ||
+    if ((rc = prop_local_attr_ids(lt, "mkdir", path, a, &uid, &gid)) != PROP_OK ||
         (rc = change_at(lt, "mkdir", path, 1, dir, &dfd, name)) != PROP_OK)
         return rc;
     if (mkdirat(dfd, name, 0700) != 0) {
@@ -614,7 +614,7 @@ lt_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
         (void)close(dfd);
         if (e == EEXIST)
             return prop_transport_fail(t, "mkdir %s: it already exists", path);
-        return parent_error(lt, "mkdir", path, e);
+        return prop_local_parent_error(lt, "mkdir", path, e);
     }
     /* Through the new directory itself: its name may be another's by now. */
     do
@@ -631,7 +631,7 @@ lt_mkdir(prop_transport *t, const char *path, const prop_file_attrs *a)
     }
     (void)close(fd);
     (void)close(dfd);
-    if ((e = dirty_add(lt, dir)) != 0)
+    if ((e = prop_local_dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "mkdir %s: made, but syncing its parent failed: %s", path,
                                    strerror(e));
     return PROP_OK;
@@ -690,7 +690,7 @@ lt_symlink(prop_transport *t, const char *target, const char *link)
         if (errno != EEXIST || tries >= 100) {
             e = errno;
             (void)close(dfd);
-            return parent_error(lt, "symlink", link, e);
+            return prop_local_parent_error(lt, "symlink", link, e);
         }
     }
     if (renameat(dfd, tmp, dfd, name) != 0) {
@@ -702,7 +702,7 @@ lt_symlink(prop_transport *t, const char *target, const char *link)
         return fail_errno(lt, "symlink", link, e);
     }
     (void)close(dfd);
-    if ((e = dirty_add(lt, dir)) != 0)
+    if ((e = prop_local_dirty_add(lt, dir)) != 0)
         return prop_transport_fail(t, "symlink %s: made, but syncing its directory failed: %s",
                                    link, strerror(e));
     return PROP_OK;
@@ -756,8 +756,8 @@ lt_chattr(prop_transport *t, const char *path, const prop_file_attrs *a)
 
     if (lt->broken)
         return PROP_ERROR;
-    if ((rc = tree_check(lt, "chattr", path)) != PROP_OK ||
-        (rc = attr_ids(lt, "chattr", path, a, &uid, &gid)) != PROP_OK ||
+    if ((rc = prop_local_tree_check(lt, "chattr", path)) != PROP_OK ||
+        (rc = prop_local_attr_ids(lt, "chattr", path, a, &uid, &gid)) != PROP_OK ||
         (rc = open_at(lt, "chattr", path, 1, 0, &dfd, name)) != PROP_OK)
         return rc;
     /* The final link is followed already: a link here is a dangling one, or a race. */
@@ -815,7 +815,7 @@ lock_file_path(const local_transport *lt)
     }
     if (lt->root)
         n = snprintf(buf, sizeof buf, "%s/prop-dir-%016llx.lock", dir,
-                     (unsigned long long)fnv1a64(lt->root));
+                     (unsigned long long)prop_local_fnv1a64(lt->root));
     else if (run_lock)
         n = snprintf(buf, sizeof buf, "%s/prop.lock", dir);
     else
@@ -911,7 +911,7 @@ lt_sync(prop_transport *t)
 {
     local_transport *lt = lt_of(t);
 
-    return lt->ndirty ? sync_dirty(lt) : PROP_OK;
+    return lt->ndirty ? prop_local_sync_dirty(lt) : PROP_OK;
 }
 
 static void
@@ -919,7 +919,7 @@ lt_close(prop_transport *t)
 {
     local_transport *lt = lt_of(t);
 
-    if (lt->ndirty && sync_dirty(lt) != PROP_OK) {
+    if (lt->ndirty && prop_local_sync_dirty(lt) != PROP_OK) {
         /* nothing more to do: the caller did not ask, and cannot be told */
     }
     free(lt->dirty);
@@ -952,7 +952,7 @@ lt_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
 }
 
 static const prop_transport_ops local_ops = {
-    .run = lt_run,
+    .run = prop_local_lt_run,
     .read = lt_read,
     .write = lt_write,
     .stat = lt_stat,

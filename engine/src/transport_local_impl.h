@@ -9,6 +9,9 @@
  *   transport_local_names.c  users and groups, and the cache of their names
  *   transport_local_sync.c   the directories to sync (the dirty set)
  *   transport_local_run.c    commands
+ *
+ * The functions the parts share are named prop_local_*, out of the way of
+ * the other transports'.
  */
 #ifndef PROP_TRANSPORT_LOCAL_IMPL_H
 #define PROP_TRANSPORT_LOCAL_IMPL_H
@@ -19,22 +22,6 @@
 #include <sys/types.h>
 
 #include "transport_impl.h"
-
-/* Internal names, kept out of the way of the other transports'. */
-#define tree_path prop_local_tree_path
-#define host_path prop_local_host_path
-#define split_path prop_local_split_path
-#define tree_check prop_local_tree_check
-#define at_path prop_local_at_path
-#define parent_error prop_local_parent_error
-#define read_fd prop_local_read_fd
-#define id_name prop_local_id_name
-#define forget_names prop_local_forget_names
-#define attr_ids prop_local_attr_ids
-#define fnv1a64 prop_local_fnv1a64
-#define sync_dirty prop_local_sync_dirty
-#define dirty_add prop_local_dirty_add
-#define lt_run prop_local_lt_run
 
 typedef struct local_transport {
     prop_transport base;
@@ -105,15 +92,17 @@ fail_errno(local_transport *lt, const char *op, const char *path, int err)
  * out (PATH_MAX bytes), following links as a chroot would.  The last
  * component is followed only when follow_last.
  */
-int tree_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out);
+int prop_local_tree_path(local_transport *lt, const char *op, const char *path, int follow_last,
+                         char *out);
 /* The host path (PATH_MAX bytes) for a path given to the transport. */
-int host_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out);
+int prop_local_host_path(local_transport *lt, const char *op, const char *path, int follow_last,
+                         char *out);
 /* Split host path hp into its directory (PATH_MAX bytes) and last
  * component, refusing the root itself and names that are no file name. */
-int split_path(local_transport *lt, const char *op, const char *path, const char *hp, char *dir,
-               const char **base);
+int prop_local_split_path(local_transport *lt, const char *op, const char *path, const char *hp,
+                          char *dir, const char **base);
 /* A path given to the transport is one it can take: 0, or PROP_ERROR with the reason set. */
-int tree_check(local_transport *lt, const char *op, const char *path);
+int prop_local_tree_check(local_transport *lt, const char *op, const char *path);
 /*
  * Open the directory that holds path's last component as *dirfd (O_PATH,
  * the caller closes it) and copy that component to name (NAME_MAX + 1
@@ -127,36 +116,37 @@ int tree_check(local_transport *lt, const char *op, const char *path);
  * a directory as "/", "." or ".." gives that directory and name ".".
  * 0 or errno.
  */
-int at_path(local_transport *lt, const char *path, int follow_last, int *dirfd, char *name);
+int prop_local_at_path(local_transport *lt, const char *path, int follow_last, int *dirfd,
+                       char *name);
 /* The message for a failure on the parent directory of path. */
-int parent_error(local_transport *lt, const char *op, const char *path, int err);
+int prop_local_parent_error(local_transport *lt, const char *op, const char *path, int err);
 
 /* transport_local.c */
 /* Read a whole open file into a malloc'd buffer, NUL-terminated. 0 or errno. */
-int read_fd(int fd, char **data, size_t *len);
+int prop_local_read_fd(int fd, char **data, size_t *len);
 
 /* transport_local_names.c */
 /* The name of a uid or gid on the target, or the id in decimal. */
-void id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size);
+void prop_local_id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size);
 /* Forget the cached names (the account databases may have changed). */
-void forget_names(local_transport *lt);
+void prop_local_forget_names(local_transport *lt);
 /* attrs' owner and group as ids, (uid_t)-1 / (gid_t)-1 when not given; the mode checked. */
-int attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
-             uid_t *uid, gid_t *gid);
+int prop_local_attr_ids(local_transport *lt, const char *op, const char *path,
+                        const prop_file_attrs *a, uid_t *uid, gid_t *gid);
 
 /* transport_local_sync.c */
 /* The FNV-1a hash of a string. */
-uint64_t fnv1a64(const char *s);
+uint64_t prop_local_fnv1a64(const char *s);
 /* Sync every directory of the dirty set, then empty it: the first failure. */
-int sync_dirty(local_transport *lt);
-/* The entries of directory dir (a host path) changed: it is synced with
- * the others by sync_dirty(), or now when it cannot be remembered (out of
- * memory): 0 or errno. */
-int dirty_add(local_transport *lt, const char *dir);
+int prop_local_sync_dirty(local_transport *lt);
+/* The entries of directory dir (a host path) changed: it is synced with the
+ * others by prop_local_sync_dirty(), or now when it cannot be remembered
+ * (out of memory): 0 or errno. */
+int prop_local_dirty_add(local_transport *lt, const char *dir);
 
 /* transport_local_run.c */
 /* The transport's run operation (see prop_transport_run()). */
-int lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
-           prop_cmd_result *r);
+int prop_local_lt_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                      size_t stdin_len, prop_cmd_result *r);
 
 #endif /* PROP_TRANSPORT_LOCAL_IMPL_H */

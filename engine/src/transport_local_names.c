@@ -51,7 +51,7 @@ tree_db(local_transport *lt, int group, const char *name, unsigned long *id, cha
     size_t len;
     int dfd, fd, e, found = 0;
 
-    if ((e = at_path(lt, file, 1, &dfd, last)) != 0) {
+    if ((e = prop_local_at_path(lt, file, 1, &dfd, last)) != 0) {
         if (e == ENOENT || e == ENOTDIR)
             return 0;
         return fail_errno(lt, "read", file, e);
@@ -72,7 +72,7 @@ tree_db(local_transport *lt, int group, const char *name, unsigned long *id, cha
         (void)close(fd);
         return prop_transport_fail(&lt->base, "read %s: not a regular file", file);
     }
-    e = read_fd(fd, &data, &len);
+    e = prop_local_read_fd(fd, &data, &len);
     if (close(fd) != 0 && !e)
         e = errno;
     if (e) {
@@ -185,7 +185,7 @@ db_lookup(local_transport *lt, int group, const char *name, unsigned long *id, c
  * filled.  Looked at by path, below the root for a tree: a stat that
  * reads nothing and changes nothing, done for every name asked (a path
  * raced to elsewhere only empties the cache once more); the database
- * itself is read through at_path() (tree_db).
+ * itself is read through prop_local_at_path() (tree_db).
  */
 static void
 check_db_file(local_transport *lt, int group)
@@ -208,7 +208,7 @@ check_db_file(local_transport *lt, int group)
 
 /* The name of a uid or gid on the target, or the id in decimal. */
 void
-id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size)
+prop_local_id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size)
 {
     unsigned i;
 
@@ -233,7 +233,7 @@ id_name(local_transport *lt, int group, unsigned long id, char *out, size_t size
 
 /* Forget the cached names (the account databases may have changed). */
 void
-forget_names(local_transport *lt)
+prop_local_forget_names(local_transport *lt)
 {
     memset(lt->names, 0, sizeof lt->names);
     memset(lt->db_seen, 0, sizeof lt->db_seen);
@@ -259,8 +259,8 @@ name_id(local_transport *lt, const char *op, const char *path, int group, const 
 
 /* attrs' owner and group as ids, (uid_t)-1 / (gid_t)-1 when not given; the mode checked. */
 int
-attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
-         uid_t *uid, gid_t *gid)
+prop_local_attr_ids(local_transport *lt, const char *op, const char *path, const prop_file_attrs *a,
+                    uid_t *uid, gid_t *gid)
 {
     unsigned long id;
     int rc;

@@ -48,7 +48,8 @@ has_dotdot(const char *path)
  * exist are kept as they are: the operation then fails on them.
  */
 int
-tree_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out)
+prop_local_tree_path(local_transport *lt, const char *op, const char *path, int follow_last,
+                     char *out)
 {
     char rest[2 * PATH_MAX], tgt[PATH_MAX];
     size_t olen = lt->plen, prev, clen, n, restn;
@@ -127,7 +128,8 @@ tree_path(local_transport *lt, const char *op, const char *path, int follow_last
 
 /* The host path (PATH_MAX bytes) for a path given to the transport. */
 int
-host_path(local_transport *lt, const char *op, const char *path, int follow_last, char *out)
+prop_local_host_path(local_transport *lt, const char *op, const char *path, int follow_last,
+                     char *out)
 {
     size_t n = strlen(path);
 
@@ -139,7 +141,7 @@ host_path(local_transport *lt, const char *op, const char *path, int follow_last
         if (has_dotdot(path))
             return prop_transport_fail(&lt->base, "%s %s: \"..\" is not allowed in a path", op,
                                        path);
-        return tree_path(lt, op, path, follow_last, out);
+        return prop_local_tree_path(lt, op, path, follow_last, out);
     }
     if (n >= PATH_MAX)
         return prop_transport_fail(&lt->base, "%s %s: %s", op, path, strerror(ENAMETOOLONG));
@@ -170,8 +172,8 @@ parent_of(const char *p, char *dir)
  * component, refusing the root itself and names that are no file name.
  */
 int
-split_path(local_transport *lt, const char *op, const char *path, const char *hp, char *dir,
-           const char **base)
+prop_local_split_path(local_transport *lt, const char *op, const char *path, const char *hp,
+                      char *dir, const char **base)
 {
     const char *s;
 
@@ -187,7 +189,7 @@ split_path(local_transport *lt, const char *op, const char *path, const char *hp
 
 /* A path given to the transport is one it can take: 0, or PROP_ERROR with the reason set. */
 int
-tree_check(local_transport *lt, const char *op, const char *path)
+prop_local_tree_check(local_transport *lt, const char *op, const char *path)
 {
     size_t n = strlen(path);
 
@@ -371,7 +373,7 @@ open_dir(local_transport *lt, const char *dir)
 }
 
 int
-at_path(local_transport *lt, const char *path, int follow_last, int *dirfd, char *name)
+prop_local_at_path(local_transport *lt, const char *path, int follow_last, int *dirfd, char *name)
 {
     char p[PATH_MAX], dir[PATH_MAX], tgt[PATH_MAX];
     size_t n = strlen(path), dn;
@@ -429,7 +431,7 @@ at_path(local_transport *lt, const char *path, int follow_last, int *dirfd, char
 
 /* The message for a failure on the parent directory of path. */
 int
-parent_error(local_transport *lt, const char *op, const char *path, int err)
+prop_local_parent_error(local_transport *lt, const char *op, const char *path, int err)
 {
     char dir[PATH_MAX];
 

@@ -448,8 +448,8 @@ pump(local_transport *lt, pid_t pid, const char *prog, int *in, const char *data
 }
 
 int
-lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
-       prop_cmd_result *r)
+prop_local_lt_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                  size_t stdin_len, prop_cmd_result *r)
 {
     local_transport *lt = lt_of(t);
     int inp[2] = {-1, -1}, outp[2] = {-1, -1}, errp[2] = {-1, -1}, rep[2] = {-1, -1};
@@ -464,7 +464,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
     int rc = PROP_OK, e, status = 0, was_pending = 0, epipe = 0, stopped = 0;
     long long start = mono_ms();
 
-    forget_names(lt);
+    prop_local_forget_names(lt);
     r->code = -1;
     if (lt->broken)
         return PROP_ERROR;
@@ -473,7 +473,7 @@ lt_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_
     if (lt->root)
         return tree_refuses_commands(lt, argv[0]);
     /* What was written lasts before a command can depend on it. */
-    if (lt->ndirty && sync_dirty(lt) != PROP_OK) {
+    if (lt->ndirty && prop_local_sync_dirty(lt) != PROP_OK) {
         char why[sizeof t->err];
 
         memcpy(why, t->err, sizeof why);

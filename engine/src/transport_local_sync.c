@@ -17,7 +17,7 @@
 #include "transport_local_impl.h"
 
 uint64_t
-fnv1a64(const char *s)
+prop_local_fnv1a64(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;
 
@@ -53,7 +53,7 @@ dirty_has(const local_transport *lt, const char *dir)
 
     if (!lt->dirty_cap)
         return 0;
-    for (j = (size_t)fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
+    for (j = (size_t)prop_local_fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
          j = (j + 1) & (lt->dirty_cap - 1))
         if (strcmp(lt->dirty[j], dir) == 0)
             return 1;
@@ -100,7 +100,7 @@ gone_under_dirty(const local_transport *lt, const char *dir)
  * the directory it names is the one synced.
  */
 int
-sync_dirty(local_transport *lt)
+prop_local_sync_dirty(local_transport *lt)
 {
     size_t i;
     int e, rc = PROP_OK;
@@ -138,7 +138,8 @@ dirty_grow(local_transport *lt, size_t cap)
     for (i = 0; i < lt->dirty_cap; i++) {
         if (!old[i])
             continue;
-        for (j = (size_t)fnv1a64(old[i]) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1)) {
+        for (j = (size_t)prop_local_fnv1a64(old[i]) & (cap - 1); slots[j];
+             j = (j + 1) & (cap - 1)) {
         }
         slots[j] = old[i];
     }
@@ -149,19 +150,19 @@ dirty_grow(local_transport *lt, size_t cap)
 }
 
 /*
- * The entries of directory dir (a host path) changed: it is synced with
- * the others by sync_dirty().  When it cannot be remembered (out of
+ * The entries of directory dir (a host path) changed: it is synced with the
+ * others by prop_local_sync_dirty().  When it cannot be remembered (out of
  * memory) it is synced now: 0 or errno.
  */
 int
-dirty_add(local_transport *lt, const char *dir)
+prop_local_dirty_add(local_transport *lt, const char *dir)
 {
     size_t j;
 
     if ((lt->ndirty + 1) * 2 > lt->dirty_cap &&
         dirty_grow(lt, lt->dirty_cap ? lt->dirty_cap * 2 : 16) != 0)
         return prop_sync_dir(dir);
-    for (j = (size_t)fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
+    for (j = (size_t)prop_local_fnv1a64(dir) & (lt->dirty_cap - 1); lt->dirty[j];
          j = (j + 1) & (lt->dirty_cap - 1))
         if (strcmp(lt->dirty[j], dir) == 0)
             return 0;

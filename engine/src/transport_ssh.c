@@ -68,22 +68,8 @@
  *   run     the caller's command, through the run wrapper (see
  *           "Interruption")
  *
- * The run lock is the one the local transport takes, on the target: as
- * root, flock(1) on /run/lock/prop.lock, otherwise on
- * ${TMPDIR:-/tmp}/prop-UID.lock.  A remote shell on a channel of this
- * session opens the file (never through a symbolic link, and only a file
- * of its own), locks it, checks that the path still names the file it
- * locked (a holder removes the file when it lets go; whoever locked a
- * removed file retries), writes the holder's description into it (pid,
- * host, user, start time) and waits for its stdin to end.  A second run is
- * refused with that description.  prop_transport_close() ends stdin: the
- * holder removes the file and exits, and close waits for it.  If this
- * process dies, sshd closes the channel, the holder's stdin ends the same
- * way: there is no stale lock to clean up (a network cut that sshd does
- * not notice keeps the lock until sshd times the connection out, see
- * ClientAliveInterval).  Without flock(1) (FreeBSD), lockf(1) holds the
- * lock the same way.  PROP_LOCK_FILE in the remote environment (sshd's
- * SetEnv; sudo drops it) puts the lock elsewhere: the tests use it.
+ * The run lock is the one the local transport takes, on the target, held
+ * by a remote shell on a channel of the session (see transport_ssh_lock.c).
  *
  * Timeouts: connect_timeout bounds the TCP connection and the key
  * exchange, op_timeout one operation.  When an operation times out or the
@@ -108,12 +94,10 @@
 
 #include "transport_ssh.h"
 
-#define SSH_CLOSE_WAIT_MS 5000
 #define EXIT_MISSING PROP_SH_MISSING
-#define EXIT_LOCKED 4 /* the lock script's "held by another run" */
 
 long long
-now_ms(void)
+prop_ssh_now_ms(void)
 {
     struct timespec ts;
 
@@ -122,7 +106,7 @@ now_ms(void)
 }
 
 const char *
-user_home(void)
+prop_ssh_user_home(void)
 {
     const struct passwd *pw = getpwuid(getuid());
     const char *h;
@@ -135,12 +119,12 @@ user_home(void)
 
 /* path with a leading "~/" replaced by the running user's home (malloc'd). */
 char *
-expand_home(const char *path)
+prop_ssh_expand_home(const char *path)
 {
     const char *home;
     prop_buf b = PROP_BUF_INIT;
 
-    if (strncmp(path, "~/", 2) != 0 || !(home = user_home()))
+    if (strncmp(path, "~/", 2) != 0 || !(home = prop_ssh_user_home()))
         return strdup(path);
     if (prop_buf_adds(&b, home) < 0 || prop_buf_adds(&b, path + 1) < 0) {
         prop_buf_free(&b);
@@ -150,7 +134,7 @@ expand_home(const char *path)
 }
 
 int
-session_lost(ssh_tr *s)
+prop_ssh_session_lost(ssh_tr *s)
 {
     return !s->connected || !ssh_is_connected(s->session) ||
            (ssh_get_status(s->session) & (SSH_CLOSED | SSH_CLOSED_ERROR)) != 0;
@@ -158,7 +142,7 @@ session_lost(ssh_tr *s)
 
 /* The connection is unusable from now on; close it so nothing waits on it. */
 void
-mark_dead(ssh_tr *s, const char *why)
+prop_ssh_mark_dead(ssh_tr *s, const char *why)
 {
     if (!s->dead) {
         s->dead = 1;
@@ -171,7 +155,7 @@ mark_dead(ssh_tr *s, const char *why)
 }
 
 int
-fail_lost(ssh_tr *s, const char *what)
+prop_ssh_fail_lost(ssh_tr *s, const char *what)
 {
     return prop_transport_fail(&s->base, "%s: connection lost to %s@%s (%s)", what, s->user,
                                s->hostport, s->dead_why);
@@ -179,11 +163,11 @@ fail_lost(ssh_tr *s, const char *what)
 
 /* After a failed libssh call: a lost connection, or only this call failed. */
 int
-fail_call(ssh_tr *s, const char *what, const char *call)
+prop_ssh_fail_call(ssh_tr *s, const char *what, const char *call)
 {
-    if (s->dead || session_lost(s)) {
-        mark_dead(s, ssh_get_error(s->session));
-        return fail_lost(s, what);
+    if (s->dead || prop_ssh_session_lost(s)) {
+        prop_ssh_mark_dead(s, ssh_get_error(s->session));
+        return prop_ssh_fail_lost(s, what);
     }
     return prop_transport_fail(&s->base, "%s: %s: %s", what, call, ssh_get_error(s->session));
 }
@@ -196,8 +180,8 @@ fail_call(ssh_tr *s, const char *what, const char *call)
 
 /* Run the script `name` (body `body`) with args; stdin from in. */
 int
-run_script(ssh_tr *s, const char *name, const char *body, const char *const *args, const char *in,
-           size_t inlen, prop_cmd_result *r, const char *what)
+prop_ssh_run_script(ssh_tr *s, const char *name, const char *body, const char *const *args,
+                    const char *in, size_t inlen, prop_cmd_result *r, const char *what)
 {
     char *line;
     size_t len;
@@ -216,12 +200,12 @@ run_script(ssh_tr *s, const char *name, const char *body, const char *const *arg
         for (i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
             argv[n++] = args[i];
         argv[n] = NULL;
-        return exec_argv(s, argv, in, inlen, r, what, 0);
+        return prop_ssh_exec_argv(s, argv, in, inlen, r, what, 0);
     }
-    line = sh_line(name, args, NULL, 0, in, inlen, &len);
+    line = prop_ssh_sh_line(name, args, NULL, 0, in, inlen, &len);
     if (!line)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what, 0);
+    rc = prop_ssh_sh_call(s, line, len, r, what, 0);
     free(line);
     return rc;
 }
@@ -236,12 +220,12 @@ defer_script(ssh_tr *s, const char *name, const char *const *args, const char *f
              const char *what)
 {
     size_t n;
-    char *line = sh_line(name, args, fmt, fmtlen, NULL, 0, &n);
+    char *line = prop_ssh_sh_line(name, args, fmt, fmtlen, NULL, 0, &n);
     int rc;
 
     if (!line)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = sh_defer(s, line, n, what);
+    rc = prop_ssh_sh_defer(s, line, n, what);
     free(line);
     return rc;
 }
@@ -258,7 +242,7 @@ sshtr_read(prop_transport *t, const char *path, char **data, size_t *len)
     snprintf(what, sizeof what, "read %s", path);
     if ((rc = prop_pf_read(&s->pf, s->base.changes, t, path, what, data, len)) != 1)
         return rc;
-    rc = run_script(s, "prop_read", prop_sh_read, args, NULL, 0, &r, what);
+    rc = prop_ssh_run_script(s, "prop_read", prop_sh_read, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -291,7 +275,7 @@ sshtr_stat(prop_transport *t, const char *path, prop_file_stat *st)
     snprintf(what, sizeof what, "stat %s", path);
     if ((rc = prop_pf_stat(&s->pf, s->base.changes, t, path, what, st)) != 1)
         return rc;
-    rc = run_script(s, "prop_stat", prop_sh_stat, args, NULL, 0, &r, what);
+    rc = prop_ssh_run_script(s, "prop_stat", prop_sh_stat, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -319,7 +303,7 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
     int rc;
 
     memset(&r, 0, sizeof r);
-    pf_forget(s, path, 0);
+    prop_ssh_pf_forget(s, path, 0);
     prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(size, sizeof size, "%zu", len);
     {
@@ -332,25 +316,25 @@ sshtr_write(prop_transport *t, const char *path, const char *data, size_t len,
              * (transport_sh.h); staged when the directory is synced
              * later, moved into place with the others by a commit. */
             char sfx[7], mu[16] = "", prefix[96];
-            int later = sh_dir_changed(s, path) == 0;
+            int later = prop_ssh_sh_dir_changed(s, path) == 0;
 
             if (attrs && attrs->mode >= 0 && (attrs->mode & ~0666) == 0 && !*owner && !*group)
                 snprintf(mu, sizeof mu, "%03o", (unsigned)(~attrs->mode & 0777));
-            sh_next_sfx(s, sfx);
+            prop_ssh_sh_next_sfx(s, sfx);
             if (later)
-                return sh_stage_write(s, path, args, data, len, sfx, mu, what);
+                return prop_ssh_sh_stage_write(s, path, args, data, len, sfx, mu, what);
             snprintf(prefix, sizeof prefix, "prop_sfx=%s%s%s prop_write", sfx,
                      *mu ? " prop_mu=" : "", mu);
             return defer_script(s, prefix, args, data, len, what);
         }
         if (len > SH_MAX_INLINE) {
-            rc = run_script(s, "prop_write", prop_sh_write, args, data, len, &r, what);
+            rc = prop_ssh_run_script(s, "prop_write", prop_sh_write, args, data, len, &r, what);
         } else {
             /* The data as the sixth argument, a printf format: the shell's
              * builtin printf writes it, no pipe, no cat, no count. */
-            char *line = sh_line("prop_write", args, data, len, NULL, 0, &n);
+            char *line = prop_ssh_sh_line("prop_write", args, data, len, NULL, 0, &n);
 
-            rc = line ? sh_call(s, line, n, &r, what, 0)
+            rc = line ? prop_ssh_sh_call(s, line, n, &r, what, 0)
                       : prop_transport_fail(t, "%s: out of memory", what);
             free(line);
         }
@@ -372,9 +356,9 @@ sshtr_remove(prop_transport *t, const char *path)
     char what[300];
     int rc;
 
-    pf_forget(s, path, 0);
+    prop_ssh_pf_forget(s, path, 0);
     snprintf(what, sizeof what, "remove %s", path);
-    rc = run_script(s, "prop_remove", prop_sh_remove, args, NULL, 0, &r, what);
+    rc = prop_ssh_run_script(s, "prop_remove", prop_sh_remove, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code == EXIT_MISSING) {
@@ -396,7 +380,7 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
     prop_cmd_result r;
     int rc;
 
-    pf_forget(s, path, 1);
+    prop_ssh_pf_forget(s, path, 1);
     prop_sh_attr_args(attrs, mode, &owner, &group);
     snprintf(what, sizeof what, "%s %s", op, path);
     {
@@ -404,7 +388,7 @@ attrs_op(ssh_tr *s, const char *name, const char *script, const char *op, const 
 
         if (s->defer)
             return defer_script(s, name, args, NULL, 0, what);
-        rc = run_script(s, name, script, args, NULL, 0, &r, what);
+        rc = prop_ssh_run_script(s, name, script, args, NULL, 0, &r, what);
     }
     if (rc)
         return rc;
@@ -435,116 +419,16 @@ sshtr_symlink(prop_transport *t, const char *target, const char *link)
     char what[300];
     int rc;
 
-    pf_forget(s, link, 0);
+    prop_ssh_pf_forget(s, link, 0);
     snprintf(what, sizeof what, "symlink %s", link);
     if (s->defer)
         return defer_script(s, "prop_symlink", args, NULL, 0, what);
-    rc = run_script(s, "prop_symlink", prop_sh_symlink, args, NULL, 0, &r, what);
+    rc = prop_ssh_run_script(s, "prop_symlink", prop_sh_symlink, args, NULL, 0, &r, what);
     if (rc)
         return rc;
     if (r.code != 0)
         rc = prop_sh_fail(&s->base, &r, what);
     prop_cmd_result_clear(&r);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------
- * The run lock: a remote shell holding flock(1) while this session lives.
- */
-static const char lock_script[] =
-    "info=$1 f=$PROP_LOCK_FILE\n"
-    "if [ -z \"$f\" ]; then\n"
-    "  u=$(id -u) || exit 1\n"
-    "  if [ \"$u\" = 0 ] && [ -d /run/lock ] && [ -w /run/lock ]; then f=/run/lock/prop.lock\n"
-    "  else f=${TMPDIR:-/tmp}/prop-$u.lock; fi\n"
-    "fi\n"
-    "umask 022\n"
-    "if command -v flock >/dev/null 2>&1; then\n"
-    "  i=0\n"
-    "  while :; do\n"
-    "    if [ -L \"$f\" ]; then echo \"$f is a symbolic link, not a lock\" >&2; exit 1; fi\n"
-    "    exec 9<>\"$f\" || exit 1\n"
-    "    if ! flock -n 9; then echo \"$f\"; cat -- \"$f\"; exit 4; fi\n"
-    "    [ \"$f\" -ef /dev/fd/9 ] && break\n"
-    "    i=$((i + 1))\n"
-    "    if [ $i -ge 100 ]; then echo \"$f keeps being replaced\" >&2; exit 1; fi\n"
-    "  done\n"
-    "  if [ ! -O \"$f\" ]; then echo \"$f is not owned by $(id -un)\" >&2; exit 1; fi\n"
-    "  printf '%-200s\\n' \"$info\" >&9\n"
-    "  echo prop-locked\n"
-    "  cat >/dev/null\n"
-    "  rm -f -- \"$f\"\n"
-    "  exit 0\n"
-    "fi\n"
-    "if command -v lockf >/dev/null 2>&1; then\n"
-    "  lockf -s -t 0 \"$f\" sh -c "
-    "'printf \"%s\\n\" \"$1\" >\"$2\"; echo prop-locked; cat >/dev/null' "
-    "sh \"$info\" \"$f\"\n"
-    "  rc=$?\n"
-    "  if [ $rc -eq 75 ]; then echo \"$f\"; cat -- \"$f\"; exit 4; fi\n"
-    "  exit $rc\n"
-    "fi\n"
-    "echo 'neither flock(1) nor lockf(1) is installed on the target' >&2\n"
-    "exit 1\n";
-
-static int
-sshtr_lock(prop_transport *t)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    char info[512], host[256], stamp[64];
-    const struct passwd *pw = getpwuid(getuid());
-    const char *argv[] = {"sh", "-c", lock_script, "sh", info, NULL};
-    char *cmd, *p, *file, *holder;
-    time_t now = time(NULL);
-    struct tm tm;
-    int rc;
-
-    if (s->locked)
-        return 0;
-    if (gethostname(host, sizeof host) != 0)
-        snprintf(host, sizeof host, "?");
-    host[sizeof host - 1] = '\0';
-    if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S UTC", &tm))
-        snprintf(stamp, sizeof stamp, "?");
-    snprintf(info, sizeof info, "pid %ld on %s (user %s), since %s", (long)getpid(), host,
-             pw && pw->pw_name ? pw->pw_name : "?", stamp);
-    cmd = build_command(s, argv);
-    if (!cmd)
-        return prop_transport_fail(t, "lock: out of memory");
-    rc = sh_open_beside(s, &s->lock, cmd, "lock");
-    free(cmd);
-    if (rc == 0)
-        rc = chan_pump(s, &s->lock, NULL, 0, 0, "prop-locked\n", (long long)s->op_timeout * 1000,
-                       "lock", NULL);
-    if (rc == 0 && s->lock.out.p && strstr(s->lock.out.p, "prop-locked\n")) {
-        s->locked = 1;
-        return 0;
-    }
-    if (rc == 0 && s->lock.have_status && s->lock.status == EXIT_LOCKED) {
-        p = s->lock.out.p ? s->lock.out.p : (char *)"";
-        file = prop_sh_next_line(&p);
-        holder = prop_sh_next_line(&p);
-        if (holder) { /* padded with spaces by the holder */
-            size_t n = strlen(holder);
-
-            while (n && (holder[n - 1] == ' ' || holder[n - 1] == '\r'))
-                holder[--n] = '\0';
-        }
-        rc = prop_transport_fail(t,
-                                 "%s is locked by another run: %s (lock %s on the target; it "
-                                 "is released when that run ends)",
-                                 s->hostport, holder && *holder ? holder : "holder unknown",
-                                 file ? file : "?");
-    } else if (rc == 0) {
-        prop_cmd_result r;
-
-        memset(&r, 0, sizeof r);
-        r.code = s->lock.have_status ? s->lock.status : -1;
-        r.err = s->lock.err.p ? s->lock.err.p : (char *)"";
-        r.err_len = s->lock.err.len;
-        rc = prop_sh_fail(&s->base, &r, "lock");
-    }
-    chan_free(s, &s->lock);
     return rc;
 }
 
@@ -556,19 +440,12 @@ sshtr_close_tr(prop_transport *t)
 {
     ssh_tr *s = (ssh_tr *)t;
 
-    pf_clear(s);
+    prop_ssh_pf_clear(s);
     if ((s->npend || s->ndirs || s->nstg) && !s->dead)
-        (void)sshtr_settle(t); /* what was sent is done before the lock goes */
-    if (s->locked) {
-        /* The holder ends when its stdin does; wait for it so that the next
-         * run finds the lock free. */
-        if (!s->dead)
-            (void)chan_pump(s, &s->lock, NULL, 0, 1, NULL, SSH_CLOSE_WAIT_MS, "unlock", NULL);
-        chan_free(s, &s->lock);
-        s->locked = 0;
-    }
-    sh_defer_free(s);
-    sh_down(s);
+        (void)prop_ssh_sshtr_settle(t); /* what was sent is done before the lock goes */
+    prop_ssh_unlock(s);
+    prop_ssh_sh_defer_free(s);
+    prop_ssh_sh_down(s);
     if (s->event) {
         if (s->session)
             ssh_event_remove_session(s->event, s->session);
@@ -588,11 +465,11 @@ sshtr_close_tr(prop_transport *t)
 static int
 sshtr_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
 {
-    return chan_tcp((ssh_tr *)t, req, out, out_len);
+    return prop_ssh_chan_tcp((ssh_tr *)t, req, out, out_len);
 }
 
 static const prop_transport_ops ssh_ops = {
-    .run = sshtr_run,
+    .run = prop_ssh_sshtr_run,
     .read = sshtr_read,
     .write = sshtr_write,
     .stat = sshtr_stat,
@@ -600,16 +477,16 @@ static const prop_transport_ops ssh_ops = {
     .mkdir = sshtr_mkdir,
     .symlink = sshtr_symlink,
     .chattr = sshtr_chattr,
-    .lock = sshtr_lock,
+    .lock = prop_ssh_sshtr_lock,
     .close = sshtr_close_tr,
-    .prefetch = sshtr_prefetch,
-    .sync = sshtr_settle,
-    .defer = sshtr_defer,
-    .batch = sshtr_batch,
-    .settle = sshtr_settle,
-    .outstanding = sshtr_outstanding,
-    .batch_failure = sshtr_batch_failure,
-    .run_deferred = sshtr_run_deferred,
+    .prefetch = prop_ssh_sshtr_prefetch,
+    .sync = prop_ssh_sshtr_settle,
+    .defer = prop_ssh_sshtr_defer,
+    .batch = prop_ssh_sshtr_batch,
+    .settle = prop_ssh_sshtr_settle,
+    .outstanding = prop_ssh_sshtr_outstanding,
+    .batch_failure = prop_ssh_sshtr_batch_failure,
+    .run_deferred = prop_ssh_sshtr_run_deferred,
     .tcp = sshtr_tcp,
 };
 
@@ -674,8 +551,8 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     s->address = strdup(opts->address);
     s->user = strdup(opts->user && *opts->user ? opts->user : "root");
     if (opts->known_hosts && *opts->known_hosts) {
-        s->known_hosts = expand_home(opts->known_hosts);
-    } else if ((home = user_home()) != NULL) {
+        s->known_hosts = prop_ssh_expand_home(opts->known_hosts);
+    } else if ((home = prop_ssh_user_home()) != NULL) {
         prop_buf b = PROP_BUF_INIT;
 
         if (prop_buf_adds(&b, home) < 0 || prop_buf_adds(&b, "/.ssh/known_hosts") < 0) {
@@ -706,7 +583,7 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
      * ask for the passphrase of a PEM default key). */
     ssh_callbacks_init(&s->scb);
     s->scb.userdata = &s->passphrase_asked;
-    s->scb.auth_function = refuse_passphrase;
+    s->scb.auth_function = prop_ssh_refuse_passphrase;
     if (ssh_set_callbacks(s->session, &s->scb) != SSH_OK) {
         prop_transport_fail(&s->base, "ssh: cannot set callbacks");
         return PROP_ERROR;
@@ -726,10 +603,10 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
         return PROP_EUNREACHABLE;
     }
     s->connected = 1;
-    rc = check_host_key(s, opts->accept_new);
+    rc = prop_ssh_check_host_key(s, opts->accept_new);
     if (rc != 0)
         return PROP_EUNREACHABLE;
-    if (authenticate(s, opts) != 0)
+    if (prop_ssh_authenticate(s, opts) != 0)
         return PROP_EUNREACHABLE;
 
     /* The run wrapper's mark for commands on channels of their own (the

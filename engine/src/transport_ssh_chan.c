@@ -96,7 +96,7 @@ on_exit_signal(ssh_session session, ssh_channel channel, const char *signal, int
  * itself, so once the session is disconnected only our buffers are left.
  */
 void
-chan_free(ssh_tr *s, chan *c)
+prop_ssh_chan_free(ssh_tr *s, chan *c)
 {
     if (c->ch && s->connected) {
         if (c->cb_set)
@@ -115,14 +115,14 @@ chan_make(ssh_tr *s, chan *c, const char *what)
     memset(c, 0, sizeof *c);
     c->max = prop_transport_max_output(&s->base);
     if (s->dead)
-        return fail_lost(s, what);
-    if (session_lost(s)) {
-        mark_dead(s, "the connection was closed");
-        return fail_lost(s, what);
+        return prop_ssh_fail_lost(s, what);
+    if (prop_ssh_session_lost(s)) {
+        prop_ssh_mark_dead(s, "the connection was closed");
+        return prop_ssh_fail_lost(s, what);
     }
     c->ch = ssh_channel_new(s->session);
     if (!c->ch)
-        return fail_call(s, what, "cannot make a channel");
+        return prop_ssh_fail_call(s, what, "cannot make a channel");
     return 0;
 }
 
@@ -137,38 +137,38 @@ chan_watch(ssh_tr *s, chan *c, const char *what)
     c->cb.channel_exit_status_function = on_exit_status;
     c->cb.channel_exit_signal_function = on_exit_signal;
     if (ssh_set_channel_callbacks(c->ch, &c->cb) != SSH_OK)
-        return fail_call(s, what, "cannot watch the channel");
+        return prop_ssh_fail_call(s, what, "cannot watch the channel");
     c->cb_set = 1;
     return 0;
 }
 
 /* Open a channel and start cmd on it. */
 int
-chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
+prop_ssh_chan_open(ssh_tr *s, chan *c, const char *cmd, const char *what)
 {
     int rc;
 
     if ((rc = chan_make(s, c, what)) != 0)
         return rc;
     if (ssh_channel_open_session(c->ch) != SSH_OK)
-        return fail_call(s, what, "cannot open a channel");
+        return prop_ssh_fail_call(s, what, "cannot open a channel");
     if ((rc = chan_watch(s, c, what)) != 0)
         return rc;
     if (ssh_channel_request_exec(c->ch, cmd) != SSH_OK)
-        return fail_call(s, what, "cannot start the command");
+        return prop_ssh_fail_call(s, what, "cannot start the command");
     return 0;
 }
 
 /*
  * Open channels a and b and start acmd on a, bcmd on b, in the round trips
- * of one: both opens are sent before either answer is waited for, then
- * both commands.  The result is a's, as chan_open's; *b_up says whether b
- * was started (b is freed when it was not, and no failure of b's is
- * kept: its user starts it again and says why).
+ * of one: both opens are sent before either answer is waited for, then both
+ * commands.  The result is a's, as prop_ssh_chan_open's; *b_up says whether
+ * b was started (b is freed when it was not, and no failure of b's is kept:
+ * its user starts it again and says why).
  */
 int
-chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, const char *bcmd,
-           int *b_up)
+prop_ssh_chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b,
+                    const char *bcmd, int *b_up)
 {
     int rc, brc;
 
@@ -176,9 +176,9 @@ chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, con
     if ((rc = chan_make(s, a, awhat)) != 0)
         return rc;
     if (chan_make(s, b, awhat) != 0) {
-        chan_free(s, b);
-        chan_free(s, a);
-        return chan_open(s, a, acmd, awhat);
+        prop_ssh_chan_free(s, b);
+        prop_ssh_chan_free(s, a);
+        return prop_ssh_chan_open(s, a, acmd, awhat);
     }
     /* Not blocking, a request is sent and left pending (SSH_AGAIN) unless
      * its answer came at once; called again, blocking, it waits for the
@@ -191,13 +191,13 @@ chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, con
     if (rc == SSH_AGAIN)
         rc = ssh_channel_open_session(a->ch);
     if (rc != SSH_OK) {
-        chan_free(s, b);
-        return fail_call(s, awhat, "cannot open a channel");
+        prop_ssh_chan_free(s, b);
+        return prop_ssh_fail_call(s, awhat, "cannot open a channel");
     }
     if (brc == SSH_AGAIN)
         brc = ssh_channel_open_session(b->ch);
     if ((rc = chan_watch(s, a, awhat)) != 0) {
-        chan_free(s, b);
+        prop_ssh_chan_free(s, b);
         return rc;
     }
     if (brc == SSH_OK && chan_watch(s, b, awhat) != 0)
@@ -210,15 +210,15 @@ chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, con
     if (rc == SSH_AGAIN)
         rc = ssh_channel_request_exec(a->ch, acmd);
     if (rc != SSH_OK) {
-        chan_free(s, b);
-        return fail_call(s, awhat, "cannot start the command");
+        prop_ssh_chan_free(s, b);
+        return prop_ssh_fail_call(s, awhat, "cannot start the command");
     }
     if (brc == SSH_AGAIN)
         brc = ssh_channel_request_exec(b->ch, bcmd);
     if (brc == SSH_OK)
         *b_up = 1;
     else
-        chan_free(s, b);
+        prop_ssh_chan_free(s, b);
     return 0;
 }
 
@@ -228,7 +228,7 @@ chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b, con
  * peer), SSH_ERROR when the write failed.
  */
 int
-chan_write_some(chan *c, const char *in, size_t len, size_t *off)
+prop_ssh_chan_write_some(chan *c, const char *in, size_t len, size_t *off)
 {
     uint32_t win = ssh_channel_window_size(c->ch);
     size_t n = len - *off;
@@ -254,24 +254,25 @@ chan_write_some(chan *c, const char *in, size_t len, size_t *off)
  * 0.
  */
 int
-wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what)
+prop_ssh_wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what)
 {
-    long long left = deadline - now_ms();
+    long long left = deadline - prop_ssh_now_ms();
     int slice = s->base.intr ? 100 : 500;
 
     if (left <= 0) {
         char why[128];
 
         snprintf(why, sizeof why, "an operation timed out after %lld s", (timeout_ms + 999) / 1000);
-        mark_dead(s, why);
+        prop_ssh_mark_dead(s, why);
         return prop_transport_fail(&s->base,
                                    "%s: timed out after %lld s; the connection to %s@%s is closed",
                                    what, (timeout_ms + 999) / 1000, s->user, s->hostport);
     }
     /* In slices, so that an interruption is seen within 100 ms. */
     if (ssh_event_dopoll(s->event, left > slice ? slice : (int)left) == SSH_ERROR) {
-        mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
-        return fail_lost(s, what);
+        prop_ssh_mark_dead(s, prop_ssh_session_lost(s) ? ssh_get_error(s->session)
+                                                       : "polling the socket failed");
+        return prop_ssh_fail_lost(s, what);
     }
     return 0;
 }
@@ -355,11 +356,11 @@ remote_kill(ssh_tr *s, int sig, long pid, int group_only)
     chan c;
 
     snprintf(num, sizeof num, "%ld", pid);
-    if (s->dead || !(cmd = build_command(s, argv)))
+    if (s->dead || !(cmd = prop_ssh_build_command(s, argv)))
         return;
-    if (chan_open(s, &c, cmd, "interrupt") == 0)
-        (void)chan_pump(s, &c, NULL, 0, 1, NULL, KILL_WAIT_MS, "interrupt", NULL);
-    chan_free(s, &c);
+    if (prop_ssh_chan_open(s, &c, cmd, "interrupt") == 0)
+        (void)prop_ssh_chan_pump(s, &c, NULL, 0, 1, NULL, KILL_WAIT_MS, "interrupt", NULL);
+    prop_ssh_chan_free(s, &c);
     free(cmd);
 }
 
@@ -369,7 +370,7 @@ remote_kill(ssh_tr *s, int sig, long pid, int group_only)
  * command did not end, or the operation is abandoned at a second request).
  */
 int
-stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
+prop_ssh_stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
 {
     int stops = prop_transport_stops(&s->base);
     long long now;
@@ -379,7 +380,7 @@ stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
         return 0;
     if (!st->command)
         return stops >= 2 ? -1 : 0;
-    now = now_ms();
+    now = prop_ssh_now_ms();
     if (!st->seen_at)
         st->seen_at = now;
     pid = st->pid > 0 ? st->pid : (st->pid = wrapper_pid(s, out, NULL, NULL));
@@ -391,21 +392,21 @@ stop_check(ssh_tr *s, stopper *st, const prop_buf *out)
         if (pid > 0)
             remote_kill(s, SIGKILL, pid, 0);
         st->sent = st->killed = 1;
-        st->killed_at = now_ms();
+        st->killed_at = prop_ssh_now_ms();
     }
-    if (st->killed && now_ms() - st->killed_at >= (stops >= 2 ? 2000 : STOPPED_WAIT_MS))
+    if (st->killed && prop_ssh_now_ms() - st->killed_at >= (stops >= 2 ? 2000 : STOPPED_WAIT_MS))
         return -1;
     return 0;
 }
 
 long
-cmd_pid(const ssh_tr *s, const prop_buf *out)
+prop_ssh_cmd_pid(const ssh_tr *s, const prop_buf *out)
 {
     return wrapper_pid(s, out, NULL, NULL);
 }
 
 const char *
-over_text(const ssh_tr *s, char buf[96])
+prop_ssh_over_text(const ssh_tr *s, char buf[96])
 {
     char size[32];
 
@@ -415,13 +416,13 @@ over_text(const ssh_tr *s, char buf[96])
 }
 
 int
-over_cut(ssh_tr *s, long pid, const char *what)
+prop_ssh_over_cut(ssh_tr *s, long pid, const char *what)
 {
     char why[96];
 
     if (pid > 0 && !s->dead)
         remote_kill(s, SIGKILL, pid, 0);
-    return prop_transport_fail(&s->base, "%s: %s", what, over_text(s, why));
+    return prop_transport_fail(&s->base, "%s: %s", what, prop_ssh_over_text(s, why));
 }
 
 /*
@@ -429,7 +430,7 @@ over_cut(ssh_tr *s, long pid, const char *what)
  * group (a child that ignores the signal) goes too.
  */
 void
-stop_rest(ssh_tr *s, const stopper *st)
+prop_ssh_stop_rest(ssh_tr *s, const stopper *st)
 {
     if (st->sent && !st->killed && st->pid > 0 && !s->dead)
         remote_kill(s, SIGKILL, st->pid, 1);
@@ -443,10 +444,10 @@ stop_rest(ssh_tr *s, const stopper *st)
  * the other.  stp, when not NULL, makes the wait interruptible.
  */
 int
-chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const char *until,
-          long long timeout_ms, const char *what, stopper *stp)
+prop_ssh_chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof,
+                   const char *until, long long timeout_ms, const char *what, stopper *stp)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = prop_ssh_now_ms() + timeout_ms;
     size_t off = 0;
     int eof_sent = !send_eof, rc;
 
@@ -456,7 +457,7 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
         if (c->oom)
             return prop_transport_fail(&s->base, "%s: out of memory", what);
         if (c->over)
-            return prop_transport_fail(&s->base, "%s: %s", what, over_text(s, why));
+            return prop_transport_fail(&s->base, "%s: %s", what, prop_ssh_over_text(s, why));
         if (until && c->out.p) {
             /* From where the last look ended, less what may be a part of it. */
             size_t ulen = strlen(until), from = c->until_scan > ulen ? c->until_scan - ulen : 0;
@@ -468,36 +469,36 @@ chan_pump(ssh_tr *s, chan *c, const char *in, size_t inlen, int send_eof, const 
         if (c->closed || (c->eof && c->have_status))
             return 0;
         if (s->dead)
-            return fail_lost(s, what);
-        if (session_lost(s)) {
-            mark_dead(s, ssh_get_error(s->session));
-            return fail_lost(s, what);
+            return prop_ssh_fail_lost(s, what);
+        if (prop_ssh_session_lost(s)) {
+            prop_ssh_mark_dead(s, ssh_get_error(s->session));
+            return prop_ssh_fail_lost(s, what);
         }
-        if (stop_check(s, stp, &c->out) != 0)
+        if (prop_ssh_stop_check(s, stp, &c->out) != 0)
             return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
                                        stp->command ? "the command did not end" : "abandoned");
         if (!eof_sent) {
             if (off < inlen) {
-                rc = chan_write_some(c, in, inlen, &off);
-                if (rc == SSH_ERROR && !session_lost(s))
+                rc = prop_ssh_chan_write_some(c, in, inlen, &off);
+                if (rc == SSH_ERROR && !prop_ssh_session_lost(s))
                     eof_sent = 1; /* the command stopped reading */
                 if (rc != 0)
                     continue;
             } else {
-                if (ssh_channel_send_eof(c->ch) == SSH_ERROR && session_lost(s))
+                if (ssh_channel_send_eof(c->ch) == SSH_ERROR && prop_ssh_session_lost(s))
                     continue;
                 eof_sent = 1;
                 continue;
             }
         }
-        if ((rc = wait_events(s, deadline, timeout_ms, what)) != 0)
+        if ((rc = prop_ssh_wait_events(s, deadline, timeout_ms, what)) != 0)
             return rc;
     }
 }
 
 /* One word in POSIX single quotes: abc'd -> 'abc'\''d'. */
 int
-buf_quote(prop_buf *b, const char *w)
+prop_ssh_buf_quote(prop_buf *b, const char *w)
 {
     const char *q;
 
@@ -513,7 +514,7 @@ buf_quote(prop_buf *b, const char *w)
 
 /* "sudo -n -- 'a' 'b' ...", or NULL when out of memory. */
 char *
-build_command(const ssh_tr *s, const char *const *argv)
+prop_ssh_build_command(const ssh_tr *s, const char *const *argv)
 {
     prop_buf b = PROP_BUF_INIT;
     size_t i;
@@ -521,7 +522,7 @@ build_command(const ssh_tr *s, const char *const *argv)
     if (s->sudo && prop_buf_adds(&b, "sudo -n --") < 0)
         goto oom;
     for (i = 0; argv[i]; i++)
-        if ((b.len && prop_buf_add(&b, " ", 1) < 0) || buf_quote(&b, argv[i]) < 0)
+        if ((b.len && prop_buf_add(&b, " ", 1) < 0) || prop_ssh_buf_quote(&b, argv[i]) < 0)
             goto oom;
     return b.p;
 oom:
@@ -531,7 +532,7 @@ oom:
 
 /* Take the run wrapper's line out of a command's output. */
 void
-drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
+prop_ssh_drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
 {
     prop_buf b;
     size_t start, end;
@@ -552,8 +553,8 @@ drop_pid_line(const ssh_tr *s, prop_cmd_result *r)
  * (else an operation of prop's, abandoned only at a second request).
  */
 int
-exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop_cmd_result *r,
-          const char *what, int command)
+prop_ssh_exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen,
+                   prop_cmd_result *r, const char *what, int command)
 {
     stopper st;
     chan c;
@@ -563,7 +564,7 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     memset(r, 0, sizeof *r);
     r->code = -1;
     /* Deferred operations sent on the shell come first. */
-    if ((rc = sh_gate(s, what)) != 0)
+    if ((rc = prop_ssh_sh_gate(s, what)) != 0)
         return rc;
     memset(&st, 0, sizeof st);
     st.command = command;
@@ -586,33 +587,34 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
         for (i = 0; i < n; i++)
             w[5 + i] = argv[i];
         w[5 + n] = NULL;
-        cmd = build_command(s, w);
+        cmd = prop_ssh_build_command(s, w);
         free(w);
     } else {
-        cmd = build_command(s, argv);
+        cmd = prop_ssh_build_command(s, argv);
     }
     if (!cmd)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
-    rc = chan_open(s, &c, cmd, what);
+    rc = prop_ssh_chan_open(s, &c, cmd, what);
     free(cmd);
     if (rc == 0)
-        rc = chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what, &st);
+        rc = prop_ssh_chan_pump(s, &c, in, inlen, 1, NULL, (long long)s->op_timeout * 1000, what,
+                                &st);
     if (rc != 0 && c.over) {
         /* Its channel closed first: what it still sends is not read. */
-        long pid = command ? cmd_pid(s, &c.out) : 0;
+        long pid = command ? prop_ssh_cmd_pid(s, &c.out) : 0;
 
-        chan_free(s, &c);
-        return over_cut(s, pid, what);
+        prop_ssh_chan_free(s, &c);
+        return prop_ssh_over_cut(s, pid, what);
     }
-    stop_rest(s, &st);
+    prop_ssh_stop_rest(s, &st);
     if (rc == 0 && st.sent)
         rc = prop_transport_fail(&s->base,
                                  "%s: interrupted: the command was stopped (exit status %d)", what,
                                  c.have_status ? c.status : -1);
     if (rc == 0 && !c.have_status) {
-        if (session_lost(s)) {
-            mark_dead(s, ssh_get_error(s->session));
-            rc = fail_lost(s, what);
+        if (prop_ssh_session_lost(s)) {
+            prop_ssh_mark_dead(s, ssh_get_error(s->session));
+            rc = prop_ssh_fail_lost(s, what);
         } else {
             rc =
                 prop_transport_fail(&s->base, "%s: the command ended without an exit status", what);
@@ -626,10 +628,10 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
             prop_cmd_result_clear(r);
             rc = prop_transport_fail(&s->base, "%s: out of memory", what);
         } else if (command) {
-            drop_pid_line(s, r);
+            prop_ssh_drop_pid_line(s, r);
         }
     }
-    chan_free(s, &c);
+    prop_ssh_chan_free(s, &c);
     return rc;
 }
 
@@ -639,9 +641,9 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
  * fails or times out closes its channel only; the session stays.
  */
 int
-chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
+prop_ssh_chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
 {
-    long long deadline = now_ms() + rq->timeout_ms;
+    long long deadline = prop_ssh_now_ms() + rq->timeout_ms;
     char what[320];
     size_t off = 0;
     chan c;
@@ -649,18 +651,18 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
 
     snprintf(what, sizeof what, "connect to %s:%d", rq->host, rq->port);
     /* What was written before must be there before the service is asked. */
-    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
         return rc;
-    if (s->npend && (rc = sh_settle(s, what)) != 0)
+    if (s->npend && (rc = prop_ssh_sh_settle(s, what)) != 0)
         return rc;
     if ((rc = chan_make(s, &c, what)) != 0 || (rc = chan_watch(s, &c, what)) != 0) {
-        chan_free(s, &c);
+        prop_ssh_chan_free(s, &c);
         return rc;
     }
     c.max = rq->max;
     ssh_set_blocking(s->session, 0);
     while ((rc = ssh_channel_open_forward(c.ch, rq->host, rq->port, "127.0.0.1", 0)) == SSH_AGAIN &&
-           now_ms() < deadline && !prop_transport_stops(&s->base)) {
+           prop_ssh_now_ms() < deadline && !prop_transport_stops(&s->base)) {
         if (ssh_event_dopoll(s->event, 100) == SSH_ERROR) {
             rc = SSH_ERROR;
             break;
@@ -675,8 +677,8 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
         if (r && (r = strchr(r, ')')) != NULL && r[1] == ' ' && r[2])
             r += 2;
 
-        if (rc == SSH_ERROR && (s->dead || session_lost(s))) {
-            rc = fail_call(s, what, "cannot open a channel");
+        if (rc == SSH_ERROR && (s->dead || prop_ssh_session_lost(s))) {
+            rc = prop_ssh_fail_call(s, what, "cannot open a channel");
         } else if (rc == SSH_AGAIN) {
             rc = prop_transport_fail(&s->base, "%s: %s", what,
                                      prop_transport_stops(&s->base) ? "interrupted"
@@ -690,7 +692,7 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
                                      : r ? r
                                          : e);
         }
-        chan_free(s, &c);
+        prop_ssh_chan_free(s, &c);
         return rc;
     }
     /* Opened: the target's sshd has connected. */
@@ -720,15 +722,15 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
             rc = prop_transport_fail(&s->base, "%s: interrupted", what);
             break;
         }
-        if (now_ms() >= deadline) {
+        if (prop_ssh_now_ms() >= deadline) {
             rc = prop_transport_fail(&s->base, "%s: timed out after %d ms", what, rq->timeout_ms);
             break;
         }
         if (off < rq->send_len) {
-            rc = chan_write_some(&c, rq->send, rq->send_len, &off);
+            rc = prop_ssh_chan_write_some(&c, rq->send, rq->send_len, &off);
             if (rc == SSH_ERROR) {
-                if (session_lost(s)) {
-                    rc = fail_call(s, what, "cannot send");
+                if (prop_ssh_session_lost(s)) {
+                    rc = prop_ssh_fail_call(s, what, "cannot send");
                     break;
                 }
                 off = rq->send_len; /* the peer closed: read what it said */
@@ -737,13 +739,14 @@ chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
                 continue;
         }
         if (ssh_event_dopoll(s->event, 100) == SSH_ERROR) {
-            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
-            rc = fail_lost(s, what);
+            prop_ssh_mark_dead(s, prop_ssh_session_lost(s) ? ssh_get_error(s->session)
+                                                           : "polling the socket failed");
+            rc = prop_ssh_fail_lost(s, what);
             break;
         }
     }
     if (rc == 0 && !(*out = prop_buf_take(&c.out, out_len)))
         rc = prop_transport_fail(&s->base, "%s: out of memory", what);
-    chan_free(s, &c);
+    prop_ssh_chan_free(s, &c);
     return rc;
 }

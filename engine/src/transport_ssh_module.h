@@ -1,11 +1,12 @@
 /*
  * transport_ssh_module.h - what libprop and its SSH module agree on.
  *
- * The SSH transport (transport_ssh.c, transport_ssh_keys.c) is built as a
- * module of its own, libprop-ssh.so, so that a program that never reaches
- * a host over SSH does not load libssh and its libraries (libcrypto,
- * GSSAPI, Kerberos).  prop_transport_ssh() (transport_ssh_load.c) loads it
- * on first use and calls its one exported function.
+ * The SSH transport (transport_ssh.c and its parts, see transport_ssh.h)
+ * is built as a module of its own, libprop-ssh.so, so that a program that
+ * never reaches a host over SSH does not load libssh and its libraries
+ * (libcrypto, GSSAPI, Kerberos).  prop_transport_ssh()
+ * (transport_ssh_load.c) loads it on first use and calls its one exported
+ * function.
  *
  * The module is built from the same sources as the library that loads it
  * and shares its private structures (prop_transport, its ops), so the two

@@ -10,13 +10,13 @@
 #include "transport_ssh.h"
 
 void
-pf_clear(ssh_tr *s)
+prop_ssh_pf_clear(ssh_tr *s)
 {
     prop_pf_clear(&s->pf);
 }
 
 void
-pf_forget(ssh_tr *s, const char *path, int follows)
+prop_ssh_pf_forget(ssh_tr *s, const char *path, int follows)
 {
     prop_pf_forget(&s->pf, path, follows, s->base.changes);
 }
@@ -27,7 +27,7 @@ static int
 pf_run(void *ud, const char *const *args, prop_cmd_result *r)
 {
     ssh_tr *s = ud;
-    int rc = run_script(s, "prop_pf", prop_sh_prefetch, args, NULL, 0, r, "prefetch");
+    int rc = prop_ssh_run_script(s, "prop_pf", prop_sh_prefetch, args, NULL, 0, r, "prefetch");
 
     if (rc)
         return s->dead ? rc : 0; /* a hint: only a lost connection matters */
@@ -39,12 +39,12 @@ pf_run(void *ud, const char *const *args, prop_cmd_result *r)
 }
 
 int
-sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
+prop_ssh_sshtr_prefetch(prop_transport *t, const char *const *paths, size_t npaths)
 {
     ssh_tr *s = (ssh_tr *)t;
 
-    pf_clear(s);
+    prop_ssh_pf_clear(s);
     if (s->dead)
-        return fail_lost(s, "prefetch");
+        return prop_ssh_fail_lost(s, "prefetch");
     return prop_pf_fetch(&s->pf, paths, npaths, s->base.changes, pf_run, s);
 }

@@ -43,7 +43,7 @@
  */
 /* Data as a single-quoted printf(1) format that prints exactly data. */
 int
-buf_printf_format(prop_buf *b, const char *data, size_t len)
+prop_ssh_buf_printf_format(prop_buf *b, const char *data, size_t len)
 {
     static const char digits[] = "01234567";
     char esc[4] = {'\\', 0, 0, 0};
@@ -80,21 +80,21 @@ buf_printf_format(prop_buf *b, const char *data, size_t len)
  * printf format of fmt[0..fmtlen).
  */
 char *
-sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
-        const char *in, size_t inlen, size_t *len)
+prop_ssh_sh_line(const char *prefix, const char *const *words, const char *fmt, size_t fmtlen,
+                 const char *in, size_t inlen, size_t *len)
 {
     prop_buf b = PROP_BUF_INIT;
     size_t i;
 
-    if (in && (prop_buf_adds(&b, "printf ") < 0 || buf_printf_format(&b, in, inlen) < 0 ||
+    if (in && (prop_buf_adds(&b, "printf ") < 0 || prop_ssh_buf_printf_format(&b, in, inlen) < 0 ||
                prop_buf_adds(&b, " | ") < 0))
         goto oom;
     if (prop_buf_adds(&b, "(") < 0 || (prefix && prop_buf_adds(&b, prefix) < 0))
         goto oom;
     for (i = 0; words[i]; i++)
-        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, words[i]) < 0)
+        if (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, words[i]) < 0)
             goto oom;
-    if (fmt && (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, fmt, fmtlen) < 0))
+    if (fmt && (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_printf_format(&b, fmt, fmtlen) < 0))
         goto oom;
     if (prop_buf_adds(&b, in ? " )" : " ) </dev/null") < 0)
         goto oom;
@@ -105,8 +105,8 @@ oom:
 }
 
 int
-sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, size_t stdin_len,
-          prop_cmd_result *r)
+prop_ssh_sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data,
+                   size_t stdin_len, prop_cmd_result *r)
 {
     ssh_tr *s = (ssh_tr *)t;
     char what[300], *line;
@@ -117,40 +117,18 @@ sshtr_run(prop_transport *t, const char *const *argv, const char *stdin_data, si
     if (prop_transport_stops(t))
         return prop_transport_fail(t, "%s: interrupted: not started", what);
     /* What was written lasts a crash before a command sees it. */
-    if ((rc = sh_sync_dirs(s, what)) != 0)
+    if ((rc = prop_ssh_sh_sync_dirs(s, what)) != 0)
         return rc;
     if (stdin_data && stdin_len > SH_MAX_INLINE)
-        return exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
-    line = sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+        return prop_ssh_exec_argv(s, argv, stdin_data, stdin_len, r, what, 1);
+    line =
+        prop_ssh_sh_line("prop_run", argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
     if (!line)
         return prop_transport_fail(t, "%s: out of memory", what);
-    rc = sh_call(s, line, len, r, what, 1);
+    rc = prop_ssh_sh_call(s, line, len, r, what, 1);
     free(line);
     if (rc == 0)
-        drop_pid_line(s, r);
-    return rc;
-}
-
-int
-sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
-                   size_t stdin_len, const char *what)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    char *line;
-    size_t len;
-    int rc;
-
-    if (!s->defer || (stdin_data && stdin_len > SH_MAX_INLINE))
-        return 1;
-    if (prop_transport_stops(t))
-        return prop_transport_fail(t, "%s: interrupted: not started", what);
-    if ((rc = sh_sync_dirs(s, what)) != 0)
-        return rc;
-    line = sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
-    if (!line)
-        return prop_transport_fail(t, "%s: out of memory", what);
-    rc = sh_defer(s, line, len, what);
-    free(line);
+        prop_ssh_drop_pid_line(s, r);
     return rc;
 }
 
@@ -165,9 +143,9 @@ static const struct {
     {"prop_write", prop_sh_write},     {"prop_remove", prop_sh_remove},
     {"prop_mkdir", prop_sh_mkdir},     {"prop_chattr", prop_sh_chattr},
     {"prop_symlink", prop_sh_symlink}, {"prop_pf", prop_sh_prefetch},
-    {"prop_run", prop_run_script},     {"prop_stw", stw_script},
-    {"prop_sst", sst_script},          {"prop_mvg", mvg_script},
-    {"prop_why", why_script},          {"prop_stgc", stgc_script},
+    {"prop_run", prop_run_script},     {"prop_stw", prop_ssh_stw_script},
+    {"prop_sst", prop_ssh_sst_script}, {"prop_mvg", prop_ssh_mvg_script},
+    {"prop_why", prop_ssh_why_script}, {"prop_stgc", prop_ssh_stgc_script},
 };
 
 /* ---------------------------------------------------------------------
@@ -187,7 +165,7 @@ sh_answer(ssh_tr *s, prop_cmd_result *r)
 
 /* The shell is gone or unusable: the next operation starts another. */
 void
-sh_down(ssh_tr *s)
+prop_ssh_sh_down(ssh_tr *s)
 {
     if (s->nstg) {
         /* Their shell, which knew them as staged, is gone. */
@@ -196,9 +174,9 @@ sh_down(ssh_tr *s)
 
         s->stg = NULL;
         s->nstg = s->stg_cap = s->stg_bytes = 0;
-        stg_fail(s, st, n, "not put in place: the remote shell ended");
+        prop_ssh_stg_fail(s, st, n, "not put in place: the remote shell ended");
     }
-    chan_free(s, &s->sh);
+    prop_ssh_chan_free(s, &s->sh);
     s->sh_up = s->sh_fresh = 0;
     s->out_scan = s->err_scan = 0;
 }
@@ -217,15 +195,15 @@ sh_over(ssh_tr *s, const char *what)
     long pid;
 
     if (s->sh_cmd) {
-        pid = cmd_pid(s, &s->sh.out);
-        sh_down(s);
-        return over_cut(s, pid, what);
+        pid = prop_ssh_cmd_pid(s, &s->sh.out);
+        prop_ssh_sh_down(s);
+        return prop_ssh_over_cut(s, pid, what);
     }
-    snprintf(dead, sizeof dead, "an answer of the target was %s", over_text(s, why));
-    sh_down(s);
-    mark_dead(s, dead);
+    snprintf(dead, sizeof dead, "an answer of the target was %s", prop_ssh_over_text(s, why));
+    prop_ssh_sh_down(s);
+    prop_ssh_mark_dead(s, dead);
     return prop_transport_fail(&s->base, "%s: %s; the connection to %s@%s is closed", what,
-                               over_text(s, why), s->user, s->hostport);
+                               prop_ssh_over_text(s, why), s->user, s->hostport);
 }
 
 /*
@@ -239,7 +217,7 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
       int answer)
 {
     chan *c = &s->sh;
-    long long timeout = (long long)s->op_timeout * 1000, deadline = now_ms() + timeout;
+    long long timeout = (long long)s->op_timeout * 1000, deadline = prop_ssh_now_ms() + timeout;
     size_t off = 0;
     stopper st;
     int rc;
@@ -251,7 +229,7 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
     c->max = prop_transport_max_output(&s->base);
     for (;;) {
         if (c->oom) {
-            sh_down(s);
+            prop_ssh_sh_down(s);
             return prop_transport_fail(&s->base, "%s: out of memory", what);
         }
         if (c->over)
@@ -261,11 +239,11 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
         if (off == len && sh_answer(s, r)) {
             if (!r->out || !r->err) {
                 prop_cmd_result_clear(r);
-                sh_down(s);
+                prop_ssh_sh_down(s);
                 return prop_transport_fail(&s->base, "%s: out of memory", what);
             }
             if (st.sent) {
-                stop_rest(s, &st);
+                prop_ssh_stop_rest(s, &st);
                 rc = r->code;
                 prop_cmd_result_clear(r);
                 return prop_transport_fail(
@@ -274,17 +252,17 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
             }
             return 0;
         }
-        if (stop_check(s, &st, &c->out) != 0) {
+        if (prop_ssh_stop_check(s, &st, &c->out) != 0) {
             /* The shell is busy with what did not end: drop it. */
-            sh_down(s);
+            prop_ssh_sh_down(s);
             return prop_transport_fail(&s->base, "%s: interrupted: %s", what,
                                        command ? "the command did not end" : "abandoned");
         }
         if (s->dead)
-            return fail_lost(s, what);
-        if (session_lost(s)) {
-            mark_dead(s, ssh_get_error(s->session));
-            return fail_lost(s, what);
+            return prop_ssh_fail_lost(s, what);
+        if (prop_ssh_session_lost(s)) {
+            prop_ssh_mark_dead(s, ssh_get_error(s->session));
+            return prop_ssh_fail_lost(s, what);
         }
         if (c->closed || c->eof) {
             prop_cmd_result f;
@@ -296,19 +274,19 @@ sh_io(ssh_tr *s, const char *in, size_t len, prop_cmd_result *r, const char *wha
             rc = f.err_len
                      ? prop_sh_fail(&s->base, &f, what)
                      : prop_transport_fail(&s->base, "%s: the shell on the target ended", what);
-            sh_down(s);
+            prop_ssh_sh_down(s);
             return rc;
         }
         if (off < len) {
-            rc = chan_write_some(c, in, len, &off);
-            if (rc == SSH_ERROR && !session_lost(s)) {
-                sh_down(s);
-                return fail_call(s, what, "cannot write to the shell");
+            rc = prop_ssh_chan_write_some(c, in, len, &off);
+            if (rc == SSH_ERROR && !prop_ssh_session_lost(s)) {
+                prop_ssh_sh_down(s);
+                return prop_ssh_fail_call(s, what, "cannot write to the shell");
             }
             if (rc != 0)
                 continue;
         }
-        if ((rc = wait_events(s, deadline, timeout, what)) != 0)
+        if ((rc = prop_ssh_wait_events(s, deadline, timeout, what)) != 0)
             return rc;
     }
 }
@@ -377,33 +355,33 @@ sh_prepare(ssh_tr *s, char **cmd)
     for (i = 0; i < sizeof rnd; i++)
         snprintf(s->mark + 5 + 2 * i, 3, "%02x", rnd[i]);
     snprintf(s->pidmark, sizeof s->pidmark, "%s-pid", s->mark);
-    return (*cmd = build_command(s, argv)) ? 0 : -1;
+    return (*cmd = prop_ssh_build_command(s, argv)) ? 0 : -1;
 }
 
 /*
- * Open channel c and start cmd on it (chan_open), and the shell with it
- * when it is not up, in the same round trips: the run lock's channel and
- * the shell's are opened together.  The shell's functions are sent by its
- * first operation (sh_start); a shell that did not start is started again
- * there, and says why.
+ * Open channel c and start cmd on it (prop_ssh_chan_open), and the shell
+ * with it when it is not up, in the same round trips: the run lock's
+ * channel and the shell's are opened together.  The shell's functions are
+ * sent by its first operation (sh_start); a shell that did not start is
+ * started again there, and says why.
  */
 int
-sh_open_beside(ssh_tr *s, chan *c, const char *cmd, const char *what)
+prop_ssh_sh_open_beside(ssh_tr *s, chan *c, const char *cmd, const char *what)
 {
     char *shcmd;
     int rc, up;
 
     if (s->sh_up || sh_prepare(s, &shcmd) != 0)
-        return chan_open(s, c, cmd, what);
-    rc = chan_open2(s, c, cmd, what, &s->sh, shcmd, &up);
+        return prop_ssh_chan_open(s, c, cmd, what);
+    rc = prop_ssh_chan_open2(s, c, cmd, what, &s->sh, shcmd, &up);
     free(shcmd);
     s->sh_up = s->sh_fresh = up;
     return rc;
 }
 
 /*
- * Start sh on a channel of its own, unless sh_open_beside() did, and
- * define the functions.  Its answer is not waited for: it comes before
+ * Start sh on a channel of its own, unless prop_ssh_sh_open_beside() did,
+ * and define the functions.  Its answer is not waited for: it comes before
  * the answer of the first operation, sent right after (one round trip for
  * both); a shell that cannot start fails that operation with its error
  * output.
@@ -422,10 +400,10 @@ sh_start(ssh_tr *s, const char *what)
         if (sh_prepare(s, &cmd) != 0)
             return prop_transport_fail(&s->base, "%s: cannot make the shell's command: %s", what,
                                        errno ? strerror(errno) : "out of memory");
-        rc = chan_open(s, &s->sh, cmd, what);
+        rc = prop_ssh_chan_open(s, &s->sh, cmd, what);
         free(cmd);
         if (rc) {
-            sh_down(s);
+            prop_ssh_sh_down(s);
             return rc;
         }
     }
@@ -440,7 +418,7 @@ sh_start(ssh_tr *s, const char *what)
         if (prop_buf_adds(&b, sh_functions[i].name) < 0 || prop_buf_adds(&b, "() {\n") < 0 ||
             prop_buf_adds(&b, sh_functions[i].body) < 0 || prop_buf_adds(&b, "}\n") < 0)
             goto oom;
-    /* The staging directories of a run cut off (transport_ssh_stage.c). */
+    /* The staging directories of a run cut off (transport_ssh_pipeline.c). */
     if (prop_buf_adds(&b, "prop_stgc </dev/null\n") < 0)
         goto oom;
     s->batch = 0; /* of no batch */
@@ -462,54 +440,16 @@ sh_start(ssh_tr *s, const char *what)
     return 0;
 oom:
     prop_buf_free(&b);
-    sh_down(s);
+    prop_ssh_sh_down(s);
     return prop_transport_fail(&s->base, "%s: out of memory", what);
 }
 
 /* ---------------------------------------------------------------------
- * Deferred operations (prop_transport_defer): a write, mkdir, symlink or
- * chattr is a line sent without waiting; its answer is read when the next
- * operation that waits reads its own (answers come in order), or at
- * prop_transport_settle().  A failed one is kept as its batch's failure.
+ * The answers owed.  A line sent without waiting (a deferred operation,
+ * see transport_ssh_pipeline.c) has its answer read when the next
+ * operation that waits reads its own (answers come in order), or when
+ * the shell is settled.
  */
-
-/* Keep msg as the failure of batch, unless the batch already has one. */
-void
-fail_batch(ssh_tr *s, unsigned long batch, const char *msg)
-{
-    size_t i;
-    char *m;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch)
-            return;
-    if (s->nfails == s->fails_cap) {
-        size_t cap = s->fails_cap ? 2 * s->fails_cap : 8;
-        sh_fail *v = realloc(s->fails, cap * sizeof *v);
-
-        if (!v)
-            return; /* the batch is failed by the skipped lines that follow */
-        s->fails = v;
-        s->fails_cap = cap;
-    }
-    if (!(m = strdup(msg && *msg ? msg : "failed")))
-        return;
-    s->fails[s->nfails].batch = batch;
-    s->fails[s->nfails].msg = m;
-    s->nfails++;
-}
-
-/* The failure of batch, or NULL. */
-static const char *
-batch_failed(const ssh_tr *s, unsigned long batch)
-{
-    size_t i;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch)
-            return s->fails[i].msg;
-    return NULL;
-}
 
 /* The oldest deferred operation has its answer r (NULL: it never will,
  * for the reason in s->base.err). */
@@ -519,18 +459,18 @@ pend_done(ssh_tr *s, const prop_cmd_result *r)
     sh_pend *p = &s->pend[s->pend_off];
 
     if (p->stg) {
-        commit_done(s, p->stg, p->nstg, r);
+        prop_ssh_commit_done(s, p->stg, p->nstg, r);
         p->stg = NULL;
         p->nstg = 0;
     } else if (p->batch == 0)
         ; /* starting the shell, syncing directories: no property's */
     else if (!r)
-        fail_batch(s, p->batch, s->base.err);
+        prop_ssh_fail_batch(s, p->batch, s->base.err);
     else if (r->code != 0 && r->code != SH_SKIPPED) {
         prop_cmd_result f = *r;
 
         (void)prop_sh_fail(&s->base, &f, p->what);
-        fail_batch(s, p->batch, s->base.err);
+        prop_ssh_fail_batch(s, p->batch, s->base.err);
     }
     free(p->what);
     p->what = NULL;
@@ -562,7 +502,7 @@ pend_poll(ssh_tr *s)
 }
 
 int
-sh_settle(ssh_tr *s, const char *what)
+prop_ssh_sh_settle(ssh_tr *s, const char *what)
 {
     prop_cmd_result r;
     int rc;
@@ -575,21 +515,6 @@ sh_settle(ssh_tr *s, const char *what)
         pend_done(s, &r);
         prop_cmd_result_clear(&r);
     }
-    return 0;
-}
-
-int
-sh_gate(ssh_tr *s, const char *what)
-{
-    const char *f;
-    int rc;
-
-    if (s->nstg && (rc = sh_commit(s, what)) != 0)
-        return rc;
-    if (s->npend && (rc = sh_settle(s, what)) != 0)
-        return rc;
-    if (s->defer && (f = batch_failed(s, s->batch)) != NULL)
-        return prop_transport_fail(&s->base, "%s", f);
     return 0;
 }
 
@@ -630,28 +555,28 @@ pend_push(ssh_tr *s, unsigned long batch, const char *what)
  * commit of st[0..nst) (which it then owns, whatever happens).
  */
 int
-defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned long staged,
-           sh_stage *st, size_t nst)
+prop_ssh_defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned long staged,
+                    sh_stage *st, size_t nst)
 {
     prop_buf b = PROP_BUF_INIT;
     prop_cmd_result r;
     int rc;
 
     if (s->dead) {
-        rc = fail_lost(s, what);
+        rc = prop_ssh_fail_lost(s, what);
         if (st)
-            stg_fail(s, st, nst, s->base.err);
+            prop_ssh_stg_fail(s, st, nst, s->base.err);
         return rc;
     }
     if ((!s->sh_up || s->sh_fresh) && (rc = sh_start(s, what)) != 0) {
         if (st)
-            stg_fail(s, st, nst, s->base.err);
+            prop_ssh_stg_fail(s, st, nst, s->base.err);
         return rc;
     }
     if (buf_add_call(&b, s, cmd, len, 1, staged) < 0 || pend_push(s, s->batch, what) < 0) {
         prop_buf_free(&b);
         if (st)
-            stg_fail(s, st, nst, "out of memory");
+            prop_ssh_stg_fail(s, st, nst, "out of memory");
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     }
     if (st) {
@@ -671,17 +596,8 @@ defer_line(ssh_tr *s, const char *cmd, size_t len, const char *what, unsigned lo
 }
 
 int
-sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
-{
-    int rc;
-
-    if (s->nstg && (rc = sh_commit(s, what)) != 0)
-        return rc;
-    return defer_line(s, cmd, len, what, 0, NULL, 0);
-}
-
-int
-sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what, int command)
+prop_ssh_sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *what,
+                 int command)
 {
     prop_buf b = PROP_BUF_INIT;
     const char *f;
@@ -689,10 +605,10 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
 
     memset(r, 0, sizeof *r);
     r->code = -1;
-    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
         return rc;
     if (s->dead)
-        return fail_lost(s, what);
+        return prop_ssh_fail_lost(s, what);
     if ((!s->sh_up || s->sh_fresh) && (rc = sh_start(s, what)) != 0)
         return rc;
     if (buf_add_call(&b, s, cmd, len, 0, 0) < 0) {
@@ -706,7 +622,7 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         rc = sh_io(s, b.p, b.len, r, what, command, 0);
         prop_buf_free(&b);
         if (rc == 0)
-            rc = sh_settle(s, what);
+            rc = prop_ssh_sh_settle(s, what);
         else
             pend_lost(s);
         if (rc == 0)
@@ -716,177 +632,11 @@ sh_call(ssh_tr *s, const char *cmd, size_t len, prop_cmd_result *r, const char *
         prop_buf_free(&b);
     }
     s->sh_cmd = 0;
-    if (rc == 0 && s->defer && r->code == SH_SKIPPED && (f = batch_failed(s, s->batch)) != NULL) {
+    if (rc == 0 && s->defer && r->code == SH_SKIPPED &&
+        (f = prop_ssh_batch_failed(s, s->batch)) != NULL) {
         prop_cmd_result_clear(r);
         r->code = -1;
         return prop_transport_fail(&s->base, "%s", f);
     }
     return rc;
-}
-
-int
-sshtr_defer(prop_transport *t, int on)
-{
-    ssh_tr *s = (ssh_tr *)t;
-
-    if (!on)
-        (void)sshtr_settle(t);
-    s->defer = on;
-    return 1;
-}
-
-void
-sshtr_batch(prop_transport *t, unsigned long batch)
-{
-    ((ssh_tr *)t)->batch = batch;
-}
-
-int
-sshtr_settle(prop_transport *t)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    int rc = sh_commit(s, "commit"), rc2 = sh_sync_dirs(s, "sync");
-
-    if (rc == 0)
-        rc = rc2;
-    if (s->npend && (rc2 = sh_settle(s, "settle")) != 0 && rc == 0)
-        rc = rc2;
-    return rc;
-}
-
-size_t
-sshtr_outstanding(const prop_transport *t)
-{
-    const ssh_tr *s = (const ssh_tr *)t;
-
-    return s->npend + s->nstg;
-}
-
-char *
-sshtr_batch_failure(prop_transport *t, unsigned long batch)
-{
-    ssh_tr *s = (ssh_tr *)t;
-    size_t i;
-
-    for (i = 0; i < s->nfails; i++)
-        if (s->fails[i].batch == batch) {
-            char *m = s->fails[i].msg;
-
-            s->fails[i] = s->fails[--s->nfails];
-            return m;
-        }
-    return NULL;
-}
-
-int
-sh_dir_changed(ssh_tr *s, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) : 1, i;
-    char *d;
-
-    if (slash == path)
-        n = 1; /* "/x": the root */
-    for (i = 0; i < s->ndirs; i++)
-        if (strlen(s->dirs[i]) == n && memcmp(s->dirs[i], slash ? path : ".", n) == 0)
-            return 0;
-    if (s->ndirs == s->dirs_cap) {
-        size_t cap = s->dirs_cap ? 2 * s->dirs_cap : 16;
-        char **v = realloc(s->dirs, cap * sizeof *v);
-
-        if (!v)
-            return -1;
-        s->dirs = v;
-        s->dirs_cap = cap;
-    }
-    if (!(d = malloc(n + 1)))
-        return -1;
-    memcpy(d, slash ? path : ".", n);
-    d[n] = '\0';
-    s->dirs[s->ndirs++] = d;
-    return 0;
-}
-
-int
-sh_sync_dirs(ssh_tr *s, const char *what)
-{
-    prop_buf b = PROP_BUF_INIT;
-    unsigned long batch = s->batch;
-    size_t i;
-    int rc;
-
-    if (s->ndirs == 0)
-        return 0;
-    /* sync(1) of GNU coreutils syncs the directories named; another may
-     * not take arguments, and then syncs everything. */
-    if (prop_buf_adds(&b, "( sync -- ") < 0)
-        goto oom;
-    for (i = 0; i < s->ndirs; i++)
-        if (buf_quote(&b, s->dirs[i]) < 0 || prop_buf_add(&b, " ", 1) < 0)
-            goto oom;
-    if (prop_buf_adds(&b, "2>/dev/null || sync ) </dev/null") < 0)
-        goto oom;
-    /* Of no batch: it runs whatever failed before it. */
-    s->batch = 0;
-    rc = sh_defer(s, b.p, b.len, what);
-    s->batch = batch;
-    prop_buf_free(&b);
-    if (rc == 0) {
-        for (i = 0; i < s->ndirs; i++)
-            free(s->dirs[i]);
-        s->ndirs = 0;
-    }
-    return rc;
-oom:
-    prop_buf_free(&b);
-    return prop_transport_fail(&s->base, "%s: out of memory", what);
-}
-
-void
-sh_next_sfx(ssh_tr *s, char out[7])
-{
-    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    unsigned long long v;
-    int i;
-
-    if (s->sfx_n == 0) {
-        unsigned char rnd[4] = {0, 0, 0, 0};
-
-        if (getentropy(rnd, sizeof rnd) != 0) /* unique is enough: noclobber */
-            rnd[0] = (unsigned char)getpid();
-        s->sfx_base = (unsigned long)rnd[0] << 24 | (unsigned long)rnd[1] << 16 |
-                      (unsigned long)rnd[2] << 8 | rnd[3];
-    }
-    v = (unsigned long long)s->sfx_base + s->sfx_n++;
-    for (i = 5; i >= 0; i--) {
-        out[i] = digits[v % 62];
-        v /= 62;
-    }
-    out[6] = '\0';
-}
-
-void
-sh_defer_free(ssh_tr *s)
-{
-    size_t i;
-
-    for (i = 0; i < s->npend; i++) {
-        stage_free(s->pend[s->pend_off + i].stg, s->pend[s->pend_off + i].nstg);
-        free(s->pend[s->pend_off + i].what);
-    }
-    stage_free(s->stg, s->nstg);
-    s->stg = NULL;
-    s->nstg = s->stg_cap = s->stg_bytes = 0;
-    for (i = 0; i < s->nfails; i++)
-        free(s->fails[i].msg);
-    for (i = 0; i < s->ndirs; i++)
-        free(s->dirs[i]);
-    free(s->dirs);
-    s->dirs = NULL;
-    s->ndirs = s->dirs_cap = 0;
-    free(s->pend);
-    free(s->fails);
-    s->pend = NULL;
-    s->fails = NULL;
-    s->npend = s->pend_off = s->pend_cap = s->nfails = s->fails_cap = 0;
 }

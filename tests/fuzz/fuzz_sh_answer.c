@@ -57,7 +57,7 @@ read_answer(const prop_cmd_result *r)
     if (!(copy = malloc(r->out_len + 1)))
         return;
     memcpy(copy, r->out, r->out_len + 1);
-    /* A commit's failures: "prop-cf I REASON" (transport_ssh_stage.c). */
+    /* A commit's failures: "prop-cf I REASON" (transport_ssh_pipeline.c). */
     p = copy;
     while ((line = prop_sh_next_line(&p)) != NULL)
         if (strncmp(line, "prop-cf ", 8) == 0) {

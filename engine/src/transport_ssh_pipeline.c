@@ -1,11 +1,17 @@
 /*
- * transport_ssh_stage.c - staged writes of the SSH transport: a pipelined
- * write of a small file goes into a staging directory beside its path, and
- * a commit puts the staged files in place together (see "Staged writes").
+ * transport_ssh_pipeline.c - the pipelining of the SSH transport: the
+ * deferred operations and their batches (see "Deferred operations"), the
+ * syncs of the directories pipelined writes changed, and the staged
+ * writes: a pipelined write of a small file goes into a staging directory
+ * beside its path, and a commit puts the staged files in place together
+ * (see "Staged writes").  The lines go through the remote shell
+ * (transport_ssh_shell.c), which reads their answers in order.
  */
+#define _DEFAULT_SOURCE /* getentropy */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport_ssh.h"
 
@@ -28,7 +34,7 @@
  * builtin's message does not give the kernel's reason; prop_write's
  * does).  Status 4: staged.
  */
-const char stw_script[] =
+const char prop_ssh_stw_script[] =
     "if [ ! -d \"$1\" ]; then\n"
     "  for prop_x in \"${1%/*}/.prop-stg-\"*; do\n"
     "    if [ -d \"$prop_x\" ] && [ ! -L \"$prop_x\" ] && [ -O \"$prop_x\" ] &&\n"
@@ -67,7 +73,7 @@ const char stw_script[] =
  * the others noted; the record itself is this user's, not a symbolic
  * link, or left alone.  Builtins only, but for rm(1).
  */
-const char stgc_script[] =
+const char prop_ssh_stgc_script[] =
     "prop_stgrec=$PROP_LOCK_FILE\n"
     "if [ -z \"$prop_stgrec\" ]; then\n"
     "  if [ \"$prop_uid\" = 0 ] && [ -d /run/lock ] && [ -w /run/lock ]; then\n"
@@ -103,15 +109,15 @@ const char stgc_script[] =
  *
  * prop_why MSG NAME: the line of MSG that names NAME, or MSG, in $prop_r.
  */
-const char sst_script[] = "n=$(($# / 2))\n"
-                          "while [ $n -gt 0 ]; do\n"
-                          "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
-                          "  shift 2; n=$((n - 1))\n"
-                          "done\n"
-                          "[ $# -gt 0 ] || exit 0\n"
-                          "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
-                          "exec sync\n";
-const char mvg_script[] =
+const char prop_ssh_sst_script[] = "n=$(($# / 2))\n"
+                                   "while [ $n -gt 0 ]; do\n"
+                                   "  case $prop_sg in *\" $1 \"*) set -- \"$@\" \"$2\" ;; esac\n"
+                                   "  shift 2; n=$((n - 1))\n"
+                                   "done\n"
+                                   "[ $# -gt 0 ] || exit 0\n"
+                                   "if [ \"$prop_os\" = Linux ]; then exec sync -- \"$@\"; fi\n"
+                                   "exec sync\n";
+const char prop_ssh_mvg_script[] =
     "prop_sd=$1 prop_dd=${2%/}/; shift 2\n"
     "prop_n=$(($# / 3))\n"
     "while [ $prop_n -gt 0 ]; do\n"
@@ -141,7 +147,7 @@ const char mvg_script[] =
     "  fi\n"
     "  shift 3\n"
     "done\n";
-const char why_script[] =
+const char prop_ssh_why_script[] =
     "prop_r=${1:-mv failed} prop_x=$1\n"
     "while [ -n \"$prop_x\" ]; do\n"
     "  case ${prop_x%%\"$prop_nl\"*} in *\"$2\"*) prop_r=${prop_x%%\"$prop_nl\"*}; return 0 ;; "
@@ -179,7 +185,7 @@ const char why_script[] =
 
 /* Free the staged writes st[0..n) and the array. */
 void
-stage_free(sh_stage *st, size_t n)
+prop_ssh_stage_free(sh_stage *st, size_t n)
 {
     size_t i;
 
@@ -193,23 +199,23 @@ stage_free(sh_stage *st, size_t n)
 
 /* Fail the batch of each write of st[0..n) (not in place: why), and free them. */
 void
-stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
+prop_ssh_stg_fail(ssh_tr *s, sh_stage *st, size_t n, const char *why)
 {
     char msg[1024];
     size_t i;
 
     for (i = 0; i < n; i++) {
         snprintf(msg, sizeof msg, "%.300s: %.700s", st[i].what, why);
-        fail_batch(s, st[i].batch, msg);
+        prop_ssh_fail_batch(s, st[i].batch, msg);
     }
-    stage_free(st, n);
+    prop_ssh_stage_free(st, n);
 }
 
 /* The answer r of the commit of st[0..n) (NULL: lost, for the reason in
  * s->base.err): "prop-cf I REASON" for each write it could not put in
  * place (REASON may go on over the next lines). */
 void
-commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
+prop_ssh_commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
 {
     prop_buf why = PROP_BUF_INIT;
     sh_stage *cur = NULL;
@@ -222,7 +228,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
                  !r                  ? s->base.err
                  : r->err && *r->err ? r->err
                                      : "the commit failed");
-        stg_fail(s, st, n, lost);
+        prop_ssh_stg_fail(s, st, n, lost);
         return;
     }
     p = r->out;
@@ -234,7 +240,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
                 char msg[1024];
 
                 snprintf(msg, sizeof msg, "%s: %s", cur->what, m);
-                fail_batch(s, cur->batch, msg);
+                prop_ssh_fail_batch(s, cur->batch, msg);
             }
             prop_buf_free(&why);
             cur = NULL;
@@ -250,7 +256,7 @@ commit_done(ssh_tr *s, sh_stage *st, size_t n, const prop_cmd_result *r)
             (void)(prop_buf_adds(&why, "; ") < 0 || prop_buf_adds(&why, line) < 0);
         }
     }
-    stage_free(st, n);
+    prop_ssh_stage_free(st, n);
 }
 
 /* The staging directory of path's directory (spelt as prop_write spells
@@ -275,8 +281,8 @@ stage_paths(const ssh_tr *s, const char *path, char **sd, char **tmp)
 }
 
 int
-sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data, size_t len,
-               const char sfx[7], const char *mu, const char *what)
+prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char *data,
+                        size_t len, const char sfx[7], const char *mu, const char *what)
 {
     prop_buf b = PROP_BUF_INIT;
     char *sd = NULL, *tmp = NULL;
@@ -285,7 +291,7 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
     int rc;
 
     if (!s->stg_tag[0])
-        sh_next_sfx(s, s->stg_tag);
+        prop_ssh_sh_next_sfx(s, s->stg_tag);
     if (stage_paths(s, path, &sd, &tmp) < 0)
         return prop_transport_fail(&s->base, "%s: out of memory", what);
     need = strlen(tmp) + strlen(path) + 64;
@@ -293,17 +299,18 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
         if (strcmp(s->stg[i].path, path) == 0)
             break;
     if ((i < s->nstg || s->nstg >= SH_STAGE_MAX || s->stg_bytes + need > SH_STAGE_BYTES) &&
-        (rc = sh_commit(s, what)) != 0)
+        (rc = prop_ssh_sh_commit(s, what)) != 0)
         goto out;
     rc = prop_transport_fail(&s->base, "%s: out of memory", what);
-    if (prop_buf_adds(&b, "prop_stw ") < 0 || buf_quote(&b, sd) < 0 ||
-        prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, tmp) < 0 || prop_buf_add(&b, " ", 1) < 0 ||
-        buf_quote(&b, mu) < 0 || prop_buf_add(&b, " ", 1) < 0 || prop_buf_adds(&b, sfx) < 0)
+    if (prop_buf_adds(&b, "prop_stw ") < 0 || prop_ssh_buf_quote(&b, sd) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, tmp) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, mu) < 0 ||
+        prop_buf_add(&b, " ", 1) < 0 || prop_buf_adds(&b, sfx) < 0)
         goto out;
     for (i = 0; args[i]; i++)
-        if (prop_buf_add(&b, " ", 1) < 0 || buf_quote(&b, args[i]) < 0)
+        if (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_quote(&b, args[i]) < 0)
             goto out;
-    if (prop_buf_add(&b, " ", 1) < 0 || buf_printf_format(&b, data, len) < 0)
+    if (prop_buf_add(&b, " ", 1) < 0 || prop_ssh_buf_printf_format(&b, data, len) < 0)
         goto out;
     if (s->nstg == s->stg_cap) {
         size_t cap = s->stg_cap ? 2 * s->stg_cap : 32;
@@ -325,7 +332,7 @@ sh_stage_write(ssh_tr *s, const char *path, const char *const *args, const char 
     tmp = NULL; /* e's now */
     s->nstg++;
     s->stg_bytes += need;
-    if ((rc = defer_line(s, b.p, b.len, what, e->idx, NULL, 0)) != 0) {
+    if ((rc = prop_ssh_defer_line(s, b.p, b.len, what, e->idx, NULL, 0)) != 0) {
         /* Not staged as far as anyone knows: failed with the line (its
          * file, if made, goes with the staging directory). */
         e = &s->stg[--s->nstg];
@@ -341,12 +348,12 @@ out:
     return rc;
 }
 
-/* p[0..n) quoted as one word (buf_quote): 0, or -1 out of memory. */
+/* p[0..n) quoted as one word (prop_ssh_buf_quote): 0, or -1 out of memory. */
 static int
 buf_quote_n(prop_buf *b, const char *p, size_t n)
 {
     char *w = strndup(p, n);
-    int rc = w ? buf_quote(b, w) : -1;
+    int rc = w ? prop_ssh_buf_quote(b, w) : -1;
 
     free(w);
     return rc;
@@ -391,7 +398,7 @@ commit_moves(prop_buf *b, const sh_stage *st, size_t n)
                     continue;
                 done[j] = 1;
                 snprintf(num, sizeof num, " %lu ", st[j].idx);
-                if (prop_buf_adds(b, num) < 0 || buf_quote(b, nj) < 0)
+                if (prop_buf_adds(b, num) < 0 || prop_ssh_buf_quote(b, nj) < 0)
                     return -1;
                 snprintf(num, sizeof num, " %lu", st[j].batch);
                 if (prop_buf_adds(b, num) < 0)
@@ -418,7 +425,7 @@ commit_moves(prop_buf *b, const sh_stage *st, size_t n)
 }
 
 int
-sh_commit(ssh_tr *s, const char *what)
+prop_ssh_sh_commit(ssh_tr *s, const char *what)
 {
     prop_buf b = PROP_BUF_INIT;
     char num[160];
@@ -435,7 +442,7 @@ sh_commit(ssh_tr *s, const char *what)
         goto oom;
     for (i = 0; i < n; i++) {
         snprintf(num, sizeof num, " %lu ", st[i].idx);
-        if (prop_buf_adds(&b, num) < 0 || buf_quote(&b, st[i].tmp) < 0)
+        if (prop_buf_adds(&b, num) < 0 || prop_ssh_buf_quote(&b, st[i].tmp) < 0)
             goto oom;
     }
     if (prop_buf_adds(&b, " 2>&1) || prop_cf=\"fsync: ${prop_e:-failed}\"; prop_cfb=' '") < 0 ||
@@ -451,12 +458,272 @@ sh_commit(ssh_tr *s, const char *what)
     /* Of no batch: it runs whatever failed before it (prop_mvg skips what
      * it must). */
     s->batch = 0;
-    rc = defer_line(s, b.p, b.len, "commit", 0, st, n);
+    rc = prop_ssh_defer_line(s, b.p, b.len, "commit", 0, st, n);
     s->batch = batch;
     prop_buf_free(&b);
     return rc;
 oom:
     prop_buf_free(&b);
-    stg_fail(s, st, n, "out of memory");
+    prop_ssh_stg_fail(s, st, n, "out of memory");
     return prop_transport_fail(&s->base, "%s: the writes staged: out of memory", what);
+}
+
+/* ---------------------------------------------------------------------
+ * Deferred operations (prop_transport_defer): a write, mkdir, symlink or
+ * chattr is a line sent without waiting; its answer is read when the next
+ * operation that waits reads its own (answers come in order), or at
+ * prop_transport_settle().  A failed one is kept as its batch's failure.
+ */
+
+/* Keep msg as the failure of batch, unless the batch already has one. */
+void
+prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg)
+{
+    size_t i;
+    char *m;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch)
+            return;
+    if (s->nfails == s->fails_cap) {
+        size_t cap = s->fails_cap ? 2 * s->fails_cap : 8;
+        sh_fail *v = realloc(s->fails, cap * sizeof *v);
+
+        if (!v)
+            return; /* the batch is failed by the skipped lines that follow */
+        s->fails = v;
+        s->fails_cap = cap;
+    }
+    if (!(m = strdup(msg && *msg ? msg : "failed")))
+        return;
+    s->fails[s->nfails].batch = batch;
+    s->fails[s->nfails].msg = m;
+    s->nfails++;
+}
+
+/* The failure of batch, or NULL. */
+const char *
+prop_ssh_batch_failed(const ssh_tr *s, unsigned long batch)
+{
+    size_t i;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch)
+            return s->fails[i].msg;
+    return NULL;
+}
+
+int
+prop_ssh_sh_gate(ssh_tr *s, const char *what)
+{
+    const char *f;
+    int rc;
+
+    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
+        return rc;
+    if (s->npend && (rc = prop_ssh_sh_settle(s, what)) != 0)
+        return rc;
+    if (s->defer && (f = prop_ssh_batch_failed(s, s->batch)) != NULL)
+        return prop_transport_fail(&s->base, "%s", f);
+    return 0;
+}
+
+int
+prop_ssh_sh_defer(ssh_tr *s, const char *cmd, size_t len, const char *what)
+{
+    int rc;
+
+    if (s->nstg && (rc = prop_ssh_sh_commit(s, what)) != 0)
+        return rc;
+    return prop_ssh_defer_line(s, cmd, len, what, 0, NULL, 0);
+}
+
+int
+prop_ssh_sshtr_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
+                            size_t stdin_len, const char *what)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    char *line;
+    size_t len;
+    int rc;
+
+    if (!s->defer || (stdin_data && stdin_len > SH_MAX_INLINE))
+        return 1;
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "%s: interrupted: not started", what);
+    if ((rc = prop_ssh_sh_sync_dirs(s, what)) != 0)
+        return rc;
+    line = prop_ssh_sh_line(NULL, argv, NULL, 0, stdin_data, stdin_data ? stdin_len : 0, &len);
+    if (!line)
+        return prop_transport_fail(t, "%s: out of memory", what);
+    rc = prop_ssh_sh_defer(s, line, len, what);
+    free(line);
+    return rc;
+}
+
+int
+prop_ssh_sshtr_defer(prop_transport *t, int on)
+{
+    ssh_tr *s = (ssh_tr *)t;
+
+    if (!on)
+        (void)prop_ssh_sshtr_settle(t);
+    s->defer = on;
+    return 1;
+}
+
+void
+prop_ssh_sshtr_batch(prop_transport *t, unsigned long batch)
+{
+    ((ssh_tr *)t)->batch = batch;
+}
+
+int
+prop_ssh_sshtr_settle(prop_transport *t)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    int rc = prop_ssh_sh_commit(s, "commit"), rc2 = prop_ssh_sh_sync_dirs(s, "sync");
+
+    if (rc == 0)
+        rc = rc2;
+    if (s->npend && (rc2 = prop_ssh_sh_settle(s, "settle")) != 0 && rc == 0)
+        rc = rc2;
+    return rc;
+}
+
+size_t
+prop_ssh_sshtr_outstanding(const prop_transport *t)
+{
+    const ssh_tr *s = (const ssh_tr *)t;
+
+    return s->npend + s->nstg;
+}
+
+char *
+prop_ssh_sshtr_batch_failure(prop_transport *t, unsigned long batch)
+{
+    ssh_tr *s = (ssh_tr *)t;
+    size_t i;
+
+    for (i = 0; i < s->nfails; i++)
+        if (s->fails[i].batch == batch) {
+            char *m = s->fails[i].msg;
+
+            s->fails[i] = s->fails[--s->nfails];
+            return m;
+        }
+    return NULL;
+}
+
+int
+prop_ssh_sh_dir_changed(ssh_tr *s, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 1, i;
+    char *d;
+
+    if (slash == path)
+        n = 1; /* "/x": the root */
+    for (i = 0; i < s->ndirs; i++)
+        if (strlen(s->dirs[i]) == n && memcmp(s->dirs[i], slash ? path : ".", n) == 0)
+            return 0;
+    if (s->ndirs == s->dirs_cap) {
+        size_t cap = s->dirs_cap ? 2 * s->dirs_cap : 16;
+        char **v = realloc(s->dirs, cap * sizeof *v);
+
+        if (!v)
+            return -1;
+        s->dirs = v;
+        s->dirs_cap = cap;
+    }
+    if (!(d = malloc(n + 1)))
+        return -1;
+    memcpy(d, slash ? path : ".", n);
+    d[n] = '\0';
+    s->dirs[s->ndirs++] = d;
+    return 0;
+}
+
+int
+prop_ssh_sh_sync_dirs(ssh_tr *s, const char *what)
+{
+    prop_buf b = PROP_BUF_INIT;
+    unsigned long batch = s->batch;
+    size_t i;
+    int rc;
+
+    if (s->ndirs == 0)
+        return 0;
+    /* sync(1) of GNU coreutils syncs the directories named; another may
+     * not take arguments, and then syncs everything. */
+    if (prop_buf_adds(&b, "( sync -- ") < 0)
+        goto oom;
+    for (i = 0; i < s->ndirs; i++)
+        if (prop_ssh_buf_quote(&b, s->dirs[i]) < 0 || prop_buf_add(&b, " ", 1) < 0)
+            goto oom;
+    if (prop_buf_adds(&b, "2>/dev/null || sync ) </dev/null") < 0)
+        goto oom;
+    /* Of no batch: it runs whatever failed before it. */
+    s->batch = 0;
+    rc = prop_ssh_sh_defer(s, b.p, b.len, what);
+    s->batch = batch;
+    prop_buf_free(&b);
+    if (rc == 0) {
+        for (i = 0; i < s->ndirs; i++)
+            free(s->dirs[i]);
+        s->ndirs = 0;
+    }
+    return rc;
+oom:
+    prop_buf_free(&b);
+    return prop_transport_fail(&s->base, "%s: out of memory", what);
+}
+
+void
+prop_ssh_sh_next_sfx(ssh_tr *s, char out[7])
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    unsigned long long v;
+    int i;
+
+    if (s->sfx_n == 0) {
+        unsigned char rnd[4] = {0, 0, 0, 0};
+
+        if (getentropy(rnd, sizeof rnd) != 0) /* unique is enough: noclobber */
+            rnd[0] = (unsigned char)getpid();
+        s->sfx_base = (unsigned long)rnd[0] << 24 | (unsigned long)rnd[1] << 16 |
+                      (unsigned long)rnd[2] << 8 | rnd[3];
+    }
+    v = (unsigned long long)s->sfx_base + s->sfx_n++;
+    for (i = 5; i >= 0; i--) {
+        out[i] = digits[v % 62];
+        v /= 62;
+    }
+    out[6] = '\0';
+}
+
+void
+prop_ssh_sh_defer_free(ssh_tr *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->npend; i++) {
+        prop_ssh_stage_free(s->pend[s->pend_off + i].stg, s->pend[s->pend_off + i].nstg);
+        free(s->pend[s->pend_off + i].what);
+    }
+    prop_ssh_stage_free(s->stg, s->nstg);
+    s->stg = NULL;
+    s->nstg = s->stg_cap = s->stg_bytes = 0;
+    for (i = 0; i < s->nfails; i++)
+        free(s->fails[i].msg);
+    for (i = 0; i < s->ndirs; i++)
+        free(s->dirs[i]);
+    free(s->dirs);
+    s->dirs = NULL;
+    s->ndirs = s->dirs_cap = 0;
+    free(s->pend);
+    free(s->fails);
+    s->pend = NULL;
+    s->fails = NULL;
+    s->npend = s->pend_off = s->pend_cap = s->nfails = s->fails_cap = 0;
 }

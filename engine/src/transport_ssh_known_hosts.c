@@ -1,8 +1,9 @@
 /*
- * transport_ssh_keys.c - the SSH transport's host keys and authentication
- * (see transport_ssh.c for the rules: one known_hosts file, no key
- * recorded while any line names the host, public keys only, never a
- * prompt).
+ * transport_ssh_known_hosts.c - the SSH transport's host keys: the
+ * known_hosts file read, its lines matched against the host (plain,
+ * [host]:port, hashed, patterns) and an unknown key recorded (see
+ * transport_ssh.c for the rules: one known_hosts file, no key recorded
+ * while any line names the host).
  */
 #define _DEFAULT_SOURCE
 #include <ctype.h>
@@ -269,7 +270,7 @@ record_host_key(ssh_tr *s)
 }
 
 int
-check_host_key(ssh_tr *s, int accept_new)
+prop_ssh_check_host_key(ssh_tr *s, int accept_new)
 {
     ssh_key key = NULL;
     unsigned char *hash = NULL;
@@ -375,147 +376,4 @@ check_host_key(ssh_tr *s, int accept_new)
         ssh_clean_pubkey_hash(&hash);
     ssh_key_free(key);
     return rc;
-}
-
-/* ---------------------------------------------------------------------
- * Authentication.
- */
-int
-refuse_passphrase(const char *prompt, char *buf, size_t len, int echo, int verify, void *userdata)
-{
-    (void)prompt;
-    (void)echo;
-    (void)verify;
-    if (len)
-        buf[0] = '\0';
-    *(int *)userdata = 1;
-    return -1;
-}
-
-static int
-auth_identity(ssh_tr *s, const char *identity, prop_buf *tried)
-{
-    char *path = expand_home(identity);
-    ssh_key key = NULL;
-    struct stat sb;
-    int rc, asked = 0;
-
-    if (!path) {
-        prop_transport_fail(&s->base, "out of memory");
-        return AUTH_NO_KEY;
-    }
-    if (stat(path, &sb) != 0) {
-        if (errno == ENOENT)
-            prop_transport_fail(&s->base, "identity file %s: no such file", path);
-        else
-            prop_transport_fail(&s->base, "identity file %s: %s", path, strerror(errno));
-        free(path);
-        return AUTH_NO_KEY;
-    }
-    rc = ssh_pki_import_privkey_file(path, NULL, refuse_passphrase, &asked, &key);
-    if (rc != SSH_OK) {
-        if (asked)
-            prop_transport_fail(&s->base,
-                                "identity file %s needs a passphrase, which prop does not ask "
-                                "for; load it into ssh-agent (ssh-add %s) and leave identity "
-                                "unset",
-                                path, path);
-        else if (rc == SSH_EOF)
-            prop_transport_fail(&s->base, "identity file %s: cannot read it", path);
-        else
-            prop_transport_fail(&s->base, "identity file %s: not a private key libssh can read",
-                                path);
-        free(path);
-        return AUTH_NO_KEY;
-    }
-    rc = ssh_userauth_publickey(s->session, NULL, key);
-    ssh_key_free(key);
-    if (prop_buf_adds(tried, path) < 0) {
-        prop_transport_fail(&s->base, "out of memory");
-        rc = AUTH_NO_KEY;
-    }
-    free(path);
-    return rc;
-}
-
-/*
- * The agent (when SSH_AUTH_SOCK is set), then the default keys of ~/.ssh:
- * ssh_userauth_publickey_auto() does both.  (Calling ssh_userauth_agent()
- * first would make libssh 0.10 fetch the agent's keys twice, and it leaks
- * the first list when it does.)  tried gets what was offered.
- */
-static int
-auth_default(ssh_tr *s, prop_buf *tried)
-{
-    static const char *const keys[] = {"id_ed25519", "id_ecdsa", "id_rsa", "id_dsa"};
-    const char *sock = getenv("SSH_AUTH_SOCK"), *home = user_home();
-    char path[4200];
-    struct stat sb;
-    size_t i;
-    int rc, nkeys = 0;
-
-    rc = ssh_userauth_publickey_auto(s->session, NULL, NULL);
-    if (prop_buf_adds(tried, sock && *sock ? "agent" : "no agent (SSH_AUTH_SOCK unset)") < 0)
-        return SSH_AUTH_ERROR;
-    for (i = 0; home && i < sizeof keys / sizeof keys[0]; i++) {
-        snprintf(path, sizeof path, "%s/.ssh/%s", home, keys[i]);
-        if (stat(path, &sb) != 0)
-            continue;
-        if (prop_buf_adds(tried, ", ") < 0 || prop_buf_adds(tried, path) < 0)
-            return SSH_AUTH_ERROR;
-        nkeys++;
-    }
-    if (!nkeys &&
-        (prop_buf_adds(tried, ", no default key in ") < 0 ||
-         prop_buf_adds(tried, home ? home : "~") < 0 || prop_buf_adds(tried, "/.ssh") < 0))
-        return SSH_AUTH_ERROR;
-    return rc;
-}
-
-int
-authenticate(ssh_tr *s, const prop_ssh_opts *opts)
-{
-    prop_buf tried = PROP_BUF_INIT;
-    int rc, methods;
-
-    rc = ssh_userauth_none(s->session, NULL);
-    if (rc == SSH_AUTH_SUCCESS)
-        return 0;
-    if (rc == SSH_AUTH_ERROR)
-        return prop_transport_fail(&s->base, "%s@%s: authentication failed: %s", s->user,
-                                   s->hostport, ssh_get_error(s->session));
-    methods = ssh_userauth_list(s->session, NULL);
-    if (!(methods & SSH_AUTH_METHOD_PUBLICKEY))
-        return prop_transport_fail(&s->base,
-                                   "%s@%s: authentication rejected: the server does not accept "
-                                   "public keys",
-                                   s->user, s->hostport);
-    if (opts->identity)
-        rc = auth_identity(s, opts->identity, &tried);
-    else
-        rc = auth_default(s, &tried);
-    if (rc == AUTH_NO_KEY) {
-        prop_buf_free(&tried);
-        return PROP_ERROR;
-    }
-    switch (rc) {
-    case SSH_AUTH_SUCCESS:
-        break;
-    case SSH_AUTH_PARTIAL:
-        prop_transport_fail(&s->base,
-                            "%s@%s: the key was accepted but the server asks for more "
-                            "authentication, which prop cannot give",
-                            s->user, s->hostport);
-        break;
-    case SSH_AUTH_DENIED:
-        prop_transport_fail(&s->base, "%s@%s: authentication rejected (tried: %s)", s->user,
-                            s->hostport, tried.p ? tried.p : "nothing");
-        break;
-    default:
-        prop_transport_fail(&s->base, "%s@%s: authentication failed: %s", s->user, s->hostport,
-                            ssh_get_error(s->session));
-        break;
-    }
-    prop_buf_free(&tried);
-    return rc == SSH_AUTH_SUCCESS ? 0 : PROP_ERROR;
 }
