@@ -22,7 +22,7 @@ typedef struct cli_command {
 } cli_command;
 
 extern const cli_command cmd_run, cmd_lint, cmd_show, cmd_graph, cmd_repl, cmd_explain, cmd_claims,
-    cmd_secret, cmd_pull, cmd_status;
+    cmd_secret, cmd_pull, cmd_status, cmd_report, cmd_verify;
 
 /* Options shared by the commands that read a site. */
 typedef struct cli_site_opts {

@@ -10,328 +10,109 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json_read.h"
+#include "report_html.h"
 #include "run.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
-#define MAX_DEPTH 32
-
-/* ---- a small JSON reader: last-run.json as prop pull writes it ----------- */
-
-typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jtype;
-
-typedef struct jval jval;
-struct jval {
-    jtype type;
-    double num;
-    char *str;  /* J_STR: the string; J_OBJ member: its key (in key) */
-    char *key;  /* set on the members of an object */
-    jval *kids; /* J_ARR, J_OBJ: the elements */
-    size_t nkids;
-};
-
-typedef struct jparser {
-    const char *p, *end;
-    int depth;
-} jparser;
-
-static void
-jfree(jval *v)
-{
-    size_t i;
-
-    for (i = 0; i < v->nkids; i++)
-        jfree(&v->kids[i]);
-    free(v->kids);
-    free(v->str);
-    free(v->key);
-    memset(v, 0, sizeof *v);
-}
-
-static void
-jspace(jparser *j)
-{
-    while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\r' || *j->p == '\t'))
-        j->p++;
-}
-
-static int
-hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* A string (at its opening quote) into *out, malloc'd.  0 or -1. */
-static int
-jstring(jparser *j, char **out)
-{
-    size_t cap = 32, len = 0;
-    char *b = malloc(cap);
-
-    if (b == NULL)
-        return -1;
-    j->p++;
-    while (j->p < j->end && *j->p != '"') {
-        unsigned c = (unsigned char)*j->p++;
-        char enc[4];
-        size_t n = 1;
-
-        if (c < 0x20)
-            goto bad;
-        if (c == '\\') {
-            if (j->p >= j->end)
-                goto bad;
-            c = (unsigned char)*j->p++;
-            switch (c) {
-            case 'n':
-                c = '\n';
-                break;
-            case 't':
-                c = '\t';
-                break;
-            case 'r':
-                c = '\r';
-                break;
-            case 'b':
-                c = '\b';
-                break;
-            case 'f':
-                c = '\f';
-                break;
-            case '"':
-            case '\\':
-            case '/':
-                break;
-            case 'u': {
-                unsigned u = 0;
-                int k;
-                if (j->end - j->p < 4)
-                    goto bad;
-                for (k = 0; k < 4; k++) {
-                    int h = hexval(j->p[k]);
-                    if (h < 0)
-                        goto bad;
-                    u = u * 16 + (unsigned)h;
-                }
-                j->p += 4;
-                /* Surrogates are shown as U+FFFD: only text is shown. */
-                if (u >= 0xd800 && u <= 0xdfff)
-                    u = 0xfffd;
-                if (u < 0x80) {
-                    c = u;
-                } else if (u < 0x800) {
-                    enc[0] = (char)(0xc0 | (u >> 6));
-                    enc[1] = (char)(0x80 | (u & 0x3f));
-                    n = 2;
-                } else {
-                    enc[0] = (char)(0xe0 | (u >> 12));
-                    enc[1] = (char)(0x80 | ((u >> 6) & 0x3f));
-                    enc[2] = (char)(0x80 | (u & 0x3f));
-                    n = 3;
-                }
-                break;
-            }
-            default:
-                goto bad;
-            }
-        }
-        if (n == 1)
-            enc[0] = (char)c;
-        if (len + n + 1 > cap) {
-            char *nb;
-            cap *= 2;
-            nb = realloc(b, cap);
-            if (nb == NULL)
-                goto bad;
-            b = nb;
-        }
-        memcpy(b + len, enc, n);
-        len += n;
-    }
-    if (j->p >= j->end)
-        goto bad;
-    j->p++;
-    b[len] = '\0';
-    *out = b;
-    return 0;
-bad:
-    free(b);
-    return -1;
-}
-
-static int jvalue(jparser *j, jval *v);
-
-static int
-jadd(jval *parent, jval *kid)
-{
-    jval *k = realloc(parent->kids, (parent->nkids + 1) * sizeof *k);
-
-    if (k == NULL)
-        return -1;
-    parent->kids = k;
-    parent->kids[parent->nkids++] = *kid;
-    return 0;
-}
-
-static int
-jcontainer(jparser *j, jval *v, char close)
-{
-    int obj = close == '}';
-
-    v->type = obj ? J_OBJ : J_ARR;
-    j->p++;
-    if (++j->depth > MAX_DEPTH)
-        return -1;
-    jspace(j);
-    if (j->p < j->end && *j->p == close) {
-        j->p++;
-        j->depth--;
-        return 0;
-    }
-    for (;;) {
-        jval kid;
-        char *key = NULL;
-
-        memset(&kid, 0, sizeof kid);
-        jspace(j);
-        if (obj) {
-            if (j->p >= j->end || *j->p != '"' || jstring(j, &key) != 0)
-                return -1;
-            jspace(j);
-            if (j->p >= j->end || *j->p != ':') {
-                free(key);
-                return -1;
-            }
-            j->p++;
-        }
-        if (jvalue(j, &kid) != 0) {
-            free(key);
-            jfree(&kid);
-            return -1;
-        }
-        kid.key = key;
-        if (jadd(v, &kid) != 0) {
-            jfree(&kid);
-            return -1;
-        }
-        jspace(j);
-        if (j->p < j->end && *j->p == ',') {
-            j->p++;
-            continue;
-        }
-        if (j->p < j->end && *j->p == close) {
-            j->p++;
-            j->depth--;
-            return 0;
-        }
-        return -1;
-    }
-}
-
-static int
-jvalue(jparser *j, jval *v)
-{
-    jspace(j);
-    if (j->p >= j->end)
-        return -1;
-    switch (*j->p) {
-    case '{':
-        return jcontainer(j, v, '}');
-    case '[':
-        return jcontainer(j, v, ']');
-    case '"':
-        v->type = J_STR;
-        return jstring(j, &v->str);
-    case 't':
-    case 'f':
-    case 'n': {
-        static const char *const words[] = {"true", "false", "null"};
-        size_t k;
-        for (k = 0; k < 3; k++) {
-            size_t l = strlen(words[k]);
-            if ((size_t)(j->end - j->p) >= l && strncmp(j->p, words[k], l) == 0) {
-                j->p += l;
-                v->type = k == 2 ? J_NULL : J_BOOL;
-                v->num = k == 0;
-                return 0;
-            }
-        }
-        return -1;
-    }
-    default: {
-        char *e;
-        if (!(*j->p == '-' || (*j->p >= '0' && *j->p <= '9')))
-            return -1;
-        errno = 0;
-        v->type = J_NUM;
-        v->num = strtod(j->p, &e);
-        if (e == j->p || e > j->end || errno == ERANGE)
-            return -1;
-        j->p = e;
-        return 0;
-    }
-    }
-}
-
-/* Parse data[0..len), NUL-terminated; 0, or -1 with *v freed. */
-static int
-jparse(const char *data, size_t len, jval *v)
-{
-    jparser j = {data, data + len, 0};
-
-    memset(v, 0, sizeof *v);
-    if (jvalue(&j, v) != 0) {
-        jfree(v);
-        return -1;
-    }
-    jspace(&j);
-    if (j.p != j.end) {
-        jfree(v);
-        return -1;
-    }
-    return 0;
-}
-
-static const jval *
-jget(const jval *o, const char *key)
-{
-    size_t i;
-
-    if (o == NULL || o->type != J_OBJ)
-        return NULL;
-    for (i = 0; i < o->nkids; i++)
-        if (o->kids[i].key && strcmp(o->kids[i].key, key) == 0)
-            return &o->kids[i];
-    return NULL;
-}
-
-static const char *
-jstr(const jval *o, const char *key)
-{
-    const jval *v = jget(o, key);
-
-    return v && v->type == J_STR ? v->str : NULL;
-}
-
-static double
-jnum(const jval *o, const char *key)
-{
-    const jval *v = jget(o, key);
-
-    return v && v->type == J_NUM ? v->num : 0;
-}
 
 /* ---- the command ------------------------------------------------------- */
 
 typedef struct status_opts {
-    const char *state_dir;
+    const char *state_dir, *html;
     int json, accept_new, connect_timeout;
 } status_opts;
+
+/* --html: a row for each host shown; oom when one could not be made. */
+static struct {
+    fleet_page pg;
+    int oom;
+} page;
+
+/* A record's count or time in 0..max, else -1 (not known). */
+static double
+bounded(const json_val *rec, const char *key, double max)
+{
+    double v = json_num(rec, key, -1);
+
+    return v >= 0 && v <= max ? v : -1;
+}
+
+/* *out = "host:path", malloc'd; 0 or -1. */
+static int
+asprintf_like(char **out, const char *host, const char *path)
+{
+    size_t n = strlen(host) + strlen(path) + 2;
+
+    if ((*out = malloc(n)) == NULL)
+        return -1;
+    snprintf(*out, n, "%s:%s", host, path);
+    return 0;
+}
+
+/*
+ * The host's row on the --html page: its state, its error (a host not
+ * reached, a record not read) or what its record rec (at path) says.
+ */
+static void
+page_row(const status_opts *o, const prop_host *h, fleet_state st, const char *error,
+         const json_val *rec, const char *path)
+{
+    const json_val *fails = json_get(rec, "failures"), *hosts = json_get(rec, "hosts");
+    fleet_host *row;
+    size_t i, probes = 0, nfails = 0;
+    int bad = 0;
+
+    if (o->html == NULL || page.oom)
+        return;
+    if ((row = fleet_add_host(&page.pg, prop_host_name(h))) == NULL) {
+        page.oom = 1;
+        return;
+    }
+    row->state = st;
+    if (error && fleet_add_item(row, st == FLEET_UNREACHABLE ? "unreachable" : "error", NULL, NULL,
+                                error) != 0)
+        bad = 1;
+    if (rec) {
+        row->epoch = (long long)bounded(rec, "epoch", 1e12);
+        row->ms = json_num(rec, "seconds", -1) * 1000;
+        row->ok = (long)bounded(rec, "ok", 1e9);
+        row->changed = (long)bounded(rec, "changed", 1e9);
+        row->failed = (long)bounded(rec, "failed", 1e9);
+        if (fleet_set(&row->when, json_str(rec, "time")) != 0 ||
+            fleet_set(&row->commit, json_str(rec, "commit")) != 0)
+            bad = 1;
+    }
+    if (path) {
+        char *src = NULL;
+
+        if (asprintf_like(&src, prop_host_name(h), path) != 0 || fleet_set(&row->source, src) != 0)
+            bad = 1;
+        free(src);
+    }
+    for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+        const json_val *f = &fails->kids[i];
+        int probe = fleet_is_probe_message(json_str(f, "error"));
+
+        nfails++;
+        probes += (size_t)probe;
+        if (fleet_add_item(row, probe ? "probe failed" : "failed", json_str(f, "property"),
+                           json_str(f, "origin"), json_str(f, "error")) != 0)
+            bad = 1;
+    }
+    for (i = 0; hosts && hosts->type == JSON_ARR && i < hosts->nkids; i++) {
+        const json_val *hs = &hosts->kids[i];
+
+        if (json_str(hs, "state") &&
+            fleet_add_item(row, json_str(hs, "state"), json_str(hs, "host"), NULL,
+                           json_str(hs, "error")) != 0)
+            bad = 1;
+    }
+    if (st == FLEET_FAILED && nfails > 0 && probes == nfails)
+        row->state = FLEET_PROBE_FAILED;
+    if (bad)
+        page.oom = 1;
+}
 
 static void
 json_s(const char *s)
@@ -361,11 +142,12 @@ ago(long long secs, char *buf, size_t size)
  * writes its record (the fetch), leaves the record to age so.
  */
 static int
-stale(const jval *v, long long *age)
+stale(const json_val *v, long long *age)
 {
-    double every = jnum(v, "every");
+    double every = json_num(v, "every", 0);
+    double end = bounded(v, "epoch", 1e12), secs = bounded(v, "seconds", 1e9);
 
-    *age = (long long)time(NULL) - (long long)(jnum(v, "epoch") + jnum(v, "seconds"));
+    *age = (long long)time(NULL) - (long long)((end < 0 ? 0 : end) + (secs < 0 ? 0 : secs));
     return every > 0 && (double)*age > 2 * every + 600;
 }
 
@@ -375,16 +157,17 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             size_t len, int first)
 {
     const char *name = prop_host_name(h);
-    jval v;
-    const jval *fails;
+    json_val v;
+    const json_val *fails;
     const char *result, *commit, *when;
     char since[64];
     long long age;
     int old;
     size_t i;
 
-    if (jparse(data, len, &v) != 0 || v.type != J_OBJ || jstr(&v, "result") == NULL) {
-        jfree(&v);
+    if (json_parse(data, len, &v, NULL) != 0 || v.type != JSON_OBJ ||
+        json_str(&v, "result") == NULL) {
+        json_free(&v);
         if (o->json) {
             fputs(first ? "{\"host\":" : ",{\"host\":", stdout);
             json_s(name);
@@ -394,9 +177,11 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         } else {
             printf("%s: %s is not a record prop pull wrote\n", name, path);
         }
+        page_row(o, h, FLEET_FAILED, "its last-run.json is not a record prop pull wrote", NULL,
+                 path);
         return EXIT_FAILED;
     }
-    result = jstr(&v, "result");
+    result = json_str(&v, "result");
     old = stale(&v, &age);
     if (o->json) {
         fputs(first ? "{\"host\":" : ",{\"host\":", stdout);
@@ -407,27 +192,29 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
         fwrite(data, 1, len && data[len - 1] == '\n' ? len - 1 : len, stdout);
         fputs("}", stdout);
     } else {
-        commit = jstr(&v, "commit");
-        when = jstr(&v, "time");
-        ago((long long)time(NULL) - (long long)jnum(&v, "epoch"), since, sizeof since);
+        commit = json_str(&v, "commit");
+        when = json_str(&v, "time");
+        ago((long long)time(NULL) -
+                (long long)(bounded(&v, "epoch", 1e12) < 0 ? 0 : bounded(&v, "epoch", 1e12)),
+            since, sizeof since);
         printf("%s: %s%s at %s (%s), commit %.12s", name, old ? "stale: " : "", result,
                when ? when : "?", since, commit ? commit : "?");
-        if (jstr(&v, "signer"))
-            printf(" signed by %s", jstr(&v, "signer"));
-        printf(": %.0f ok, %.0f changed, %.0f failed\n", jnum(&v, "ok"), jnum(&v, "changed"),
-               jnum(&v, "failed"));
+        if (json_str(&v, "signer"))
+            printf(" signed by %s", json_str(&v, "signer"));
+        printf(": %.0f ok, %.0f changed, %.0f failed\n", json_num(&v, "ok", 0),
+               json_num(&v, "changed", 0), json_num(&v, "failed", 0));
         if (old) {
             ago(age, since, sizeof since);
             printf("  stale: the last pull ended %s, but it is scheduled every %.0f seconds: "
                    "the pulls since did not end, or failed before running\n",
-                   since, jnum(&v, "every"));
+                   since, json_num(&v, "every", 0));
         }
-        fails = jget(&v, "failures");
-        for (i = 0; fails && fails->type == J_ARR && i < fails->nkids; i++) {
-            const jval *f = &fails->kids[i];
-            const char *err = jstr(f, "error"), *origin = jstr(f, "origin");
+        fails = json_get(&v, "failures");
+        for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+            const json_val *f = &fails->kids[i];
+            const char *err = json_str(f, "error"), *origin = json_str(f, "origin");
             fputs("  failed: ", stdout);
-            prop_text_puts(stdout, jstr(f, "property") ? jstr(f, "property") : "?", 0);
+            prop_text_puts(stdout, json_str(f, "property") ? json_str(f, "property") : "?", 0);
             if (origin) {
                 fputs(" (", stdout);
                 prop_text_puts(stdout, origin, 0);
@@ -439,18 +226,27 @@ show_record(const status_opts *o, const prop_host *h, const char *path, const ch
             }
             fputc('\n', stdout);
         }
-        fails = jget(&v, "hosts");
-        for (i = 0; fails && fails->type == J_ARR && i < fails->nkids; i++) {
-            const jval *hs = &fails->kids[i];
-            if (jstr(hs, "state") == NULL)
+        fails = json_get(&v, "hosts");
+        for (i = 0; fails && fails->type == JSON_ARR && i < fails->nkids; i++) {
+            const json_val *hs = &fails->kids[i];
+            if (json_str(hs, "state") == NULL)
                 continue;
-            printf("  %s %s: ", jstr(hs, "host") ? jstr(hs, "host") : "?", jstr(hs, "state"));
-            prop_text_puts(stdout, jstr(hs, "error") ? jstr(hs, "error") : "", 0);
+            printf("  %s %s: ", json_str(hs, "host") ? json_str(hs, "host") : "?",
+                   json_str(hs, "state"));
+            prop_text_puts(stdout, json_str(hs, "error") ? json_str(hs, "error") : "", 0);
             fputc('\n', stdout);
         }
     }
+    page_row(o, h,
+             old                                  ? FLEET_STALE
+             : strcmp(result, "ok") == 0          ? FLEET_OK
+             : strcmp(result, "changed") == 0     ? FLEET_CHANGED
+             : strcmp(result, "unreachable") == 0 ? FLEET_UNREACHABLE
+             : strcmp(result, "interrupted") == 0 ? FLEET_INTERRUPTED
+                                                  : FLEET_FAILED,
+             NULL, &v, path);
     i = !old && (strcmp(result, "ok") == 0 || strcmp(result, "changed") == 0);
-    jfree(&v);
+    json_free(&v);
     return i ? EXIT_WELL : EXIT_FAILED;
 }
 
@@ -481,6 +277,7 @@ status_host(const status_opts *o, const prop_host *h, int first)
             prop_text_puts(stdout, why, 0);
             fputc('\n', stdout);
         }
+        page_row(o, h, FLEET_UNREACHABLE, why, NULL, NULL);
         prop_transport_close(t);
         return EXIT_UNREACHABLE;
     }
@@ -497,6 +294,8 @@ status_host(const status_opts *o, const prop_host *h, int first)
         } else {
             printf("%s: %s (no %s)\n", prop_host_name(h), err, path);
         }
+        page_row(o, h, rc == PROP_ENOTFOUND ? FLEET_NEVER_PULLED : FLEET_FAILED,
+                 rc == PROP_ENOTFOUND ? NULL : err, NULL, path);
         prop_transport_close(t);
         free(data);
         return EXIT_FAILED;
@@ -526,8 +325,15 @@ status_run(int argc, char **argv)
     rest[n++] = argv[0];
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        const char *hv;
         if (strcmp(a, "--json") == 0) {
             o.json = 1;
+        } else if (cli_opt_value("--html", argc, argv, &i, &hv)) {
+            if (hv == NULL || *hv == '\0') {
+                free(rest);
+                return cli_usage_error(&cmd_status, "--html wants a file name");
+            }
+            o.html = hv;
         } else if (strcmp(a, "--accept-new-host-keys") == 0) {
             o.accept_new = 1;
         } else if (strncmp(a, "--state-dir", 11) == 0 && (a[11] == '=' || a[11] == '\0')) {
@@ -578,6 +384,23 @@ status_run(int argc, char **argv)
     }
     if (o.json)
         puts("]");
+    if (o.html) {
+        char err[4400], title[512];
+
+        snprintf(title, sizeof title, "prop status: %s", sh.site ? sh.site : "?");
+        if (page.oom) {
+            fprintf(stderr, "prop status: --html %s: out of memory\n", o.html);
+            worst = EXIT_FAILED;
+        } else if (fleet_write_html(&page.pg, title, "the last prop pull on each host", o.html, err,
+                                    sizeof err) != 0) {
+            fputs("prop status: --html ", stderr);
+            prop_text_puts(stderr, err, 0);
+            fputc('\n', stderr);
+            if (worst == EXIT_WELL || worst == EXIT_USAGE)
+                worst = EXIT_FAILED;
+        }
+        fleet_page_free(&page.pg);
+    }
     cli_site_hosts_free(&sh);
     if (fflush(stdout) != 0 && worst == EXIT_WELL)
         worst = EXIT_FAILED;
@@ -587,6 +410,6 @@ status_run(int argc, char **argv)
 const cli_command cmd_status = {
     "status", status_run,
     "what the last prop pull did on each host (every host when none is named)",
-    "prop status SITE [HOST...] [--json] [--state-dir DIR] [--accept-new-host-keys]\n"
-    "                [--connect-timeout S] [--max-instructions N] [--max-memory MIB] [--max-cpu "
-    "S]"};
+    "prop status SITE [HOST...] [--json] [--html OUT.html] [--state-dir DIR]\n"
+    "                [--accept-new-host-keys] [--connect-timeout S] [--max-instructions N]\n"
+    "                [--max-memory MIB] [--max-cpu S]"};

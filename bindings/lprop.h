@@ -23,6 +23,7 @@
  *     lsys.c            the `sys` handle a property's check/apply gets
  *     lsys_file.c       its file methods (lsys_methods.h: what they share)
  *     lsys_cmd.c        its command methods: sys:run, sys:query
+ *     lsys_net.c        its network methods, for probes: sys:tcp, sys:http
  *   the prop command
  *     main.c            the table of subcommands
  *     cli.c             options, usage, loading a site

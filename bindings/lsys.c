@@ -5,7 +5,8 @@
  * calls one transport function and converts the result; in a dry run (and
  * under --diff) the transport is prop_transport_dry(), whose notes about
  * the files it would change, or changed, lsys_dry_note keeps.  The file
- * methods are in lsys_file.c, sys:run and sys:query in lsys_cmd.c.
+ * methods are in lsys_file.c, sys:run and sys:query in lsys_cmd.c, sys:tcp
+ * and sys:http in lsys_net.c.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -250,6 +251,8 @@ static const luaL_Reg sys_methods[] = {
     {"symlink", lsys_file_symlink},
     {"chattr", lsys_file_chattr},
     {"note", sys_note},
+    {"tcp", lsys_net_tcp},
+    {"http", lsys_net_http},
     {NULL, NULL},
 };
 

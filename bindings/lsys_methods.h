@@ -42,4 +42,8 @@ int lsys_file_chattr(lua_State *L);
 int lsys_cmd_run(lua_State *L);
 int lsys_cmd_query(lua_State *L);
 
+/* lsys_net.c: sys:tcp and sys:http, for probes. */
+int lsys_net_tcp(lua_State *L);
+int lsys_net_http(lua_State *L);
+
 #endif /* LSYS_METHODS_H */

@@ -7,9 +7,9 @@
 
 #include "cli.h"
 
-static const cli_command *const commands[] = {&cmd_run,    &cmd_lint,    &cmd_show, &cmd_graph,
-                                              &cmd_claims, &cmd_secret,  &cmd_pull, &cmd_status,
-                                              &cmd_repl,   &cmd_explain, NULL};
+static const cli_command *const commands[] = {
+    &cmd_run,  &cmd_verify, &cmd_lint,   &cmd_show, &cmd_graph,   &cmd_claims, &cmd_secret,
+    &cmd_pull, &cmd_status, &cmd_report, &cmd_repl, &cmd_explain, NULL};
 
 static void
 usage(FILE *f)

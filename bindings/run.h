@@ -50,6 +50,11 @@ typedef struct run_opts {
     /* The host is this machine (prop pull): it is reached here whatever
      * its connect.* info says, unless it is a directory tree (connect.dir). */
     int local;
+    /* prop verify: a dry run (dry is set too) whose results are named as
+     * a check of the site: a property that would change is "drift", the
+     * failure's message is on the property's line, the host's counts are
+     * ok/drift/failed. */
+    int verify;
     run *run; /* the run these are the options of (run_new) */
 } run_opts;
 
@@ -199,6 +204,9 @@ void run_warn_unknown_tags(lua_State *L, const char *const *list, size_t n, cons
 void run_prefetch(prop_transport *t, const prop_host *h, int os_unknown);
 
 /* run_report.c */
+/* What r is called in JSON and --report: prop_result_name, but
+ * "drift" for a change under prop verify. */
+const char *run_result_word(const run_opts *o, prop_result r);
 /* "file:line" of where n was declared into buf ("?" when not known); returns buf. */
 const char *run_origin_of(const prop_node *n, char *buf, size_t size);
 /* Text from the site or the target on stdout, shown and never obeyed. */
@@ -234,6 +242,17 @@ int run_report_open(const char *file, char **tmp);
  * rc, or EXIT_FAILED (with a message) when it cannot be written. */
 int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
                      const outcome *ocs, int rc, time_t t0);
+
+/* run_metrics.c */
+/* Make run_report_fd (when it is not open yet) the unnamed temporary
+ * file a run's entries go to: 0, or -1 after a message (who: the command). */
+int run_entries_open(const char *who);
+/* The run's entries (run_report_fd) as node_exporter textfile-collector
+ * metrics, written atomically over file: each property's state (a change
+ * made is ok, one that would be made is drift), each host's reach and
+ * counts, when the run ended (ended), how long it took (secs) and its
+ * exit code rc.  0, or -1 after a message. */
+int run_metrics_write(const char *file, const char *who, time_t ended, double secs, int rc);
 
 /* run_host.c */
 /* 1 when nothing on h can change anything: it only carries facts for

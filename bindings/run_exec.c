@@ -460,13 +460,57 @@ print_lines(host_run *hr, const char *event, const char *parent, char *lines)
     }
 }
 
+const char *
+run_result_word(const run_opts *o, prop_result r)
+{
+    if (o->verify && r == PROP_RESULT_CHANGED)
+        return "drift";
+    return prop_result_name(r);
+}
+
 /* What a result is called in text: a dry run never says it did something. */
 static const char *
 result_text(const host_run *hr, prop_result r)
 {
-    if (hr->o->dry && r == PROP_RESULT_CHANGED)
+    if (hr->o->dry && !hr->o->verify && r == PROP_RESULT_CHANGED)
         return "would change";
-    return prop_result_name(r);
+    return run_result_word(hr->o, r);
+}
+
+/*
+ * ,"result":"R","ms":MS and what a dry run or prop verify adds, on
+ * stdout.  prop verify's "message" is the failure's, or what a drift
+ * would change (the property's notes, a line each, joined by "; ").
+ */
+static void
+json_result(const host_run *hr, prop_result r, double ms, const char *msg, const char *notes)
+{
+    printf(",\"result\":\"%s\"", run_result_word(hr->o, r));
+    if (hr->o->verify) {
+        fputs(",\"message\":", stdout);
+        if ((msg == NULL || *msg == '\0') && r == PROP_RESULT_CHANGED && notes && *notes) {
+            size_t len = strlen(notes), i, k = 0;
+            char *m = malloc(2 * len + 1);
+
+            while (len && notes[len - 1] == '\n')
+                len--;
+            for (i = 0; m && i < len; i++) {
+                if (notes[i] == '\n') {
+                    m[k++] = ';';
+                    m[k++] = ' ';
+                } else {
+                    m[k++] = notes[i];
+                }
+            }
+            if (m)
+                m[k] = '\0';
+            run_json_str(m ? m : "");
+            free(m);
+        } else {
+            run_json_str(msg);
+        }
+    }
+    printf(",\"ms\":%.1f%s", ms, hr->o->dry && !hr->o->verify ? ",\"dry_run\":true" : "");
 }
 
 /*
@@ -566,7 +610,7 @@ report_property(const host_run *hr, const prop_node *n, unsigned depth, prop_res
         run_report_str(m, "parent", prop_node_desc(hr->top));
     run_report_str(m, "desc", prop_node_desc(n));
     run_report_str(m, "origin", run_origin_of(n, where, sizeof where));
-    fprintf(m, ",\"result\":\"%s\",\"ms\":%.1f", prop_result_name(r), ms);
+    fprintf(m, ",\"result\":\"%s\",\"ms\":%.1f", run_result_word(hr->o, r), ms);
     if (msg && *msg)
         run_report_str(m, "message", msg);
     if (trig) {
@@ -616,7 +660,7 @@ run_on_done(void *ud, const prop_node *n, unsigned depth, prop_result r, double 
 static void
 on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double ms, const char *msg)
 {
-    char where[1200], by[1200];
+    char where[1200], by[1200], *notes;
     const prop_host *c = prop_node_container(n);
     int trig = hr->trig == n;
 
@@ -640,8 +684,9 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
     } else if (r == PROP_RESULT_OK && msg && *msg && hr->o->dry) {
         /* In a dry run, say why nothing would be done. */
         lsys_note(&hr->sys, msg, strlen(msg));
-    } else if (r == PROP_RESULT_FAILED && msg && *msg) {
-        /* Every failure's reason, innermost first, shown under its property. */
+    } else if (r == PROP_RESULT_FAILED && msg && *msg && !(hr->o->verify && depth == 0)) {
+        /* Every failure's reason, innermost first, shown under its property
+         * (prop verify: a top-level property's is on its own line). */
         char line[2400];
         int len;
         if (depth > 0 && strcmp(prop_node_desc(n), prop_node_desc(hr->top)) != 0)
@@ -655,8 +700,7 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
         /* A change inside a composite is shown under it, whatever the
          * composite's own result. */
         char line[1200];
-        int len = snprintf(line, sizeof line, "%s: %s", hr->o->dry ? "would change" : "changed",
-                           prop_node_desc(n));
+        int len = snprintf(line, sizeof line, "%s: %s", result_text(hr, r), prop_node_desc(n));
         if (len > 0)
             lsys_note(&hr->sys, line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
     }
@@ -677,8 +721,7 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
             run_json_str(prop_node_desc(n));
             fputs(",\"origin\":", stdout);
             run_json_str(run_origin_of(n, where, sizeof where));
-            printf(",\"result\":\"%s\",\"ms\":%.1f%s", prop_result_name(r), ms,
-                   hr->o->dry ? ",\"dry_run\":true" : "");
+            json_result(hr, r, ms, msg, NULL);
             if (trig)
                 json_triggered(hr);
             fputs("}\n", stdout);
@@ -687,6 +730,7 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
             hr->trig = NULL;
         return;
     }
+    notes = lsys_take_notes(&hr->sys);
     if (hr->o->json) {
         run_json_event(stdout, "property");
         run_json_host(hr->h);
@@ -694,8 +738,7 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
         run_json_str(prop_node_desc(n));
         fputs(",\"origin\":", stdout);
         run_json_str(run_origin_of(n, where, sizeof where));
-        printf(",\"result\":\"%s\",\"ms\":%.1f%s", prop_result_name(r), ms,
-               hr->o->dry ? ",\"dry_run\":true" : "");
+        json_result(hr, r, ms, msg, notes);
         if (trig)
             json_triggered(hr);
         fputs("}\n", stdout);
@@ -710,13 +753,16 @@ on_done(host_run *hr, const prop_node *n, unsigned depth, prop_result r, double 
             printf(" (%.1f s)", ms / 1000);
         if (trig)
             run_text(triggered_text(hr, by, sizeof by));
+        if (hr->o->verify && r == PROP_RESULT_FAILED && msg && *msg) {
+            fputs(": ", stdout);
+            run_text(msg);
+        }
         putchar('\n');
     }
     if (trig)
         hr->trig = NULL;
     {
-        char *notes = lsys_take_notes(&hr->sys), *warnings = lsys_take_warnings(&hr->sys);
-        char *diffs = lsys_take_diffs(&hr->sys);
+        char *warnings = lsys_take_warnings(&hr->sys), *diffs = lsys_take_diffs(&hr->sys);
 
         report_property(hr, n, depth, r, ms, msg, trig, notes, diffs);
         free(diffs);

@@ -296,7 +296,9 @@ run_pass(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t nhos
                    : ocs[k].failed      ? "failed"
                    : ocs[k].stopped     ? "interrupted"
                    : ocs[k].info_only   ? "info only"
-                   : ocs[k].changed     ? (o->dry ? "would change" : "changed")
+                   : ocs[k].changed     ? (o->verify ? "drift"
+                                           : o->dry  ? "would change"
+                                                     : "changed")
                                         : "ok",
                    ocs[k].ctr_failed || ocs[k].ctr_unreachable ? " (a container did not converge)"
                                                                : "",
@@ -436,7 +438,7 @@ run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctx
     if (!evaluated || prop_site_nerrors(ctx->site, 0) > 0) {
         prop_diags_print_text(ctx->site, stderr, o->site.color_err, 0);
         cli_print_summary(ctx, site, stderr, 0);
-        fprintf(stderr, "prop run: nothing was run\n");
+        fprintf(stderr, "prop %s: nothing was run\n", o->verify ? "verify" : "run");
         return EXIT_REJECTED;
     }
     /* Warnings do not stop a run, but they are shown. */
@@ -454,7 +456,8 @@ run_open_site(run_opts *o, const char *const *names, int nnames, lprop_ctx **ctx
     for (i = 0; i < nnames; i++) {
         const prop_host *h = prop_site_find_host(ctx->site, names[i]);
         if (h == NULL) {
-            fprintf(stderr, "prop run: %s declares no host \"%s\"\n", site, names[i]);
+            fprintf(stderr, "prop %s: %s declares no host \"%s\"\n", o->verify ? "verify" : "run",
+                    site, names[i]);
             return EXIT_USAGE;
         }
         hosts[(*nhostsp)++] = h;

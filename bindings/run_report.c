@@ -180,8 +180,8 @@ run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const c
                                               : NULL,
                               why, o->run->obs.payload);
     if (m) {
-        fprintf(m, ",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
-                oc->failed, oc->ms);
+        fprintf(m, ",\"ok\":%u,\"%s\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok,
+                o->verify ? "drift" : "changed", oc->changed, oc->failed, oc->ms);
         if (oc->unreachable || oc->refused)
             fputs(oc->unreachable ? ",\"unreachable\":true" : ",\"refused\":true", m);
         if (why && *why)
@@ -195,8 +195,8 @@ run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const c
     if (o->json) {
         run_json_event(stdout, "host");
         run_json_host(h);
-        printf(",\"ok\":%u,\"changed\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok, oc->changed,
-               oc->failed, oc->ms);
+        printf(",\"ok\":%u,\"%s\":%u,\"failed\":%u,\"ms\":%.1f", oc->ok,
+               o->verify ? "drift" : "changed", oc->changed, oc->failed, oc->ms);
         if (oc->unreachable || oc->refused)
             fputs(oc->unreachable ? ",\"unreachable\":true" : ",\"refused\":true", stdout);
         if (why && *why) {
@@ -207,7 +207,7 @@ run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const c
             fputs(",\"info_only\":true", stdout);
         if (oc->stopped)
             printf(",\"interrupted\":true,\"skipped\":%u", oc->skipped);
-        if (o->dry)
+        if (o->dry && !o->verify)
             fputs(",\"dry_run\":true", stdout);
         fputs("}\n", stdout);
         return;
@@ -229,10 +229,16 @@ run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, const c
         putchar('\n');
     }
     printf("%s: %u ok, %u %s, %u failed", name, oc->ok, oc->changed,
-           o->dry ? "would change" : "changed", oc->failed);
+           o->verify ? "drift"
+           : o->dry  ? "would change"
+                     : "changed",
+           oc->failed);
     if (oc->stopped)
         printf(", %u not run (interrupted)", oc->skipped);
-    printf(" in %.1f ms%s\n", oc->ms, o->dry ? " (dry run: nothing was changed)" : "");
+    printf(" in %.1f ms%s\n", oc->ms,
+           o->verify ? ""
+           : o->dry  ? " (dry run: nothing was changed)"
+                     : "");
 }
 
 /* ---- run id, commit, report ------------------------------------------------ */
@@ -479,6 +485,8 @@ report_document(FILE *m, const run_opts *o, const prop_host **hosts, size_t nhos
     run_report_str(m, "site", o->site_path);
     run_report_str(m, "started", started);
     run_report_str(m, "ended", ended);
+    if (o->verify)
+        fputs(",\"verify\":true", m);
     fprintf(m, ",\"dry_run\":%s,\"twice\":%s,\"exit\":%d,\"hosts\":[", o->dry ? "true" : "false",
             o->twice ? "true" : "false", rc);
     /* Each host entry, with the property entries of its host and pass. */

@@ -34,12 +34,15 @@
  *     transport_container.c  chroot, systemd-nspawn and Docker through the
  *                       parent's transport
  *     transport_dry.c   dry runs and --diff, over any transport
+ *     transport_tcp.c   a probe's TCP exchange from here, or from a
+ *                       container's network namespace
  *     transport_sh.c    file operations as shell scripts, and the parser
  *                       of the remote shell's answers; transport_sh_prefetch.c
  *                       one fetch of many files' stats and contents
  *     transport_ssh*.c  SSH (the module libprop-ssh.so): _load loads it,
  *                       _entry its symbol, _keys host keys and
- *                       authentication, _chan commands on channels, _shell
+ *                       authentication, _chan commands and TCP probes on
+ *                       channels, _shell
  *                       the remote shell and its answers, _stage the
  *                       pipelined (staged) writes, _prefetch the prefetch
  *   secrets

@@ -312,3 +312,31 @@ prop_transport_lock(prop_transport *t)
         return PROP_EINVAL;
     return t->ops->lock(t);
 }
+
+int
+prop_transport_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
+{
+    prop_tcp_req rq;
+
+    if (!t || !req || !out || !out_len || req->port < 1 || req->port > 65535 ||
+        (req->send_len && !req->send) || req->framing < PROP_TCP_CLOSE ||
+        req->framing > PROP_TCP_CONNECT || req->timeout_ms < 0 || (req->host && !req->host[0]))
+        return PROP_EINVAL;
+    *out = NULL;
+    *out_len = 0;
+    rq = *req;
+    if (!rq.host)
+        rq.host = "127.0.0.1";
+    if (rq.timeout_ms == 0)
+        rq.timeout_ms = PROP_TCP_DEFAULT_TIMEOUT_MS;
+    if (rq.max == 0)
+        rq.max = PROP_TCP_DEFAULT_MAX;
+    if (rq.framing == PROP_TCP_CONNECT)
+        rq.send_len = 0;
+    if (prop_transport_stops(t))
+        return prop_transport_fail(t, "connect to %s:%d: interrupted", rq.host, rq.port);
+    if (!t->ops->tcp)
+        return prop_transport_fail(t, "connect to %s:%d: %s has no network of its own to reach",
+                                   rq.host, rq.port, t->name);
+    return t->ops->tcp(t, &rq, out, out_len);
+}

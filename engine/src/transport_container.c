@@ -64,6 +64,7 @@ typedef struct ctr_tr {
     prop_transport *files; /* owned: the tree, for a chroot on this machine; or NULL */
     prop_pf pf;            /* what a prefetch fetched */
     int defer;             /* file operations deferred through the parent */
+    char *docker;          /* owned: the Docker container's name, or NULL (the parent's network) */
 } ctr_tr;
 
 /* What the tree transport answered, its reason taken as this one's. */
@@ -491,7 +492,74 @@ ctr_close(prop_transport *t)
     free(c->enter);
     prop_pf_clear(&c->pf);
     prop_transport_close(c->files);
+    free(c->docker);
     free(c);
+}
+
+/*
+ * A TCP probe of the container's service.  A chroot and a systemd-nspawn
+ * machine share the parent's network (or are routed from it): the
+ * parent connects.  A Docker container has a network of its own: on
+ * this machine, from its namespace (its loopback is its own); through
+ * another parent, a loopback address becomes the container's address
+ * on its network, which the parent reaches.
+ */
+/* What the parent answered, its reason taken as this one's. */
+static int
+parent_rc(ctr_tr *c, int rc)
+{
+    if (rc != PROP_OK)
+        snprintf(c->base.err, sizeof c->base.err, "%s", prop_transport_error(c->parent));
+    return rc;
+}
+
+static int
+loopback(const char *h)
+{
+    return strcmp(h, "localhost") == 0 || strcmp(h, "::1") == 0 || strncmp(h, "127.", 4) == 0;
+}
+
+static int
+ctr_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
+{
+    ctr_tr *c = (ctr_tr *)t;
+    const char *argv[] = {"docker",
+                          "inspect",
+                          "-f",
+                          "{{.State.Pid}} {{range .NetworkSettings.Networks}}{{.IPAddress}} "
+                          "{{end}}",
+                          "--",
+                          c->docker,
+                          NULL};
+    prop_cmd_result r = {0};
+    prop_tcp_req rq = *req;
+    char ip[64] = "";
+    long pid = 0;
+    int rc;
+
+    if (!c->docker)
+        return parent_rc(c, prop_transport_tcp(c->parent, req, out, out_len));
+    if ((rc = prop_transport_query(c->parent, argv, NULL, 0, &r)) != PROP_OK || r.code != 0) {
+        if (rc == PROP_OK)
+            prop_transport_fail(t, "connect to %s:%d: docker inspect %s: %.300s", req->host,
+                                req->port, c->docker, r.err ? r.err : "");
+        else
+            prop_transport_fail(t, "connect to %s:%d: %s", req->host, req->port,
+                                prop_transport_error(c->parent));
+        prop_cmd_result_clear(&r);
+        return PROP_ERROR;
+    }
+    if (sscanf(r.out ? r.out : "", "%ld %63s", &pid, ip) < 1 || pid <= 0) {
+        prop_cmd_result_clear(&r);
+        return prop_transport_fail(t, "connect to %s:%d: docker container %s is not running",
+                                   req->host, req->port, c->docker);
+    }
+    prop_cmd_result_clear(&r);
+    if (prop_transport_is_this_machine(c->parent))
+        return prop_tcp_exchange(t, req, pid, out, out_len);
+    if (loopback(req->host) && ip[0])
+        rq.host = ip;
+    return parent_rc(c, prop_transport_tcp(c->parent, &rq, out, out_len));
 }
 
 static const prop_transport_ops ctr_ops = {
@@ -512,6 +580,7 @@ static const prop_transport_ops ctr_ops = {
     .settle = ctr_settle,
     .outstanding = ctr_outstanding,
     .batch_failure = ctr_batch_failure,
+    .tcp = ctr_tcp,
 };
 
 int
@@ -695,9 +764,17 @@ prop_transport_docker(prop_transport **out, prop_transport *parent, const char *
 {
     char full[1200];
     const char *enter[] = {"docker", "exec", "-i", container, NULL};
+    int rc;
 
     if (!container || !container[0] || container[0] == '-')
         return PROP_EINVAL;
     snprintf(full, sizeof full, "docker container %s", container);
-    return prop_transport_container(out, parent, enter, full);
+    if ((rc = prop_transport_container(out, parent, enter, full)) != PROP_OK)
+        return rc;
+    if (!(((ctr_tr *)*out)->docker = strdup(container))) {
+        prop_transport_close(*out);
+        *out = NULL;
+        return PROP_ENOMEM;
+    }
+    return PROP_OK;
 }

@@ -230,6 +230,15 @@ dry_sync(prop_transport *t)
     return through(d, prop_transport_sync(d->inner));
 }
 
+/* A probe only looks: it goes through. */
+static int
+dry_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
+{
+    dry_tr *d = (dry_tr *)t;
+
+    return through(d, prop_transport_tcp(d->inner, req, out, out_len));
+}
+
 static const prop_transport_ops dry_ops = {
     .run = dry_run,
     .read = dry_read,
@@ -243,6 +252,7 @@ static const prop_transport_ops dry_ops = {
     .close = dry_close,
     .prefetch = dry_prefetch,
     .sync = dry_sync,
+    .tcp = dry_tcp,
 };
 
 int

@@ -38,6 +38,9 @@ typedef struct prop_transport_ops {
     /* Optional (NULL: never); see prop_transport_run_deferred(). */
     int (*run_deferred)(prop_transport *t, const char *const *argv, const char *stdin_data,
                         size_t stdin_len, const char *what);
+    /* Optional (NULL: this transport has no network: the call fails); see
+     * prop_transport_tcp().  req is checked and its defaults are filled. */
+    int (*tcp)(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len);
 } prop_transport_ops;
 
 struct prop_transport {
@@ -82,6 +85,19 @@ const char *prop_transport_size_text(size_t n, char buf[32]);
  */
 int prop_transport_run_deferred(prop_transport *t, const char *const *argv, const char *stdin_data,
                                 size_t stdin_len, const char *what);
+
+/*
+ * The TCP exchange of prop_transport_tcp() from this process
+ * (transport_tcp.c): on this machine's network, or, with netns_pid > 0,
+ * from the network namespace of that process (a child process enters
+ * it).  For the transports whose target's network is reachable here.
+ */
+int prop_tcp_exchange(prop_transport *t, const prop_tcp_req *req, long netns_pid, char **out,
+                      size_t *out_len);
+/* Whether the answer p[0..*len) is whole by framing (PROP_TCP_CLOSE: only
+ * at the peer's close, so never here): 1, *len cut to it (p[*len] becomes
+ * NUL: p has a byte beyond *len), or 0. */
+int prop_tcp_whole(int framing, char *p, size_t *len);
 
 /* Record the reason of a failure in t->err; returns PROP_ERROR. */
 int prop_transport_fail(prop_transport *t, const char *fmt, ...)

@@ -939,6 +939,18 @@ lt_close(prop_transport *t)
     free(lt);
 }
 
+/* This machine: a plain connect.  A tree has no network of its own. */
+static int
+lt_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
+{
+    if (((local_transport *)t)->root)
+        return prop_transport_fail(t,
+                                   "connect to %s:%d: %s is a directory tree, which has no network "
+                                   "of its own to reach",
+                                   req->host, req->port, t->name);
+    return prop_tcp_exchange(t, req, 0, out, out_len);
+}
+
 static const prop_transport_ops local_ops = {
     .run = lt_run,
     .read = lt_read,
@@ -951,6 +963,7 @@ static const prop_transport_ops local_ops = {
     .lock = lt_lock,
     .close = lt_close,
     .sync = lt_sync,
+    .tcp = lt_tcp,
 };
 
 static local_transport *

@@ -585,6 +585,12 @@ sshtr_close_tr(prop_transport *t)
     free(s);
 }
 
+static int
+sshtr_tcp(prop_transport *t, const prop_tcp_req *req, char **out, size_t *out_len)
+{
+    return chan_tcp((ssh_tr *)t, req, out, out_len);
+}
+
 static const prop_transport_ops ssh_ops = {
     .run = sshtr_run,
     .read = sshtr_read,
@@ -604,6 +610,7 @@ static const prop_transport_ops ssh_ops = {
     .outstanding = sshtr_outstanding,
     .batch_failure = sshtr_batch_failure,
     .run_deferred = sshtr_run_deferred,
+    .tcp = sshtr_tcp,
 };
 
 static int

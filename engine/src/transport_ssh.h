@@ -44,6 +44,7 @@
 #define chan_open prop_ssh_chan_open
 #define chan_open2 prop_ssh_chan_open2
 #define chan_write_some prop_ssh_chan_write_some
+#define chan_tcp prop_ssh_chan_tcp
 #define wait_events prop_ssh_wait_events
 #define stop_check prop_ssh_stop_check
 #define stop_rest prop_ssh_stop_rest
@@ -221,6 +222,8 @@ int chan_open2(ssh_tr *s, chan *a, const char *acmd, const char *awhat, chan *b,
 /* Write what the channel's window takes of in[*off..len), 64 KiB at most:
  * 1 when something was written, 0 when the window is closed, SSH_ERROR. */
 int chan_write_some(chan *c, const char *in, size_t len, size_t *off);
+/* prop_transport_tcp() over a direct-tcpip channel (the SSH transport's op). */
+int chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len);
 /* Let libssh handle what arrives for a while; the failure when the
  * operation's deadline has passed or the connection is lost, else 0. */
 int wait_events(ssh_tr *s, long long deadline, long long timeout_ms, const char *what);

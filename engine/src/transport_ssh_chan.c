@@ -632,3 +632,118 @@ exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t inlen, prop
     chan_free(s, &c);
     return rc;
 }
+
+/* ---------------------------------------------------------------------
+ * A TCP exchange through the target (prop_transport_tcp): a direct-tcpip
+ * channel, which the target's sshd connects to host:port.  A probe that
+ * fails or times out closes its channel only; the session stays.
+ */
+int
+chan_tcp(ssh_tr *s, const prop_tcp_req *rq, char **out, size_t *out_len)
+{
+    long long deadline = now_ms() + rq->timeout_ms;
+    char what[320];
+    size_t off = 0;
+    chan c;
+    int rc;
+
+    snprintf(what, sizeof what, "connect to %s:%d", rq->host, rq->port);
+    /* What was written before must be there before the service is asked. */
+    if (s->nstg && (rc = sh_commit(s, what)) != 0)
+        return rc;
+    if (s->npend && (rc = sh_settle(s, what)) != 0)
+        return rc;
+    if ((rc = chan_make(s, &c, what)) != 0 || (rc = chan_watch(s, &c, what)) != 0) {
+        chan_free(s, &c);
+        return rc;
+    }
+    c.max = rq->max;
+    ssh_set_blocking(s->session, 0);
+    while ((rc = ssh_channel_open_forward(c.ch, rq->host, rq->port, "127.0.0.1", 0)) == SSH_AGAIN &&
+           now_ms() < deadline && !prop_transport_stops(&s->base)) {
+        if (ssh_event_dopoll(s->event, 100) == SSH_ERROR) {
+            rc = SSH_ERROR;
+            break;
+        }
+    }
+    ssh_set_blocking(s->session, 1);
+    if (rc != SSH_OK) {
+        const char *e = ssh_get_error(s->session), *r = strstr(e, "error (");
+
+        /* "Channel opening failure: channel 50 error (2) Connection
+         * refused": the reason alone. */
+        if (r && (r = strchr(r, ')')) != NULL && r[1] == ' ' && r[2])
+            r += 2;
+
+        if (rc == SSH_ERROR && (s->dead || session_lost(s))) {
+            rc = fail_call(s, what, "cannot open a channel");
+        } else if (rc == SSH_AGAIN) {
+            rc = prop_transport_fail(&s->base, "%s: %s", what,
+                                     prop_transport_stops(&s->base) ? "interrupted"
+                                                                    : "timed out (no channel)");
+        } else {
+            /* RFC 4254 5.1: reason 1 is "administratively prohibited". */
+            rc = prop_transport_fail(&s->base, "%s: %s", what,
+                                     strstr(e, "error (1)")
+                                         ? "the target's sshd does not allow TCP forwarding "
+                                           "(AllowTcpForwarding)"
+                                     : r ? r
+                                         : e);
+        }
+        chan_free(s, &c);
+        return rc;
+    }
+    /* Opened: the target's sshd has connected. */
+    for (rc = 0; rq->framing != PROP_TCP_CONNECT;) {
+        if (c.oom) {
+            rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+            break;
+        }
+        if (c.over) {
+            rc = prop_transport_fail(&s->base, "%s: the answer is over %zu bytes", what, rq->max);
+            break;
+        }
+        if (c.out.p && prop_tcp_whole(rq->framing, c.out.p, &c.out.len)) {
+            rc = 0;
+            break;
+        }
+        if (c.eof || c.closed) {
+            rc = rq->framing == PROP_TCP_CLOSE
+                     ? 0
+                     : prop_transport_fail(&s->base,
+                                           "%s: the connection closed before the answer was "
+                                           "whole (%zu bytes came)",
+                                           what, c.out.len);
+            break;
+        }
+        if (prop_transport_stops(&s->base)) {
+            rc = prop_transport_fail(&s->base, "%s: interrupted", what);
+            break;
+        }
+        if (now_ms() >= deadline) {
+            rc = prop_transport_fail(&s->base, "%s: timed out after %d ms", what, rq->timeout_ms);
+            break;
+        }
+        if (off < rq->send_len) {
+            rc = chan_write_some(&c, rq->send, rq->send_len, &off);
+            if (rc == SSH_ERROR) {
+                if (session_lost(s)) {
+                    rc = fail_call(s, what, "cannot send");
+                    break;
+                }
+                off = rq->send_len; /* the peer closed: read what it said */
+            }
+            if (rc == 1)
+                continue;
+        }
+        if (ssh_event_dopoll(s->event, 100) == SSH_ERROR) {
+            mark_dead(s, session_lost(s) ? ssh_get_error(s->session) : "polling the socket failed");
+            rc = fail_lost(s, what);
+            break;
+        }
+    }
+    if (rc == 0 && !(*out = prop_buf_take(&c.out, out_len)))
+        rc = prop_transport_fail(&s->base, "%s: out of memory", what);
+    chan_free(s, &c);
+    return rc;
+}

@@ -236,6 +236,28 @@ function Sys:run(argv, opts) end
 ---@return prop.RunResult
 function Sys:query(argv, opts) end
 
+---Connect to a TCP port of the target as the target sees it (prop
+---connects through the transport: over SSH a direct-tcpip channel, in a
+---Docker container its network namespace), send `send`, and read the
+---answer until the peer closes (`framing = "close"`), the first line has
+---come (`"line"`) or one length-prefixed message has (`"len16"`, DNS over
+---TCP); `"connect"` only connects (a TLS port) and answers "".  For
+---probes: the request must change nothing.
+---@param opts { port: integer, host?: string, send?: string, framing?: "close"|"line"|"len16"|"connect", timeout?: number, max?: integer }
+---@return string? answer nil when there was none
+---@return string? reason why there was none
+function Sys:tcp(opts) end
+
+---An HTTP/1.0 GET of `path` (default "/") on `port` (default 80) with
+---`Host: name`, through sys:tcp.  Returns the status code, the headers
+---(lower-case names) and the body; nil and the reason when no HTTP
+---answer came.
+---@param opts { port?: integer, name?: string, path?: string, host?: string, timeout?: number, max?: integer }
+---@return integer? status
+---@return table<string, string>|string headers, or the reason
+---@return string? body
+function Sys:http(opts) end
+
 ---A file's content, or nil when it is missing (other errors raise).
 ---@param path string
 ---@return string?

@@ -22,7 +22,7 @@ expect_words() {
   fi
 }
 
-expect_words "subcommands" "claims explain graph help lint pull repl run secret show status version" ""
+expect_words "subcommands" "claims explain graph help lint pull repl report run secret show status verify version" ""
 expect_words "a subcommand prefix" "graph" "gr"
 expect_words "help COMMAND" "graph" help gr
 expect_words "lint options" "--format= --help --max-cpu --max-instructions --max-memory --stats --werror" lint --
@@ -50,6 +50,18 @@ expect_words "pull options" "--site --state-dir" pull --s
 expect_words "pull: --keyring takes a file" "bindings/prop.bash-completion" pull repo --keyring bindings/prop.bash
 expect_words "pull: the repository is a directory" "examples" pull exam
 expect_words "status: host names" "files.example.com foo.example.com" status examples/site.lua f
+expect_words "status --html" "--html" status examples/site.lua --ht
+touch "$TMP/rep/page.html"
+expect_words "--html offers directories and HTML files" "$TMP/rep/dir $TMP/rep/page.html" \
+  status examples/site.lua --html "$TMP/rep/"
+expect_words "report options" "--help --html --title" report --
+expect_words "report: every word a report" "$TMP/rep/dir $TMP/rep/last.json" \
+  report "$TMP/rep/last.json" "$TMP/rep/"
+expect_words "report: the page" "$TMP/rep/dir $TMP/rep/page.html" report "$TMP/rep/last.json" --html "$TMP/rep/"
+expect_words "verify: host names" "files.example.com foo.example.com" verify examples/site.lua f
+expect_words "verify options" "--json" verify examples/site.lua --js
+expect_words "verify --prometheus" "--prometheus" verify examples/site.lua --prom
+expect_words "verify --prometheus takes a file" "bindings/prop.bash-completion" verify examples/site.lua --prometheus bindings/prop.bash
 expect_words "secret: subcommands" "list recipients rm set" secret ""
 expect_words "secret: options" "--help --host --json" secret set --
 expect_words "secret: site files" "examples/site.lua" secret list examples/si

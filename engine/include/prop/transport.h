@@ -399,6 +399,56 @@ PROP_API char *prop_transport_batch_failure(prop_transport *t, unsigned long bat
  */
 PROP_API int prop_transport_lock(prop_transport *t);
 
+/*
+ * A TCP exchange with a service of the target, made by prop itself: the
+ * probe of a property (an HTTP request to a web server, an SOA query to
+ * a name server) needs nothing on the target beyond the service.  The
+ * connection is made where the target is:
+ *   this machine: a plain connect();
+ *   SSH: a direct-tcpip channel (what ssh -L uses), opened by the target's
+ *     sshd, so host is resolved there and "127.0.0.1" is its loopback (an
+ *     sshd with AllowTcpForwarding off refuses it, and the call says so);
+ *   a Docker container (on this machine): from its network namespace
+ *     (setns(2) in a child process), so its loopback is the container's;
+ *     through a parent over SSH, the container's address on its bridge;
+ *   a chroot or systemd-nspawn machine: its parent's network, which it
+ *     shares (a machine booted with a private network is reached on the
+ *     address its host routes to);
+ *   a directory tree: it has no network; the call fails.
+ * It connects to host:port (host NULL: "127.0.0.1"), sends the send_len
+ * bytes of send, and reads the answer until framing says it is whole:
+ *   PROP_TCP_CLOSE: the peer closes the connection (an HTTP/1.0 request);
+ *   PROP_TCP_LINE: the first line ("\n") has come (a banner: SMTP, SSH);
+ *   PROP_TCP_LEN16: one message of a 16-bit big-endian length and that
+ *     many bytes (DNS over TCP, RFC 1035 4.2.2);
+ *   PROP_TCP_CONNECT: none: the connection is made (a TLS port, whose
+ *     answer prop cannot read), nothing is sent, the answer is "".
+ * Everything, connecting included, takes at most timeout_ms (0: 5 s); the
+ * answer at most max bytes (0: 1 MiB; more fails).  0 with *out (malloc'd,
+ * NUL-terminated beyond *out_len, the caller's) or PROP_ERROR with the
+ * reason ("connect to 127.0.0.1:80: Connection refused", "timed out after
+ * 5 s", "the connection closed before the answer was whole").  It does
+ * not lock and changes no state of the transport: a probe that fails does
+ * not end a connection.
+ */
+#define PROP_TCP_CLOSE 0
+#define PROP_TCP_LINE 1
+#define PROP_TCP_LEN16 2
+#define PROP_TCP_CONNECT 3
+typedef struct prop_tcp_req {
+    const char *host; /* NULL: "127.0.0.1" */
+    int port;         /* 1..65535 */
+    const char *send; /* may be NULL when send_len is 0 */
+    size_t send_len;
+    int framing;    /* PROP_TCP_CLOSE, _LINE, _LEN16 or _CONNECT */
+    int timeout_ms; /* 0: 5000 */
+    size_t max;     /* 0: 1 MiB */
+} prop_tcp_req;
+#define PROP_TCP_DEFAULT_TIMEOUT_MS 5000
+#define PROP_TCP_DEFAULT_MAX ((size_t)1 << 20)
+PROP_API int prop_transport_tcp(prop_transport *t, const prop_tcp_req *req, char **out,
+                                size_t *out_len);
+
 /* ---- reaching a host (host_connect.c) ---- */
 
 typedef struct prop_connect_opts {
