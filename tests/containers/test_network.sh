@@ -236,4 +236,42 @@ else
   part_missing openssh-client "no ssh-keygen on this machine for the SSH checks"
 fi
 
+# ---- ssh.listen_port with the container's sshd running: its probe ------------------------
+# sshd runs (started by hand, its pid in /run/sshd.pid, where the ssh
+# init script looks).  The port is set and sshd reloaded; then sshd is
+# made to listen on 22 again behind prop's back while the file says
+# 2222: the file is right, the probe finds nothing on 2222, and the
+# repair reloads sshd.
+listens() { # PORT : something listens on PORT in the container
+  docker exec "$CTR" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+    awk -v p="$(printf '%04X' "$1")" '$4 == "0A" && $2 ~ (":" p "$") { f = 1 } END { exit !f }'
+}
+not_listening() { ! listens "$1"; }
+inside sh -c 'mkdir -p /run/sshd && { [ -s /run/sshd.pid ] && kill -0 "$(cat /run/sshd.pid)"; } 2>/dev/null || /usr/sbin/sshd'
+check "sshd runs in the container" inside service ssh status
+write_site 'ssh.listen_port(2222)'
+prop_run "$TMP/k1.out" "$TMP/site.lua"
+same "listen_port: exit" "$rc" 0
+check "listen_port: sshd listens on 2222" listens 2222
+prop_run "$TMP/k2.out" "$TMP/site.lua"
+same "listen_port, second run: nothing changes" "$(changed_inside "$TMP/k2.out")/$rc" "0/0/0"
+inside sh -c 'sed -i "s/^Port 2222\$/Port 22/" /etc/ssh/sshd_config && service ssh reload >/dev/null &&
+  for i in $(seq 50); do grep -q " 00000000:0016 .* 0A " /proc/net/tcp && break; sleep 0.1; done &&
+  sed -i "s/^Port 22\$/Port 2222/" /etc/ssh/sshd_config'
+check "behind prop's back: sshd listens on 22" listens 22
+check "behind prop's back: not on 2222" not_listening 2222
+prop_verify "$TMP/kv.out" "$TMP/site.lua"
+same "stale sshd, prop verify: exit" "$rc" 2
+check "stale sshd, prop verify: the setting failed" \
+  grep -q '"desc":"[^"]*Port[^"]*".*"result":"failed"' "$TMP/kv.out"
+prop_run "$TMP/k3.out" "$TMP/site.lua" --dry-run
+same "stale sshd, dry run: exit" "$rc" 1
+check "stale sshd, dry run: would fail, with what it saw" \
+  grep -q 'would fail: verify: sshd runs but nothing listens on port 2222' "$TMP/k3.out"
+prop_run "$TMP/k4.out" "$TMP/site.lua"
+same "stale sshd: exit" "$rc" 0
+# The setting, repaired by a reload, is changed: so is its reload hook.
+same "stale sshd: repaired (reloaded), then the hook" "$(changed_inside "$TMP/k4.out")" "2/0"
+check "stale sshd: listens on 2222 again" listens 2222
+
 finish
