@@ -16,6 +16,10 @@
 # removes its file.  Every image and container is named prop-test-* and
 # removed on exit.  Over SSH (to the container's sshd, on its eth0), the
 # interface the connection goes through is written but not taken down.
+# The probe: an address taken away behind prop's back is seen (a dry run
+# says "would fail") and brought back (ifdown, ifup); and ssh.listen_port
+# with the container's sshd running finds an sshd that did not read the
+# file, and reloads it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -159,6 +163,27 @@ check "no check copy left" bash -c "! docker exec $CTR sh -c 'ls -a /etc/network
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
+
+# ---- the address taken away behind prop's back: the file is right, the probe sees it ------
+inside ip addr del 192.0.2.5/24 dev pt0
+prop_verify "$TMP/xv.out" "$TMP/site.lua"
+same "address gone, prop verify: exit" "$rc" 2
+check "address gone, prop verify: the interface failed" \
+  grep -q '"desc":"network interface pt0[^"]*".*"result":"failed"' "$TMP/xv.out"
+same "address gone, prop verify: nothing done" "$(addrs pt0)" ""
+prop_run "$TMP/x0.out" "$TMP/site.lua" --dry-run
+same "address gone, dry run: exit" "$rc" 1
+check "address gone, dry run: would fail, with what it saw" \
+  grep -q 'would fail: verify: pt0 has .*want 192.0.2.5/24 (ip -o addr)' "$TMP/x0.out"
+same "address gone, dry run: still gone" "$(addrs pt0)" ""
+prop_run "$TMP/x1.out" "$TMP/site.lua"
+same "address gone: exit" "$rc" 0
+same "address gone: repaired by ifdown, ifup" "$(changed_inside "$TMP/x1.out")" "1/0"
+check "address gone: says so" grep -q 'pt0 taken down and up again' "$TMP/x1.out"
+same "address gone: back, checked with ip" "$(addrs pt0)" "192.0.2.5/24"
+same "address gone: the gateway's route back" "$(inside ip -4 route show default dev pt0 | awk '{ print $3 }')" "192.0.2.1"
+prop_run "$TMP/x2.out" "$TMP/site.lua"
+same "address gone, then a run: nothing changes" "$(changed_inside "$TMP/x2.out")/$rc" "0/0/0"
 
 # ---- a new address: a dry run with --diff, then the run ---------------------------------
 write_site "$PT0_B" "$PRESERVE"
