@@ -48,6 +48,38 @@ function impl.loaded.ensure(sys, a)
    return changed and "changed" or "ok"
 end
 
+-- The probe: /sys/module/NAME is there, its initstate (a loadable
+-- module's) "live"; a module built into the kernel without parameters
+-- has no /sys/module entry, so modules.builtin of the running kernel is
+-- asked then.  A kernel that is not the target's own: the file is all.
+function impl.loaded.verify(sys, a)
+   if kernel_not_own(sys) then return true end
+   local m = sys_name(a.name)
+   if sys:exists(m) then
+      local st = sys:read(m .. "/initstate")
+      st = st and st:match("%S+")
+      if st == nil or st == "live" then return true end
+      return false, fmt("module %s is %s (%s/initstate), want live", a.name, st, m)
+   end
+   local r = sys:query({ "uname", "-r" })
+   local rel = r.code == 0 and r.stdout:match("%S+")
+   local builtin = rel and sys:read("/lib/modules/" .. rel .. "/modules.builtin")
+   if builtin then
+      local want = a.name:gsub("-", "_")
+      for l in builtin:gmatch("[^\n]+") do
+         local base = l:match("([^/]+)%.ko$")
+         if base and base:gsub("-", "_") == want then return true end
+      end
+   end
+   return false, fmt("module %s is not loaded (no %s)", a.name, m)
+end
+
+function impl.loaded.repair(sys, a)
+   R.run(sys, "kernel.module_loaded " .. a.name, { "modprobe", "--", a.name })
+end
+-- modprobe is done when it returns: nothing to wait for.
+impl.loaded.probe_timeout = 0
+
 -- The file goes; a loaded module is unloaded (modprobe -r), which fails
 -- when something uses it.  A module built into the kernel stays.
 function impl.unloaded.ensure(sys, a)
@@ -83,6 +115,9 @@ end
   at boot, then runs modprobe NAME unless /sys/module/NAME exists.  In a
   container or a connect.dir tree, which share another machine's kernel,
   only the file is written, with a note.
+  Verify: /sys/module/NAME is there (its initstate live), or the running
+  kernel's modules.builtin has it; repair: modprobe.  In a container or
+  a tree: none, the file's effect is at next boot.
   Example:
     kernel.module_loaded "br_netfilter"
 ]]

@@ -148,6 +148,83 @@ function impl.mounted.ensure(sys, a)
    return "changed"
 end
 
+-- The probe (Linux): the top mount at dir in /proc/self/mountinfo, with
+-- its source and type (as ensure compares them) and the generic flags of
+-- the options (ro, rw, nosuid, nodev, noexec, noatime, ...: what the
+-- kernel shows for every file system).  A file system's own options
+-- (size=, mode=, ...) are shown in its own spelling: not compared.
+local flag_opts = { ro = true, rw = true, nosuid = true, nodev = true, noexec = true,
+                    noatime = true, nodiratime = true, relatime = true }
+local cleared_by = { suid = "nosuid", dev = "nodev", exec = "noexec" }
+
+local function mountinfo_at(sys, dir)
+   local text = sys:read("/proc/self/mountinfo")
+   if text == nil or text == "" then
+      local r = sys:query({ "cat", "/proc/self/mountinfo" })
+      if r.code ~= 0 then return nil, false end
+      text = r.stdout
+   end
+   local top
+   for l in text:gmatch("[^\n]+") do
+      local f = {}
+      for w in l:gmatch("%S+") do f[#f + 1] = w end
+      if f[5] and unescape(f[5]) == dir then
+         local dash
+         for i = 7, #f do if f[i] == "-" then dash = i break end end
+         if dash then
+            top = { opts = f[6], fstype = f[dash + 1], source = f[dash + 2] and unescape(f[dash + 2]) }
+         end
+      end
+   end
+   return top, true
+end
+
+-- The declared options the mount at m lacks, as a list.
+local function missing_flags(a, m)
+   local have = {}
+   for o in (m.opts .. ","):gmatch("([^,]*),") do have[o] = true end
+   local miss = {}
+   for o in (a.opts .. ","):gmatch("([^,]*),") do
+      if flag_opts[o] and not have[o] then miss[#miss + 1] = o end
+      if cleared_by[o] and have[cleared_by[o]] then miss[#miss + 1] = o end
+   end
+   return miss
+end
+
+function impl.mounted.verify(sys, a)
+   if cannot_mount(sys) or R.is_freebsd(sys) then return true end
+   local m, readable = mountinfo_at(sys, a.dir)
+   if not readable then return true end
+   if m == nil then return false, fmt("nothing is mounted on %s (/proc/self/mountinfo)", a.dir) end
+   if m.fstype ~= a.fstype then
+      return false, fmt("%s has a %s file system mounted, not %s", a.dir, m.fstype, a.fstype)
+   end
+   -- A bind mount's source is shown as the device that holds it.
+   local bind = ("," .. a.opts .. ","):find(",r?bind,")
+   if comparable(a) and not bind and m.source ~= a.src then
+      return false, fmt("%s has %s mounted, not %s", a.dir, m.source, a.src)
+   end
+   local miss = missing_flags(a, m)
+   if #miss > 0 then
+      return false, fmt("%s is mounted with %s, without %s", a.dir, m.opts, concat(miss, ","))
+   end
+   return true
+end
+
+-- Not mounted: mounted; mounted without the declared flags: remounted
+-- with the declared options.  Another file system there is left alone.
+function impl.mounted.repair(sys, a)
+   local what = "mount.mounted " .. a.dir
+   local m = mountinfo_at(sys, a.dir)
+   if m == nil then
+      R.run(sys, what, { "mount", "-t", a.fstype, "-o", a.opts, "--", a.src, a.dir })
+   elseif m.fstype == a.fstype and (not comparable(a) or m.source == a.src) then
+      R.run(sys, what, { "mount", "-o", "remount," .. a.opts, "--", a.dir })
+   end
+end
+-- A mount is there or not when mount returns: nothing to wait for.
+impl.mounted.probe_timeout = 0
+
 function impl.unmounted.ensure(sys, a)
    local what = "mount.mounted " .. a.dir .. " (revert)"
    local changed = impl.noentry.ensure(sys, a) == "changed"
@@ -251,6 +328,10 @@ end
   system type, or another source (sources given as UUID=/LABEL= or
   mounted with loop are not compared), fails: nothing is unmounted.  On
   a connect.dir tree only the fstab line is written, with a note.
+  Verify (Linux): /proc/self/mountinfo has dir with that type and source
+  (compared as above) and the generic flags of opts (ro, rw, nosuid,
+  nodev, noexec, noatime, ...; a file system's own options such as
+  size= are not compared); repair: mount, or mount -o remount,OPTS.
   Example:
     mount.mounted("tmpfs", "/var/cache/build", "tmpfs", { "size=2g", "mode=0755" })
 ]]

@@ -403,6 +403,45 @@ function impl.interface.ensure(sys, a)
    return "changed"
 end
 
+-- The probe: the interface is there and holds its address (a static
+-- one, compared as numbers), or some IPv4 address (dhcp).  Where the
+-- interface is not taken down and up (a chroot, a tree, prop's own SSH
+-- connection), or with no ip command to look with (ifupdown does not
+-- need iproute2), the file is all there is to see: it holds.
+function impl.interface.verify(sys, a)
+   if keep_up(sys, a.what, a.name, a.over_ssh) then return true end
+   local list = ip_addrs(sys, a.what, a.name)
+   if list == nil then return true end
+   if sys:query({ "ip", "link", "show", "dev", a.name }).code ~= 0 then
+      return false, fmt("there is no interface %s", a.name)
+   end
+   local have = {}
+   for _, ai in ipairs(list) do
+      have[#have + 1] = ai.addr .. "/" .. ai.prefixlen
+      if a.address then
+         local addr, len = a.address:match("^([^/]+)/(%d+)$")
+         local fam, want = parse_addr(addr)
+         local hfam, h = parse_addr(ai.addr)
+         if hfam == fam and ai.prefixlen == tonumber(len) and concat(h, ".") == concat(want, ".") then
+            return true
+         end
+      elseif ai.family == "inet" then
+         return true
+      end
+   end
+   return false, fmt("%s has %s, want %s (ip -o addr)", a.name,
+                     #have > 0 and concat(have, " ") or "no address",
+                     a.address or "an IPv4 address from DHCP")
+end
+
+-- The repair: down and up again with the file as it is.
+function impl.interface.repair(sys, a)
+   ifdown(sys, a.name)
+   local err = ifup(sys, a.name)
+   if err then R.fail("%s: ifup %s failed:\n%s", a.what, a.name, err) end
+   sys:note(fmt("%s taken down and up again", a.name))
+end
+
 function impl.removed.ensure(sys, a)
    local path = DIR .. "/" .. a.name
    local st = sys:stat(path)
@@ -507,6 +546,10 @@ end
   SSH connection goes through is not taken down unless over_ssh = true
   (it takes the new configuration at the next boot); nor is any in a
   chroot or a directory tree.
+  Verify: ip -o addr shows the interface with its static address (with
+  dhcp: an IPv4 address); repair: ifdown, ifup.  Where the interface is
+  not taken down and up (prop's SSH connection, a chroot, a tree), or
+  there is no ip command (iproute2), only the file is checked.
   Example:
     network.interface("eth0", { method = "dhcp" })
     network.interface("eth1", { address = "192.0.2.5/24", gateway = "192.0.2.1",
@@ -528,7 +571,7 @@ function network.interface(name, cfg)
    if msg then return core.invalid(desc, msg) end
    desc = desc .. (o.address and " " .. o.address or " dhcp")
    local a = { what = "network.interface " .. name, name = name, content = content,
-               over_ssh = o.over_ssh }
+               over_ssh = o.over_ssh, address = o.address }
    local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.interface, args = a,
                          claims = claims_for(name, content) }
    local down = core.leaf{ desc = "no network interface file for " .. name, targets = "DebianLike",

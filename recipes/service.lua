@@ -97,6 +97,79 @@ function impl.enabled.ensure(sys, a)
    return "changed"
 end
 
+-- Probes: the state the service is in now, looked at only (a chroot or a
+-- machine not booted runs no daemon: nothing to see there, they hold).
+
+-- Whether the service runs, and in words what was seen: systemctl
+-- is-active's word, else the status command's exit code and last line.
+local function seen_state(sys, name)
+   local init = R.init_system(sys)
+   local argv
+   if init == "systemd" then
+      argv = { "systemctl", "is-active", name }
+   elseif init == "rc.d" then
+      argv = { "service", name, "onestatus" }
+   else
+      argv = { "service", name, "status" }
+   end
+   local r = R.query(sys, "service " .. name, argv)
+   if init == "systemd" then
+      return r.code == 0, fmt("%s (systemctl is-active)", r.stdout:match("%S+") or "unknown")
+   end
+   local said = R.tail((r.stdout or "") .. (r.stderr or ""), 1)
+   return r.code == 0, fmt("%s exits %d%s", R.show_argv(argv), r.code,
+                           said ~= "" and ": " .. said or "")
+end
+
+function impl.running.verify(sys, a)
+   if R.no_daemons(sys) then return true end
+   local up, seen = seen_state(sys, a.name)
+   if up then return true end
+   return false, fmt("service %s is not running: %s", a.name, seen)
+end
+
+function impl.running.repair(sys, a)
+   R.service_do(sys, a.name, "start")
+end
+
+function impl.stopped.verify(sys, a)
+   if R.no_daemons(sys) then return true end
+   local up, seen = seen_state(sys, a.name)
+   if not up then return true end
+   return false, fmt("service %s is still running: %s", a.name, seen)
+end
+
+function impl.stopped.repair(sys, a)
+   R.service_do(sys, a.name, "stop")
+end
+
+-- Enabled as ensure sees it: true, or false and what was seen.
+function impl.enabled.verify(sys, a)
+   local name = a.name
+   local init = R.init_system(sys)
+   if init == "systemd" then
+      local r = R.query(sys, "service.enabled", { "systemctl", "is-enabled", name })
+      local state = r.stdout:match("%S+") or "unknown"
+      if r.code == 0 and (state == "enabled" or state == "enabled-runtime" or state == "static"
+                          or state == "alias" or state == "indirect") then
+         return true
+      end
+      return false, fmt("service %s is %s (systemctl is-enabled), want enabled", name, state)
+   elseif init == "rc.d" then
+      local var = name:gsub("[^%w_]", "_") .. "_enable"
+      local r = R.query(sys, "service.enabled", { "sysrc", "-n", var })
+      local v = r.code == 0 and r.stdout:match("%S+") or ""
+      if v:upper() == "YES" then return true end
+      return false, fmt("%s is %s in rc.conf, want YES", var, v ~= "" and v or "not set")
+   end
+   local s, k = sysv_links(sys, name)
+   if s > 0 and k == 0 then return true end
+   return false, fmt("service %s has %d start and %d stop links in /etc/rc2.d../etc/rc5.d, "
+                     .. "want start links only", name, s, k)
+end
+
+impl.enabled.repair = impl.enabled.ensure
+
 local function check_name(recipe, name, opts)
    local err = args.matching(name, "service name", "[%w_@.:+-]+",
                              'a service name such as "nginx" or "getty@tty1"')
@@ -128,6 +201,9 @@ end
   Run time: systemctl is-active (service NAME status without systemd;
   service NAME onestatus on FreeBSD); when not running, systemctl start
   (service NAME start).
+  Verify: the service runs (the same status command), waited for up to
+  probe_timeout; repair: start it again.  A start that succeeds but a
+  service that does not stay up fails with what the status said.
   Example:
     service.running "nginx"
 ]]
@@ -140,6 +216,7 @@ end
   Claims: service.stopped name.
   Run time: as service.running, then systemctl stop (service NAME stop)
   when it runs.
+  Verify: the service does not run; repair: stop it again.
   Example:
     service.stopped "apache2"
 ]]
@@ -175,6 +252,7 @@ end
   script and no K link; else update-rc.d NAME defaults (no links yet) or
   update-rc.d NAME enable; on rhel, fedora and arch it fails (their
   services are systemd units).  FreeBSD: sysrc NAME_enable=YES.
+  Verify: as the check (is-enabled, the rc links, rc.conf); repair: enable.
   Example:
     service.enabled "nginx"
 ]]

@@ -530,6 +530,93 @@ function impl.sshd_config.ensure(sys, a)
    return "changed"
 end
 
+-- The values sshd -T prints for keyword (lower-cased, as sshd -T prints
+-- it), sorted, with more arguments for sshd; nil and sshd's words when
+-- it fails.
+local function sshd_T(sys, keyword, more)
+   local argv = { "/usr/sbin/sshd", "-T" }
+   for _, x in ipairs(more or {}) do argv[#argv + 1] = x end
+   local r = sys:query(argv)
+   if r.code ~= 0 then
+      return nil, R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 2)
+   end
+   local vals, seen = {}, {}
+   for l in r.stdout:gmatch("[^\n]+") do
+      local k, v = l:match("^(%S+)%s*(.-)%s*$")
+      if k == keyword and not seen[v] then vals[#vals + 1], seen[v] = v, true end
+   end
+   table.sort(vals)
+   return vals
+end
+
+-- Whether something listens on TCP port (of /proc/net/tcp and tcp6,
+-- state 0A), or nil when neither can be read.
+local function listening(sys, port)
+   local any = false
+   for _, f in ipairs { "/proc/net/tcp", "/proc/net/tcp6" } do
+      local text = sys:read(f)
+      if text then
+         any = true
+         for lport, state in text:gmatch("\n%s*%d+:%s+%x+:(%x+)%s+%x+:%x+%s+(%x+)") do
+            if state == "0A" and tonumber(lport, 16) == port then return true end
+         end
+      end
+   end
+   if any then return false end
+   return nil
+end
+
+-- The probe: the values sshd reads, as sshd -T prints them, against
+-- what it prints when also given the declared value (-o KEY=VALUE, read
+-- before the files): sshd's own spelling on both sides ("2m" is 120,
+-- prohibit-password is without-password).  The same means the value is
+-- in force: a single value was already it, a list (Port, ListenAddress)
+-- already had it.  A setting sshd -T does not print is checked by the
+-- file only.  sshd takes the first value it reads, so a file an Include
+-- before the line reads (sshd_config.d) or an earlier line wins: that is
+-- what this sees.
+function impl.sshd_config.verify(sys, a, changed)
+   for _, st in ipairs(a.settings) do
+      local k = st.name:lower()
+      local have, err = sshd_T(sys, k)
+      if have == nil then
+         -- Where sshd never ran (/run/sshd missing) there is nothing more
+         -- to see than the file, which sshd -t accepted.
+         if err:find("privilege separation directory", 1, true) then return true end
+         return false, "sshd -T fails: " .. err
+      end
+      local want = sshd_T(sys, k, { "-o", st.name .. "=" .. st.value })
+      if #have > 0 and want and #want > 0 and concat(have, "\n") ~= concat(want, "\n") then
+         local had, missing = {}, {}
+         for _, v in ipairs(have) do had[v] = true end
+         for _, v in ipairs(want) do if not had[v] then missing[#missing + 1] = v end end
+         return false, fmt("sshd -T says %s %s, want %s %s (an earlier line, or a file read "
+                           .. "before it, sets it first)", k, concat(have, ", "), k,
+                           concat(#missing > 0 and missing or want, ", "))
+      end
+      -- The port of the sshd that runs: one started before the file
+      -- changed, and not reloaded, listens where it did.  A file that
+      -- has just changed is its reload's business (on_change, after).
+      local port = not changed and k == "port" and math.tointeger(tonumber(st.value))
+      if port and not R.no_daemons(sys) and R.service_is_running(sys, sshd_service(sys))
+         and listening(sys, port) == false then
+         return false, fmt("sshd runs but nothing listens on port %d (/proc/net/tcp): it has "
+                           .. "not read the file since it changed", port)
+      end
+   end
+   return true
+end
+
+-- The repair: sshd told to read its file again, when it runs.
+function impl.sshd_config.repair(sys)
+   local svc = sshd_service(sys)
+   if not R.no_daemons(sys) and R.service_is_running(sys, svc) then
+      R.service_do(sys, svc, "reload")
+   end
+end
+-- sshd -T reads the files at once; a reloaded sshd listens soon.
+impl.sshd_config.probe_timeout = 2
+
 -- Setting names: sshd_config keywords (letters and digits).  Match and
 -- Include are not settings: a Match block is a section, Include takes
 -- several files.
@@ -647,6 +734,11 @@ end
   runs (in a chroot: a note).  Nothing differs: ok.  Note that sshd takes
   the first value it reads: a setting in a file that an Include line
   before it reads wins.
+  Verify: sshd -T prints the value (compared with what sshd -T -o
+  KEY=VALUE prints, sshd's own spelling); a setting sshd -T does not
+  print is checked by the file only.  A value another file sets first
+  fails, with what sshd -T said.  A Port: when the ssh service runs,
+  something listens on it (/proc/net/tcp, tcp6); repair: reload sshd.
   Example:
     ssh.sshd_config { PasswordAuthentication = "no", PermitRootLogin = "prohibit-password" }
 ]]

@@ -31,6 +31,20 @@ local function squeeze(s)
    return (s:gsub("%s+", " "):match("^ ?(.-) ?$"))
 end
 
+-- Whether the running value is the declared one: word by word, numbers
+-- as numbers ("01" is 1, as the kernel reads it).
+local function same_value(running, want)
+   local r, w = {}, {}
+   for x in running:gmatch("%S+") do r[#r + 1] = x end
+   for x in want:gmatch("%S+") do w[#w + 1] = x end
+   if #r ~= #w then return false end
+   for i = 1, #r do
+      local rn, wn = math.tointeger(tonumber(r[i])), math.tointeger(tonumber(w[i]))
+      if r[i] ~= w[i] and not (rn and wn and rn == wn) then return false end
+   end
+   return true
+end
+
 function impl.set.ensure(sys, a)
    local why = kernel_not_own(sys)
    local running
@@ -56,13 +70,34 @@ function impl.set.ensure(sys, a)
          sys:note(fmt("%s %s the file only, not applied to the running kernel: %s",
                       a.key, sys.dry and "would be set in" or "set in", why))
       end
-   elseif running ~= squeeze(a.value) then
+   elseif not same_value(running, a.value) then
       R.run(sys, "sysctl.set", { "sysctl", "-w", a.key .. "=" .. a.value })
       sys:note(fmt("running %s: %s -> %s", a.key, running, a.value))
       changed = true
    end
    return changed and "changed" or "ok"
 end
+
+-- The probe: the value the running kernel holds now (sysctl -n, its
+-- /proc/sys file), read back after sysctl -w: a value the kernel does
+-- not keep as written, or one set again behind prop's back, is seen.
+-- A kernel that is not the target's own is left alone: the file is all.
+function impl.set.verify(sys, a)
+   if kernel_not_own(sys) then return true end
+   local r = R.query(sys, "sysctl.set", { "sysctl", "-n", a.key })
+   if r.code ~= 0 then
+      return false, fmt("the running kernel has no setting %s", a.key)
+   end
+   local running = squeeze(r.stdout)
+   if same_value(running, a.value) then return true end
+   return false, fmt("the running kernel holds %s = %s, want %s", a.key, running, a.value)
+end
+
+function impl.set.repair(sys, a)
+   R.run(sys, "sysctl.set", { "sysctl", "-w", a.key .. "=" .. a.value })
+end
+-- sysctl -w is done when it returns: nothing to wait for.
+impl.set.probe_timeout = 0
 
 -- The line goes; a file left with nothing but comments goes too.
 function impl.unset.ensure(sys, a)
@@ -115,6 +150,10 @@ end
   another machine's kernel, only the file is written, with a note: it
   takes effect when that system boots.  A later file of /etc/sysctl.d
   (99-sysctl.conf is /etc/sysctl.conf) setting the same key wins at boot.
+  Verify: sysctl -n KEY (its /proc/sys file) reads back the value (word
+  by word, numbers as numbers); repair: sysctl -w again.  A value the
+  kernel does not keep as written fails with what it holds.  In a
+  container or a tree: none, the file's effect is at next boot.
   Example:
     sysctl.set("net.ipv4.ip_forward", 1)
 ]]

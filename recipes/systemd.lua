@@ -558,6 +558,59 @@ function unit_impl.stopped.ensure(sys, a)
    return "changed"
 end
 
+-- Probes: the unit's state now, from systemctl show.  Where no systemd
+-- runs there is nothing to see: they hold.
+local function unit_show(sys, name)
+   local r = R.query(sys, "systemd " .. name, systemctl("show", name, "-p", "ActiveState", "-p",
+                                                      "SubState", "-p", "Result", "-p", "Type",
+                                                      "-p", "RemainAfterExit"))
+   local p = {}
+   for k, v in (r.stdout or ""):gmatch("(%w+)=([^\n]*)") do p[k] = v end
+   return p
+end
+
+local function shown(name, p)
+   return fmt("%s is %s (%s%s)", name, p.ActiveState or "unknown", p.SubState or "?",
+              p.Result and p.Result ~= "success" and ", result " .. p.Result or "")
+end
+
+function unit_impl.started.verify(sys, a)
+   if not_live(sys) then return true end
+   local p = unit_show(sys, a.name)
+   if p.ActiveState == "active" or p.ActiveState == "reloading" then return true end
+   -- A oneshot service without RemainAfterExit is done once it ran well.
+   if p.Type == "oneshot" and p.RemainAfterExit ~= "yes" and p.ActiveState == "inactive"
+      and p.Result == "success" then
+      return true
+   end
+   return false, shown(a.name, p) .. ", want active (systemctl show)"
+end
+
+function unit_impl.started.repair(sys, a)
+   R.run(sys, "systemd.started " .. a.name, systemctl("start", a.name))
+end
+
+function unit_impl.stopped.verify(sys, a)
+   if not_live(sys) then return true end
+   local p = unit_show(sys, a.name)
+   if p.ActiveState == "inactive" or p.ActiveState == "failed" then return true end
+   return false, shown(a.name, p) .. ", want inactive (systemctl show)"
+end
+
+function unit_impl.stopped.repair(sys, a)
+   R.run(sys, "systemd.started " .. a.name .. " (revert)", systemctl("stop", a.name))
+end
+
+function unit_impl.enabled.verify(sys, a)
+   if not (sys:exists("/bin/systemctl") or sys:exists("/usr/bin/systemctl")) then return true end
+   local state = unit_state(sys, "systemd.enabled " .. a.name, a.name)
+   if enabled_states[state] then return true end
+   return false, fmt("%s is %s (systemctl is-enabled), want enabled", a.name,
+                     state ~= "" and state or "unknown")
+end
+
+unit_impl.enabled.repair = unit_impl.enabled.ensure
+
 function unit_impl.masked.ensure(sys, a)
    local what = "systemd.masked " .. a.name
    local st = sys:stat(a.path)
@@ -726,6 +779,7 @@ end
   generated is ok; masked fails; else systemctl enable (which works on the
   files alone where systemd does not run, such as a chroot; a connect.dir
   tree runs no command, so it fails there).
+  Verify: systemctl is-enabled says so; repair: enable.
   Example:
     systemd.enabled "backup.timer"
 ]]
@@ -742,6 +796,11 @@ end
   Run time: systemctl is-active; when inactive, systemctl start.  Where
   no systemd runs (a chroot, a machine that is not booted, a tree) it is
   ok with a note: the unit starts at boot if it is enabled.
+  Verify: systemctl show: ActiveState active (a timer: waiting; a
+  oneshot service without RemainAfterExit: inactive after a successful
+  run), waited for up to probe_timeout; repair: systemctl start.  The
+  revert's: inactive or failed; repair: systemctl stop.  Where no
+  systemd runs: none.
   Example:
     systemd.started "backup.timer"
 ]]

@@ -16,6 +16,10 @@
 # removes its file.  Every image and container is named prop-test-* and
 # removed on exit.  Over SSH (to the container's sshd, on its eth0), the
 # interface the connection goes through is written but not taken down.
+# The probe: an address taken away behind prop's back is seen (a dry run
+# says "would fail") and brought back (ifdown, ifup); and ssh.listen_port
+# with the container's sshd running finds an sshd that did not read the
+# file, and reloads it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -160,6 +164,27 @@ prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
 
+# ---- the address taken away behind prop's back: the file is right, the probe sees it ------
+inside ip addr del 192.0.2.5/24 dev pt0
+prop_verify "$TMP/xv.out" "$TMP/site.lua"
+same "address gone, prop verify: exit" "$rc" 2
+check "address gone, prop verify: the interface failed" \
+  grep -q '"desc":"network interface pt0[^"]*".*"result":"failed"' "$TMP/xv.out"
+same "address gone, prop verify: nothing done" "$(addrs pt0)" ""
+prop_run "$TMP/x0.out" "$TMP/site.lua" --dry-run
+same "address gone, dry run: exit" "$rc" 1
+check "address gone, dry run: would fail, with what it saw" \
+  grep -q 'would fail: verify: pt0 has .*want 192.0.2.5/24 (ip -o addr)' "$TMP/x0.out"
+same "address gone, dry run: still gone" "$(addrs pt0)" ""
+prop_run "$TMP/x1.out" "$TMP/site.lua"
+same "address gone: exit" "$rc" 0
+same "address gone: repaired by ifdown, ifup" "$(changed_inside "$TMP/x1.out")" "1/0"
+check "address gone: says so" grep -q 'pt0 taken down and up again' "$TMP/x1.out"
+same "address gone: back, checked with ip" "$(addrs pt0)" "192.0.2.5/24"
+same "address gone: the gateway's route back" "$(inside ip -4 route show default dev pt0 | awk '{ print $3 }')" "192.0.2.1"
+prop_run "$TMP/x2.out" "$TMP/site.lua"
+same "address gone, then a run: nothing changes" "$(changed_inside "$TMP/x2.out")/$rc" "0/0/0"
+
 # ---- a new address: a dry run with --diff, then the run ---------------------------------
 write_site "$PT0_B" "$PRESERVE"
 prop_run "$TMP/d2.out" "$TMP/site.lua" --dry-run --diff
@@ -235,5 +260,43 @@ EOF
 else
   part_missing openssh-client "no ssh-keygen on this machine for the SSH checks"
 fi
+
+# ---- ssh.listen_port with the container's sshd running: its probe ------------------------
+# sshd runs (started by hand, its pid in /run/sshd.pid, where the ssh
+# init script looks).  The port is set and sshd reloaded; then sshd is
+# made to listen on 22 again behind prop's back while the file says
+# 2222: the file is right, the probe finds nothing on 2222, and the
+# repair reloads sshd.
+listens() { # PORT : something listens on PORT in the container
+  docker exec "$CTR" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+    awk -v p="$(printf '%04X' "$1")" '$4 == "0A" && $2 ~ (":" p "$") { f = 1 } END { exit !f }'
+}
+not_listening() { ! listens "$1"; }
+inside sh -c 'mkdir -p /run/sshd && { [ -s /run/sshd.pid ] && kill -0 "$(cat /run/sshd.pid)"; } 2>/dev/null || /usr/sbin/sshd'
+check "sshd runs in the container" inside service ssh status
+write_site 'ssh.listen_port(2222)'
+prop_run "$TMP/k1.out" "$TMP/site.lua"
+same "listen_port: exit" "$rc" 0
+check "listen_port: sshd listens on 2222" listens 2222
+prop_run "$TMP/k2.out" "$TMP/site.lua"
+same "listen_port, second run: nothing changes" "$(changed_inside "$TMP/k2.out")/$rc" "0/0/0"
+inside sh -c 'sed -i "s/^Port 2222\$/Port 22/" /etc/ssh/sshd_config && service ssh reload >/dev/null &&
+  for i in $(seq 50); do grep -q " 00000000:0016 .* 0A " /proc/net/tcp && break; sleep 0.1; done &&
+  sed -i "s/^Port 22\$/Port 2222/" /etc/ssh/sshd_config'
+check "behind prop's back: sshd listens on 22" listens 22
+check "behind prop's back: not on 2222" not_listening 2222
+prop_verify "$TMP/kv.out" "$TMP/site.lua"
+same "stale sshd, prop verify: exit" "$rc" 2
+check "stale sshd, prop verify: the setting failed" \
+  grep -q '"desc":"[^"]*Port[^"]*".*"result":"failed"' "$TMP/kv.out"
+prop_run "$TMP/k3.out" "$TMP/site.lua" --dry-run
+same "stale sshd, dry run: exit" "$rc" 1
+check "stale sshd, dry run: would fail, with what it saw" \
+  grep -q 'would fail: verify: sshd runs but nothing listens on port 2222' "$TMP/k3.out"
+prop_run "$TMP/k4.out" "$TMP/site.lua"
+same "stale sshd: exit" "$rc" 0
+# The setting, repaired by a reload, is changed: so is its reload hook.
+same "stale sshd: repaired (reloaded), then the hook" "$(changed_inside "$TMP/k4.out")" "2/0"
+check "stale sshd: listens on 2222 again" listens 2222
 
 finish

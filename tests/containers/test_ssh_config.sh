@@ -5,7 +5,9 @@
 # replacing the active or commented-out line of their keyword before the
 # first Match block, duplicates dropped, the Match block left alone, the
 # result accepted by sshd -t; a dry run that changes nothing; a second
-# run with no change; and settings sshd refuses, which must fail with
+# run with no change (the values sshd -T prints are the declared ones); a
+# file of sshd_config.d setting one otherwise, which the probe finds (a
+# dry run says "would fail", a run fails); and settings sshd refuses, which must fail with
 # sshd's message and leave the old file in place.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -77,6 +79,28 @@ check "no sshd runs in the tree" no_process_in "$T/sshbox"
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" "$(host_count "$TMP/r2.out" localhost/sshbox changed)" 0
+
+# ---- a file read first sets it otherwise: sshd_config is right, sshd is not --------
+D="$T/sshbox/etc/ssh/sshd_config.d"
+check "sshd_config includes sshd_config.d first" grep -q '^Include /etc/ssh/sshd_config.d/\*.conf' "$C"
+printf 'PasswordAuthentication yes\n' >"$D/00-local.conf"
+prop_verify "$TMP/ov.out" "$TMP/site.lua"
+same "overridden, prop verify: exit" "$rc" 2
+check "overridden, prop verify: the setting failed, with what sshd -T says" \
+  grep -q '"result":"failed".*sshd -T says passwordauthentication yes' "$TMP/ov.out"
+prop_run "$TMP/o0.out" "$TMP/site.lua" --dry-run
+same "overridden, dry run: exit" "$rc" 1
+check "overridden, dry run: would fail, with what sshd -T says" \
+  grep -q 'would fail: verify: sshd -T says passwordauthentication yes, want passwordauthentication no' "$TMP/o0.out"
+prop_run "$TMP/o1.out" "$TMP/site.lua"
+same "overridden: exit" "$rc" 1
+same "overridden: the two properties that set it fail, nothing changes" \
+  "$(changed_failed "$TMP/o1.out" localhost/sshbox)" "0/2"
+check "overridden: with what sshd -T says" \
+  grep -q 'verify: sshd -T says passwordauthentication yes' "$TMP/o1.out"
+rm "$D/00-local.conf"
+prop_run "$TMP/o2.out" "$TMP/site.lua"
+same "the other file gone: all hold" "$rc/$(changed_failed "$TMP/o2.out" localhost/sshbox)" "0/0/0"
 
 # ---- settings sshd refuses ------------------------------------------------------
 cp "$C" "$TMP/good"

@@ -8,7 +8,8 @@
 # second run with no change; an unknown zone and an unknown locale that
 # fail and write nothing; reverts that take the settings out again, then
 # change nothing the second time.  Then sysctl -w for real, in a network
-# namespace of the test's own.
+# namespace of the test's own, read back by the probe: a value the kernel
+# does not keep as written fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -150,6 +151,12 @@ host "localhost" {
   sysctl.set("net.ipv4.no_such_setting", 1),
 }
 EOF
+cat >"$TMP/netns-keep.lua" <<EOF
+host "localhost" {
+  os.debian("$SUITE", "$ARCH"),
+  sysctl.set("net.ipv4.ping_group_range", "100 50"),
+}
+EOF
 cat >"$TMP/netns.sh" <<'EOF'
 set -u
 mount --bind "$TMP/sysctl.d" /etc/sysctl.d || exit 99
@@ -159,6 +166,10 @@ p "$TMP/netns.lua" "$TMP/n1.out"
 sysctl -n net.ipv4.ip_local_port_range >"$TMP/ns.after"
 p "$TMP/netns.lua" "$TMP/n2.out"
 p "$TMP/netns-bad.lua" "$TMP/n3.out"
+cp "$TMP/sysctl.d/60-prop.conf" "$TMP/ns.file"
+# The kernel takes a range whose end is below its start, and keeps "1 0".
+p "$TMP/netns-keep.lua" "$TMP/n4.out"
+sysctl -n net.ipv4.ping_group_range >"$TMP/ns.keep"
 EOF
 host_range="$(sysctl -n net.ipv4.ip_local_port_range)"
 ns_rc=0
@@ -170,7 +181,7 @@ same "netns: first run changed" "$(host_count "$TMP/n1.out" localhost changed)" 
 same "netns: applied to the running value" "$(tr -s '\t ' ' ' <"$TMP/ns.after")" "20000 60999"
 check "netns: the change is a note" \
   grep -q 'running net.ipv4.ip_local_port_range: 32768 60999 -> 20000 60999' "$TMP/n1.out"
-same "netns: the file" "$(grep -v '^#' "$TMP/sysctl.d/60-prop.conf")" \
+same "netns: the file" "$(grep -v '^#' "$TMP/ns.file")" \
   "net.ipv4.ip_local_port_range = 20000 60999"
 same "netns: second run changes nothing" \
   "$(cat "$TMP/n2.out.rc")/$(host_count "$TMP/n2.out" localhost changed)" "0/0"
@@ -179,7 +190,12 @@ same "netns: an unknown key fails" \
 check "netns: the failure names the key" \
   grep -q 'the running kernel has no setting net.ipv4.no_such_setting' "$TMP/n3.out"
 check "netns: the unknown key is not written" \
-  bash -c "! grep -q no_such_setting '$TMP/sysctl.d/60-prop.conf'"
+  bash -c "! grep -q no_such_setting '$TMP/ns.file'"
+same "netns: a value the kernel does not keep fails" \
+  "$(cat "$TMP/n4.out.rc")/$(host_count "$TMP/n4.out" localhost failed)" "1/1"
+check "netns: with what the kernel holds" \
+  grep -q 'verify: the running kernel holds net.ipv4.ping_group_range = 1 0, want 100 50' "$TMP/n4.out"
+same "netns: the kernel holds 1 0" "$(tr -s '\t ' ' ' <"$TMP/ns.keep")" "1 0"
 same "netns: this machine's value is untouched" "$(sysctl -n net.ipv4.ip_local_port_range)" "$host_range"
 check "netns: this machine's /etc/sysctl.d has no prop file" test ! -e /etc/sysctl.d/60-prop.conf
 

@@ -80,4 +80,34 @@ EOF
 run_prop "$TMP/arg.out" lint "$TMP/arg.lua"
 check "bad name: P012 at its line" grep -q "arg.lua:1: error\[P012\]" "$TMP/arg.out"
 
+# The probe, on this machine in a private mount namespace: a copy of /etc
+# with the module's file, and a /sys/module of the test's own where the
+# module is still loading (initstate "coming").  The file and
+# /sys/module/NAME are there, so the check holds; the probe reads the
+# state, and a dry run says it would fail.  Nothing is loaded, and this
+# machine's /etc and /sys stay as they are.
+if [[ "$(id -u)" == 0 ]] && unshare -m --propagation private true 2>/dev/null; then
+  cat >"$TMP/ns.sh" <<'EOF'
+set -u
+mkdir -p "$TMP/etc" "$TMP/sysmod/$M" && cp -a /etc/. "$TMP/etc/" || exit 99
+mkdir -p "$TMP/etc/modules-load.d" || exit 99
+printf '# written by prop (kernel.module_loaded): loaded at boot\n%s\n' "$M" >"$TMP/etc/modules-load.d/$M.conf"
+chmod 644 "$TMP/etc/modules-load.d/$M.conf"
+echo coming >"$TMP/sysmod/$M/initstate"
+mount --bind "$TMP/etc" /etc || exit 99
+mount --bind "$TMP/sysmod" /sys/module || exit 99
+timeout 300 "$PROP" run "$TMP/local.lua" --json --dry-run >"$TMP/ns.out" 2>&1
+echo "$?" >"$TMP/ns.rc"
+EOF
+  ns_rc=0
+  TMP="$TMP" PROP="$PROP" M="$M" unshare -m --propagation private bash "$TMP/ns.sh" || ns_rc=$?
+  same "probe: the namespace set up" "$ns_rc" 0
+  same "probe, module still loading: dry run exit" "$(cat "$TMP/ns.rc")" 1
+  check "probe, module still loading: would fail, with what it saw" \
+    grep -q "would fail: verify: module $M is coming (/sys/module/$M/initstate), want live" "$TMP/ns.out"
+  check "probe: this machine's /etc has no file" test ! -e "/etc/modules-load.d/$M.conf"
+else
+  skip_part "no private mount namespace here (root and unshare -m) for the probe"
+fi
+
 finish

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mount.fstab_entry on a connect.dir tree (dry run, first run, second
 # run ok, a line for the mount point replaced in place, revert, P007),
-# and mount.mounted for real: the whole test runs in a private mount
+# and mount.mounted for real (its probe too: a remount without a flag is
+# seen and repaired): the whole test runs in a private mount
 # namespace (unshare -m) with a copy of /etc bound over /etc, so neither
 # this machine's mount table nor its /etc/fstab is ever touched.
 set -u
@@ -72,12 +73,12 @@ on_exit "umount /etc"
 cp /etc/fstab "$TMP/fstab.orig"
 M="$TMP/mnt"
 cat >"$TMP/mounted.lua" <<EOF
-host "localhost" { mount.mounted("prop-test-tmpfs", "$M", "tmpfs", { "size=1m", "mode=0750" }) }
+host "localhost" { mount.mounted("prop-test-tmpfs", "$M", "tmpfs", { "size=1m", "mode=0750", "nodev" }) }
 EOF
 cat >"$TMP/unmounted.lua" <<EOF
-host "localhost" { revert(mount.mounted("prop-test-tmpfs", "$M", "tmpfs", { "size=1m", "mode=0750" })) }
+host "localhost" { revert(mount.mounted("prop-test-tmpfs", "$M", "tmpfs", { "size=1m", "mode=0750", "nodev" })) }
 EOF
-line="prop-test-tmpfs $M tmpfs size=1m,mode=0750 0 0"
+line="prop-test-tmpfs $M tmpfs size=1m,mode=0750,nodev 0 0"
 prop_run "$TMP/m0.out" "$TMP/mounted.lua" --dry-run
 expect_run "mounted, dry run: would change" "$TMP/m0.out" 0 1 0 0
 check "mounted, dry run: would mount" grep -q "would run: mount -t tmpfs" "$TMP/m0.out"
@@ -90,6 +91,19 @@ same "mounted: the options" "$(stat -c %a "$M")" 750
 same "mounted: the fstab line" "$(tail -1 /etc/fstab)" "$line"
 prop_run "$TMP/m2.out" "$TMP/mounted.lua"
 expect_run "mounted, again: ok" "$TMP/m2.out" 0 0 1 0
+check "mounted: nodev" bash -c "findmnt -n -o OPTIONS --mountpoint '$M' | grep -qw nodev"
+
+# Remounted without nodev behind prop's back: still mounted, so the
+# check holds; the probe sees the flag gone, the repair remounts.
+mount -o remount,dev "$M"
+prop_run "$TMP/m3.out" "$TMP/mounted.lua" --dry-run
+expect_run "remounted dev, dry run: would fail" "$TMP/m3.out" 1 0 0 1
+check "remounted dev, dry run: with what it saw" grep -q "would fail: verify: $M is mounted with rw[a-z,]*, without nodev" "$TMP/m3.out"
+prop_run "$TMP/m4.out" "$TMP/mounted.lua"
+expect_run "remounted dev: repaired" "$TMP/m4.out" 0 1 0 0
+check "remounted dev: nodev again" bash -c "findmnt -n -o OPTIONS --mountpoint '$M' | grep -qw nodev"
+prop_run "$TMP/m5.out" "$TMP/mounted.lua"
+expect_run "remounted dev, then a run: ok" "$TMP/m5.out" 0 0 1 0
 prop_run "$TMP/u1.out" "$TMP/unmounted.lua"
 expect_run "revert: changed" "$TMP/u1.out" 0 1 0 0
 check "revert: unmounted" test -z "$(findmnt -n --mountpoint "$M")"

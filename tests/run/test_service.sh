@@ -20,7 +20,7 @@ if [[ -d /run/systemd/system ]]; then
 Description=prop test service
 [Service]
 ExecStartPre=/bin/sh -c 'echo start >> $STARTS'
-ExecStart=/bin/sleep 100000
+ExecStart=/bin/sh -c 'test -e $STATE/die && exit 1; exec /bin/sleep 100000'
 [Install]
 WantedBy=multi-user.target
 EOF
@@ -44,10 +44,15 @@ case "\$1" in
   start)
     running && exit 0
     echo start >>"$STARTS"
+    if [ -e "$STATE/die" ]; then
+      sh -c 'echo \$\$ >"$PIDF"; exit 1' # a daemon that ends at once
+      exit 0
+    fi
     sleep 100000 </dev/null >/dev/null 2>&1 &
     echo \$! >"$PIDF"
     ;;
   stop)
+    [ -e "$STATE/stubborn" ] && exit 0
     running && kill "\$(cat "$PIDF")"
     rm -f "$PIDF"
     ;;
@@ -138,6 +143,37 @@ if [[ ! -d /run/systemd/system ]]; then
   prop_run "$TMP/e3.out" "$TMP/enabled.lua"
   expect_run "enabled after disable: changed" "$TMP/e3.out" 0 1 0 0
   check "enabled again" is_enabled
+fi
+
+# A start that succeeds but a service that does not stay up: the probe
+# sees it is not running, the repair (a second start) does not help, and
+# the property fails with what the probe saw (a start alone said
+# "changed").
+: >"$STATE/die"
+starts="$(lines "$STARTS")"
+prop_run "$TMP/k1.out" "$TMP/running.lua"
+expect_run "dies at start: failed" "$TMP/k1.out" 1 0 0 1
+check "dies at start: says it is not running" grep -q "verify: service $S is not running" "$TMP/k1.out"
+same "dies at start: started, then again by the repair" "$(lines "$STARTS")" "$((starts + 2))"
+rm -f "$STATE/die"
+prop_run "$TMP/k2.out" "$TMP/running.lua"
+expect_run "starts again: changed" "$TMP/k2.out" 0 1 0 0
+check "starts again: it runs" is_running
+prop_run "$TMP/k3.out" "$TMP/running.lua"
+expect_run "starts again, second run: ok" "$TMP/k3.out" 0 0 1 0
+
+if [[ ! -d /run/systemd/system ]]; then
+  # A stop that says it worked but leaves the service running: the
+  # probe sees it, the repair stops it again, in vain: failed.
+  : >"$STATE/stubborn"
+  prop_run "$TMP/t1.out" "$TMP/stopped.lua"
+  expect_run "stubborn stop: failed" "$TMP/t1.out" 1 0 0 1
+  check "stubborn stop: says it still runs" grep -q "verify: service $S is still running" "$TMP/t1.out"
+  check "stubborn stop: it runs" is_running
+  rm -f "$STATE/stubborn"
+  prop_run "$TMP/t2.out" "$TMP/stopped.lua"
+  expect_run "stop: changed" "$TMP/t2.out" 0 1 0 0
+  check "stop: it does not run" not_running
 fi
 
 # A service that does not exist: a failure naming it.
