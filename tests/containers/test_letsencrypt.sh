@@ -9,7 +9,9 @@
 # certificate name given two domain lists is P007.  Then: a dry run
 # changes nothing; a run installs certbot and gets a certificate naming
 # every domain (openssl reads it), and its on_change runs; a second run
-# changes nothing and asks nothing; a domain added gets a new certificate
+# changes nothing and asks nothing; a key replaced by hand is seen by the
+# probe (a dry run says would fail, prop verify exits 2) and a run renews
+# the certificate, with its on_change; a domain added gets a new certificate
 # in the same place; a domain the ACME server cannot check, and an ACME
 # server that does not answer, fail with certbot's words and leave the
 # certificate as it was; a certificate put in place by hand that covers

@@ -4,7 +4,10 @@
 # postfix.satellite installs Postfix without a question and makes a null
 # client (relayhost, empty mydestination, loopback only, /etc/mailname
 # from the host's name); postfix.main_cf edits one line; fail2ban.jail
-# writes a jail fail2ban-client runs; a second run changes nothing; a dry
+# writes a jail fail2ban-client runs; a second run changes nothing; the
+# probes see a jail stopped and a Postfix listening off loopback though
+# main.cf says loopback-only (a dry run says would fail, prop verify
+# exits 2, a run reloads fail2ban and restarts Postfix); a dry
 # run with --diff shows the new line and changes nothing; a main.cf that
 # postfix check refuses and a jail fail2ban-client -t refuses both fail and
 # leave the old file in place with the daemon still running the old one;
