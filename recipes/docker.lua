@@ -453,6 +453,27 @@ function impl.running.ensure(sys, a)
    return changed and "changed" or "ok"
 end
 
+-- The probe: docker says the container runs (State.Status running: not
+-- paused, restarting or exited).
+function impl.running.verify(sys, a)
+   local r = sys:query({ "docker", "container", "inspect", "--format", "{{.State.Status}}", a.name })
+   local status = r.code == 0 and r.stdout:match("%S+") or nil
+   if status == "running" then return true end
+   return false, fmt("docker container %s is %s, want running", a.name,
+                     status or ("not there (" .. R.tail(r.stderr .. r.stdout, 1) .. ")"))
+end
+
+-- A paused container is unpaused, a stopped one started.
+function impl.running.repair(sys, a)
+   local what = "docker container " .. a.name
+   local cur = R.query(sys, what, { "docker", "container", "inspect", "--format",
+                                    "{{.State.Status}}", a.name })
+   local status = cur.stdout:match("%S+")
+   R.run(sys, what, { "docker", status == "paused" and "unpause" or "start", a.name })
+   sys:note(fmt("%s %s (it was %s)", status == "paused" and "unpaused" or "started", a.name,
+                status or "not running"))
+end
+
 function impl.removed.ensure(sys, a)
    local what = "docker container " .. a.name
    docker_ready(sys, what)

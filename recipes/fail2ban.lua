@@ -40,6 +40,42 @@ function impl.jail.ensure(sys, a)
    return V.ensure_site(sys, a)
 end
 
+-- Where no daemon runs (a chroot, a directory tree, a machine not
+-- booted), there is nothing to probe.
+local function no_probe(sys)
+   return R.no_daemons(sys) or R.is_dir_tree(sys)
+end
+
+-- fail2ban answers: nil, else what fail2ban-client ping said.
+local function not_answering(sys)
+   local r = sys:query({ "fail2ban-client", "ping" })
+   if r.code == 0 then return nil end
+   return fmt("fail2ban is not running (fail2ban-client ping: %s)",
+              R.tail((r.stderr or "") .. (r.stdout or ""), 1):gsub("%s+$", ""))
+end
+
+-- The probe of a jail: fail2ban runs it (fail2ban-client status NAME),
+-- unless it is DEFAULT or declared enabled = false.
+function impl.jail.verify(sys, a)
+   if not a.active or no_probe(sys) then return true end
+   local why = not_answering(sys)
+   if why then return false, why end
+   local r = sys:query({ "fail2ban-client", "status", a.jail })
+   if r.code == 0 then return true end
+   return false, fmt("jail %s is not active (fail2ban-client status %s: %s)", a.jail, a.jail,
+                     R.tail((r.stderr or "") .. (r.stdout or ""), 1):gsub("%s+$", ""))
+end
+
+-- fail2ban reads its jails again (fail2ban-client reload), or starts.
+function impl.jail.repair(sys, a)
+   if not_answering(sys) then
+      R.service_do(sys, "fail2ban", "start")
+   else
+      R.run(sys, a.what, { "fail2ban-client", "reload" })
+   end
+   sys:note("fail2ban reloaded: jail " .. a.jail .. " was not active")
+end
+
 function impl.absent.ensure(sys, a)
    return V.ensure_disabled(sys, a)
 end
@@ -157,12 +193,19 @@ function fail2ban.jail(name, settings, ...)
    local a = jail_args(name)
    a.content = fmt("# fail2ban jail %s, managed by prop: edits here are overwritten\n[%s]\n%s\n",
                    name, name, concat(lines, "\n"))
+   a.jail = name
+   -- fail2ban reads enabled as a boolean: false, no, off or 0 (any case).
+   local off = { ["false"] = true, no = true, off = true, ["0"] = true }
+   a.active = name ~= "DEFAULT" and not off[tostring(settings.enabled):lower()]
+   -- The reload talks to fail2ban: W106 when nothing on the host starts
+   -- it (fail2ban.installed), P016 when that comes after.
+   local uses = { services = { "fail2ban" } }
    local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.jail, args = a,
-                         claims = { claim.file_content(a.available, a.content) } }
+                         claims = { claim.file_content(a.available, a.content) }, uses = uses }
    local d = jail_args(name)
    d.enabled = d.available
    local down = core.leaf{ desc = desc .. " removed", targets = "DebianLike", impl = impl.absent,
-                           args = d, claims = { claim.file_absent(d.available) } }
+                           args = d, claims = { claim.file_absent(d.available) }, uses = uses }
    return core.pair(up, down)
 end
 

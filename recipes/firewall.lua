@@ -188,6 +188,70 @@ function impl.nftables.ensure(sys, a)
    return changed and "changed" or "ok"
 end
 
+-- Probe ----------------------------------------------------------------
+
+-- The accepted (proto, port, from) of the rules of listing, the text of
+-- nft list chain inet prop input, as "tcp 22", "tcp 5432 from
+-- 192.0.2.0/24"; and the chain's policy.
+local function accepted(listing)
+   local got = {}
+   for l in listing:gmatch("[^\n]+") do
+      l = l:gsub('%s*comment ".*"%s*$', ""):match("^%s*(.-)%s*$")
+      local from, proto, ports = l:match("^ip6? saddr (%S+) (%a+) dport (.-) accept$")
+      if not from then proto, ports = l:match("^(%a+) dport (.-) accept$") end
+      if proto then
+         for p in ports:gmatch("%d+") do
+            got[proto .. " " .. p .. (from and " from " .. from or "")] = true
+         end
+      end
+   end
+   return got, listing:match("policy (%a+);")
+end
+
+-- The probe: the loaded table inet prop accepts every port the ruleset
+-- does (what nft -f of the file made), and drops the rest.
+function impl.nftables.verify(sys, a)
+   if network_not_own(sys) then return true end
+   local r = sys:query({ "nft", "list", "chain", TABLE[1], TABLE[2], "input" })
+   if r.code ~= 0 then
+      return false, "table inet prop is not loaded (nft list chain inet prop input: "
+         .. R.tail(r.stderr ~= "" and r.stderr or r.stdout, 1) .. ")"
+   end
+   local got, policy = accepted(r.stdout)
+   local want = {}
+   for _, x in ipairs(a.allow) do
+      want[#want + 1] = x.proto .. " " .. x.port .. (x.from and " from " .. x.from or "")
+   end
+   for _, p in ipairs(a.declared and sys.ports or {}) do
+      want[#want + 1] = "tcp " .. p
+      want[#want + 1] = "udp " .. p
+   end
+   local ssh = ssh_port(sys)
+   if ssh then want[#want + 1] = "tcp " .. ssh end
+   local missing, seen = {}, {}
+   for _, w in ipairs(want) do
+      if not got[w] and not seen[w] then missing[#missing + 1] = w end
+      seen[w] = true
+   end
+   local said = {}
+   if #missing > 0 then
+      said[#said + 1] = "the loaded table inet prop does not accept " .. concat(missing, ", ")
+   end
+   if policy ~= "drop" then
+      said[#said + 1] = fmt("its input chain's policy is %s, want drop", policy or "missing")
+   end
+   if #said > 0 then return false, concat(said, "; ") end
+   return true
+end
+
+-- nft -f has loaded the table when it returns: no wait.
+impl.nftables.probe_timeout = 0
+
+-- The ruleset loaded again from the file, as a run loads it.
+function impl.nftables.repair(sys, a)
+   load(sys, a.recipe, network_not_own(sys))
+end
+
 function impl.reverted.ensure(sys, a)
    local what = a.recipe
    local changed = false

@@ -92,6 +92,17 @@ local function why_request(sys, what, a)
    return nil
 end
 
+-- certbot certonly for the domains of a, with how (--keep-until-expiring,
+-- --force-renewal).
+local function certbot_argv(a, how)
+   local argv = { "certbot", "certonly", "--webroot", "-w", a.webroot, "--non-interactive",
+                  "--agree-tos", "--no-eff-email", "-m", a.email, "--cert-name", a.domains[1],
+                  "--expand", how }
+   if a.server then argv[#argv + 1], argv[#argv + 2] = "--server", a.server end
+   for _, d in ipairs(a.domains) do argv[#argv + 1], argv[#argv + 2] = "-d", d end
+   return argv
+end
+
 function impl.ensure(sys, a)
    local what = a.what
    local installed = R.apt_install(sys, what, { "certbot", "openssl" })
@@ -109,12 +120,7 @@ function impl.ensure(sys, a)
       if not sys.dry then R.fail("%s: %s", what, msg) end
       sys:note(msg)
    end
-   local argv = { "certbot", "certonly", "--webroot", "-w", a.webroot, "--non-interactive",
-                  "--agree-tos", "--no-eff-email", "-m", a.email, "--cert-name", a.domains[1],
-                  "--expand", "--keep-until-expiring" }
-   if a.server then argv[#argv + 1], argv[#argv + 2] = "--server", a.server end
-   for _, d in ipairs(a.domains) do argv[#argv + 1], argv[#argv + 2] = "-d", d end
-   local r = sys:run(argv, R.any)
+   local r = sys:run(certbot_argv(a, "--keep-until-expiring"), R.any)
    if sys.dry then
       sys:note(fmt("%s: would ask %s for one (certbot certonly --webroot)", why,
                    a.server or "Let's Encrypt"))
@@ -129,6 +135,47 @@ function impl.ensure(sys, a)
    if still then R.fail("%s: certbot succeeded, but %s", what, still) end
    sys:note(fmt("%s: certificate obtained for %s", why, concat(a.domains, " ")))
    return "changed"
+end
+
+-- The probe: what the web server reads, fullchain.pem and privkey.pem,
+-- is the certificate wanted.  Its first certificate names every domain
+-- and does not expire within 30 days, and privkey.pem is its key.
+function impl.verify(sys, a)
+   local chain, key = a.live .. "/fullchain.pem", a.live .. "/privkey.pem"
+   for _, f in ipairs({ chain, key }) do
+      if not sys:exists(f) then return false, f .. " is missing" end
+   end
+   local names, fresh = cert_state(sys, a.what, chain)
+   if names == nil then return false, chain .. " is not a certificate openssl reads" end
+   local missing = {}
+   for _, d in ipairs(a.domains) do
+      if not names[d] then missing[#missing + 1] = d end
+   end
+   if #missing > 0 then
+      return false, fmt("%s does not cover %s", chain, concat(missing, ", "))
+   end
+   if not fresh then return false, chain .. " expires within 30 days" end
+   local pub = R.query(sys, a.what, { "openssl", "x509", "-in", chain, "-noout", "-pubkey" })
+   local kpub = R.query(sys, a.what, { "openssl", "pkey", "-in", key, "-pubout" })
+   if pub.code ~= 0 or kpub.code ~= 0 or pub.stdout ~= kpub.stdout then
+      return false, fmt("%s is not the key of the certificate in %s", key, chain)
+   end
+   return true
+end
+
+-- Files: no wait.
+impl.probe_timeout = 0
+
+-- The certificate asked for again (certbot certonly --force-renewal):
+-- new files in place of the broken ones.
+function impl.repair(sys, a)
+   local r = sys:run(certbot_argv(a, "--force-renewal"), R.any)
+   if r.code ~= 0 then
+      R.fail("%s: the certificate in %s is not what the web server needs, and certbot exited "
+             .. "with %d renewing it:\n%s", a.what, a.live, r.code,
+             R.tail((r.stderr or "") .. "\n" .. (r.stdout or ""), 6))
+   end
+   sys:note(fmt("certificate renewed for %s (its files were broken)", concat(a.domains, " ")))
 end
 
 --[[ letsencrypt.certbot(domains, email [, { webroot=, server=, web_server= }])

@@ -206,6 +206,96 @@ function impl.reload.ensure(sys)
    return "changed"
 end
 
+-- Probes -----------------------------------------------------------------
+
+-- Where no daemon runs (a chroot, a directory tree, a machine not
+-- booted), there is nothing to probe.
+local function no_probe(sys)
+   return R.no_daemons(sys) or R.is_dir_tree(sys)
+end
+
+local function postfix_runs(sys)
+   return sys:query({ "postfix", "status" }).code == 0
+end
+
+-- A TCP address of /proc/net/tcp or tcp6 (hex), whether it is loopback:
+-- 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104.
+local function loopback_hex(addr)
+   if #addr == 8 then return addr:sub(7, 8) == "7F" end
+   return addr == "00000000000000000000000001000000"
+      or (addr:sub(1, 24) == "0000000000000000FFFF0000" and addr:sub(31, 32) == "7F")
+end
+
+-- The readable form of a hex address of /proc/net/tcp or tcp6.
+local function show_hex(addr)
+   if #addr == 8 then
+      local b = {}
+      for i = 7, 1, -2 do b[#b + 1] = tostring(tonumber(addr:sub(i, i + 1), 16)) end
+      return concat(b, ".")
+   end
+   local w = {}
+   for i = 1, 32, 8 do
+      local word = addr:sub(i, i + 7)
+      local le = word:sub(7, 8) .. word:sub(5, 6) .. word:sub(3, 4) .. word:sub(1, 2)
+      w[#w + 1] = fmt("%x:%x", tonumber(le:sub(1, 4), 16), tonumber(le:sub(5, 8), 16))
+   end
+   return "[" .. concat(w, ":") .. "]"
+end
+
+-- The addresses something listens on at TCP port 25 that are not
+-- loopback (Postfix's smtpd, per master.cf's smtp service).
+local function smtp_off_loopback(sys)
+   local r = sys:query({ "cat", "/proc/net/tcp", "/proc/net/tcp6" })
+   local out = {}
+   for addr, port, state in (r.stdout or ""):gmatch("%d+: (%x+):(%x+) %x+:%x+ (%x+)") do
+      if state == "0A" and port == "0019" and not loopback_hex(addr) then
+         out[#out + 1] = show_hex(addr) .. ":25"
+      end
+   end
+   return out
+end
+
+-- The probe of a main.cf setting: postconf -n (Postfix's own reading of
+-- main.cf) shows it with its value; and for inet_interfaces =
+-- loopback-only (or localhost), a running Postfix listens on port 25 on
+-- loopback only (it reads that setting only when it starts; not asked
+-- when this run changed it: the restart it owes comes with postfix
+-- reloaded, after it).
+function impl.setting.verify(sys, a, changed)
+   if R.is_dir_tree(sys) then return true end
+   local r = sys:query({ "postconf", "-n", a.name })
+   if r.code == 127 or r.code == -1 then return false, "postconf is not installed" end
+   local got = (r.stdout or ""):match("^" .. a.name .. " =(.-)\n?$")
+   if got == nil or normal(got) ~= normal(a.value) then
+      return false, fmt("postconf -n shows %s, want %s",
+                        got and setting_line(a.name, normal(got)) or "no " .. a.name,
+                        setting_line(a.name, a.value))
+   end
+   if a.name == "inet_interfaces" and (a.value == "loopback-only" or a.value == "localhost")
+      and not changed and not no_probe(sys) and postfix_runs(sys) then
+      local off = smtp_off_loopback(sys)
+      if #off > 0 then
+         return false, fmt("postfix listens on %s, want loopback only (inet_interfaces = %s)",
+                           concat(off, ", "), a.value)
+      end
+   end
+   return true
+end
+
+-- A running Postfix reads main.cf again: reloaded, or restarted for
+-- the settings it reads only when it starts.
+function impl.setting.repair(sys, a)
+   if no_probe(sys) then return end
+   if not postfix_runs(sys) then
+      R.service_do(sys, "postfix", "start")
+      return
+   end
+   local how = restart_params[a.name] and "restart" or "reload"
+   R.service_do(sys, "postfix", how)
+   sys:note(fmt("postfix %s: it did not run with %s", how == "restart" and "restarted" or "reloaded",
+                setting_line(a.name, a.value)))
+end
+
 -- The host's own name, as the site declares it ("box/mail" -> "mail").
 local function own_name(sys, what)
    local name = (sys.host or ""):match("([^/]*)$")

@@ -132,6 +132,37 @@ function impl.no_hidden.ensure(sys, a)
    if not sys.dry and R.service_is_running(sys, "tor") then hup(sys, a.what) end
    return "changed"
 end
+
+-- Probes -----------------------------------------------------------------
+
+-- tor runs: nil, else what was seen.  Where no daemon runs (a chroot, a
+-- directory tree, a machine not booted) there is nothing to see.
+local function not_running(sys)
+   if R.no_daemons(sys) or R.is_dir_tree(sys) then return nil end
+   if R.service_is_running(sys, "tor") then return nil end
+   return "tor is not running"
+end
+
+-- The probe of a hidden service: tor runs and has made the service (its
+-- onion address in DIR/hostname).
+function impl.hidden.verify(sys, a)
+   local why = not_running(sys)
+   if why then return false, why end
+   if R.no_daemons(sys) or R.is_dir_tree(sys) then return true end
+   local st = sys:stat(a.dir .. "hostname")
+   if st == nil or st.type ~= "file" or st.size == 0 then
+      return false, fmt("%shostname is %s: tor does not run the service", a.dir,
+                        st == nil and "missing" or st.type ~= "file" and "not a file" or "empty")
+   end
+   return true
+end
+
+-- tor reads its configuration again (reloaded, or started).
+function impl.hidden.repair(sys, a)
+   reload(sys, a.what)
+   sys:note("tor reloaded: " .. a.dir .. "hostname was missing")
+end
+
 local bridge_lines = { "BridgeRelay 1", "ORPort 443", "ExitPolicy reject *:*" }
 
 --[[ tor.bridge()

@@ -4,8 +4,9 @@
 # inside through docker exec (a file, an account, a volume, nginx from apt through
 # docker's bridge, started and reachable on its published loopback port),
 # sys.container inside; a second run changes nothing; a stopped container
-# is started; a new parameter makes it again with its files kept, another
-# image makes it anew; revert removes it and keeps the image; dockerd
+# is started; a paused one (running, says docker) is seen by the probe,
+# by prop verify and a dry run, and unpaused; a new parameter makes it
+# again with its files kept, another image makes it anew; revert removes it and keeps the image; dockerd
 # unreachable is said in those words; a container prop did not make is
 # left alone; an image named by a string is used as docker has it; bad
 # arguments are P012 at their lines.  Every image and container is named
@@ -102,6 +103,29 @@ same "stopped: running" "$(docker inspect --format '{{.State.Running}}' "$CTR")"
 same "stopped: nginx started again inside (only it changed)" \
   "$(host_count "$TMP/r3.out" "localhost/$CTR" changed)" 1
 same "stopped: reachable again" "$(fetch_published)" "served by prop-test"
+
+# ---- paused behind prop's back: running, says docker, but only the probe sees it ----
+docker pause "$CTR" >/dev/null
+prop_run "$TMP/p1.out" "$TMP/site.lua" --dry-run
+same "paused, dry run: exit 1" "$rc" 1
+same "paused, dry run: the container would fail" "$(host_count "$TMP/p1.out" localhost failed)" 1
+check "paused, dry run: with what the probe saw" grep -q "would fail: verify: docker container $CTR is paused, want running" "$TMP/p1.out"
+same "paused, dry run: still paused" "$(docker inspect --format '{{.State.Status}}' "$CTR")" paused
+prop_verify "$TMP/pv.out" "$TMP/site.lua"
+same "paused, prop verify: exit 2" "$rc" 2
+same "paused, prop verify: the container failed" "$(host_count "$TMP/pv.out" localhost failed)" 1
+check "paused, prop verify: with what the probe saw" grep -q "would fail: verify: docker container $CTR is paused, want running" "$TMP/pv.out"
+same "paused, prop verify: still paused" "$(docker inspect --format '{{.State.Status}}' "$CTR")" paused
+prop_run "$TMP/p2.out" "$TMP/site.lua"
+same "paused: exit" "$rc" 0
+same "paused: the container changed" "$(host_count "$TMP/p2.out" localhost changed)" 1
+check "paused: unpaused" grep -q "unpaused $CTR (it was paused)" "$TMP/p2.out"
+same "paused: running again" "$(docker inspect --format '{{.State.Status}}' "$CTR")" running
+same "paused: reachable again" "$(fetch_published)" "served by prop-test"
+prop_run "$TMP/p3.out" "$TMP/site.lua"
+same "paused: the next run changes nothing" "$(host_count "$TMP/p3.out" localhost changed)/$rc" "0/0"
+prop_verify "$TMP/pv3.out" "$TMP/site.lua"
+same "paused, repaired: prop verify: all hold" "$rc" 0
 
 # ---- a new parameter: made again, its files kept ------------------------------------
 id_before="$(docker inspect --format '{{.Id}}' "$CTR")"

@@ -203,10 +203,11 @@ host "box" {
 }
 LUA
 }
-run() { # NAME [ARGS...]: the output, exit code, live ruleset and file after it
-  local n="$1" rc=0
+run() { # NAME [verify] [ARGS...]: the output, exit code, live ruleset and file after it
+  local n="$1" rc=0 cmd=run
   shift
-  timeout 300 "$PROP" run "$D/ssh.lua" "$@" >"$D/$n.out" 2>&1 || rc=$?
+  if [ "${1:-}" = verify ]; then cmd=verify; shift; fi
+  timeout 300 "$PROP" "$cmd" "$D/ssh.lua" "$@" >"$D/$n.out" 2>&1 || rc=$?
   echo "$rc" >"$D/$n.rc"
   nft list ruleset >"$D/$n.rules" 2>&1 || true
   cp /etc/nftables.conf "$D/$n.conf" 2>/dev/null || true
@@ -218,6 +219,15 @@ run first
 run second
 nft delete table inet prop
 run unloaded
+# A rule deleted behind prop's back: the file is right, the table loaded,
+# only the probe sees the port is not accepted.
+h="$(nft -a list chain inet prop input | sed -n 's/.*tcp dport 8443 accept.*# handle \([0-9][0-9]*\)$/\1/p')"
+nft delete rule inet prop input handle "$h"
+run broken_dry --dry-run
+run broken_verify verify
+run broken
+run repaired
+run repaired_verify verify
 site "revert(firewall.open_declared()),"
 run revert
 run again
@@ -249,6 +259,22 @@ udp dport 8443 accept comment \"declared by the host's properties\""
   OUT="$D/unloaded.out"
   check "ssh: a table deleted by hand is loaded again" grep -q 'firewall allows the declared ports ... changed' "$D/unloaded.out"
   check "ssh: it is back" grep -q 'table inet prop' "$D/unloaded.rules"
+  OUT="$D/broken_dry.out"
+  same "ssh: a rule deleted by hand: a dry run exits 1" "$(res broken_dry)" 1
+  check "ssh: a rule deleted by hand: would fail, with what the probe saw" bash -c "grep -q 'firewall allows the declared ports ... failed' '$D/broken_dry.out' && grep -q 'failed: would fail: verify: the loaded table inet prop does not accept tcp 8443$' '$D/broken_dry.out'"
+  check "ssh: the dry run loads nothing" bash -c "! grep -q 'tcp dport 8443' '$D/broken_dry.rules'"
+  OUT="$D/broken_verify.out"
+  same "ssh: a rule deleted by hand: prop verify exits 2" "$(res broken_verify)" 2
+  check "ssh: prop verify names the firewall, with what the probe saw" bash -c "grep -q 'firewall allows the declared ports' '$D/broken_verify.out' && grep -q 'the loaded table inet prop does not accept tcp 8443' '$D/broken_verify.out'"
+  check "ssh: prop verify loads nothing" bash -c "! grep -q 'tcp dport 8443' '$D/broken_verify.rules'"
+  OUT="$D/broken.out"
+  same "ssh: a rule deleted by hand: the run exits 0" "$(res broken)" 0
+  check "ssh: the ruleset loaded again (changed)" grep -q 'firewall allows the declared ports ... changed' "$D/broken.out"
+  check "ssh: the rule is back" grep -q 'tcp dport 8443 accept' "$D/broken.rules"
+  OUT="$D/repaired.out"
+  check "ssh: repaired: the next run changes nothing" grep -q '^box: 2 ok, 0 changed, 0 failed' "$D/repaired.out"
+  OUT="$D/repaired_verify.out"
+  same "ssh: repaired: prop verify exits 0" "$(res repaired_verify)" 0
   OUT="$D/revert.out"
   same "ssh: revert: exit" "$(res revert)" 0
   check "ssh: revert removes the table" bash -c "! grep -q 'table inet prop' '$D/revert.rules'"

@@ -9,7 +9,9 @@
 # certificate name given two domain lists is P007.  Then: a dry run
 # changes nothing; a run installs certbot and gets a certificate naming
 # every domain (openssl reads it), and its on_change runs; a second run
-# changes nothing and asks nothing; a domain added gets a new certificate
+# changes nothing and asks nothing; a key replaced by hand is seen by the
+# probe (a dry run says would fail, prop verify exits 2) and a run renews
+# the certificate, with its on_change; a domain added gets a new certificate
 # in the same place; a domain the ACME server cannot check, and an ACME
 # server that does not answer, fail with certbot's words and leave the
 # certificate as it was; a certificate put in place by hand that covers
@@ -150,6 +152,32 @@ check "second run: on_change not run" bash -c "! docker exec $CTR test -e /srv/r
 same "second run: no order sent to pebble" "$(inside grep -c 'POST /order-plz' /var/log/pebble.log || true)" "$orders_before"
 same "second run: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
 
+# ---- the key replaced behind prop's back: only the probe sees it ---------------------------
+LIVE=/etc/letsencrypt/live/www.prop.test
+keys_match() { [[ "$(inside openssl x509 -in $LIVE/fullchain.pem -noout -pubkey)" == "$(inside openssl pkey -in $LIVE/privkey.pem -pubout)" ]]; }
+inside sh -c "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out \"\$(readlink -f $LIVE/privkey.pem)\"" >/dev/null 2>&1
+same "wrong key: the key is another" "$(keys_match && echo same || echo other)" other
+prop_run "$TMP/k1.out" "$TMP/site.lua" --dry-run
+same "wrong key, dry run: exit 1" "$rc" 1
+same "wrong key, dry run: the certificate would fail" "$(changed_inside "$TMP/k1.out")" "0/1"
+check "wrong key, dry run: with what the probe saw" grep -q "would fail: verify: $LIVE/privkey.pem is not the key of the certificate in $LIVE/fullchain.pem" "$TMP/k1.out"
+same "wrong key, dry run: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
+prop_verify "$TMP/kv.out" "$TMP/site.lua"
+same "wrong key, prop verify: exit 2" "$rc" 2
+same "wrong key, prop verify: the certificate failed" "$(host_count "$TMP/kv.out" "localhost/$CTR" failed)" 1
+check "wrong key, prop verify: with what the probe saw" grep -q "would fail: verify: $LIVE/privkey.pem is not the key of the certificate in $LIVE/fullchain.pem" "$TMP/kv.out"
+same "wrong key, prop verify: the same certificate" "$(cert_sum www.prop.test)" "$SUM1"
+prop_run "$TMP/k2.out" "$TMP/site.lua"
+same "wrong key: renewed (changed, with its on_change)" "$(changed_inside "$TMP/k2.out")/$rc" "2/0/0"
+check "wrong key: says so" grep -q 'certificate renewed for www.prop.test prop.test (its files were broken)' "$TMP/k2.out"
+check "wrong key: another certificate" test "$(cert_sum www.prop.test)" != "$SUM1"
+same "wrong key: the key is the certificate's again" "$(keys_match && echo same || echo other)" same
+same "wrong key: on_change ran" "$(inside cat /srv/reloaded)" "yes"
+prop_run "$TMP/k3.out" "$TMP/site.lua"
+same "wrong key: the next run changes nothing" "$(changed_inside "$TMP/k3.out")/$rc" "0/0/0"
+prop_verify "$TMP/kv3.out" "$TMP/site.lua"
+same "wrong key, repaired: prop verify: all hold" "$rc" 0
+
 # ---- a domain added -------------------------------------------------------------------
 write_site "$CERT3"
 prop_run "$TMP/r3.out" "$TMP/site.lua"
@@ -179,7 +207,8 @@ same "no server: the certificate is the previous one" "$(cert_sum www.prop.test)
 selfmade() { # NAME DAYS
   inside sh -c "mkdir -p /etc/letsencrypt/live/$1 && openssl req -x509 -newkey rsa:2048 -nodes \
     -keyout /etc/letsencrypt/live/$1/privkey.pem -out /etc/letsencrypt/live/$1/cert.pem \
-    -days $2 -subj /CN=$1 -addext subjectAltName=DNS:$1 >/dev/null 2>&1"
+    -days $2 -subj /CN=$1 -addext subjectAltName=DNS:$1 >/dev/null 2>&1 &&
+    cp /etc/letsencrypt/live/$1/cert.pem /etc/letsencrypt/live/$1/fullchain.pem"
 }
 selfmade self.prop.test 90
 write_site 'letsencrypt.certbot("self.prop.test", "admin@prop.test", { server = "'$DEAD'" })'

@@ -4,7 +4,10 @@
 # postfix.satellite installs Postfix without a question and makes a null
 # client (relayhost, empty mydestination, loopback only, /etc/mailname
 # from the host's name); postfix.main_cf edits one line; fail2ban.jail
-# writes a jail fail2ban-client runs; a second run changes nothing; a dry
+# writes a jail fail2ban-client runs; a second run changes nothing; the
+# probes see a jail stopped and a Postfix listening off loopback though
+# main.cf says loopback-only (a dry run says would fail, prop verify
+# exits 2, a run reloads fail2ban and restarts Postfix); a dry
 # run with --diff shows the new line and changes nothing; a main.cf that
 # postfix check refuses and a jail fail2ban-client -t refuses both fail and
 # leave the old file in place with the daemon still running the old one;
@@ -110,6 +113,11 @@ EOF
 top_changed_inside() {
   echo "$(results "$1" changed "localhost/$CTR")/$(results "$1" failed "localhost/$CTR")"
 }
+# any_result OUT DESC : the result of the container's property DESC (at any depth).
+any_result() {
+  grep '"event":"property"' "$1" | grep -F "\"host\":\"localhost/$CTR\"" |
+    grep -F "\"desc\":\"$2\"" | head -1 | sed -n 's/.*"result":"\([a-z]*\)".*/\1/p'
+}
 # The local addresses listening on TCP port 25 (hex, from /proc/net/tcp*).
 port25() {
   docker exec "$CTR" sh -c "cat /proc/net/tcp /proc/net/tcp6 2>/dev/null" |
@@ -145,6 +153,43 @@ check "no check copy left" bash -c "! docker exec $CTR test -e /etc/postfix/prop
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changed" "$(top_changed_inside "$TMP/r2.out")" "0/0"
+
+# ---- effects broken behind prop's back: only the probes see them -------------------------
+# The jail stopped (its file still right), and Postfix restarted with
+# inet_interfaces = all, then main.cf put back: it listens on every
+# interface though main.cf says loopback-only.
+inside fail2ban-client stop prop-web >/dev/null
+inside cp /etc/postfix/main.cf /root/main.cf.sat
+inside postconf -e inet_interfaces=all
+inside service postfix restart >/dev/null 2>&1
+inside cp /root/main.cf.sat /etc/postfix/main.cf
+wide=no
+for _ in $(seq 50); do [[ "$(port25)" == *00000000:0019* ]] && { wide=yes; break; }; sleep 0.2; done
+same "broken: postfix listens on every interface" "$wide" yes
+prop_run "$TMP/b1.out" "$TMP/site.lua" --dry-run
+same "broken, dry run: exit 1" "$rc" 1
+same "broken, dry run: the satellite and the jail would fail" "$(top_changed_inside "$TMP/b1.out")" "0/2"
+check "broken, dry run: the jail's probe, with what it saw" grep -q "would fail: verify: jail prop-web is not active" "$TMP/b1.out"
+check "broken, dry run: postfix's probe, with what it saw" grep -q "would fail: verify: postfix listens on 0.0.0.0:25.*, want loopback only (inet_interfaces = loopback-only)" "$TMP/b1.out"
+check "broken, dry run: the jail is still stopped" bash -c "! docker exec $CTR fail2ban-client status prop-web >/dev/null 2>&1"
+check "broken, dry run: postfix still listens on every interface" bash -c "[[ '$(port25)' == *00000000:0019* ]]"
+prop_verify "$TMP/bv.out" "$TMP/site.lua"
+same "broken, prop verify: exit 2" "$rc" 2
+same "broken, prop verify: the jail failed" "$(any_result "$TMP/bv.out" "fail2ban jail prop-web")" failed
+same "broken, prop verify: inet_interfaces failed" "$(any_result "$TMP/bv.out" "main.cf: inet_interfaces = loopback-only")" failed
+check "broken, prop verify: with what the probe saw" grep -q "postfix listens on 0.0.0.0:25.*, want loopback only" "$TMP/bv.out"
+check "broken, prop verify: the jail is still stopped" bash -c "! docker exec $CTR fail2ban-client status prop-web >/dev/null 2>&1"
+prop_run "$TMP/b2.out" "$TMP/site.lua"
+same "broken: the run repairs both: exit" "$rc" 0
+same "broken: the satellite and the jail changed" "$(top_changed_inside "$TMP/b2.out")" "2/0"
+check "broken: postfix restarted" grep -q "postfix restarted: it did not run with inet_interfaces = loopback-only" "$TMP/b2.out"
+check "broken: fail2ban reloaded" grep -q "fail2ban reloaded: jail prop-web was not active" "$TMP/b2.out"
+check "repaired: the jail is active" inside fail2ban-client status prop-web
+check "repaired: port 25 on loopback only" bash -c "! grep -qvE '^(0100007F:0019|00000000000000000000000001000000:0019)$' <<<'$(port25 | tr ' ' '\n' | sed '/^$/d')'"
+prop_run "$TMP/b3.out" "$TMP/site.lua"
+same "repaired: the next run changes nothing" "$(top_changed_inside "$TMP/b3.out")/$rc" "0/0/0"
+prop_verify "$TMP/bv3.out" "$TMP/site.lua"
+same "repaired, prop verify: all hold" "$rc" 0
 
 # ---- dry run with --diff ----------------------------------------------------------------
 write_site 'postfix.main_cf { message_size_limit = 20480000 }' "fail2ban.jail(\"prop-web\", $JAIL)"

@@ -116,6 +116,27 @@ prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changes" "$(changed_inside "$TMP/r2.out")" "0/0"
 
+# ---- the onion address file removed behind prop's back: only the probe sees it ------------
+inside rm /var/lib/tor/web/hostname
+prop_run "$TMP/b1.out" "$TMP/site.lua" --dry-run
+same "no hostname, dry run: exit 1" "$rc" 1
+same "no hostname, dry run: the service would fail" "$(changed_inside "$TMP/b1.out")" "0/1"
+check "no hostname, dry run: with what the probe saw" grep -q 'would fail: verify: /var/lib/tor/web/hostname is missing: tor does not run the service' "$TMP/b1.out"
+check "no hostname, dry run: nothing made" bash -c "! docker exec $CTR test -e /var/lib/tor/web/hostname"
+prop_verify "$TMP/bv.out" "$TMP/site.lua"
+same "no hostname, prop verify: exit 2" "$rc" 2
+same "no hostname, prop verify: the service failed" "$(host_count "$TMP/bv.out" "localhost/$CTR" failed)" 1
+check "no hostname, prop verify: with what the probe saw" grep -q 'would fail: verify: /var/lib/tor/web/hostname is missing: tor does not run the service' "$TMP/bv.out"
+check "no hostname, prop verify: nothing made" bash -c "! docker exec $CTR test -e /var/lib/tor/web/hostname"
+prop_run "$TMP/b2.out" "$TMP/site.lua"
+same "no hostname: tor reloaded (changed)" "$(changed_inside "$TMP/b2.out")/$rc" "1/0/0"
+check "no hostname: says so" grep -q 'tor reloaded: /var/lib/tor/web/hostname was missing' "$TMP/b2.out"
+same "no hostname: tor wrote it again, the same address" "$(inside cat /var/lib/tor/web/hostname)" "$ONION"
+prop_run "$TMP/b3.out" "$TMP/site.lua"
+same "no hostname: the next run changes nothing" "$(changed_inside "$TMP/b3.out")/$rc" "0/0/0"
+prop_verify "$TMP/bv3.out" "$TMP/site.lua"
+same "no hostname, repaired: prop verify: all hold" "$rc" 0
+
 # ---- a new port: dry run with --diff, then the run --------------------------------------
 write_site 'tor.hidden_service("web", 8080, { target = 8081 })'
 prop_run "$TMP/d2.out" "$TMP/site.lua" --dry-run --diff
