@@ -481,7 +481,9 @@ result_text(const host_run *hr, prop_result r)
 /*
  * ,"result":"R","ms":MS and what a dry run or prop verify adds, on
  * stdout.  prop verify's "message" is the failure's, or what a drift
- * would change (the property's notes, a line each, joined by "; ").
+ * would change (the property's notes, a line each, joined by "; "); a
+ * composite that failed by a part has no message of its own, and gets
+ * its notes' "failed: PART: WHY" lines.
  */
 static void
 json_result(const host_run *hr, prop_result r, double ms, const char *msg, const char *notes)
@@ -489,19 +491,24 @@ json_result(const host_run *hr, prop_result r, double ms, const char *msg, const
     printf(",\"result\":\"%s\"", run_result_word(hr->o, r));
     if (hr->o->verify) {
         fputs(",\"message\":", stdout);
-        if ((msg == NULL || *msg == '\0') && r == PROP_RESULT_CHANGED && notes && *notes) {
-            size_t len = strlen(notes), i, k = 0;
+        if ((msg == NULL || *msg == '\0') &&
+            (r == PROP_RESULT_CHANGED || r == PROP_RESULT_FAILED) && notes && *notes) {
+            size_t len = strlen(notes), i = 0, k = 0;
             char *m = malloc(2 * len + 1);
 
-            while (len && notes[len - 1] == '\n')
-                len--;
-            for (i = 0; m && i < len; i++) {
-                if (notes[i] == '\n') {
-                    m[k++] = ';';
-                    m[k++] = ' ';
-                } else {
-                    m[k++] = notes[i];
+            while (m && i < len) {
+                const char *nl = memchr(notes + i, '\n', len - i);
+                size_t n = nl ? (size_t)(nl - (notes + i)) : len - i;
+
+                if (n > 0 && (r == PROP_RESULT_CHANGED || strncmp(notes + i, "failed: ", 8) == 0)) {
+                    if (k > 0) {
+                        m[k++] = ';';
+                        m[k++] = ' ';
+                    }
+                    memcpy(m + k, notes + i, n);
+                    k += n;
                 }
+                i += n + 1;
             }
             if (m)
                 m[k] = '\0';

@@ -121,6 +121,22 @@ printf 'up\n' >"$T/flag"
 printf 'running\n' >"$T/state"
 : >"$T/other"
 
+# A composite that failed by a part: its message names the part and what
+# its probe saw.
+cat >"$TMP/composite.lua" <<EOF
+local a = property { desc = "a", check = function(sys) return true end,
+                     apply = function(sys) sys:write("/a", "a") end }
+local b = property { desc = "b", check = function(sys) return true end,
+                     apply = function(sys) sys:write("/b", "b") end,
+                     verify = function(sys) return false, "b is not there" end, probe_timeout = 0 }
+host "t" { connect.dir "$T", os.debian("bookworm", "amd64"), requires(a, b):describe("both") }
+EOF
+run_prop "$TMP/comp.out" verify "$TMP/composite.lua" --json
+same "composite: exit 2" "$rc" 2
+same "composite: failed" "$(result_of "$TMP/comp.out" "both")" failed
+check "composite: its message names the part and what it saw" \
+  grep -q '"desc":"both".*"message":"failed: b: would fail: verify: b is not there' "$TMP/comp.out"
+
 # A check that fails (an error) is a failure.
 cat >"$TMP/checkerr.lua" <<EOF
 host "t" { connect.dir "$T", os.debian("bookworm", "amd64"),
