@@ -49,6 +49,9 @@
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP
  *                       through GPGME; secmem.c memory for decrypted values
+ *   the utility layer, shared with the bindings (each header says what it does)
+ *     buf.c             prop_buf, the one growing byte buffer
+ *     base64.c          the one base64 codec
  *
  * Ownership: everything below is carved out of the site's arena (arena.c)
  * and lives exactly as long as the site; no struct here is freed alone.

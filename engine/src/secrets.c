@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "secrets_impl.h"
 
 #define PLAIN_WORD "prop-secret"
@@ -370,9 +371,10 @@ reveal_line(prop_secrets *s, size_t k)
     describe(s, l, what, sizeof what);
     if ((rc = reserve_plains(s, 1)) != PROP_OK)
         return rc;
-    rc = b64_decode(l->b64, &bin, &binlen);
-    if (rc != PROP_OK)
-        return secrets_fail(s, rc, rc == PROP_ENOMEM ? "out of memory" : "%s: not base64", what);
+    rc = prop_base64_decode(l->b64, &bin, &binlen);
+    if (rc != 0)
+        return rc == ENOMEM ? secrets_fail(s, PROP_ENOMEM, "out of memory")
+                            : secrets_fail(s, PROP_EINVAL, "%s: not base64", what);
     if ((b = calloc(1, sizeof *b)) == NULL) {
         free(bin);
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
@@ -532,7 +534,7 @@ encrypt_into(prop_secrets *s, pgp_keys *keys, const secbuf *plain, sline *l)
 
     if ((rc = pgp_encrypt(s, keys, plain->p, plain->len, &cipher, &clen)) != PROP_OK)
         return rc;
-    b64 = b64_encode(cipher, clen);
+    b64 = prop_base64_encode(cipher, clen);
     free(cipher);
     if (b64 == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");

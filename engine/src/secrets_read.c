@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "secrets_impl.h"
 
 #define NEW_STORE_COMMENT                                                                          \
@@ -412,10 +413,10 @@ parse_line(parse_state *ps, size_t lineno, char *line, size_t *cap)
             perr(ps, lineno, "\"%s\" is not a host name", host);
             return 0;
         }
-        rc = b64_decode(b64, &bin, &binlen);
-        if (rc == PROP_ENOMEM)
+        rc = prop_base64_decode(b64, &bin, &binlen);
+        if (rc == ENOMEM)
             return -1;
-        why = rc == PROP_OK ? pgp_framing(bin, binlen) : "it is not valid base64";
+        why = rc == 0 ? pgp_framing(bin, binlen) : "it is not valid base64";
         free(bin);
         if (why) {
             perr(ps, lineno, "the value of %s%s%s is damaged: %s (a cut or edited file?)", name,
