@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "spawn.h"
 
 const char *
 run_origin_of(const prop_node *n, char *buf, size_t size)
@@ -285,54 +286,35 @@ run_make_id(void)
 static int
 git_in(const char *dir, const char *a1, const char *a2, const char *a3, char *out, size_t size)
 {
-    int p[2], status;
-    size_t len = 0;
-    pid_t pid;
-    char sink[512];
+    static const char *const set[] = {"GIT_OPTIONAL_LOCKS=0", NULL};
+    const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
+    prop_spawn_opts o;
+    prop_spawn_result r;
+    char **envp;
+    int rc;
 
     out[0] = '\0';
-    if (pipe(p) != 0)
+    if ((envp = prop_spawn_env(set)) == NULL)
         return -1;
+    memset(&o, 0, sizeof o);
+    o.argv = (char *const *)argv; /* execve does not change them */
+    o.envp = envp;
+    o.path = prop_spawn_path();
+    o.stdin_null = 1;
+    o.out = PROP_SPAWN_CAPTURE;
+    o.err = PROP_SPAWN_NULL;
+    o.max_output = size - 1;
+    o.drain = 1;
     fflush(stdout);
     fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
+    rc = prop_spawn(&o, &r);
+    free(envp);
+    if (r.out.len)
+        memcpy(out, r.out.p, r.out.len + 1);
+    prop_buf_free(&r.out);
+    if (rc != PROP_SPAWN_OK || r.termsig != 0 || r.code == 127)
         return -1;
-    }
-    if (pid == 0) {
-        const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
-        int null = open("/dev/null", O_RDWR);
-
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
-            dup2(p[1], STDOUT_FILENO) < 0)
-            _exit(127);
-        close(p[0]);
-        close(p[1]);
-        setenv("GIT_OPTIONAL_LOCKS", "0", 1);
-        execvp("git", (char *const *)argv);
-        _exit(127);
-    }
-    close(p[1]);
-    for (;;) {
-        char *to = len + 1 < size ? out + len : sink;
-        size_t room = len + 1 < size ? size - 1 - len : sizeof sink;
-        ssize_t r = read(p[0], to, room);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (to != sink)
-            len += (size_t)r;
-    }
-    out[len] = '\0';
-    close(p[0]);
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
+    return r.code;
 }
 
 /* Whether DIR or a directory above it holds ".git" (a directory, or the
