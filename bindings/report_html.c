@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "prop/prop.h"
+#include "fileio.h"
 #include "report_html.h"
 
 static const char *const state_names[FLEET_NSTATES] = {
@@ -514,7 +515,7 @@ fleet_write_html(const fleet_page *pg, const char *title, const char *subtitle, 
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0, need = strlen(path) + 16;
     char *tmp = malloc(need), *doc = NULL;
-    size_t len = 0, off = 0;
+    size_t len = 0;
     FILE *m;
     mode_t um;
     int fd, ok, saved = 0;
@@ -537,18 +538,8 @@ fleet_write_html(const fleet_page *pg, const char *title, const char *subtitle, 
         ok = 0;
     if (!ok)
         saved = ENOMEM;
-    while (ok && off < len) {
-        ssize_t w = write(fd, doc + off, len - off);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            saved = w < 0 ? errno : EIO;
-            ok = 0;
-        } else {
-            off += (size_t)w;
-        }
-    }
+    if (ok && (saved = prop_write_all(fd, doc, len)) != 0)
+        ok = 0;
     free(doc);
     if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0)) {
         saved = errno;

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "run.h"
 
 int
@@ -413,7 +414,7 @@ static int
 write_atomically(const char *file, const char *data, size_t len)
 {
     const char *slash = strrchr(file, '/');
-    size_t dl = slash ? (size_t)(slash - file) + 1 : 0, off = 0, need = strlen(file) + 16;
+    size_t dl = slash ? (size_t)(slash - file) + 1 : 0, need = strlen(file) + 16;
     char *tmp = malloc(need), dir[4096];
     mode_t um = umask(0);
     int fd, dfd, e;
@@ -427,13 +428,9 @@ write_atomically(const char *file, const char *data, size_t len)
         free(tmp);
         return -1;
     }
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            goto fail;
-        off += (size_t)w;
+    if ((e = prop_write_all(fd, data, len)) != 0) {
+        errno = e;
+        goto fail;
     }
     if (fchmod(fd, 0644 & ~um) != 0 || fsync(fd) != 0)
         goto fail;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "fileio.h"
 #include "spawn.h"
 
 const char *
@@ -103,22 +104,11 @@ run_report_begin(char **buf, size_t *len, char kind, const prop_host *h)
 void
 run_report_end(FILE *m, char **buf, size_t *len)
 {
-    size_t off = 0;
-
     if (m == NULL)
         return;
     fputs("}\n", m);
-    if (fclose(m) == 0 && *buf && *len) {
-        while (off < *len) {
-            ssize_t w = write(run_report_fd, *buf + off, *len - off);
-
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            off += (size_t)w;
-        }
-    }
+    if (fclose(m) == 0 && *buf && *len)
+        (void)prop_write_all(run_report_fd, *buf, *len);
     free(*buf);
     *buf = NULL;
 }
@@ -538,7 +528,7 @@ run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, 
                  const outcome *ocs, int rc, time_t t0)
 {
     char started[32], ended[32], *doc = NULL;
-    size_t len = 0, off = 0;
+    size_t len = 0;
     FILE *m = open_memstream(&doc, &len);
     mode_t um = umask(0);
     int ok;
@@ -549,16 +539,8 @@ run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, 
     ok = m != NULL && report_document(m, o, hosts, nhosts, ocs, rc, started, ended) == 0;
     if (m && fclose(m) != 0)
         ok = 0;
-    while (ok && off < len) {
-        ssize_t w = write(fd, doc + off, len - off);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            ok = 0;
-        else
-            off += (size_t)w;
-    }
+    if (ok && prop_write_all(fd, doc, len) != 0)
+        ok = 0;
     free(doc);
     if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0))
         ok = 0;

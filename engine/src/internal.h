@@ -53,6 +53,7 @@
  *   the utility layer, shared with the bindings (each header says what it does)
  *     buf.c             prop_buf, the one growing byte buffer
  *     base64.c          the one base64 codec
+ *     fileio.c          the one read-to-the-end (bounded) and write-it-all
  *     spawn.c           the one spawn-and-capture: a program run with
  *                       its input given, its output captured, bounded
  *

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "secrets_impl.h"
 
 /* ---- lines ---- */
@@ -225,23 +226,6 @@ draft_text(const draft *d, size_t *len)
 
 /* ---- writing ---- */
 
-static int
-write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len > (1u << 30) ? (1u << 30) : len);
-
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Where the link s->path points, joined to its directory when relative;
  * the link may dangle (a store not written yet). */
 static int
@@ -337,7 +321,7 @@ store_write(prop_secrets *s, const char *text, size_t len)
                           dir, strerror(e));
         goto out;
     }
-    if ((e = write_all(fd, text, len)) != 0)
+    if ((e = prop_write_all(fd, text, len)) != 0)
         goto fail;
     /* The owner of a store that root changes stays who it was. */
     if (have && st.st_uid != geteuid() && fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)

@@ -8,12 +8,14 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base64.h"
+#include "fileio.h"
 #include "secrets_impl.h"
 
 #define NEW_STORE_COMMENT                                                                          \
@@ -124,9 +126,7 @@ int
 store_read(prop_secrets *s, const char *path, char **data, size_t *len)
 {
     struct stat st;
-    char *buf = NULL, *nb;
-    size_t cap = 0, n = 0;
-    ssize_t r;
+    prop_buf b = PROP_BUF_INIT;
     int fd, e;
 
     *data = NULL;
@@ -151,33 +151,19 @@ store_read(prop_secrets *s, const char *path, char **data, size_t *len)
                             "file that prop secret writes)",
                             path, file_kind(st.st_mode));
     }
-    for (;;) {
-        if (n + 1 >= cap) {
-            cap = cap ? cap * 2 : (size_t)st.st_size + 4096;
-            if ((nb = realloc(buf, cap)) == NULL) {
-                free(buf);
-                (void)close(fd);
-                return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", path);
-            }
-            buf = nb;
-        }
-        r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            e = errno;
-            free(buf);
-            (void)close(fd);
-            return secrets_fail(s, PROP_ERROR, "cannot read %s: %s", path, strerror(e));
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    /* The size it has now, and room to see its end. */
+    e = (uintmax_t)st.st_size > SIZE_MAX / 2 || prop_buf_reserve(&b, (size_t)st.st_size + 4096) != 0
+            ? ENOMEM
+            : prop_read_all(fd, &b, 0);
     (void)close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
+    if (e == ENOMEM || (e == 0 && (*data = prop_buf_take(&b, len)) == NULL)) {
+        prop_buf_free(&b);
+        return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", path);
+    }
+    if (e != 0) {
+        prop_buf_free(&b);
+        return secrets_fail(s, PROP_ERROR, "cannot read %s: %s", path, strerror(e));
+    }
     return PROP_OK;
 }
 

@@ -1,6 +1,7 @@
 /*
  * check_util.c - the engine's utility layer shared with the bindings:
- * base64 (base64.h), spawn-and-capture (spawn.h).
+ * base64 (base64.h), spawn-and-capture (spawn.h), whole reads and
+ * writes (fileio.h), the buffer's growth (buf.h).
  */
 #include <check.h>
 #include <errno.h>
@@ -9,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base64.h"
+#include "fileio.h"
 #include "spawn.h"
 #include "unit.h"
 
@@ -294,6 +297,124 @@ START_TEST(test_spawn_env)
 }
 END_TEST
 
+/* ---- buf ---- */
+
+START_TEST(test_buf_reserve)
+{
+    prop_buf b = PROP_BUF_INIT;
+    char *p;
+
+    ck_assert_int_eq(prop_buf_reserve(&b, 1000), 0);
+    ck_assert_uint_ge(b.cap, 1001);
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_str_eq(b.p, "");
+    p = b.p;
+    ck_assert_int_eq(prop_buf_add(&b, "abc", 3), 0);
+    ck_assert_ptr_eq(b.p, p); /* no growth within what was reserved */
+    /* What would overflow is refused, the buffer as it was. */
+    ck_assert_int_eq(prop_buf_reserve(&b, SIZE_MAX - 2), -1);
+    ck_assert_int_eq(prop_buf_reserve(&b, SIZE_MAX / 2 + 1), -1);
+    ck_assert_int_eq(prop_buf_add(&b, "x", SIZE_MAX - 3), -1);
+    ck_assert_str_eq(b.p, "abc");
+    ck_assert_uint_eq(b.len, 3);
+    prop_buf_free(&b);
+}
+END_TEST
+
+/* ---- fileio ---- */
+
+/* A pipe with n bytes of 'x' written into it (then closed) by a child. */
+static int
+pipe_of(size_t n)
+{
+    int p[2];
+    pid_t pid;
+
+    ck_assert_int_eq(pipe(p), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char x[4096];
+
+        close(p[0]);
+        memset(x, 'x', sizeof x);
+        while (n > 0) {
+            size_t k = n > sizeof x ? sizeof x : n;
+            if (prop_write_all(p[1], x, k) != 0)
+                _exit(1);
+            n -= k;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    return p[0];
+}
+
+START_TEST(test_read_all)
+{
+    prop_buf b = PROP_BUF_INIT;
+    int fd;
+
+    /* All of it, in many reads. */
+    fd = pipe_of(300000);
+    ck_assert_int_eq(prop_read_all(fd, &b, 0), 0);
+    ck_assert_uint_eq(b.len, 300000);
+    ck_assert_uint_eq(strspn(b.p, "x"), 300000);
+    ck_assert_int_eq(b.p[b.len], '\0');
+    close(fd);
+    prop_buf_free(&b);
+    /* Exactly the limit is fine; appended to what was there. */
+    ck_assert_int_eq(prop_buf_adds(&b, "ab"), 0);
+    fd = pipe_of(998);
+    ck_assert_int_eq(prop_read_all(fd, &b, 1000), 0);
+    ck_assert_uint_eq(b.len, 1000);
+    ck_assert_int_eq(memcmp(b.p, "abxx", 4), 0);
+    close(fd);
+    prop_buf_free(&b);
+    /* One byte more is not. */
+    fd = pipe_of(1001);
+    ck_assert_int_eq(prop_read_all(fd, &b, 1000), EFBIG);
+    ck_assert_uint_le(b.len, 1000);
+    ck_assert_int_eq(b.p[b.len], '\0');
+    close(fd);
+    prop_buf_free(&b);
+    /* Nothing: an empty text; a bad descriptor: its errno. */
+    fd = pipe_of(0);
+    ck_assert_int_eq(prop_read_all(fd, &b, 10), 0);
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_str_eq(b.p, "");
+    close(fd);
+    prop_buf_free(&b);
+    ck_assert_int_eq(prop_read_all(-1, &b, 0), EBADF);
+    prop_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_write_all)
+{
+    char path[] = "/tmp/check_util.XXXXXX";
+    prop_buf in = PROP_BUF_INIT, back = PROP_BUF_INIT;
+    size_t i;
+    int fd;
+
+    for (i = 0; i < 200000; i++)
+        ck_assert_int_eq(prop_buf_add(&in, (char[]){(char)('a' + i % 26)}, 1), 0);
+    fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(prop_write_all(fd, in.p, in.len), 0);
+    ck_assert_int_eq(prop_write_all(fd, "", 0), 0);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+    ck_assert_int_eq(prop_read_all(fd, &back, 0), 0);
+    ck_assert_uint_eq(back.len, in.len);
+    ck_assert_int_eq(memcmp(back.p, in.p, in.len), 0);
+    close(fd);
+    ck_assert_int_eq(prop_write_all(-1, "x", 1), EBADF);
+    prop_buf_free(&in);
+    prop_buf_free(&back);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -307,6 +428,9 @@ main(void)
     tcase_add_test(tc, test_spawn_limits);
     tcase_add_test(tc, test_spawn_stop);
     tcase_add_test(tc, test_spawn_env);
+    tcase_add_test(tc, test_buf_reserve);
+    tcase_add_test(tc, test_read_all);
+    tcase_add_test(tc, test_write_all);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return run_suite(s);
