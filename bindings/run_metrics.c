@@ -234,31 +234,24 @@ series_cmp(const void *a, const void *b)
 static char *
 read_entries(size_t *lenp)
 {
-    char *data = NULL;
-    size_t len = 0, cap = 0;
+    prop_buf b = PROP_BUF_INIT;
 
     for (;;) {
         ssize_t r;
 
-        if (cap - len < 65536) {
-            char *b = realloc(data, cap = cap ? cap * 2 : 65536);
-            if (b == NULL) {
-                free(data);
-                return NULL;
-            }
-            data = b;
+        if (prop_buf_reserve(&b, 65536) != 0) {
+            prop_buf_free(&b);
+            return NULL;
         }
-        r = pread(run_report_fd, data + len, cap - len - 1, (off_t)len);
+        r = pread(run_report_fd, b.p + b.len, b.cap - b.len - 1, (off_t)b.len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        len += (size_t)r;
+        b.len += (size_t)r;
+        b.p[b.len] = '\0';
     }
-    if (data)
-        data[len] = '\0';
-    *lenp = len;
-    return data;
+    return prop_buf_take(&b, lenp);
 }
 
 /* Take the entries into ss (properties) and hs (hosts): 0, or -1 out of memory. */

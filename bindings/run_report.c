@@ -425,32 +425,28 @@ static int
 report_document(FILE *m, const run_opts *o, const prop_host **hosts, size_t nhosts,
                 const outcome *ocs, int rc, const char *started, const char *ended)
 {
-    char *data = NULL, *line, *end;
-    size_t len = 0, cap = 0, k;
+    prop_buf b = PROP_BUF_INIT;
+    char *data, *line, *end;
+    size_t len, k;
     int first = 1;
 
     for (;;) {
         ssize_t r;
 
-        if (cap - len < 65536) {
-            char *b = realloc(data, cap = cap ? cap * 2 : 65536);
-
-            if (b == NULL) {
-                free(data);
-                return -1;
-            }
-            data = b;
+        if (prop_buf_reserve(&b, 65536) != 0) {
+            prop_buf_free(&b);
+            return -1;
         }
-        r = pread(run_report_fd, data + len, cap - len - 1, (off_t)len);
+        r = pread(run_report_fd, b.p + b.len, b.cap - b.len - 1, (off_t)b.len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        len += (size_t)r;
+        b.len += (size_t)r;
+        b.p[b.len] = '\0';
     }
-    if (data == NULL)
-        return -1;
-    data[len] = '\0';
+    len = b.len;
+    data = b.p; /* freed below as before */
     fprintf(m, "{\"run\":\"%s\"", run_id);
     if (run_commit[0])
         fprintf(m, ",\"commit\":\"%s\",\"dirty\":%s", run_commit, run_dirty ? "true" : "false");
