@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "buf.h"
 #include "json_read.h"
 
@@ -280,15 +281,8 @@ static int value(jparser *j, json_val *v);
 static int
 add_kid(json_val *parent, size_t *cap, json_val *kid)
 {
-    if (parent->nkids == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        json_val *k = realloc(parent->kids, nc * sizeof *k);
-
-        if (k == NULL)
-            return -1;
-        parent->kids = k;
-        *cap = nc;
-    }
+    if (prop_array_reserve(parent->kids, *cap, parent->nkids, 1, 4) != 0)
+        return -1;
     parent->kids[parent->nkids++] = *kid;
     return 0;
 }

@@ -55,7 +55,7 @@
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable
  * The bindings use the engine's private utility layer too (engine/src:
- * buf.h, base64.h, fileio.h, spawn.h; internal.h lists it): git and gpg
+ * buf.h, array.h, base64.h, fileio.h, spawn.h; internal.h lists it): git and gpg
  * for prop pull and prop run's commit are run through spawn.h, reports and
  * metrics written and read through fileio.h.
  * How a host is reached and its OS detected is the engine's

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "prop/prop.h"
 #include "fileio.h"
 #include "report_html.h"
@@ -113,15 +114,8 @@ fleet_add_host(fleet_page *pg, const char *name)
 {
     fleet_host *h;
 
-    if (pg->nhosts == pg->caphosts) {
-        size_t cap = pg->caphosts ? pg->caphosts * 2 : 8;
-        fleet_host *v = realloc(pg->hosts, cap * sizeof *v);
-
-        if (v == NULL)
-            return NULL;
-        pg->hosts = v;
-        pg->caphosts = cap;
-    }
+    if (prop_array_reserve(pg->hosts, pg->caphosts, pg->nhosts, 1, 8) != 0)
+        return NULL;
     h = &pg->hosts[pg->nhosts];
     host_init(h);
     if ((h->name = strdup(name ? name : "?")) == NULL)
@@ -147,15 +141,8 @@ fleet_add_item(fleet_host *h, const char *kind, const char *desc, const char *or
 {
     fleet_item *it;
 
-    if (h->nitems == h->capitems) {
-        size_t cap = h->capitems ? h->capitems * 2 : 4;
-        fleet_item *v = realloc(h->items, cap * sizeof *v);
-
-        if (v == NULL)
-            return -1;
-        h->items = v;
-        h->capitems = cap;
-    }
+    if (prop_array_reserve(h->items, h->capitems, h->nitems, 1, 4) != 0)
+        return -1;
     it = &h->items[h->nitems];
     memset(it, 0, sizeof *it);
     if (fleet_set(&it->kind, kind) != 0 || fleet_set(&it->desc, desc) != 0 ||

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fileio.h"
 #include "run.h"
 
@@ -276,13 +277,9 @@ take_entries(const char *data, size_t len, series **ssp, size_t *nss, hostrow **
         if (line[0] == 'H') {
             hostrow *h;
 
-            if (*nhs == ch) {
-                hostrow *v = realloc(*hsp, (ch = ch ? ch * 2 : 16) * sizeof *v);
-                if (v == NULL) {
-                    free(host);
-                    return -1;
-                }
-                *hsp = v;
+            if (prop_array_reserve(*hsp, ch, *nhs, 1, 16) != 0) {
+                free(host);
+                return -1;
             }
             h = &(*hsp)[(*nhs)++];
             h->host = host;
@@ -300,14 +297,10 @@ take_entries(const char *data, size_t len, series **ssp, size_t *nss, hostrow **
             free(host);
             continue;
         }
-        if (*nss == cs) {
-            series *v = realloc(*ssp, (cs = cs ? cs * 2 : 64) * sizeof *v);
-            if (v == NULL) {
-                free(word);
-                free(host);
-                return -1;
-            }
-            *ssp = v;
+        if (prop_array_reserve(*ssp, cs, *nss, 1, 64) != 0) {
+            free(word);
+            free(host);
+            return -1;
         }
         {
             series *s = &(*ssp)[(*nss)++];

@@ -52,6 +52,7 @@
  *                       through GPGME; secmem.c memory for decrypted values
  *   the utility layer, shared with the bindings (each header says what it does)
  *     buf.c             prop_buf, the one growing byte buffer
+ *     array.c           the one growth of arrays of any element type
  *     base64.c          the one base64 codec
  *     fileio.c          the one read-to-the-end (bounded) and write-it-all
  *     spawn.c           the one spawn-and-capture: a program run with

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "base64.h"
 #include "secrets_impl.h"
 
@@ -341,17 +342,8 @@ describe(const prop_secrets *s, const sline *l, char *buf, size_t size)
 static int
 reserve_plains(prop_secrets *s, size_t more)
 {
-    if (s->nplains + more > s->capplains) {
-        size_t nc = s->capplains ? s->capplains * 2 : 8;
-        secbuf **np;
-        while (nc < s->nplains + more)
-            nc *= 2;
-        np = realloc(s->plains, nc * sizeof *np);
-        if (np == NULL)
-            return secrets_fail(s, PROP_ENOMEM, "out of memory");
-        s->plains = np;
-        s->capplains = nc;
-    }
+    if (prop_array_reserve(s->plains, s->capplains, s->nplains, more, 8) != 0)
+        return secrets_fail(s, PROP_ENOMEM, "out of memory");
     return PROP_OK;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "base64.h"
 #include "fileio.h"
 #include "secrets_impl.h"
@@ -257,14 +258,8 @@ split(char *line, char **f, size_t max)
 static int
 add_line(prop_secrets *s, size_t *cap, const sline *l)
 {
-    if (s->nlines == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        sline *nl = realloc(s->lines, nc * sizeof *nl);
-        if (nl == NULL)
-            return -1;
-        s->lines = nl;
-        *cap = nc;
-    }
+    if (prop_array_reserve(s->lines, *cap, s->nlines, 1, 16) != 0)
+        return -1;
     s->lines[s->nlines++] = *l;
     return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * check_util.c - the engine's utility layer shared with the bindings:
  * base64 (base64.h), spawn-and-capture (spawn.h), whole reads and
- * writes (fileio.h), the buffer's growth (buf.h).
+ * writes (fileio.h), the buffer's growth (buf.h), growable arrays
+ * (array.h).
  */
 #include <check.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "base64.h"
 #include "fileio.h"
 #include "spawn.h"
@@ -415,6 +417,58 @@ START_TEST(test_write_all)
 }
 END_TEST
 
+/* ---- array ---- */
+
+typedef struct pair {
+    int a;
+    double b;
+} pair;
+
+START_TEST(test_array)
+{
+    pair *v = NULL;
+    const char **names = NULL;
+    size_t n = 0, cap = 0, nn = 0, ncap = 0, i;
+
+    /* Nothing asked, nothing made. */
+    ck_assert_int_eq(prop_array_reserve(v, cap, n, 0, 4), 0);
+    ck_assert_ptr_null(v);
+    /* Grown by doubling from first, what was there kept. */
+    for (i = 0; i < 1000; i++) {
+        ck_assert_int_eq(prop_array_reserve(v, cap, n, 1, 4), 0);
+        ck_assert_uint_ge(cap, n + 1);
+        v[n].a = (int)i;
+        v[n].b = (double)i / 2;
+        n++;
+    }
+    ck_assert_uint_eq(cap, 1024);
+    for (i = 0; i < n; i++) {
+        ck_assert_int_eq(v[i].a, (int)i);
+        ck_assert(v[i].b == (double)i / 2);
+    }
+    /* Many at once. */
+    ck_assert_int_eq(prop_array_reserve(v, cap, n, 5000, 4), 0);
+    ck_assert_uint_ge(cap, 6000);
+    /* Sizes that would overflow: refused, the array as it was. */
+    i = cap;
+    ck_assert_int_eq(prop_array_reserve(v, cap, n, SIZE_MAX - n + 1, 4), -1);
+    ck_assert_int_eq(prop_array_reserve(v, cap, n, SIZE_MAX / sizeof *v, 4), -1);
+    ck_assert_int_eq(prop_array_reserve(v, cap, n, SIZE_MAX / 2, 4), -1);
+    ck_assert_uint_eq(cap, i);
+    ck_assert_int_eq(v[999].a, 999);
+    free(v);
+    /* An array of const pointers. */
+    ck_assert_int_eq(prop_array_reserve(names, ncap, nn, 1, 1), 0);
+    names[nn++] = "one";
+    ck_assert_int_eq(prop_array_reserve(names, ncap, nn, 1, 1), 0);
+    names[nn++] = "two";
+    ck_assert_uint_eq(ncap, 2);
+    ck_assert_str_eq(names[0], "one");
+    ck_assert_str_eq(names[1], "two");
+    free((void *)names);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -431,6 +485,7 @@ main(void)
     tcase_add_test(tc, test_buf_reserve);
     tcase_add_test(tc, test_read_all);
     tcase_add_test(tc, test_write_all);
+    tcase_add_test(tc, test_array);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return run_suite(s);
