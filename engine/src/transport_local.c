@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fileio.h"
 #include "transport_local_impl.h"
 
@@ -128,17 +129,12 @@ stale_scan(local_transport *lt, int dfd_at, const char *dir)
     }
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        struct stale_entry *ns;
 
         if (!is_temp_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             continue;
-        if (lt->nstale == cap) {
-            cap = cap ? 2 * cap : 8;
-            if (!(ns = realloc(lt->stale, cap * sizeof *ns)))
-                break;
-            lt->stale = ns;
-        }
+        if (prop_array_reserve(lt->stale, cap, lt->nstale, 1, 8) != 0)
+            break;
         if (!(lt->stale[lt->nstale].name = strdup(e->d_name)))
             break;
         lt->stale[lt->nstale].link = S_ISLNK(st.st_mode);
