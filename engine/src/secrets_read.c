@@ -171,8 +171,7 @@ store_read(prop_secrets *s, const char *path, char **data, size_t *len)
 /* Parse errors, gathered: the first MAX_PARSE_ERRORS in full, the rest counted. */
 typedef struct parse_state {
     prop_secrets *s;
-    char *msg;
-    size_t len;
+    prop_buf msg; /* the errors' text */
     int nerr;
     int oom;
 } parse_state;
@@ -183,24 +182,17 @@ static void PROP_PRINTF(3, 0) add_error(parse_state *ps, size_t line, const char
     char buf[1024];
     size_t n;
     int k;
-    char *nm;
 
     if (line)
-        k = snprintf(buf, sizeof buf, "%s%s:%zu: ", ps->len ? "\n" : "", ps->s->path, line);
+        k = snprintf(buf, sizeof buf, "%s%s:%zu: ", ps->msg.len ? "\n" : "", ps->s->path, line);
     else
-        k = snprintf(buf, sizeof buf, "%s%s: ", ps->len ? "\n" : "", ps->s->path);
+        k = snprintf(buf, sizeof buf, "%s%s: ", ps->msg.len ? "\n" : "", ps->s->path);
     if (k < 0 || (size_t)k >= sizeof buf)
         k = 0;
     (void)vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
     n = strlen(buf);
-    nm = realloc(ps->msg, ps->len + n + 1);
-    if (nm == NULL) {
+    if (prop_buf_add(&ps->msg, buf, n) != 0)
         ps->oom = 1;
-        return;
-    }
-    ps->msg = nm;
-    memcpy(ps->msg + ps->len, buf, n + 1);
-    ps->len += n;
 }
 
 /* A parse error: counted, and kept when it is among the first MAX_PARSE_ERRORS. */
@@ -443,7 +435,7 @@ store_init_new(prop_secrets *s)
 int
 store_parse(prop_secrets *s, char *text, size_t len)
 {
-    parse_state ps = {s, NULL, 0, 0, 0};
+    parse_state ps = {s, PROP_BUF_INIT, 0, 0};
     size_t cap = 0, lineno = 0, pos = 0;
     int seen_header = 0, rc = PROP_OK;
 
@@ -523,11 +515,11 @@ store_parse(prop_secrets *s, char *text, size_t len)
     if (ps.oom)
         goto oom;
     if (ps.nerr)
-        rc = secrets_fail(s, PROP_ERROR, "%s", ps.msg);
-    free(ps.msg);
+        rc = secrets_fail(s, PROP_ERROR, "%s", ps.msg.p ? ps.msg.p : "");
+    prop_buf_free(&ps.msg);
     return rc;
 
 oom:
-    free(ps.msg);
+    prop_buf_free(&ps.msg);
     return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", s->path);
 }
