@@ -55,7 +55,7 @@ place(const prop_origin *o, char *buf, size_t size)
 }
 
 static void
-json_str(FILE *f, const char *s)
+put_json_str(FILE *f, const char *s)
 {
     prop_json_write_string(f, s ? s : "", s ? strlen(s) : 0);
 }
@@ -108,12 +108,12 @@ print_match(void *ud, const prop_claim_match *m)
 
     if (p->json) {
         fputs(p->found ? ",\n {\"host\":" : "[\n {\"host\":", f);
-        json_str(f, prop_host_name(m->host));
+        put_json_str(f, prop_host_name(m->host));
         if (m->claim) {
             fputs(",\"kind\":", f);
-            json_str(f, prop_claim_kind_name(m->claim->kind));
+            put_json_str(f, prop_claim_kind_name(m->claim->kind));
             fputs(",\"key\":", f);
-            json_str(f, m->claim->key);
+            put_json_str(f, m->claim->key);
             print_value(p, m->claim);
             if (m->claim->id >= 0)
                 fprintf(f, ",\"id\":%lld", m->claim->id);
@@ -121,20 +121,20 @@ print_match(void *ud, const prop_claim_match *m)
             fprintf(f, ",\"kind\":\"port\",\"key\":\"%d\",\"port\":%d", m->port, m->port);
         } else {
             fputs(",\"kind\":\"info\",\"key\":", f);
-            json_str(f, m->info->key);
+            put_json_str(f, m->info->key);
             fputs(",\"value\":", f);
-            json_str(f, m->info->value);
+            put_json_str(f, m->info->value);
         }
         fputs(",\"property\":", f);
-        json_str(f, prop_node_desc(m->leaf));
+        put_json_str(f, prop_node_desc(m->leaf));
         fputs(",\"origin\":", f);
-        json_str(f, place(o, where, sizeof where));
+        put_json_str(f, place(o, where, sizeof where));
         fputs(",\"trace\":[", f);
         for (i = 0; o && i < o->nframes; i++) {
             snprintf(where, sizeof where, "%s:%d", o->frames[i].file, o->frames[i].line);
             if (i)
                 fputc(',', f);
-            json_str(f, where);
+            put_json_str(f, where);
         }
         fputs("],\"chain\":[", f);
         for (i = 0; i < m->nchain; i++) {
@@ -142,11 +142,11 @@ print_match(void *ud, const prop_claim_match *m)
                 continue;
             fputs(first ? "{\"desc\":" : ",{\"desc\":", f);
             first = 0;
-            json_str(f, prop_node_desc(m->chain[i]));
+            put_json_str(f, prop_node_desc(m->chain[i]));
             fputs(",\"kind\":", f);
-            json_str(f, prop_kind_name(prop_node_kind(m->chain[i])));
+            put_json_str(f, prop_kind_name(prop_node_kind(m->chain[i])));
             fputs(",\"origin\":", f);
-            json_str(f, place(prop_node_origin(m->chain[i]), where, sizeof where));
+            put_json_str(f, place(prop_node_origin(m->chain[i]), where, sizeof where));
             fputc('}', f);
         }
         fputs("]}", f);

@@ -283,16 +283,16 @@ print_stats(lprop_ctx *ctx, const char *site, const cli_load_times *t)
 
     fprintf(stderr, "%s: %zu host%s, %zu nodes (properties and combinators)\n", site, nh,
             nh == 1 ? "" : "s", prop_site_mark(ctx->site));
-    if (ctx->memo)
+    if (ctx->memo.table)
         fprintf(stderr,
                 "%s: %zu recipe calls with plain-data arguments, %zu of them made again "
                 "from an earlier equal call\n",
-                site, ctx->recipe_calls, ctx->recipe_remade);
+                site, ctx->memo.recipe_calls, ctx->memo.recipe_remade);
     else
         fprintf(stderr, "%s: %zu recipe calls with plain-data arguments, each one run\n", site,
-                ctx->recipe_calls);
+                ctx->memo.recipe_calls);
     fprintf(stderr, "%s: evaluated in %.3f s, pre-pass %.3f s, peak memory %.1f MB\n", site,
-            t->eval, t->check, (double)ctx->peak / 1e6);
+            t->eval, t->check, (double)ctx->heap.peak / 1e6);
 }
 
 static int

@@ -513,6 +513,12 @@ pull_run(int argc, char **argv)
                                 v ? v : "");
                 goto usage;
             }
+        } else if (cli_opt_value("--prometheus", argc, argv, &i, &v)) {
+            if (v == NULL || *v == '\0') {
+                cli_usage_error(&cmd_pull, "--prometheus wants a file name");
+                goto usage;
+            }
+            o.prometheus = v;
         } else if (cli_opt_value("--keyring", argc, argv, &i, &v)) {
             if (v == NULL || *v == '\0') {
                 cli_usage_error(&cmd_pull, "--keyring wants a file of public keys");
@@ -790,5 +796,5 @@ const cli_command cmd_pull = {
     "on the host itself: fetch the site from git, check its signature, run this host's part",
     "prop pull REPO [--branch B] [--host NAME] [--site PATH] [--keyring FILE]...\n"
     "                [--state-dir DIR] [--fetch-timeout S] [--every DURATION]\n"
-    "                [--dry-run] [--json]\n"
+    "                [--prometheus FILE] [--dry-run] [--json]\n"
     "                [--max-instructions N] [--max-memory MIB] [--max-cpu S]"};

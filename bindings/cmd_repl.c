@@ -44,7 +44,7 @@ static lprop_ctx *volatile running;
 
 /*
  * Ctrl-C: the running input stops at its next instruction or call (the
- * count hook sees ctx->interrupt, which points at `repl_interrupted`).  A
+ * count hook sees ctx->budget.interrupt, which points at `repl_interrupted`).  A
  * second Ctrl-C while it still runs finds it inside a C function of Lua's
  * library, which nothing can stop midway: prop repl ends, as lua(1) does.
  */
@@ -188,9 +188,9 @@ drop_state(repl *r)
 static int
 set_site_dir(lprop_ctx *ctx)
 {
-    ctx->site_dir = strdup(".");
-    ctx->site_real = realpath(".", NULL);
-    return ctx->site_dir && ctx->site_real ? 0 : -1;
+    ctx->paths.site_dir = strdup(".");
+    ctx->paths.site_real = realpath(".", NULL);
+    return ctx->paths.site_dir && ctx->paths.site_real ? 0 : -1;
 }
 
 /*
@@ -221,7 +221,7 @@ repl_load(repl *r)
         return -1;
     }
     r->ctx = ctx;
-    ctx->interrupt = &repl_interrupted; /* Ctrl-C stops the running input */
+    ctx->budget.interrupt = &repl_interrupted; /* Ctrl-C stops the running input */
     r->rejected = !evaluated || prop_site_nerrors(ctx->site, 0) > 0;
     if (r->site && prop_site_ndiags(ctx->site) > 0) {
         prop_diags_print_text(ctx->site, stderr, r->opts.color_err, 0);

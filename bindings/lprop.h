@@ -1,10 +1,23 @@
 /*
  * lprop.h - the Lua bindings: the glue between the engine (engine/, which
  * knows no Lua) and the sites, recipes and commands written in Lua.  This
- * header includes every lprop_*.h; include it and nothing else of them.
+ * header includes every lprop_*.h, for the commands and the run_*.c
+ * files.  The lprop_*.c files themselves include only the headers of
+ * what they call, and those form a ladder, each rung using only those
+ * below it (tests/cli/test_include_cycles.sh keeps it so):
+ *
+ *   lprop_state.h    the ctx (a part of it for each file below) and the
+ *                    helpers that raise errors and make Lua values
+ *   lprop_budget.h   lprop_memo.h     (state)
+ *   lprop_alloc.h    (state, budget)
+ *   lprop_require.h  lprop_secret.h   (state)
+ *   lprop_property.h (state, budget, memo, require, secret)
+ *   lprop_eval.h     (all of them: it makes and closes the state)
  *
  * Where things are in bindings/:
  *   the state a site runs in
+ *     lprop_state.c     the ctx of a state; the place of user code, errors
+ *                       raised with it, Lua values made safely
  *     lprop_alloc.c     the allocator: slab pools, the memory limit
  *     lprop_budget.c    the instruction budget, the CPU clock, Ctrl-C,
  *                       the sandbox's pcall/xpcall
@@ -33,7 +46,8 @@
  *                       loading the site for it, the batches of --serial
  *                       and --max-fail, --twice (run.h: the run object,
  *                       and what the run_*.c files share; cmd_run.c, prop
- *                       pull, prop status and the REPL's :plan use it)
+ *                       pull, prop status, prop verify and the REPL's :plan
+ *                       use it)
  *     run_jobs.c        prop run -j: hosts at once in forked children
  *     run_tags.c        prop run --tags and --skip-tags: which properties run
  *     run_host.c        one host: reaching it, its lock and OS, its properties
@@ -47,6 +61,8 @@
  *     run_containers.c  a host's containers, run after it
  *     run_report.c      prop run's text and JSON output, the run's id and
  *                       commit, a host's summary line, --report
+ *     run_metrics.c     a run's results as node_exporter textfile metrics
+ *                       (prop verify --prometheus, prop pull --prometheus)
  *     pull_verify.c     prop pull's trusted keys, a commit's signature
  *                       (pull.h: what the pull_*.c files share with cmd_pull.c)
  *     pull_record.c     prop pull's run of the site (a run object) and what
@@ -61,8 +77,8 @@
  * How a host is reached and its OS detected is the engine's
  * (engine/src/host_connect.c, prop/transport.h).
  *
- * Ownership: one lprop_ctx per lua_State, made by lprop_open() and freed by
- * lprop_close() after lua_close().  The ctx owns the prop_site; every
+ * Ownership: one lprop_ctx per lua_State (lprop_state.h), made by
+ * lprop_open() and freed by lprop_close() after lua_close().  The ctx owns the prop_site; every
  * userdata is a thin handle on a node or host of that site, and the site
  * outlives them all because it is freed only after the state is closed.
  *
@@ -87,5 +103,6 @@
 #include "lprop_property.h"
 #include "lprop_require.h"
 #include "lprop_secret.h"
+#include "lprop_state.h"
 
 #endif /* LPROP_H */

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "lprop.h"
+#include "lprop_alloc.h"
+#include "lprop_budget.h"
 
 /* Under AddressSanitizer (GCC says so one way, clang another), malloc
  * does it all: let it see every block. */
@@ -291,39 +292,39 @@ lprop_counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     size_t old = ptr ? osize : 0, add, sub;
     void *p;
 
-    held_change(&ctx->pool, ptr, old, nsize, &add, &sub);
+    held_change(&ctx->heap.pool, ptr, old, nsize, &add, &sub);
     if (nsize == 0) {
-        pool_realloc(&ctx->pool, ptr, old, 0);
-        ctx->used -= sub;
+        pool_realloc(&ctx->heap.pool, ptr, old, 0);
+        ctx->heap.used -= sub;
         return NULL;
     }
-    if (nsize > old && ctx->faults.at) {
-        if (ctx->faults.again && ptr == ctx->faults.ptr && osize == ctx->faults.osize &&
-            nsize == ctx->faults.nsize) {
-            ctx->faults.again = 0;
+    if (nsize > old && ctx->heap.faults.at) {
+        if (ctx->heap.faults.again && ptr == ctx->heap.faults.ptr &&
+            osize == ctx->heap.faults.osize && nsize == ctx->heap.faults.nsize) {
+            ctx->heap.faults.again = 0;
             return NULL;
         }
-        ctx->faults.again = 0;
-        if (++ctx->faults.count == ctx->faults.at) {
-            ctx->faults.again = 1;
-            ctx->faults.ptr = ptr;
-            ctx->faults.osize = osize;
-            ctx->faults.nsize = nsize;
+        ctx->heap.faults.again = 0;
+        if (++ctx->heap.faults.count == ctx->heap.faults.at) {
+            ctx->heap.faults.again = 1;
+            ctx->heap.faults.ptr = ptr;
+            ctx->heap.faults.osize = osize;
+            ctx->heap.faults.nsize = nsize;
             return NULL;
         }
     }
     /* A block never fails to shrink: Lua relies on it. */
-    if (nsize > old && add > sub && add - sub > ctx->limits.max_memory - ctx->used) {
+    if (nsize > old && add > sub && add - sub > ctx->limits.max_memory - ctx->heap.used) {
         if (ctx->evaluating && ctx->L)
             lprop_note_place_now(ctx);
         return NULL;
     }
-    p = pool_realloc(&ctx->pool, ptr, old, nsize);
+    p = pool_realloc(&ctx->heap.pool, ptr, old, nsize);
     if (p == NULL)
         return NULL;
-    ctx->used = ctx->used + add - sub;
-    if (ctx->used > ctx->peak)
-        ctx->peak = ctx->used;
+    ctx->heap.used = ctx->heap.used + add - sub;
+    if (ctx->heap.used > ctx->heap.peak)
+        ctx->heap.peak = ctx->heap.used;
     return p;
 }
 

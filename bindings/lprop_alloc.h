@@ -7,21 +7,7 @@
 
 #include <stddef.h>
 
-/*
- * Blocks of up to LPROP_POOL_MAX bytes come from size-class free lists
- * carved out of large slabs (lprop_alloc.c says why and how the memory
- * limit counts them); the slabs are freed when the state is closed.
- * Classes: 16, 32, ... 256 bytes, then four in each doubling up to
- * LPROP_POOL_MAX.
- */
-#define LPROP_POOL_MAX 65536
-#define LPROP_POOL_CLASSES (16 + 8 * 4)
-typedef struct lprop_pool {
-    void *free[LPROP_POOL_CLASSES]; /* free blocks, linked through their first word */
-    char *cur, *end;                /* unused space in the newest slab */
-    void *slabs;                    /* every slab, linked through its first word */
-    size_t nslabs;
-} lprop_pool;
+#include "lprop_state.h"
 
 /* The lua_Alloc of the graph (ud: the lprop_ctx): counts against the
  * memory limit; PROP_FAIL_ALLOC makes a chosen request fail. */

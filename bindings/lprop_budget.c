@@ -15,7 +15,7 @@
 
 #include <lauxlib.h>
 
-#include "lprop.h"
+#include "lprop_budget.h"
 
 /*
  * Instructions between two calls of the count hook.  Taking the hook off
@@ -42,8 +42,8 @@ lprop_note_place_now(lprop_ctx *ctx)
         if (!lua_getinfo(ctx->L, "Sl", &ar))
             return;
         if (ar.source[0] == '@' && ar.currentline > 0) {
-            snprintf(ctx->where_file, sizeof ctx->where_file, "%s", ar.source + 1);
-            ctx->where_line = ar.currentline;
+            snprintf(ctx->budget.where_file, sizeof ctx->budget.where_file, "%s", ar.source + 1);
+            ctx->budget.where_line = ar.currentline;
             return;
         }
     }
@@ -55,10 +55,10 @@ lprop_charge_instructions(lprop_ctx *ctx, long long n)
 {
     if (n <= 0)
         return;
-    if (ctx->instructions > LLONG_MAX - n)
-        ctx->instructions = LLONG_MAX;
+    if (ctx->budget.instructions > LLONG_MAX - n)
+        ctx->budget.instructions = LLONG_MAX;
     else
-        ctx->instructions += n;
+        ctx->budget.instructions += n;
 }
 
 /* Remember where user code is, so that a memory error can name a place. */
@@ -68,36 +68,36 @@ note_place(lprop_ctx *ctx, lua_State *L, lua_Debug *ar)
     if (!lua_getinfo(L, "Sl", ar))
         return;
     if (ar->source[0] == '@' && ar->currentline > 0) {
-        snprintf(ctx->where_file, sizeof ctx->where_file, "%s", ar->source + 1);
-        ctx->where_line = ar->currentline;
+        snprintf(ctx->budget.where_file, sizeof ctx->budget.where_file, "%s", ar->source + 1);
+        ctx->budget.where_line = ar->currentline;
     }
 }
 
 /*
  * Why the running code must stop, or NULL: stopped from outside (Ctrl-C),
  * out of CPU time, or out of instructions.  Once there is a reason it stays
- * (in ctx->stop) until lprop_budget_reset.
+ * (in ctx->budget.stop) until lprop_budget_reset.
  */
 static const char *
 stop_reason(lprop_ctx *ctx)
 {
-    if (ctx->stop != NULL)
-        return ctx->stop;
-    if (ctx->cpu_expired) {
-        snprintf(ctx->stop_msg, sizeof ctx->stop_msg,
+    if (ctx->budget.stop != NULL)
+        return ctx->budget.stop;
+    if (ctx->budget.cpu_expired) {
+        snprintf(ctx->budget.stop_msg, sizeof ctx->budget.stop_msg,
                  "evaluation used more than %d s of CPU; raise the limit with --max-cpu",
                  ctx->limits.max_cpu);
-        ctx->stop = ctx->stop_msg;
-    } else if (ctx->interrupt != NULL && *ctx->interrupt) {
-        ctx->stop = "interrupted";
-    } else if (ctx->instructions > ctx->limits.max_instructions) {
-        snprintf(ctx->stop_msg, sizeof ctx->stop_msg,
+        ctx->budget.stop = ctx->budget.stop_msg;
+    } else if (ctx->budget.interrupt != NULL && *ctx->budget.interrupt) {
+        ctx->budget.stop = "interrupted";
+    } else if (ctx->budget.instructions > ctx->limits.max_instructions) {
+        snprintf(ctx->budget.stop_msg, sizeof ctx->budget.stop_msg,
                  "instruction budget of %lld exceeded (an endless loop?); "
                  "raise it with --max-instructions",
                  ctx->limits.max_instructions);
-        ctx->stop = ctx->stop_msg;
+        ctx->budget.stop = ctx->budget.stop_msg;
     }
-    return ctx->stop;
+    return ctx->budget.stop;
 }
 
 /*
@@ -128,8 +128,8 @@ count_hook(lua_State *L, lua_Debug *ar)
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     /* The hook is not a frame of its own: build the place by hand. */
     lprop_note_place_now(ctx);
-    if (ctx->where_line > 0)
-        lua_pushfstring(L, "%s:%d: %s", ctx->where_file, ctx->where_line, why);
+    if (ctx->budget.where_line > 0)
+        lua_pushfstring(L, "%s:%d: %s", ctx->budget.where_file, ctx->budget.where_line, why);
     else
         lua_pushstring(L, why);
     lua_error(L);
@@ -139,7 +139,8 @@ count_hook(lua_State *L, lua_Debug *ar)
 void
 lprop_budget_arm_hook(lprop_ctx *ctx)
 {
-    if (ctx->stop != NULL || ctx->cpu_expired || (ctx->interrupt != NULL && *ctx->interrupt))
+    if (ctx->budget.stop != NULL || ctx->budget.cpu_expired ||
+        (ctx->budget.interrupt != NULL && *ctx->budget.interrupt))
         lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL, 1);
     else
         lua_sethook(ctx->L, count_hook, LUA_MASKCOUNT, HOOK_PERIOD);
@@ -239,9 +240,9 @@ lprop_abandon(lprop_ctx *ctx, const char *what, const char *hint, int status)
             break;
         }
     }
-    if (file == NULL && ctx->where_line > 0) {
-        file = ctx->where_file;
-        line = ctx->where_line;
+    if (file == NULL && ctx->budget.where_line > 0) {
+        file = ctx->budget.where_file;
+        line = ctx->budget.where_line;
     }
     if (file) {
         sb_str(&s, file);
@@ -282,11 +283,11 @@ cpu_alarm(int sig, siginfo_t *si, void *uc)
     }
     now = cpu_now();
     /* A late signal of an earlier evaluation finds the deadline ahead. */
-    if (ctx != NULL && now >= ctx->cpu_deadline - NSEC / 20) {
-        if (!ctx->cpu_expired) {
-            ctx->cpu_expired = 1;
+    if (ctx != NULL && now >= ctx->budget.cpu_deadline - NSEC / 20) {
+        if (!ctx->budget.cpu_expired) {
+            ctx->budget.cpu_expired = 1;
             lprop_interrupt_now(ctx);
-        } else if (now >= ctx->cpu_deadline + NSEC / 2 && lua_getstack(ctx->L, 0, &ar)) {
+        } else if (now >= ctx->budget.cpu_deadline + NSEC / 2 && lua_getstack(ctx->L, 0, &ar)) {
             sbuf m = {{0}, 0};
 
             sb_str(&m, "evaluation used more than ");
@@ -306,7 +307,7 @@ cpu_arm(lprop_ctx *ctx)
     struct itimerspec its;
     pid_t pid = getpid();
 
-    ctx->cpu_expired = 0;
+    ctx->budget.cpu_expired = 0;
     if (ctx->limits.max_cpu <= 0)
         return;
     if (cpu_timer_pid != pid) {
@@ -329,7 +330,7 @@ cpu_arm(lprop_ctx *ctx)
         cpu_timer_pid = pid;
     }
     watched = NULL;
-    ctx->cpu_deadline = cpu_now() + (long long)ctx->limits.max_cpu * NSEC;
+    ctx->budget.cpu_deadline = cpu_now() + (long long)ctx->limits.max_cpu * NSEC;
     watched = ctx;
     memset(&its, 0, sizeof its);
     its.it_value.tv_sec = ctx->limits.max_cpu;
@@ -441,8 +442,8 @@ lprop_budget_resume(lua_State *L)
 void
 lprop_budget_reset(lprop_ctx *ctx)
 {
-    ctx->instructions = 0;
-    ctx->stop = NULL;
+    ctx->budget.instructions = 0;
+    ctx->budget.stop = NULL;
     cpu_arm(ctx);
     lprop_budget_arm_hook(ctx);
 }

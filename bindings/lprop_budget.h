@@ -7,7 +7,7 @@
 
 #include <lua.h>
 
-#include "lprop_eval.h"
+#include "lprop_state.h"
 
 /*
  * Give the next piece of Lua (a property's check or apply at run time, a

@@ -14,7 +14,11 @@
 
 #include <lauxlib.h>
 
-#include "lprop.h"
+#include "lprop_budget.h"
+#include "lprop_memo.h"
+#include "lprop_property.h"
+#include "lprop_require.h"
+#include "lprop_secret.h"
 
 #define MAX_FRAMES 8
 #define LOCAL_CLAIMS 16 /* claims of one leaf read into a C array up to this many */
@@ -709,7 +713,7 @@ remake(lua_State *L, lprop_ctx *ctx, size_t mark, size_t count)
     rc = prop_node_remake(ctx->site, mark, count, &o, &out);
     if (rc != PROP_OK)
         return lprop_engine_error(L, rc);
-    ctx->recipe_remade++;
+    ctx->memo.recipe_remade++;
     lprop_push_node(L, out);
     return 1;
 }
@@ -745,7 +749,7 @@ entry_call(lua_State *L)
     int status;
 
     k.n = 0;
-    k.ok = ctx->memo != NULL && n <= 255;
+    k.ok = ctx->memo.table != NULL && n <= 255;
     if (k.ok) {
         const void *fn = lua_topointer(L, lua_upvalueindex(1));
         unsigned char nargs = (unsigned char)n;
@@ -761,8 +765,8 @@ entry_call(lua_State *L)
         lua_call(L, n, LUA_MULTRET);
         return lua_gettop(L);
     }
-    ctx->recipe_calls++;
-    if (k.ok && lprop_memo_get(ctx->memo, k.b, k.n, &mark, &count)) {
+    ctx->memo.recipe_calls++;
+    if (k.ok && lprop_memo_get(ctx->memo.table, k.b, k.n, &mark, &count)) {
         lprop_budget_resume(L);
         return remake(L, ctx, mark, count);
     }
@@ -779,7 +783,7 @@ entry_call(lua_State *L)
     if (k.ok && lua_gettop(L) == 1 && (root = lprop_tonode(L, 1)) != NULL &&
         prop_site_ndiags(ctx->site) == ndiags &&
         (count = prop_node_made_since(ctx->site, root, mark)) > 0)
-        lprop_memo_put(ctx->memo, k.b, k.n, mark, count);
+        lprop_memo_put(ctx->memo.table, k.b, k.n, mark, count);
     return lua_gettop(L);
 }
 
@@ -789,7 +793,7 @@ static int
 l_entry(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    if (lprop_getctx(L)->in_embedded == 0 || lprop_user_caller(L))
+    if (lprop_getctx(L)->paths.in_embedded == 0 || lprop_user_caller(L))
         return lprop_error(L, "core.entry is for prop's own recipe modules");
     lua_settop(L, 1);
     lua_pushcclosure(L, entry_call, 1);

@@ -20,153 +20,13 @@
 #include <lualib.h>
 
 #include "embedded.h"
-#include "lprop.h"
-
-lprop_ctx *
-lprop_getctx(lua_State *L)
-{
-    return *(lprop_ctx **)lua_getextraspace(L);
-}
-
-void
-lprop_origin(lua_State *L, prop_origin *o, prop_frame *buf, unsigned nbuf)
-{
-    lua_Debug ar;
-    int level;
-
-    o->frames = buf;
-    o->nframes = 0;
-    for (level = 1; o->nframes < nbuf && lua_getstack(L, level, &ar); level++) {
-        /* The current line costs a walk of the function's line table:
-         * ask for it only for the user's own frames. */
-        if (!lua_getinfo(L, "S", &ar))
-            break;
-        if (ar.source[0] != '@' || !lua_getinfo(L, "l", &ar) || ar.currentline <= 0)
-            continue;
-        buf[o->nframes].file = ar.source + 1;
-        buf[o->nframes].line = ar.currentline;
-        o->nframes++;
-    }
-}
-
-int
-lprop_error(lua_State *L, const char *fmt, ...)
-{
-    prop_frame buf[1];
-    prop_origin o;
-    va_list ap;
-
-    lprop_origin(L, &o, buf, 1);
-    if (o.nframes > 0)
-        lua_pushfstring(L, "%s:%d: ", buf[0].file, buf[0].line);
-    else
-        lua_pushliteral(L, "");
-    va_start(ap, fmt);
-    lua_pushvfstring(L, fmt, ap);
-    va_end(ap);
-    lua_concat(L, 2);
-    lua_error(L);
-    abort(); /* not reached: lua_error does not return */
-}
-
-int
-lprop_engine_error(lua_State *L, int rc)
-{
-    lprop_ctx *ctx = lprop_getctx(L);
-
-    if (rc == PROP_ENOMEM)
-        lprop_error(L, "memory limit of %d MiB exceeded; raise it with --max-memory",
-                    (int)(ctx->limits.max_memory >> 20));
-    lprop_error(L, "%s", prop_site_error(ctx->site));
-}
-
-int
-lprop_cpcall(lua_State *L, lua_CFunction fn, void *ud)
-{
-    lua_pushcfunction(L, fn);
-    lua_pushlightuserdata(L, ud);
-    return lua_pcall(L, 1, 1, 0);
-}
-
-int
-lprop_push_bytes(lua_State *L)
-{
-    const lprop_bytes *b = lua_touserdata(L, 1);
-
-    lua_pushlstring(L, b->len ? b->p : "", b->len);
-    return 1;
-}
-
-int
-lprop_push_and_free(lua_State *L, char *p, size_t len)
-{
-    lprop_bytes b = {p, len};
-    int status = lprop_cpcall(L, lprop_push_bytes, &b);
-
-    free(p);
-    if (status != LUA_OK)
-        return lua_error(L);
-    return 1;
-}
-
-typedef struct leaf_list {
-    const prop_node **v;
-    size_t n, cap;
-} leaf_list;
-
-static int
-gather_leaf(void *ud, const prop_node *leaf)
-{
-    leaf_list *l = ud;
-
-    if (l->n == l->cap)
-        return 1; /* more visits than the weight said: cannot happen */
-    l->v[l->n++] = leaf;
-    return 0;
-}
-
-void
-lprop_each_leaf(lua_State *L, const prop_node *n, prop_os_set os, prop_leaf_visit visit, void *ud)
-{
-    size_t w = prop_node_weight(n), i;
-    leaf_list l;
-    int rc;
-
-    if (w >= UINT_MAX || w >= SIZE_MAX / sizeof *l.v)
-        lprop_error(L,
-                    "\"%s\" has too many leaves to list (the same properties nested in it "
-                    "again and again)",
-                    prop_node_desc(n));
-    l.v = lua_newuserdatauv(L, (w ? w : 1) * sizeof *l.v, 0);
-    l.n = 0;
-    l.cap = w;
-    lua_insert(L, -2);
-    rc = prop_node_each_leaf(n, os, gather_leaf, &l);
-    if (rc == PROP_ENOMEM)
-        lprop_error(L, "out of memory walking %s", prop_node_desc(n));
-    for (i = 0; i < l.n; i++)
-        if (visit(ud, l.v[i]) != 0)
-            break;
-    lua_remove(L, -2);
-}
-
-int
-lprop_print(lua_State *L, FILE *f)
-{
-    int i, n = lua_gettop(L);
-
-    for (i = 1; i <= n; i++) {
-        size_t len;
-        const char *s = luaL_tolstring(L, i, &len);
-        if (i > 1)
-            fputc('\t', f);
-        prop_text_write(f, s, len, PROP_TEXT_LINES); /* shown, never obeyed */
-        lua_pop(L, 1);
-    }
-    fputc('\n', f);
-    fflush(f);
-    return 0;
-}
+#include "lprop_alloc.h"
+#include "lprop_budget.h"
+#include "lprop_eval.h"
+#include "lprop_memo.h"
+#include "lprop_property.h"
+#include "lprop_require.h"
+#include "lprop_secret.h"
 
 /* print(...) for sites: to stderr, so that JSON on stdout stays clean. */
 static int
@@ -239,7 +99,7 @@ setup_state(lua_State *L)
     lprop_budget_install(L);
     lua_pushcfunction(L, l_print);
     lua_setglobal(L, "print");
-    lprop_require_install(L);
+    lprop_require_install(L, luaopen_prop_core);
 
     /* The prelude builds the config environment from this state. */
     lprop_require(L, "prop.prelude");
@@ -260,7 +120,7 @@ lprop_open(const lprop_limits *limits)
     ctx->limits = *limits;
     ctx->env_ref = LUA_NOREF;
     if (getenv("PROP_FAIL_ALLOC") != NULL)
-        ctx->faults.at = strtoull(getenv("PROP_FAIL_ALLOC"), NULL, 10);
+        ctx->heap.faults.at = strtoull(getenv("PROP_FAIL_ALLOC"), NULL, 10);
     if (prop_site_new(&ctx->site, lprop_counting_alloc, ctx) != PROP_OK)
         goto fail;
     L = lua_newstate(lprop_lua_heap_alloc, ctx);
@@ -272,7 +132,7 @@ lprop_open(const lprop_limits *limits)
     lua_gc(L, LUA_GCGEN, 0, 0);
     /* Without its memo a check is only slower: no memory for it is no error. */
     if (limits->check_only && limits->recipe_memo)
-        ctx->memo = lprop_memo_new(lprop_counting_alloc, ctx);
+        ctx->memo.table = lprop_memo_new(lprop_counting_alloc, ctx);
     lua_pushcfunction(L, setup_state);
     if (lua_pcall(L, 0, 0, 0) != LUA_OK) {
         fprintf(stderr, "prop: cannot set up Lua: %s\n", lua_tostring(L, -1));
@@ -292,16 +152,16 @@ lprop_close(lprop_ctx *ctx)
     lprop_budget_stop(ctx);
     /* Finalizers of prop's own userdata run now and must not fail. */
     ctx->limits.max_memory = SIZE_MAX;
-    if (ctx->faults.at > ctx->faults.count)
+    if (ctx->heap.faults.at > ctx->heap.faults.count)
         fprintf(stderr, "prop: PROP_FAIL_ALLOC=%llu: this state made %llu requests\n",
-                ctx->faults.at, ctx->faults.count);
+                ctx->heap.faults.at, ctx->heap.faults.count);
     if (ctx->L)
         lua_close(ctx->L);
-    lprop_memo_free(ctx->memo);
+    lprop_memo_free(ctx->memo.table);
     prop_site_free(ctx->site);
-    lprop_pool_release(&ctx->pool);
-    free(ctx->site_dir);
-    free(ctx->site_real);
+    lprop_pool_release(&ctx->heap.pool);
+    free(ctx->paths.site_dir);
+    free(ctx->paths.site_real);
     free(ctx);
 }
 
@@ -436,24 +296,24 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
     const char *slash = strrchr(path, '/');
     int rc;
 
-    free(ctx->site_dir);
-    free(ctx->site_real);
-    ctx->site_real = NULL;
-    ctx->site_dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-    if (ctx->site_dir && ctx->site_dir[0] == '\0') {
-        free(ctx->site_dir);
-        ctx->site_dir = strdup("/");
+    free(ctx->paths.site_dir);
+    free(ctx->paths.site_real);
+    ctx->paths.site_real = NULL;
+    ctx->paths.site_dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+    if (ctx->paths.site_dir && ctx->paths.site_dir[0] == '\0') {
+        free(ctx->paths.site_dir);
+        ctx->paths.site_dir = strdup("/");
     }
-    if (ctx->site_dir == NULL) {
+    if (ctx->paths.site_dir == NULL) {
         lua_pushliteral(L, "prop: out of memory");
         return 1;
     }
-    ctx->site_real = realpath(ctx->site_dir, NULL);
-    if (ctx->site_real == NULL) {
+    ctx->paths.site_real = realpath(ctx->paths.site_dir, NULL);
+    if (ctx->paths.site_real == NULL) {
         lua_pushfstring(L, "prop: cannot read %s: %s", path, strerror(errno));
         return 1;
     }
-    ctx->where_line = 0;
+    ctx->budget.where_line = 0;
     lua_pushcfunction(L, msgh);
     lua_pushcfunction(L, eval_main);
     lua_pushlightuserdata(L, (void *)path);
@@ -473,17 +333,18 @@ lprop_eval_file(lprop_ctx *ctx, const char *path)
         int mib = (int)(ctx->limits.max_memory >> 20);
 
         ctx->limits.max_memory = SIZE_MAX;
-        if (rc == LUA_ERRERR && ctx->where_line > 0 && lua_type(L, -1) == LUA_TSTRING) {
-            lua_pushfstring(L, "%s:%d: %s", ctx->where_file, ctx->where_line, lua_tostring(L, -1));
+        if (rc == LUA_ERRERR && ctx->budget.where_line > 0 && lua_type(L, -1) == LUA_TSTRING) {
+            lua_pushfstring(L, "%s:%d: %s", ctx->budget.where_file, ctx->budget.where_line,
+                            lua_tostring(L, -1));
             lua_remove(L, -2);
         }
         if (rc != LUA_ERRMEM)
             return 1;
         /* Lua calls no handler for memory errors: name the last place. */
         lua_pop(L, 1);
-        if (ctx->where_line > 0)
+        if (ctx->budget.where_line > 0)
             lua_pushfstring(L, "%s:%d: memory limit of %d MiB exceeded; raise it with --max-memory",
-                            ctx->where_file, ctx->where_line, mib);
+                            ctx->budget.where_file, ctx->budget.where_line, mib);
         else
             lua_pushliteral(L, "prop: memory limit exceeded; raise it with --max-memory");
     }

@@ -9,7 +9,7 @@
 
 #include <lauxlib.h>
 
-#include "lprop.h"
+#include "lprop_property.h"
 
 #define MAX_FRAMES 8
 #define HOSTS_KEY "prop.hosts"
@@ -317,8 +317,8 @@ lprop_host_register(lua_State *L)
         lua_setfield(L, -2, "__eq");
         lua_pushliteral(L, "a host is immutable");
         lua_setfield(L, -2, "__metatable");
-        ctx->host_mt = lua_topointer(L, -1);
-        ctx->host_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        ctx->types.host_mt = lua_topointer(L, -1);
+        ctx->types.host_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     } else {
         lua_pop(L, 1);
     }

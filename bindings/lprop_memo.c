@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lprop.h"
+#include "lprop_memo.h"
 
 #define MEMO_MAX 16384       /* entries before the table is emptied */
 #define MEMO_CAP (2 * 32768) /* slots: a power of two, at least 2 * MEMO_MAX */

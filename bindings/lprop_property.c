@@ -17,7 +17,9 @@
 
 #include <lauxlib.h>
 
-#include "lprop.h"
+#include "lprop_property.h"
+#include "lprop_require.h"
+#include "lprop_secret.h"
 
 #define MAX_FRAMES 8
 #define BEHAVIOUR_KEY LPROP_BEHAVIOURS
@@ -53,14 +55,14 @@ lprop_push_node(lua_State *L, prop_node *n)
     node_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
 
     u->node = n;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->node_mt_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->types.node_mt_ref);
     lua_setmetatable(L, -2);
 }
 
 prop_node *
 lprop_tonode(lua_State *L, int idx)
 {
-    node_ud *u = to_udata(L, idx, lprop_getctx(L)->node_mt);
+    node_ud *u = to_udata(L, idx, lprop_getctx(L)->types.node_mt);
     return u ? u->node : NULL;
 }
 
@@ -71,14 +73,14 @@ lprop_push_host(lua_State *L, prop_host *h)
     host_ud *u = lua_newuserdatauv(L, sizeof *u, 0);
 
     u->host = h;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->host_mt_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->types.host_mt_ref);
     lua_setmetatable(L, -2);
 }
 
 prop_host *
 lprop_tohost(lua_State *L, int idx)
 {
-    host_ud *u = to_udata(L, idx, lprop_getctx(L)->host_mt);
+    host_ud *u = to_udata(L, idx, lprop_getctx(L)->types.host_mt);
     return u ? u->host : NULL;
 }
 
@@ -715,8 +717,8 @@ luaopen_prop_core(lua_State *L)
         lua_setfield(L, -2, "methods");
         lua_pushliteral(L, "a property is immutable");
         lua_setfield(L, -2, "__metatable");
-        ctx->node_mt = lua_topointer(L, -1);
-        ctx->node_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+        ctx->types.node_mt = lua_topointer(L, -1);
+        ctx->types.node_mt_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     } else {
         lua_pop(L, 1);
     }

@@ -9,6 +9,8 @@
 
 #include <lua.h>
 
+#include "lprop_state.h"
+
 #include "prop/prop.h"
 
 #define LPROP_PROPERTY "prop.Property"

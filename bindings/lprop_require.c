@@ -17,9 +17,11 @@
 #include <lauxlib.h>
 
 #include "embedded.h"
-#include "lprop.h"
+#include "lprop_require.h"
 
 #define LOADED_KEY "prop.loaded"
+/* The registry key of prop.core's opener (its address). */
+static const char core_opener_key;
 #define LOADING_SENTINEL "prop.loading"
 #define EMBEDDED_GUARD_KEY "prop.embedded_guard"
 
@@ -202,7 +204,7 @@ valid_module_name(const char *name)
 static int
 embedded_guard_close(lua_State *L)
 {
-    lprop_getctx(L)->in_embedded--;
+    lprop_getctx(L)->paths.in_embedded--;
     return 0;
 }
 
@@ -241,7 +243,8 @@ run_embedded(lua_State *L, const char *name)
     int guard;
 
     if (strcmp(name, "prop.core") == 0) {
-        lua_pushcfunction(L, luaopen_prop_core);
+        if (lua_rawgetp(L, LUA_REGISTRYINDEX, &core_opener_key) != LUA_TFUNCTION)
+            return luaL_error(L, "prop.core is not installed");
         lua_call(L, 0, 1);
         return 1;
     }
@@ -257,7 +260,7 @@ run_embedded(lua_State *L, const char *name)
         lua_insert(L, -2);
         guard = lua_gettop(L) - 1;
         lua_toclose(L, guard);
-        ctx->in_embedded++;
+        ctx->paths.in_embedded++;
         lua_pushstring(L, name);
         lua_call(L, 1, 1);
         lua_closeslot(L, guard);
@@ -283,15 +286,15 @@ run_site_module(lua_State *L, const char *name)
     luaL_addstring(&rel, ".lua");
     luaL_pushresult(&rel);
     relpath = lua_tostring(L, -1);
-    if (strcmp(ctx->site_dir, ".") == 0)
+    if (strcmp(ctx->paths.site_dir, ".") == 0)
         lua_pushstring(L, relpath);
     else
-        lua_pushfstring(L, "%s/%s", ctx->site_dir, relpath);
+        lua_pushfstring(L, "%s/%s", ctx->paths.site_dir, relpath);
     real = realpath(lua_tostring(L, -1), NULL);
     if (real == NULL)
         lprop_error(L, "module \"%s\" not found: no file %s next to the site", name, relpath);
-    dlen = strlen(ctx->site_real);
-    if (strncmp(real, ctx->site_real, dlen) != 0 || real[dlen] != '/') {
+    dlen = strlen(ctx->paths.site_real);
+    if (strncmp(real, ctx->paths.site_real, dlen) != 0 || real[dlen] != '/') {
         free(real);
         lprop_error(L, "module \"%s\" resolves outside the site's directory; refused", name);
     }
@@ -398,17 +401,17 @@ lprop_site_file(lua_State *L)
         while (*p == '/')
             p++;
     }
-    if (strcmp(ctx->site_dir, ".") == 0)
+    if (strcmp(ctx->paths.site_dir, ".") == 0)
         lua_pushstring(L, rel);
     else
-        lua_pushfstring(L, "%s/%s", ctx->site_dir, rel);
+        lua_pushfstring(L, "%s/%s", ctx->paths.site_dir, rel);
     real = realpath(lua_tostring(L, -1), NULL);
     if (real == NULL)
         return lprop_error(L, "site.file: cannot read \"%s\" beside the site: %s", rel,
                            strerror(errno));
-    dlen = ctx->site_real ? strlen(ctx->site_real) : 0;
-    if (dlen == 0 || strncmp(real, ctx->site_real, dlen) != 0 ||
-        (real[dlen] != '/' && strcmp(ctx->site_real, "/") != 0)) {
+    dlen = ctx->paths.site_real ? strlen(ctx->paths.site_real) : 0;
+    if (dlen == 0 || strncmp(real, ctx->paths.site_real, dlen) != 0 ||
+        (real[dlen] != '/' && strcmp(ctx->paths.site_real, "/") != 0)) {
         free(real);
         return lprop_error(L,
                            "[P012] site.file: \"%s\" resolves outside the site's directory "
@@ -442,10 +445,10 @@ lprop_site_file(lua_State *L)
             return lua_error(L);
     }
     /* Second: the file as messages name it (as the site's name is). */
-    if (strcmp(ctx->site_dir, ".") == 0)
+    if (strcmp(ctx->paths.site_dir, ".") == 0)
         lua_pushvalue(L, 1);
     else
-        lua_pushfstring(L, "%s/%s", ctx->site_dir, rel);
+        lua_pushfstring(L, "%s/%s", ctx->paths.site_dir, rel);
     return 2;
 }
 
@@ -474,8 +477,10 @@ lprop_require(lua_State *L, const char *name)
 }
 
 void
-lprop_require_install(lua_State *L)
+lprop_require_install(lua_State *L, lua_CFunction open_core)
 {
+    lua_pushcfunction(L, open_core);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &core_opener_key);
     lua_pushcfunction(L, l_require);
     lua_setglobal(L, "require");
     lua_newtable(L);

@@ -8,6 +8,8 @@
 
 #include <lua.h>
 
+#include "lprop_state.h"
+
 /* Whether a site may require prop module name: the recipe modules only. */
 int lprop_site_may_require(const char *name);
 /*
@@ -27,7 +29,9 @@ int lprop_site_file(lua_State *L);
 /* Run the user file at path (shown as `shown` in messages) in the config
  * environment; raises on error. */
 void lprop_run_user_file(lua_State *L, const char *path, const char *shown);
-/* Set the sandbox's require and the registry tables it keeps. */
-void lprop_require_install(lua_State *L);
+/* Set the sandbox's require and the registry tables it keeps; require
+ * "prop.core" calls open_core (luaopen_prop_core, which lies above this
+ * file: it requires modules itself). */
+void lprop_require_install(lua_State *L, lua_CFunction open_core);
 
 #endif /* LPROP_REQUIRE_H */

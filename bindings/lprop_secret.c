@@ -16,7 +16,7 @@
 
 #include <lauxlib.h>
 
-#include "lprop.h"
+#include "lprop_secret.h"
 
 #define MAX_FRAMES 8
 #define MAX_PARTS 256

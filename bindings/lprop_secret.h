@@ -8,6 +8,8 @@
 
 #include <lua.h>
 
+#include "lprop_state.h"
+
 #define LPROP_SECRET "prop.Secret"
 
 /*

@@ -21,8 +21,9 @@ typedef struct pull_opts {
     const char *keyrings[MAX_KEYRINGS];
     size_t nkeyrings;
     int dry, json;
-    int fetch_timeout; /* seconds: git fetch is stopped after it */
-    long every;        /* --every: the schedule's interval in seconds (0: none), recorded */
+    int fetch_timeout;      /* seconds: git fetch is stopped after it */
+    long every;             /* --every: the schedule's interval in seconds (0: none), recorded */
+    const char *prometheus; /* --prometheus FILE: the run's metrics (run_metrics.c) */
     /* The shared options (--max-instructions ...), passed on to the run. */
     char **site_args;
     int nsite_args;
@@ -61,7 +62,8 @@ int pull_verify_commit(const pull_opts *o, const char *dir, const char *gitdir, 
 /* s as a JSON string on f, or null for NULL. */
 void pull_jstr(FILE *f, const char *s);
 /* Run this host's part of the site at path, as prop run does, keeping a
- * record of it (unless o->dry); returns prop run's exit code. */
+ * record of it (unless o->dry), and its metrics in o->prometheus when
+ * set (unless o->dry); returns prop run's exit code. */
 int pull_run_site(const pull_opts *o, const char *path, const char *host);
 /* Write the record as last-run.json in o->state_dir: 0, or -1 (with a
  * message when it could not be written). */

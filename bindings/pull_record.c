@@ -2,12 +2,14 @@
  * pull_record.c - prop pull's run of the site (a run object, run.h) and
  * what it keeps of it: each host's summary and each failed property,
  * told by the run's observer, written as last-run.json in the state
- * directory for prop status.
+ * directory for prop status; and, with --prometheus, the run's metrics
+ * (run_metrics.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "pull.h"
@@ -216,7 +218,9 @@ pull_run_site(const pull_opts *o, const char *path, const char *host)
     run_opts ro;
     run *r = NULL;
     int i, rc;
+    struct timespec t0, t1;
 
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&ro, 0, sizeof ro);
     cli_site_opts_init(&ro.site);
     ro.jobs = 1;
@@ -243,8 +247,30 @@ pull_run_site(const pull_opts *o, const char *path, const char *host)
         goto done;
     }
     run_catch_signals(r);
+    /* The metrics are made of the run's entries. */
+    if (o->prometheus && !o->dry && run_entries_open("pull") != 0) {
+        rc = EXIT_FAILED;
+        goto done;
+    }
     rc = run_hosts(r, hosts, nhosts, ocs);
+    fflush(stdout);
+    if (o->prometheus && !o->dry) {
+        /* As prop verify's: 0 every property holds (what the run changed
+         * holds now), 2 some failed, 130 interrupted. */
+        int code = rc == EXIT_WELL ? 0 : rc == EXIT_INTERRUPTED ? EXIT_INTERRUPTED : 2;
+
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (run_metrics_write(o->prometheus, "pull", time(NULL),
+                              (double)(t1.tv_sec - t0.tv_sec) +
+                                  (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+                              code) != 0 &&
+            rc == EXIT_WELL)
+            rc = EXIT_FAILED;
+    }
 done:
+    if (run_report_fd >= 0)
+        close(run_report_fd);
+    run_report_fd = -1;
     run_free(r);
     lprop_close(ctx);
     free(hosts);

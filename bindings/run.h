@@ -3,7 +3,8 @@
  * run_stop, run_free, with an observer (run_observer) told of each host
  * and property as the run goes; and what the run_*.c files that make it
  * share.  prop run (cmd_run.c: options, --report), prop pull
- * (pull_record.c), prop status and the REPL's :plan use it; no run_*.c
+ * (pull_record.c), prop status, prop verify (cmd_verify.c: a dry run
+ * read as a check) and the REPL's :plan use it; no run_*.c
  * file calls back into them.  The map of bindings/ in lprop.h says what
  * each file holds.
  */

@@ -107,22 +107,23 @@ get_fn(lua_State *L, int impl, const char *field)
 }
 
 /*
- * One call of the probe verify(sys, args) at fn_idx, read-only (the
- * mode of a check): 0 when the effect holds, 1 when it does not (*msg:
- * what it saw, malloc'd), -1 when it could not run (*msg set).  A probe
- * that raises an error, or returns false (with what it saw as a second
- * value), fails; anything else holds.
+ * One call of the probe verify(sys, args, changed) at fn_idx, read-only
+ * (the mode of a check; changed: the property's apply changed something
+ * in this run, so its on_change hooks are still to come): 0 when the effect holds, 1 when it does
+ * not (*msg: what it saw, malloc'd), -1 when it could not run (*msg set).  A probe that raises an
+ * error, or returns false (with what it saw as a second value), fails; anything else holds.
  */
 static int
-probe_once(host_run *hr, int fn_idx, int args_idx, char **msg)
+probe_once(host_run *hr, int fn_idx, int args_idx, int changed, char **msg)
 {
     lua_State *L = hr->ctx->L;
     int base, rc = 0;
 
     if ((base = push_call(hr, fn_idx, args_idx, msg)) == 0)
         return -1;
+    lua_pushboolean(L, changed);
     hr->sys.mode = LSYS_TEST;
-    if (lua_pcall(L, 2, 2, base) != LUA_OK) {
+    if (lua_pcall(L, 3, 2, base) != LUA_OK) {
         const char *e = lua_tostring(L, -1);
         *msg = strdup(e ? e : "error");
         rc = 1;
@@ -178,13 +179,13 @@ now_s(void)
  * 1 does not, *msg what it saw last; -1 could not run.
  */
 static int
-probe(host_run *hr, int fn_idx, int impl, int args, char **msg)
+probe(host_run *hr, int fn_idx, int impl, int args, int changed, char **msg)
 {
     double until = now_s() + probe_timeout(hr->ctx->L, impl, args);
     int rc;
 
     for (;;) {
-        rc = probe_once(hr, fn_idx, args, msg);
+        rc = probe_once(hr, fn_idx, args, changed, msg);
         if (rc <= 0 || now_s() >= until || run_want_stop(hr))
             return rc;
         free(*msg);
@@ -212,7 +213,7 @@ verify_leaf(host_run *hr, int impl, int args, prop_result r, char **msg)
         !get_fn(L, impl, "verify"))
         return r;
     fn = lua_gettop(L);
-    rc = probe(hr, fn, impl, args, &seen);
+    rc = probe(hr, fn, impl, args, r == PROP_RESULT_CHANGED, &seen);
     if (rc == 0)
         return r;
     if (rc > 0 && !hr->o->dry && get_fn(L, impl, "repair")) {
@@ -222,7 +223,7 @@ verify_leaf(host_run *hr, int impl, int args, prop_result r, char **msg)
         if (call_lua(hr, lua_gettop(L), args, &rt, &rv, msg) != 0)
             return PROP_RESULT_FAILED;
         lua_pop(L, 1);
-        rc = probe(hr, fn, impl, args, &seen);
+        rc = probe(hr, fn, impl, args, r == PROP_RESULT_CHANGED, &seen);
         if (rc == 0)
             return PROP_RESULT_CHANGED;
     }

@@ -248,10 +248,10 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
      * how long it takes are bounded (transport.h), on every transport a
      * command goes through: a container's run through its parents'. */
     for (i = 0; i < ts.n; i++) {
-        prop_transport_set_interrupt(ts.v[i], ctx->interrupt, &o->run->stop_signal);
+        prop_transport_set_interrupt(ts.v[i], ctx->budget.interrupt, &o->run->stop_signal);
         prop_transport_set_limits(ts.v[i], o->max_output, o->op_timeout);
     }
-    prop_transport_set_interrupt(t, ctx->interrupt, &o->run->stop_signal);
+    prop_transport_set_interrupt(t, ctx->budget.interrupt, &o->run->stop_signal);
     prop_transport_set_limits(t, o->max_output, o->op_timeout);
     if (prop_transport_lock(t) != PROP_OK) {
         snprintf(why, sizeof why, "%s", prop_transport_error(t));

@@ -19,7 +19,7 @@
 
 /*
  * SIGINT and SIGTERM stop the run that catches them (run_catch_signals).
- * Its stop_requested counts them: the Lua hook (ctx->interrupt) and the
+ * Its stop_requested counts them: the Lua hook (ctx->budget.interrupt) and the
  * transports (prop_transport_set_interrupt) read it, and a second one
  * stops a running command at once; its stop_signal is the last, passed on
  * to that command.  A job of a parallel run gets
@@ -162,7 +162,7 @@ run_catch_signals(run *r)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     /* Lua code running (check, apply) stops at the next count hook. */
-    r->ctx->interrupt = &r->stop_requested;
+    r->ctx->budget.interrupt = &r->stop_requested;
 }
 
 /* A host that counts against --max-fail. */
@@ -530,8 +530,8 @@ run_free(run *r)
         return;
     if (signal_run == r)
         signal_run = NULL;
-    if (r->ctx && r->ctx->interrupt == &r->stop_requested)
-        r->ctx->interrupt = NULL;
+    if (r->ctx && r->ctx->budget.interrupt == &r->stop_requested)
+        r->ctx->budget.interrupt = NULL;
     free(r->again.buf);
     free(r);
 }

@@ -52,6 +52,8 @@ end
 function impl.site.ensure(sys, a)
    return V.ensure_site(sys, a)
 end
+impl.site.verify = V.verify_site
+impl.site.repair = V.repair_site
 
 function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)
@@ -137,6 +139,9 @@ end
   running apache2 is reloaded (gracefully).  A dry run tests nothing and
   says it would; before apache2 is installed, it says the site would be
   written once it is.
+  Verify: its first plain-HTTP port answers for its first name, and not
+  as a name no site has is answered (unless it is the default server for
+  that port); repair: start, reload, else restart the server.
   Example:
     apache.site("example.org",
                 "<VirtualHost *:80>\n  ServerName example.org\n  DocumentRoot /srv/www\n</VirtualHost>\n")

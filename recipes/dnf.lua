@@ -59,27 +59,17 @@ local function not_installed(sys, recipe, list, opts)
    return missing
 end
 
-local function ensure_packages(sys, recipe, a, want)
-   local missing = not_installed(sys, recipe, a.packages, a.opts)
-   local todo = {}
-   for _, p in ipairs(a.packages) do
-      if (missing[p] == true) == want then todo[#todo + 1] = p end
-   end
-   if #todo == 0 then return "ok" end
-   R.run(sys, recipe, dnf_argv(sys, a.opts, want and "install" or "remove", table.unpack(todo)))
-   local verb = want and (sys.dry and "would install" or "installed")
-      or (sys.dry and "would remove" or "removed")
-   sys:note(verb .. ": " .. concat(todo, " "))
-   return "changed"
-end
-
-function impl.installed.ensure(sys, a)
-   return ensure_packages(sys, "dnf.installed", a, true)
-end
-
-function impl.removed.ensure(sys, a)
-   return ensure_packages(sys, "dnf.removed", a, false)
-end
+-- dnf at run time, for the loop of prop.runtime (R.ensure_packages).
+local runtime = {
+   needs = function(sys, recipe, list, opts, want)
+      local missing, need = not_installed(sys, recipe, list, opts), {}
+      for _, p in ipairs(list) do need[p] = (missing[p] == true) == want end
+      return need
+   end,
+   argv = function(sys, opts, want, todo)
+      return dnf_argv(sys, opts, want and "install" or "remove", table.unpack(todo))
+   end,
+}
 
 -- The repository metadata dnf keeps (dnf 4 and dnf5; in the tree with
 -- installroot), by checksum: what makecache changed.
@@ -136,7 +126,7 @@ local function check_release(v, what)
 end
 
 local M = packaging.manager {
-   tool = "dnf", targets = "RedHatLike", impl = impl, check = check_package,
+   tool = "dnf", targets = "RedHatLike", impl = impl, check = check_package, runtime = runtime,
    options = { installroot = args.abs_path, releasever = check_release },
    where = function(o) return o.installroot and " in " .. o.installroot or nil end,
 }

@@ -226,6 +226,98 @@ function impl.reload.ensure(sys, a)
 end
 
 -- ---------------------------------------------------------------------
+-- The probe: named answers an SOA query for the zone on the target's
+-- port 53 (DNS over TCP, prop connecting through the transport), with
+-- authority, and a primary with the serial of its zone file.
+
+local QUERY_ID = 0x7072
+
+local function soa_query(zone)
+   local q = string.pack(">I2I2I2I2I2I2", QUERY_ID, 0, 1, 0, 0, 0)
+   for label in zone:gmatch("[^.]+") do q = q .. string.pack("s1", label) end
+   return string.pack(">s2", q .. "\0" .. string.pack(">I2I2", 6, 1))
+end
+
+-- The position after the name at pos in msg (nil when it runs out).
+local function skip_name(msg, pos)
+   for _ = 1, 128 do
+      local len = msg:byte(pos)
+      if len == nil then return nil end
+      if len == 0 then return pos + 1 end
+      if len >= 0xC0 then return pos + 2 end
+      pos = pos + 1 + len
+   end
+   return nil
+end
+
+local RCODES = { [1] = "FORMERR", [2] = "SERVFAIL", [3] = "NXDOMAIN", [4] = "NOTIMP", [5] = "REFUSED" }
+
+-- The serial of the SOA record in the answer ans (with its length before
+-- it), or nil and what was wrong with it.
+local function soa_serial(ans)
+   local msg = ans:sub(3)
+   if #msg < 12 then return nil, "a short answer" end
+   local id, flags, qd, an = string.unpack(">I2I2I2I2", msg)
+   if id ~= QUERY_ID then return nil, "an answer to another query" end
+   local rcode = flags & 0xF
+   if rcode ~= 0 then return nil, fmt("%s (rcode %d)", RCODES[rcode] or "an error", rcode) end
+   if flags & 0x0400 == 0 then
+      return nil, "an answer without authority: named does not serve the zone itself"
+   end
+   local pos = 13
+   for _ = 1, qd do
+      pos = skip_name(msg, pos)
+      if not pos then return nil, "a malformed answer" end
+      pos = pos + 4
+   end
+   for _ = 1, an do
+      pos = skip_name(msg, pos)
+      if not pos or pos + 10 > #msg + 1 then return nil, "a malformed answer" end
+      local rtype, _, _, rdlen = string.unpack(">I2I2I4I2", msg, pos)
+      pos = pos + 10
+      if rtype == 6 then
+         local p = skip_name(msg, pos)
+         p = p and skip_name(msg, p)
+         if not p or p + 4 > #msg + 1 then return nil, "a malformed SOA record" end
+         return (string.unpack(">I4", msg, p))
+      end
+      pos = pos + rdlen
+   end
+   return nil, "no SOA record in the answer"
+end
+
+-- Nothing to ask in a tree or where no daemon runs; a zone file that
+-- has just changed is its reload's business (on_change: it waits until
+-- named serves the serial written, and a failed one is owed).
+function impl.zone.verify(sys, a, changed)
+   if changed or R.is_dir_tree(sys) or R.no_daemons(sys) then return true end
+   local ans, why = sys:tcp { port = 53, send = soa_query(a.zone), framing = "len16",
+                              timeout = 2 }
+   local serial
+   if ans then serial, why = soa_serial(ans) end
+   if not serial then return false, fmt("SOA %s from port 53: %s", a.zone, why) end
+   if a.kind == "primary" then
+      local want = old_zone(sys, zone_file(a.zone))
+      if want and serial ~= want then
+         return false, fmt("SOA %s from port 53: named serves serial %d, the zone file has %d",
+                           a.zone, serial, want)
+      end
+   end
+   return true
+end
+
+-- A stopped named is started; a running one told of the zone (as the
+-- reload does), and the serial waited for.
+function impl.zone.repair(sys, a)
+   if not R.service_is_running(sys, "named") then
+      R.service_do(sys, "named", "start")
+      sys:note("named started: it did not answer for the zone")
+      return
+   end
+   impl.reload.ensure(sys, { kind = a.kind, zone = a.zone })
+end
+
+-- ---------------------------------------------------------------------
 -- Recipes.
 
 local function check_dns_name(v, what)
@@ -331,6 +423,11 @@ end
   written; a reload that fails is owed to the next run (prop-run(1),
   durable triggers).  A named that runs and does not serve the zone is
   not converged: the zone is loaded.  Uses service named (W106, P016).
+  Verify: an SOA query for the zone, sent by prop to the target's port 53
+  over TCP, is answered with authority and the serial of the zone file;
+  otherwise a stopped named is started, a running one told of the zone
+  again (rndc reconfig or reload) and the serial waited for, and the
+  property is changed, or fails with what named answered.
   Defaults: soa.ns = the first of ns, soa.email = hostmaster@ZONE,
   ttl 3600, refresh 3600, retry 600, expire 1209600, minimum 3600.
   Example:

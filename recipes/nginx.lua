@@ -111,6 +111,8 @@ V.reload_awaits.nginx = { before = workers_before, after = workers_replaced }
 function impl.site.ensure(sys, a)
    return V.ensure_site(sys, a)
 end
+impl.site.verify = V.verify_site
+impl.site.repair = V.repair_site
 
 function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)
@@ -178,6 +180,9 @@ end
   run returns, the new site is served.  Nothing to change: nginx is neither
   tested nor reloaded.  A dry run tests nothing and says it would; before
   nginx is installed, it says the site would be written once it is.
+  Verify: its first plain-HTTP port answers for its first name, and not
+  as a name no site has is answered (unless it is the default server for
+  that port); repair: start, reload, else restart the server.
   Example:
     nginx.site("example.org",
                "server { listen 80; server_name example.org; root /srv/www/example.org; }\n")

@@ -60,30 +60,20 @@ local function not_installed(sys, recipe, list, opts)
    return missing
 end
 
-local function ensure_packages(sys, recipe, a, want)
-   local missing = not_installed(sys, recipe, a.packages, a.opts)
-   local todo = {}
-   for _, p in ipairs(a.packages) do
-      if (missing[p] == true) == want then todo[#todo + 1] = p end
-   end
-   if #todo == 0 then return "ok" end
-   local argv = want and pacman_argv(a.opts, "-S", "--noconfirm", "--needed", "--")
-      or pacman_argv(a.opts, "-R", "--noconfirm", "--")
-   for _, p in ipairs(todo) do argv[#argv + 1] = p end
-   R.run(sys, recipe, argv)
-   local verb = want and (sys.dry and "would install" or "installed")
-      or (sys.dry and "would remove" or "removed")
-   sys:note(verb .. ": " .. concat(todo, " "))
-   return "changed"
-end
-
-function impl.installed.ensure(sys, a)
-   return ensure_packages(sys, "pacman.installed", a, true)
-end
-
-function impl.removed.ensure(sys, a)
-   return ensure_packages(sys, "pacman.removed", a, false)
-end
+-- pacman at run time, for the loop of prop.runtime (R.ensure_packages).
+local runtime = {
+   needs = function(sys, recipe, list, opts, want)
+      local missing, need = not_installed(sys, recipe, list, opts), {}
+      for _, p in ipairs(list) do need[p] = (missing[p] == true) == want end
+      return need
+   end,
+   argv = function(_, opts, want, todo)
+      local argv = want and pacman_argv(opts, "-S", "--noconfirm", "--needed", "--")
+         or pacman_argv(opts, "-R", "--noconfirm", "--")
+      for _, p in ipairs(todo) do argv[#argv + 1] = p end
+      return argv
+   end,
+}
 
 -- pacman-conf's whole configuration (with the options): its DBPath and
 -- its repositories, each { name =, server = the first Server }.
@@ -178,7 +168,7 @@ local function check_package(v, what)
 end
 
 local M = packaging.manager {
-   tool = "pacman", targets = "ArchLinux", impl = impl, check = check_package,
+   tool = "pacman", targets = "ArchLinux", impl = impl, check = check_package, runtime = runtime,
    options = { root = args.abs_path, config = args.abs_path },
    where = function(o) return o.root and " in " .. o.root or nil end,
 }

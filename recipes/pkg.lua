@@ -29,29 +29,20 @@ local function is_installed(sys, p)
    return R.query(sys, "pkg info", argv).code == 0
 end
 
-local function ensure_packages(sys, recipe, list, want)
-   freebsd_only(sys, recipe)
-   local todo = {}
-   for _, p in ipairs(list) do
-      if is_installed(sys, p) ~= want then todo[#todo + 1] = p end
-   end
-   if #todo == 0 then return "ok" end
-   local argv = want and { "pkg", "install", "-y" } or { "pkg", "delete", "-y" }
-   for _, p in ipairs(todo) do argv[#argv + 1] = p end
-   R.run(sys, recipe, argv)
-   local verb = want and (sys.dry and "would install" or "installed")
-      or (sys.dry and "would remove" or "removed")
-   sys:note(verb .. ": " .. table.concat(todo, " "))
-   return "changed"
-end
-
-function impl.installed.ensure(sys, a)
-   return ensure_packages(sys, "pkg.installed", a.packages, true)
-end
-
-function impl.removed.ensure(sys, a)
-   return ensure_packages(sys, "pkg.removed", a.packages, false)
-end
+-- pkg at run time, for the loop of prop.runtime (R.ensure_packages).
+local runtime = {
+   needs = function(sys, recipe, list, _, want)
+      freebsd_only(sys, recipe)
+      local need = {}
+      for _, p in ipairs(list) do need[p] = is_installed(sys, p) ~= want end
+      return need
+   end,
+   argv = function(_, _, want, todo)
+      local argv = want and { "pkg", "install", "-y" } or { "pkg", "delete", "-y" }
+      for _, p in ipairs(todo) do argv[#argv + 1] = p end
+      return argv
+   end,
+}
 
 function impl.upgraded.ensure(sys)
    freebsd_only(sys, "pkg.upgraded")
@@ -76,7 +67,8 @@ local function check_package(v, what)
                         'a FreeBSD package name or origin such as "nginx" or "www/nginx"')
 end
 
-local M = packaging.manager { tool = "pkg", targets = "FreeBSD", impl = impl, check = check_package }
+local M = packaging.manager { tool = "pkg", targets = "FreeBSD", impl = impl, check = check_package,
+                             runtime = runtime }
 local installed, removed = M.pair("installed", "removed"), M.pair("removed", "installed")
 local upgraded = M.no_args("upgraded",
    "pkg.upgraded has no revert action: pkg cannot downgrade to the versions that were installed before")

@@ -247,11 +247,12 @@ local function check_word(v, what)
    return nil, v
 end
 
---[[ pull.scheduled(repo [, { every=, jitter=, timeout=, branch=, host=, site=, keyring=, state_dir=, prop=, via= }])
+--[[ pull.scheduled(repo [, { every=, jitter=, timeout=, branch=, host=, site=, keyring=, state_dir=, prometheus=, prop=, via= }])
   UnixLike, revertable: its revert stops and removes the timer, or the
   cron job.
   Installs prop's own timer, which runs `prop pull REPO` on the host (with
-  --branch, --host, --site, --keyring and --state-dir when given):
+  --branch, --host, --site, --keyring, --state-dir and --prometheus when
+  given):
     - where systemd runs (or via = "systemd"): prop-pull.service (a
       oneshot: never started while it runs) and prop-pull.timer in
       /etc/systemd/system, enabled (its link in timers.target.wants) and
@@ -267,6 +268,11 @@ end
   The service's TimeoutStartSec is `timeout` ("1h" by default): a pull
   that stalls is stopped.  prop pull is given --every, so that prop
   status can tell a host whose pulls stopped (stale).
+  prometheus: an absolute path, such as
+  "/var/lib/prometheus/node-exporter/prop.prom": each pull that runs the
+  site writes there the state of the host's properties as metrics for
+  node_exporter's textfile collector (prop-pull(1), --prometheus); the
+  directory is node_exporter's, not made here.
   The other way's files are removed, so a host that gains systemd moves
   over.  every: "30m" by default (s, m, h or d); jitter: "5m" by default,
   0 for none; prop: the absolute path of prop on the host,
@@ -306,6 +312,12 @@ function pull.scheduled(repo, opts)
          return nil, list
       end,
       state_dir = function(v, what) return args.abs_path(v, what) end,
+      prometheus = function(v, what)
+         local err, p = args.abs_path(v, what)
+         if err then return err end
+         if p:find("[%c]") then return fmt("%s must not contain control characters", what) end
+         return nil, p
+      end,
       prop = function(v, what) return args.abs_path(v, what) end,
       via = function(v, what)
          if v == "systemd" or v == "cron" then return nil, v end
@@ -324,6 +336,7 @@ function pull.scheduled(repo, opts)
    if o.site then add("--site", o.site) end
    for _, k in ipairs(o.keyring or {}) do add("--keyring", k) end
    if o.state_dir then add("--state-dir", o.state_dir) end
+   if o.prometheus then add("--prometheus", o.prometheus) end
    local a = {
       argv = argv, every = every, every_s = every_s,
       jitter_s = o.jitter or 300, via = o.via, timeout_s = o.timeout or 3600,

@@ -49,7 +49,9 @@
  *   secrets
  *     secrets.c         the store's values and recipients; secrets_file.c
  *                       and secrets_read.c its text; secrets_pgp.c OpenPGP
- *                       through GPGME; secmem.c memory for decrypted values
+ *                       through GPGME; secmem.c memory for decrypted values;
+ *     openpgp.c         the one walker of OpenPGP packet framing and the
+ *                       armor's CRC-24 (the store's messages, apt.key's keys)
  *   the utility layer, shared with the bindings (each header says what it does)
  *     buf.c             prop_buf, the one growing byte buffer
  *     array.c           the one growth of arrays of any element type

@@ -17,6 +17,7 @@
 #include "array.h"
 #include "base64.h"
 #include "fileio.h"
+#include "openpgp.h"
 #include "secrets_impl.h"
 
 #define NEW_STORE_COMMENT                                                                          \
@@ -29,73 +30,34 @@
  * Why p[0..n) is not a whole encrypted OpenPGP message, or NULL when it
  * is: packet headers (RFC 4880 4.2) whose lengths add up to exactly n,
  * at least one public-key session key packet, and an encrypted data
- * packet last.  Only the framing: a cut or damaged store is caught when
- * it is read, not when gpg is handed half a message.
+ * packet last.  Only the framing (openpgp.c walks it): a cut or damaged
+ * store is caught when it is read, not when gpg is handed half a message.
  */
 static const char *
 pgp_framing(const unsigned char *p, size_t n)
 {
-    size_t pos = 0, len;
-    int tag = 0, pkesk = 0, last_data = 0;
+    size_t pos = 0;
+    int pkesk = 0, last_data = 0;
 
     if (n == 0)
         return "it is empty";
     while (pos < n) {
-        unsigned char b = p[pos++];
-        int more = 0;
+        prop_pgp_packet pkt;
+        prop_pgp_bad bad = PROP_PGP_NOT_PACKET;
+        int r = prop_pgp_next(p, n, &pos, PROP_PGP_ALLOW_PARTIAL | PROP_PGP_ALLOW_INDETERMINATE,
+                              &pkt, &bad);
 
-        if (!(b & 0x80))
+        if (r < 0 && bad == PROP_PGP_NOT_PACKET)
             return "it is not an OpenPGP message";
         if (last_data)
             return "it has data after its encrypted part";
-        if (b & 0x40) { /* new format, possibly in partial lengths */
-            tag = b & 0x3f;
-            do {
-                unsigned o;
-                if (pos >= n)
-                    return "it is cut short";
-                o = p[pos++];
-                more = 0;
-                if (o < 192) {
-                    len = o;
-                } else if (o < 224) {
-                    if (pos >= n)
-                        return "it is cut short";
-                    len = ((size_t)(o - 192) << 8) + p[pos++] + 192;
-                } else if (o == 255) {
-                    if (n - pos < 4)
-                        return "it is cut short";
-                    len = (size_t)p[pos] << 24 | (size_t)p[pos + 1] << 16 |
-                          (size_t)p[pos + 2] << 8 | p[pos + 3];
-                    pos += 4;
-                } else {
-                    len = (size_t)1 << (o & 0x1f);
-                    more = 1;
-                }
-                if (len > n - pos)
-                    return "it is cut short";
-                pos += len;
-            } while (more);
-        } else { /* old format */
-            unsigned lt = b & 3, k, nb = lt == 0 ? 1 : lt == 1 ? 2 : 4;
-            tag = (b >> 2) & 0x0f;
-            if (lt == 3) {
-                len = n - pos;
-            } else {
-                if (n - pos < nb)
-                    return "it is cut short";
-                for (len = 0, k = 0; k < nb; k++)
-                    len = len << 8 | p[pos++];
-            }
-            if (len > n - pos)
-                return "it is cut short";
-            pos += len;
-        }
-        if (tag == 1)
+        if (r < 0)
+            return "it is cut short";
+        if (pkt.tag == 1)
             pkesk++;
-        else if (tag == 9 || tag == 18 || tag == 20)
+        else if (pkt.tag == 9 || pkt.tag == 18 || pkt.tag == 20)
             last_data = 1;
-        else if (tag != 3)
+        else if (pkt.tag != 3)
             return "it holds a packet that is not part of an encrypted message";
     }
     if (!last_data)

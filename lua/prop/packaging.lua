@@ -17,7 +17,11 @@
 --             or as a last argument ("nginx", { installroot = ... });
 --   where     optional: where(opts) -> a suffix for descriptions and
 --             claim keys when the options move the packages elsewhere
---             (" in /srv/img"), or nil.
+--             (" in /srv/img"), or nil;
+--   runtime   optional: the manager at run time, as R.ensure_packages
+--             (prop.runtime) takes it: needs, argv, and run and after if
+--             it must; then impl.installed.ensure and impl.removed.ensure
+--             are that one loop (what a recipe defines itself stays).
 -- Then M.pair(which, other) makes the recipe function of a revertable
 -- package recipe (installed/removed), and M.no_args(which, norevert) one
 -- of a recipe without package names (upgraded, update), which takes the
@@ -82,6 +86,20 @@ function packaging.manager(spec)
    local schema = spec.options
 
    local function words(which) return shown[which] or which end
+
+   if spec.runtime then
+      local R = require "prop.runtime"
+      for which, want in pairs { installed = true, removed = false } do
+         local i = spec.impl[which]
+         if i and i.ensure == nil then
+            local recipe = tool .. "." .. which
+            i.ensure = function(sys, a)
+               local changed = R.ensure_packages(spec.runtime, sys, recipe, a.packages, a.opts, want)
+               return changed and "changed" or "ok"
+            end
+         end
+      end
+   end
 
    local function packages_leaf(which, list, opts, where)
       local desc = tool .. " " .. words(which) .. " " .. table.concat(list, " ") .. (where or "")

@@ -407,58 +407,95 @@ function R.apt_update(sys, what, means_only)
    return changed
 end
 
--- Every package of list installed; returns whether apt-get ran.  When apt
--- cannot find a package, the lists are refreshed once and the install
+-- ---------------------------------------------------------------------
+-- The package loop every package manager shares.
+
+-- pm describes a manager at run time:
+--   needs(sys, recipe, list, opts, want) -> the set of names of list that
+--       are not as wanted (want: installed, or else removed); it only looks;
+--   argv(sys, opts, want, todo) -> the one command that makes them so;
+--   run(sys, recipe, argv, want): optional, runs it (default: R.run);
+--   after(sys, recipe, todo, want): optional, a look that the command did
+--       what it said (not in a dry run).
+-- R.ensure_packages makes each package of list as wanted with one command
+-- for all that are not, and says which in a note ("installed: a b",
+-- "would remove: c").  Returns whether the command ran (or would).
+function R.ensure_packages(pm, sys, recipe, list, opts, want)
+   local need = pm.needs(sys, recipe, list, opts, want)
+   local todo = {}
+   for _, p in ipairs(list) do
+      if need[p] then todo[#todo + 1] = p end
+   end
+   if #todo == 0 then return false end
+   local argv = pm.argv(sys, opts, want, todo)
+   if pm.run then pm.run(sys, recipe, argv, want) else R.run(sys, recipe, argv) end
+   local verb = want and (sys.dry and "would install" or "installed")
+      or (sys.dry and "would remove" or "removed")
+   sys:note(verb .. ": " .. concat(todo, " "))
+   if pm.after and not sys.dry then pm.after(sys, recipe, todo, want) end
+   return true
+end
+
+-- apt's: dpkg's status says what is installed (removed: not installed, or
+-- only its configuration files left; apt-get remove keeps those).  When
+-- apt cannot find a package, the lists are refreshed once and the install
 -- tried again (a fresh system or container often has none).  Recommended
 -- packages come too, unless opts.recommends is false.
-function R.apt_install(sys, what, list, opts)
+local apt_pm = {}
+
+function apt_pm.needs(sys, _, list, _, want)
    local st = R.dpkg_status(sys)
-   local missing = {}
+   local need = {}
    for _, p in ipairs(list) do
-      if not is_installed(st[p]) then missing[#missing + 1] = p end
+      if want then
+         need[p] = not is_installed(st[p])
+      else
+         need[p] = not is_removed(st[p])
+      end
    end
-   if #missing == 0 then return false end
-   local argv = R.apt_get("install", "-y", "-q")
-   if opts and opts.recommends == false then argv[#argv + 1] = "--no-install-recommends" end
+   return need
+end
+
+function apt_pm.argv(_, opts, want, todo)
+   local argv = R.apt_get(want and "install" or "remove", "-y", "-q")
+   if want and opts and opts.recommends == false then
+      argv[#argv + 1] = "--no-install-recommends"
+   end
    for _, w in ipairs(conf_opts) do argv[#argv + 1] = w end
-   for _, p in ipairs(missing) do argv[#argv + 1] = p end
+   for _, p in ipairs(todo) do argv[#argv + 1] = p end
+   return argv
+end
+
+function apt_pm.run(sys, what, argv, want)
    local r = sys:run(argv, any)
-   if r.code ~= 0 and stale_lists(r) and sys.cache["apt.updated"] == nil then
+   if want and r.code ~= 0 and stale_lists(r) and sys.cache["apt.updated"] == nil then
       sys:note("apt-get could not find a package: refreshing the package lists")
       R.apt_update(sys, what)
       r = sys:run(argv, any)
    end
    R.dpkg_forget(sys)
    if r.code ~= 0 then R.command_failed(what, argv, r) end
-   sys:note((sys.dry and "would install: " or "installed: ") .. concat(missing, " "))
-   if not sys.dry then
-      st = R.dpkg_status(sys)
-      for _, p in ipairs(missing) do
-         if not is_installed(st[p]) then
-            R.fail("%s: apt-get succeeded but %s is still not installed "
-                   .. "(a virtual package? name the package that provides it)", what, p)
-         end
+end
+
+function apt_pm.after(sys, what, todo, want)
+   if not want then return end
+   local st = R.dpkg_status(sys)
+   for _, p in ipairs(todo) do
+      if not is_installed(st[p]) then
+         R.fail("%s: apt-get succeeded but %s is still not installed "
+                .. "(a virtual package? name the package that provides it)", what, p)
       end
    end
-   return true
+end
+
+-- Every package of list installed through apt; returns whether apt-get ran.
+function R.apt_install(sys, what, list, opts)
+   return R.ensure_packages(apt_pm, sys, what, list, opts, true)
 end
 
 -- No package of list installed (apt-get remove: configuration files stay).
 function R.apt_remove(sys, what, list)
-   local st = R.dpkg_status(sys)
-   local present = {}
-   for _, p in ipairs(list) do
-      if not is_removed(st[p]) then present[#present + 1] = p end
-   end
-   if #present == 0 then return false end
-   local argv = R.apt_get("remove", "-y", "-q")
-   for _, w in ipairs(conf_opts) do argv[#argv + 1] = w end
-   for _, p in ipairs(present) do argv[#argv + 1] = p end
-   local r = sys:run(argv, any)
-   R.dpkg_forget(sys)
-   if r.code ~= 0 then R.command_failed(what, argv, r) end
-   sys:note((sys.dry and "would remove: " or "removed: ") .. concat(present, " "))
-   return true
+   return R.ensure_packages(apt_pm, sys, what, list, nil, false)
 end
 
 -- ---------------------------------------------------------------------

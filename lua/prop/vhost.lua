@@ -156,4 +156,184 @@ function V.check_name(v, what)
    return nil, v
 end
 
+-- ---------------------------------------------------------------------
+-- Probes: the site is served, by the server, from the site itself.
+
+-- The address a listener is reached on from the target: a wildcard is
+-- its loopback.
+local function reach(addr)
+   if addr == nil or addr == "*" or addr == "0.0.0.0" or addr == "" or addr == "localhost" then
+      return "127.0.0.1"
+   end
+   if addr == "[::]" or addr == "[::1]" then return "::1" end
+   return (addr:gsub("^%[(.*)%]$", "%1"))
+end
+
+-- What a site's configuration says of where it is served, by server:
+-- parse(content) -> { listens = { { addr =, port =, tls =, default = } },
+-- names = { ... } } (names: the exact ones, no wildcard or pattern).
+V.parsers = {}
+
+function V.parsers.nginx(content)
+   local text = content:gsub("#[^\n]*", "")
+   local listens, names = {}, {}
+   for spec in text:gmatch("%f[%w_]listen%s+([^;]*);") do
+      local words = {}
+      for w in spec:gmatch("%S+") do words[#words + 1] = w end
+      local first = words[1] or ""
+      local addr, port
+      if first:find("^%d+$") then
+         port = tonumber(first)
+      elseif not first:find("^unix:") then
+         addr, port = first:match("^(.*):(%d+)$")
+         if not addr then addr, port = first, 80 end
+         port = tonumber(port)
+      end
+      local l = port and { addr = reach(addr), port = port, tls = false, default = false }
+      for i = 2, #words do
+         if not l then break end
+         if words[i] == "ssl" then l.tls = true
+         elseif words[i] == "default_server" or words[i] == "default" then l.default = true
+         elseif words[i] == "quic" then l = nil end
+      end
+      if l then listens[#listens + 1] = l end
+   end
+   for spec in text:gmatch("%f[%w_]server_name%s+([^;]*);") do
+      for w in spec:gmatch("%S+") do
+         if w ~= "_" and w ~= '""' and not w:find("[*~$]") then names[#names + 1] = w end
+      end
+   end
+   if #listens == 0 and text:find("%f[%w_]server%s*{") then
+      listens[1] = { addr = "127.0.0.1", port = 80, tls = false, default = false }
+   end
+   return { listens = listens, names = names }
+end
+
+function V.parsers.apache2(content)
+   local listens, names = {}, {}
+   for specs, body in content:gmatch("<[Vv]irtual[Hh]ost%s+([^>]*)>(.-)</[Vv]irtual[Hh]ost>") do
+      local tls = body:find("\n%s*SSLEngine%s+[Oo]n") ~= nil
+      for spec in specs:gmatch("%S+") do
+         local addr, port = spec:match("^(.*):(%d+)$")
+         if not addr then addr, port = spec, (tls and 443 or 80) end
+         listens[#listens + 1] = { addr = reach(addr), port = tonumber(port), tls = tls,
+                                   default = false }
+      end
+      for n in body:gmatch("\n%s*ServerName%s+(%S+)") do
+         names[#names + 1] = (n:gsub("^https?://", ""):gsub(":%d+$", ""))
+      end
+      for list in body:gmatch("\n%s*ServerAlias%s+([^\n]+)") do
+         for w in list:gmatch("%S+") do
+            if not w:find("[*?]") then names[#names + 1] = w end
+         end
+      end
+   end
+   return { listens = listens, names = names }
+end
+
+-- Whether the site (a.enabled) is the server's default one for port: the
+-- one that answers a name no site has.  By server; false when it cannot
+-- be told (the answers are then compared).
+V.is_default = {}
+
+-- nginx -T: the configuration from disk, each file after "# configuration
+-- file PATH:".  The default for a port is the file whose listen says
+-- default_server, else the first file listening there.
+function V.is_default.nginx(sys, a, port)
+   local r = sys:query { "nginx", "-T", "-q" }
+   if r.code ~= 0 then return false end
+   local first, marked, path
+   for line in r.stdout:gmatch("[^\n]+") do
+      local file = line:match("^# configuration file (.-):$")
+      if file then
+         path = file
+      else
+         line = line:gsub("#.*", "")
+         for spec in line:gmatch("%f[%w_]listen%s+([^;]*);") do
+            local p = spec:match("^%S*:(%d+)") or spec:match("^(%d+)")
+                      or (not spec:find("^unix:") and "80")
+            if tonumber(p) == port and path then
+               first = first or path
+               if spec:find("%f[%w_]default_server%f[^%w_]") then marked = marked or path end
+            end
+         end
+      end
+   end
+   local def = marked or first
+   return def ~= nil and (def == a.enabled or def == a.available)
+end
+
+-- apache2ctl -S: each address's "default server NAME (FILE:LINE)", or the
+-- one virtual host of an address as "ADDR:PORT NAME (FILE:LINE)".
+function V.is_default.apache2(sys, a, port)
+   local r = sys:query { "apache2ctl", "-S" }
+   if r.code ~= 0 then return false end
+   local cur
+   for line in r.stdout:gmatch("[^\n]+") do
+      local p = line:match("^%S*:(%d+)%s")
+      if p then
+         cur = tonumber(p)
+         local file = line:match("^%S+%s+%S+%s+%(([^:]+):%d+%)%s*$")
+         if cur == port and file then return file == a.enabled or file == a.available end
+      elseif cur == port then
+         local file = line:match("^%s+default server %S+ %(([^:]+):%d+%)")
+         if file then return file == a.enabled or file == a.available end
+      end
+   end
+   return false
+end
+
+-- verify of a site: its port answers HTTP for its first name (a TLS-only
+-- site: its port takes a connection), and, unless it is the server's
+-- default for that port, not as a name no site has is answered (the
+-- default server's answer: the site is not loaded).  Nothing to probe in
+-- a tree or where no daemon runs.
+function V.verify_site(sys, a)
+   if R.is_dir_tree(sys) or R.no_daemons(sys) then return true end
+   local parse = V.parsers[a.service]
+   local conf = parse and parse(a.content or "")
+   if not conf or #conf.listens == 0 then return true end
+   local l
+   for _, x in ipairs(conf.listens) do
+      if not x.tls and (l == nil or (l.addr:find(":") and not x.addr:find(":"))) then l = x end
+   end
+   if l == nil then
+      l = conf.listens[1]
+      local ok, why = sys:tcp { host = l.addr, port = l.port, framing = "connect", timeout = 2 }
+      if ok then return true end
+      return false, fmt("%s takes no connection on %s port %d (the site's TLS port): %s",
+                        a.service, l.addr, l.port, why)
+   end
+   local name = conf.names[1]
+   local where = fmt("GET http://%s:%d/ with Host %s", l.addr:find(":") and "[" .. l.addr .. "]"
+                     or l.addr, l.port, name or "localhost")
+   local st, h, body = sys:http { host = l.addr, port = l.port, name = name or "localhost",
+                                  timeout = 2 }
+   if not st then return false, fmt("%s: %s", where, h) end
+   if not name or l.default or V.is_default[a.service](sys, a, l.port) then return true end
+   local st2, _, body2 = sys:http { host = l.addr, port = l.port, name = "prop-probe.invalid",
+                                    timeout = 2 }
+   if st2 == st and body2 == body then
+      return false, fmt("%s: answered %d with %d bytes, as a name no site has is answered (the "
+                        .. "default server's answer): %s does not serve the site", where, st,
+                        #body, a.service)
+   end
+   return true
+end
+
+-- repair of a site: a stopped server is started; a running one reloaded,
+-- and restarted when that is not enough (it runs a configuration that is
+-- not the one on disk).
+function V.repair_site(sys, a)
+   if not R.service_is_running(sys, a.service) then
+      R.service_do(sys, a.service, "start")
+      sys:note(a.service .. " started: the site was not served")
+      return
+   end
+   reload(sys, a)
+   if V.verify_site(sys, a) then return end
+   R.service_do(sys, a.service, "restart")
+   sys:note(a.service .. " restarted: a reload did not make it serve the site")
+end
+
 return V

@@ -230,6 +230,31 @@ else
   fail "failed property" "exit $rc, expected 1 and the failure recorded" "$TMP/p9"
 fi
 
+# 10b. --prometheus: the run's metrics for node_exporter's textfile
+#      collector, written atomically; a failed property is failed.
+mkdir -p "$TMP/metrics"
+cp "$STATE/last-run.json" "$TMP/record-p9.json" # for prop status below
+pull "$TMP/p9m" --host box --prometheus "$TMP/metrics/prop.prom"
+M="$TMP/metrics/prop.prom"
+same "metrics: the pull's exit" "$rc" 1
+check "metrics: the failed property" grep -qx \
+  'prop_property_state{host="box",desc="file /no/such/dir/x has content",file="site.lua",line="4",state="failed"} 1' "$M"
+check "metrics: the property that holds" grep -qx \
+  'prop_property_state{host="box",desc="file /etc/motd has content",file="site.lua",line="3",state="ok"} 1' "$M"
+check "metrics: the host up" grep -qx 'prop_host_up{host="box"} 1' "$M"
+check "metrics: the exit code (2: a failure)" grep -qx 'prop_verify_exit_code 2' "$M"
+same "metrics: no temporary file left" "$(ls -A "$TMP/metrics")" prop.prom
+if command -v promtool >/dev/null; then
+  check "metrics: promtool check metrics" bash -c "promtool check metrics <'$M' >'$TMP/promtool.out' 2>&1"
+else
+  part_missing prometheus "promtool (Debian package prometheus) checks the metrics"
+fi
+# A dry run writes none.
+rm -f "$M"
+pull "$TMP/p9d" --host box --dry-run --prometheus "$M"
+check "metrics: none from a dry run" test ! -e "$M"
+cp "$TMP/record-p9.json" "$STATE/last-run.json"
+
 # 11. prop status reads the record over the host's transport.
 cat >"$TMP/fleet.lua" <<EOF
 host "box" { connect.dir "$ROOT", file.has_content("/etc/motd", "x\n") }
@@ -258,7 +283,11 @@ fi
 # A good run: status exits 0.
 site three
 C8="$(commit signer three)"
-pull "$TMP/p10" --host box
+pull "$TMP/p10" --host box --prometheus "$TMP/metrics/prop.prom"
+# A change made holds now: ok in the metrics.
+check "metrics: a change made is ok" grep -qx \
+  'prop_property_state{host="box",desc="file /etc/motd has content",file="site.lua",line="3",state="ok"} 1' "$TMP/metrics/prop.prom"
+check "metrics: exit code 0" grep -qx 'prop_verify_exit_code 0' "$TMP/metrics/prop.prom"
 run_prop "$TMP/s3" status "$TMP/fleet.lua" box
 if [[ $rc == 0 ]] && grep -q "^box: changed at .* commit ${C8:0:12}" "$TMP/s3" && ! grep -q failed: "$TMP/s3"; then
   pass
@@ -462,5 +491,28 @@ if [[ ! -e /etc/prop/pull-keys ]]; then
   run_prop "$TMP/u6" pull "$ORIGIN" --state-dir "$TMP/s"
   [[ $rc == 64 ]] && grep -q 'no trusted keys' "$TMP/u6" && pass || fail "no keys" "exit $rc" "$TMP/u6"
 fi
+
+# pull.scheduled's prometheus= is passed on to prop pull; a relative path
+# is refused.
+mkdir -p "$TMP/sched"
+cat >"$TMP/sched.lua" <<EOF
+host "s" { connect.dir "$TMP/sched", os.debian("bookworm", "amd64"),
+  pull.scheduled("https://git.example.org/site.git",
+                 { via = "cron", prometheus = "/var/lib/prometheus/node-exporter/prop.prom" }) }
+EOF
+run_prop "$TMP/sc1" run "$TMP/sched.lua"
+same "scheduled: exit 0" "$rc" 0
+check "scheduled: --prometheus in the cron job" \
+  grep -q -- "--prometheus /var/lib/prometheus/node-exporter/prop.prom" "$TMP/sched/etc/cron.d/prop-pull"
+cat >"$TMP/sched-bad.lua" <<EOF
+host "s" { connect.dir "$TMP/sched", os.debian("bookworm", "amd64"),
+  pull.scheduled("https://git.example.org/site.git", { prometheus = "prop.prom" }) }
+EOF
+run_prop "$TMP/sc2" lint "$TMP/sched-bad.lua"
+same "scheduled: relative prometheus path: exit 2" "$rc" 2
+check "scheduled: relative prometheus path: said, with the line" \
+  grep -q 'sched-bad.lua:2: .*prometheus must be an absolute path' "$TMP/sc2"
+run_prop "$TMP/u7" pull "$ORIGIN" --keyring "$TMP/trusted.asc" --prometheus
+same "--prometheus without a file: 64" "$rc" 64
 
 finish

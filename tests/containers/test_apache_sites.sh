@@ -4,7 +4,10 @@
 # dockerd; nothing listens on this machine): apache.listen_ports makes it
 # listen on a new port, apache.module enables headers, apache.site adds a
 # virtual host that curl inside the container is served by (with the
-# module's header); a second run changes nothing; a broken site is
+# module's header); a second run changes nothing; the sites' probes (an
+# HTTP request from prop) find Apache stopped, or a site on disk that it
+# has not loaded, say so in a dry run and have it repaired by a run; a
+# broken site is
 # refused by apachectl configtest, put back, the old one still served;
 # disabling a module the site needs is refused and the module put back;
 # revert(apache.site) and apache.site_disabled take sites out and
@@ -101,6 +104,54 @@ check "with the module's header" bash -c "docker exec $CTR curl -sI --max-time 5
 
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: nothing changed" "$rc/$(changed_inside "$TMP/r2.out")" "0/0/0"
+
+# ---- the probes: a site is served, by Apache, from the site itself ------------------
+ctr_result() {
+  grep '"event":"property"' "$1" | grep -F "\"host\":\"localhost/$CTR\"" |
+    grep -F "\"desc\":\"$2\"" | head -1 | sed -n 's/.*"result":"\([a-z]*\)".*/\1/p'
+}
+named() { docker exec "$CTR" curl -sS --max-time 5 -H 'Host: named.example' http://127.0.0.1/ 2>&1 || true; }
+NAMED='<VirtualHost *:80>\n  ServerName named.example\n  DocumentRoot /var/www/prop-b\n</VirtualHost>\n'
+write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_A\")" "apache.site(\"prop-n\", \"$NAMED\")"
+prop_run "$TMP/p1.out" "$TMP/site.lua"
+same "probes: the named site added, its probe holds" "$rc/$(changed_inside "$TMP/p1.out")" "0/1/0"
+same "probes: it is served for its name" "$(named)" "site b"
+# Apache stopped behind prop's back: a dry run says what would fail, a run
+# starts it.
+inside service apache2 stop >/dev/null
+prop_run "$TMP/p2.out" "$TMP/site.lua" --dry-run
+same "stopped, dry run: exit" "$rc" 1
+same "stopped, dry run: apache installed would start it" "$(ctr_result "$TMP/p2.out" "apache installed")" changed
+check "stopped, dry run: site prop-a would fail, saying what it saw" grep -q 'would fail: verify: GET http://127.0.0.1:8081/ with Host localhost: connect to 127.0.0.1:8081: Connection refused' "$TMP/p2.out"
+prop_verify "$TMP/pv2.out" "$TMP/site.lua"
+same "stopped, prop verify: exit" "$rc" 2
+same "stopped, prop verify: site prop-a failed" "$(ctr_result "$TMP/pv2.out" "apache site prop-a")" failed
+check "stopped, prop verify: apache still stopped" bash -c "! docker exec $CTR service apache2 status"
+prop_run "$TMP/p3.out" "$TMP/site.lua"
+same "stopped: exit" "$rc" 0
+same "stopped: apache installed started it" "$(ctr_result "$TMP/p3.out" "apache installed")" changed
+same "stopped: the sites are served again" "$(fetch 8081)/$(named)" "site a/site b"
+# The named site not loaded, its files all right (the link taken away,
+# Apache reloaded, the link put back): its name gets the default site's
+# answer.  A run reloads Apache.
+inside sh -c 'mv /etc/apache2/sites-enabled/prop-n.conf /tmp/ && apache2ctl graceful && sleep 1 && mv /tmp/prop-n.conf /etc/apache2/sites-enabled/'
+for _ in $(seq 50); do [[ "$(named)" != "site b" ]] && break; sleep 0.2; done
+check "not loaded: its name gets the default site" bash -c "[[ \"\$(docker exec $CTR curl -sS -H 'Host: named.example' http://127.0.0.1/)\" != 'site b' ]]"
+prop_run "$TMP/p4.out" "$TMP/site.lua" --dry-run
+same "not loaded, dry run: exit" "$rc" 1
+check "not loaded, dry run: the probe's words" grep -q 'would fail: verify: GET http://127.0.0.1:80/ with Host named.example: answered 200 with [0-9]* bytes, as a name no site has is answered' "$TMP/p4.out"
+prop_verify "$TMP/pv4.out" "$TMP/site.lua"
+same "not loaded, prop verify: exit" "$rc" 2
+same "not loaded, prop verify: site prop-n failed" "$(ctr_result "$TMP/pv4.out" "apache site prop-n")" failed
+prop_run "$TMP/p5.out" "$TMP/site.lua"
+same "not loaded: exit" "$rc" 0
+same "not loaded: site prop-n repaired" "$(ctr_result "$TMP/p5.out" "apache site prop-n")" changed
+same "not loaded: served for its name again" "$(named)" "site b"
+prop_verify "$TMP/pv5.out" "$TMP/site.lua"
+same "after the repair, prop verify: all hold" "$rc" 0
+write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_A\")" "revert(apache.site(\"prop-n\", \"$NAMED\"))"
+prop_run "$TMP/p6.out" "$TMP/site.lua"
+same "the named site taken out" "$rc/$(changed_inside "$TMP/p6.out")" "0/1/0"
 
 # ---- new content, then a broken one -------------------------------------------------
 write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_B\")"

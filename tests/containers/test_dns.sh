@@ -7,7 +7,10 @@
 # Then in a Docker container where named runs: after one run named serves
 # the new zone (added with rndc reconfig) with the serial written, an
 # alias in the zone of a host named outside it answers with the host's
-# address, a second run changes nothing; a reload that fails is owed (the
+# address, a second run changes nothing; the zone's probe (an SOA query
+# from prop to port 53) finds named serving another serial than the
+# file's, or stopped, says so in a dry run and has it repaired by a run;
+# a reload that fails is owed (the
 # pending record in the container) and the next run makes it, after which
 # named serves the new address.  Every image and container is named
 # prop-test-* and removed on exit.
@@ -133,6 +136,38 @@ prop_run "$TMP/d2.out" "$TMP/dsite.lua" localhost
 same "named again: exit" "$rc" 0
 same "named again: nothing changed" "$(changed_inside "$TMP/d2.out")" "0/0"
 same "named again: still served" "$(served_serial)" "$ds1"
+
+# ---- the probe: named answers for the zone, with the serial written --------------
+# named serving another serial than the file's (edited, reloaded and put
+# back behind prop's back): the files are right, the effect is not.
+inside sh -c "cp /etc/bind/db.example.com /tmp/db.orig && sed -i 's/\t\t$ds1\t; serial/\t\t$((ds1 + 5))\t; serial/' /etc/bind/db.example.com && rndc reload example.com >/dev/null"
+for _ in $(seq 50); do [[ "$(served_serial)" == "$((ds1 + 5))" ]] && break; sleep 0.2; done
+inside sh -c "cp /tmp/db.orig /etc/bind/db.example.com"
+same "probe: named serves another serial" "$(served_serial)" "$((ds1 + 5))"
+prop_run "$TMP/v1.out" "$TMP/dsite.lua" localhost --dry-run
+same "another serial, dry run: exit" "$rc" 1
+same "another serial, dry run: the zone would fail" "$(changed_inside "$TMP/v1.out")" "0/1"
+check "another serial, dry run: with what the probe saw" grep -q "would fail: verify: SOA example.com from port 53: named serves serial $((ds1 + 5)), the zone file has $ds1" "$TMP/v1.out"
+same "another serial, dry run: nothing done" "$(served_serial)" "$((ds1 + 5))"
+prop_verify "$TMP/vv.out" "$TMP/dsite.lua" localhost
+same "another serial, prop verify: exit" "$rc" 2
+check "another serial, prop verify: the zone failed" grep -q '"desc":"dns primary zone example.com".*"result":"failed"' "$TMP/vv.out"
+same "another serial, prop verify: nothing done" "$(served_serial)" "$((ds1 + 5))"
+prop_run "$TMP/v2.out" "$TMP/dsite.lua" localhost
+same "another serial: exit" "$rc" 0
+# The repair reloads the zone (its own line, changed) and the zone is
+# changed.
+same "another serial: the zone repaired" "$(changed_inside "$TMP/v2.out")" "2/0"
+same "another serial: the file's serial is served" "$(served_serial)" "$ds1"
+# named stopped: a dry run says the zone would fail; a run starts named.
+inside rndc stop >/dev/null
+for _ in $(seq 50); do docker exec "$CTR" service named status >/dev/null 2>&1 || break; sleep 0.2; done
+prop_run "$TMP/v3.out" "$TMP/dsite.lua" localhost --dry-run
+same "named stopped, dry run: exit" "$rc" 1
+check "named stopped, dry run: the probe's words" grep -q "would fail: verify: SOA example.com from port 53: connect to 127.0.0.1:53: Connection refused" "$TMP/v3.out"
+prop_run "$TMP/v4.out" "$TMP/dsite.lua" localhost
+same "named stopped: exit" "$rc" 0
+same "named stopped: the zone is served again" "$(served_serial)" "$ds1"
 
 # A reload that fails (rndc has no key) is owed to the next run.
 inside mv /etc/bind/rndc.key /etc/bind/rndc.key.away

@@ -134,6 +134,66 @@ prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changed" "$(changed_inside "$TMP/r2.out")/$(host_count "$TMP/r2.out" localhost changed)" "0/0/0"
 
+# ---- the probes: a site is served, by nginx, from the site itself --------------------
+# ctr_result OUT DESC : the result of the container's property DESC.
+ctr_result() {
+  grep '"event":"property"' "$1" | grep -F "\"host\":\"localhost/$CTR\"" |
+    grep -F "\"desc\":\"$2\"" | head -1 | sed -n 's/.*"result":"\([a-z]*\)".*/\1/p'
+}
+named() { docker exec "$CTR" curl -sS --max-time 5 -H 'Host: named.example' http://127.0.0.1/ 2>&1 || true; }
+NAMED='server { listen 80; server_name named.example; root /var/www/prop-b; }\n'
+write_site "nginx.site(\"prop-a\", \"$SITE_A\")" "nginx.site(\"prop-n\", \"$NAMED\")"
+prop_run "$TMP/p1.out" "$TMP/site.lua"
+same "probes: exit" "$rc" 0
+same "probes: the named site added, its probe holds" "$(changed_inside "$TMP/p1.out")" "1/0"
+same "probes: it is served for its name" "$(named)" "site b"
+
+# nginx stopped behind prop's back: a dry run says what would fail; a run
+# starts it again.
+inside service nginx stop >/dev/null
+prop_run "$TMP/p2.out" "$TMP/site.lua" --dry-run
+same "stopped, dry run: exit" "$rc" 1
+same "stopped, dry run: nginx installed would start it" "$(ctr_result "$TMP/p2.out" "nginx installed")" changed
+same "stopped, dry run: site prop-a would fail" "$(ctr_result "$TMP/p2.out" "nginx site prop-a")" failed
+check "stopped, dry run: with what its probe saw" grep -q 'would fail: verify: GET http://127.0.0.1:8081/ with Host localhost: connect to 127.0.0.1:8081: Connection refused' "$TMP/p2.out"
+check "stopped, dry run: nginx still stopped" bash -c "! docker exec $CTR service nginx status"
+prop_verify "$TMP/pv2.out" "$TMP/site.lua"
+same "stopped, prop verify: exit" "$rc" 2
+same "stopped, prop verify: site prop-a failed" "$(ctr_result "$TMP/pv2.out" "nginx site prop-a")" failed
+check "stopped, prop verify: nginx still stopped" bash -c "! docker exec $CTR service nginx status"
+prop_run "$TMP/p3.out" "$TMP/site.lua"
+same "stopped: exit" "$rc" 0
+same "stopped: nginx installed started it" "$(ctr_result "$TMP/p3.out" "nginx installed")" changed
+same "stopped: the sites are served again" "$(fetch 8081)/$(named)" "site a/site b"
+
+# nginx running another configuration, the files all right: the named
+# site's answer is the default server's.  A dry run says so; a run
+# reloads (which keeps the other file), probes again and restarts.
+inside sh -c 'printf "events {}\nhttp { server { listen 80 default_server; listen 8081; return 200 \"other\\n\"; } }\n" >/tmp/other.conf'
+inside sh -c 'nginx -s stop; for i in $(seq 50); do [ -e /run/nginx.pid ] || break; sleep 0.1; done; nginx -c /tmp/other.conf'
+same "other configuration: it answers for the site's name" "$(named)" "other"
+prop_run "$TMP/p4.out" "$TMP/site.lua" --dry-run
+same "other configuration, dry run: exit" "$rc" 1
+same "other configuration, dry run: the file is right" "$(changed_inside "$TMP/p4.out")" "0/1"
+same "other configuration, dry run: site prop-n would fail" "$(ctr_result "$TMP/p4.out" "nginx site prop-n")" failed
+check "other configuration, dry run: with what its probe saw" grep -q 'would fail: verify: GET http://127.0.0.1:80/ with Host named.example: answered 200 with 6 bytes, as a name no site has is answered' "$TMP/p4.out"
+prop_verify "$TMP/pv4.out" "$TMP/site.lua"
+same "other configuration, prop verify: exit" "$rc" 2
+same "other configuration, prop verify: site prop-n failed" "$(ctr_result "$TMP/pv4.out" "nginx site prop-n")" failed
+same "other configuration, prop verify: the other configuration still runs" "$(named)" "other"
+prop_run "$TMP/p5.out" "$TMP/site.lua"
+same "other configuration: exit" "$rc" 0
+same "other configuration: site prop-n repaired" "$(ctr_result "$TMP/p5.out" "nginx site prop-n")" changed
+check "other configuration: a reload was not enough" grep -q 'nginx restarted: a reload did not make it serve the site' "$TMP/p5.out"
+same "other configuration: the sites are served again" "$(fetch 8081)/$(named)" "site a/site b"
+prop_run "$TMP/p6.out" "$TMP/site.lua"
+same "after the repair: nothing changes" "$(changed_inside "$TMP/p6.out")" "0/0"
+prop_verify "$TMP/pv6.out" "$TMP/site.lua"
+same "after the repair, prop verify: all hold" "$rc" 0
+write_site "nginx.site(\"prop-a\", \"$SITE_A\")" "revert(nginx.site(\"prop-n\", \"$NAMED\"))"
+prop_run "$TMP/p7.out" "$TMP/site.lua"
+same "the named site taken out" "$rc/$(changed_inside "$TMP/p7.out")" "0/1/0"
+
 # ---- a dry run shows the new content and changes nothing -----------------------------
 write_site "nginx.site(\"prop-a\", \"$SITE_B\")"
 prop_run "$TMP/dry.out" "$TMP/site.lua" --dry-run --diff

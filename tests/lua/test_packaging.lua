@@ -4,6 +4,8 @@ local T = require "check"
 local packaging = prop_module "packaging"
 local args = prop_module "args"
 local show = prop_module "show"
+local R = prop_module "runtime"
+local fakesys = require "fakesys"
 
 local impl = { installed = {}, removed = {}, upgraded = {} }
 local function check(v, what)
@@ -73,5 +75,52 @@ T.eq(revert(installed("a")).reverted.desc, "demo removed a", "pair: a revert run
 p = M.leaf("removed", { "x" }, { root = "/t" })
 T.eq({ p.desc, p.claims[1].kind, p.claims[1].key }, { "demo removed x in /t", "package.removed", "x in /t" },
      "leaf")
+
+-- The run-time half: one loop for every manager (R.ensure_packages), and
+-- the manager's impl.installed/removed made from it.
+local rt_impl = { installed = {}, removed = {} }
+local after = {}
+local rt = {
+   needs = function(sys, _, list, _, want)
+      local need = {}
+      for _, n in ipairs(list) do need[n] = (sys.files["/db/" .. n] ~= nil) ~= want end
+      return need
+   end,
+   argv = function(_, opts, want, todo)
+      local argv = { "pm", want and "add" or "del", opts.root or "/" }
+      for _, n in ipairs(todo) do argv[#argv + 1] = n end
+      return argv
+   end,
+   after = function(_, recipe, todo, want) after[#after + 1] = { recipe, table.concat(todo, " "), want } end,
+}
+local RM = packaging.manager {
+   tool = "rt", targets = "DebianLike", impl = rt_impl, check = check, runtime = rt,
+   options = { root = args.abs_path },
+}
+local rtinstalled = RM.pair("installed", "removed")
+T.ok(type(rt_impl.installed.ensure) == "function" and type(rt_impl.removed.ensure) == "function",
+     "runtime: the manager makes installed's and removed's ensure")
+local sys = fakesys.new { files = { ["/db/b"] = "" } }
+T.eq(rt_impl.installed.ensure(sys, { packages = { "c", "b", "a" }, opts = {} }), "changed",
+     "runtime: installed, two missing: changed")
+T.eq(sys.log, { "pm add / c a" }, "runtime: one command for the missing, in the list's order")
+T.eq(sys.notes, { "installed: c a" }, "runtime: the note names them")
+T.eq(after, { { "rt.installed", "c a", true } }, "runtime: after looks, with the recipe's name")
+sys = fakesys.new { files = { ["/db/a"] = "", ["/db/b"] = "" } }
+T.eq(rt_impl.installed.ensure(sys, { packages = { "a", "b" }, opts = {} }), "ok",
+     "runtime: all installed: ok")
+T.eq(#sys.log + #sys.notes, 0, "runtime: all installed: nothing run or said")
+sys = fakesys.new { files = { ["/db/a"] = "" }, dry = true }
+after = {}
+T.eq(rt_impl.removed.ensure(sys, { packages = { "a", "b" }, opts = { root = "/m" } }), "changed",
+     "runtime: removed, dry: would change")
+T.eq({ sys.log, sys.notes, #after }, { { "dry: pm del /m a" }, { "would remove: a" }, 0 },
+     "runtime: dry: the command not run, said as would, no look after")
+-- A recipe's own ensure stays.
+local own = { installed = { ensure = function() return "own" end }, removed = {} }
+packaging.manager { tool = "own", targets = "DebianLike", impl = own, check = check, runtime = rt }
+T.eq(own.installed.ensure(), "own", "runtime: a recipe's own ensure is kept")
+T.eq(R.ensure_packages(rt, fakesys.new(), "x", {}, {}, true), false, "runtime: an empty list: false")
+T.eq(type(rtinstalled("a")), "userdata", "runtime: the recipe still makes properties")
 
 T.done()

@@ -51,6 +51,14 @@ prop_run() {
   done
 }
 
+# prop_verify OUT SITE [ARGS...] : prop verify SITE --json ARGS (checks
+# and probes only; exit 0 all hold, 1 drift, 2 a probe failed).
+prop_verify() {
+  local out="$1" site="$2"
+  shift 2
+  run_prop "$out" verify "$site" --json "$@"
+}
+
 # strip_run OUT : removes from the events in OUT the fields every event of
 # a run carries (its "run" id, and "commit" and "dirty" when the site is in
 # a git work tree), for tests that compare whole events.

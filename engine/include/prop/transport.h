@@ -8,7 +8,9 @@
  * through its parent's transport (chroot, systemd-nspawn, Docker:
  * prop_transport_container), and a dry run over any of them that changes
  * nothing and records diffs (prop_transport_dry).  Properties never know
- * which one they run on.
+ * which one they run on.  Probes reach the target's TCP ports through the
+ * same transport (prop_transport_tcp): a plain connect here, a
+ * direct-tcpip channel over SSH, a Docker container's network namespace.
  *
  * Over a slow link the SSH transport can answer many operations from one
  * prefetch of the files a host's properties will look at
