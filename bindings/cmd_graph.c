@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cli.h"
 
 /* A map from node to its dot id (open addressing), and the queue of nodes
@@ -81,14 +82,8 @@ map_grow(graph_walk *w)
 static int
 queue_push(graph_walk *w, const prop_node *n)
 {
-    if (w->nqueue == w->queuecap) {
-        size_t ncap = w->queuecap ? w->queuecap * 2 : 64;
-        const prop_node **s = realloc(w->queue, ncap * sizeof *s);
-        if (s == NULL)
-            return -1;
-        w->queue = s;
-        w->queuecap = ncap;
-    }
+    if (prop_array_reserve(w->queue, w->queuecap, w->nqueue, 1, 64) != 0)
+        return -1;
     w->queue[w->nqueue++] = n;
     return 0;
 }
@@ -321,14 +316,8 @@ typedef struct graph_ctx {
 static int
 seen_add(graph_ctx *g, const prop_host *c)
 {
-    if (g->nseen == g->seencap) {
-        size_t ncap = g->seencap ? g->seencap * 2 : 16;
-        const prop_host **v = realloc(g->seen, ncap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        g->seen = v;
-        g->seencap = ncap;
-    }
+    if (prop_array_reserve(g->seen, g->seencap, g->nseen, 1, 16) != 0)
+        return -1;
     g->seen[g->nseen++] = c;
     return 0;
 }
@@ -504,13 +493,10 @@ put_host(graph_ctx *g, const prop_host *h, const char *extra)
         }
         c = prop_host_container(top->h, top->next++);
         if (g->nlevels == g->levelcap) {
-            l = realloc(g->levels, g->levelcap * 2 * sizeof *l);
-            if (l == NULL) {
+            if (prop_array_reserve(g->levels, g->levelcap, g->nlevels, 1, 1) != 0) {
                 rc = -1;
                 break;
             }
-            g->levels = l;
-            g->levelcap *= 2;
             top = &g->levels[g->nlevels - 1];
         }
         l = &g->levels[g->nlevels];

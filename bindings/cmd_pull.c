@@ -32,38 +32,14 @@
 #include <unistd.h>
 
 #include "pull.h"
+#include "spawn.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/prop"
 #define MAX_OUTPUT (1u << 20)
 
 /* ---- running git and gpg ------------------------------------------------ */
 
-/*
- * Run argv (looked up in PATH), standard input from /dev/null, its
- * standard error on ours; its standard output into *out (malloc'd,
- * NUL-terminated) when out is not NULL, else on our standard error (our
- * standard output stays for prop's own report).  GNUPGHOME is set to
- * gnupghome when it is not NULL; git never asks for a password.
- * Returns the exit status, 128+N for a signal N, -1 when it could not be
- * started or its output could not be kept.
- */
-/* Monotonic milliseconds. */
-static long long
-mono_ms(void)
-{
-    struct timespec ts;
-
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
-        return 0;
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Wait for pid, started in a process group of its own, for up to
- * timeout_s seconds: then its whole group is sent SIGTERM, and SIGKILL
- * 5 seconds later.  Its wait status in *status: 0, 1 when it was
- * stopped so, or -1 (errno) when it could not be waited for.
- */
+/* A signal to prop while a bounded command runs (pull_spawn_bounded). */
 static volatile sig_atomic_t bounded_sig;
 
 static void
@@ -72,58 +48,14 @@ on_bounded_sig(int sig)
     bounded_sig = sig;
 }
 
+/* prop_spawn's stop request: a signal to prop stops the command's group
+ * with SIGTERM, and SIGKILL 2 seconds later. */
 static int
-wait_bounded(pid_t pid, int timeout_s, int *status)
+bounded_stop(void *ud, int *sig)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    long long deadline = mono_ms() + (long long)timeout_s * 1000, killed_at = 0;
-    const struct timespec tick = {0, 20 * 1000 * 1000};
-    struct sigaction sa, old[3];
-    pid_t w;
-    int i, sig, rc;
-
-    /* Its group does not see the terminal's signals: a signal to prop
-     * stops it too, then prop as the signal would have. */
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_bounded_sig;
-    sigemptyset(&sa.sa_mask);
-    bounded_sig = 0;
-    for (i = 0; i < 3; i++) {
-        /* A signal prop was told to ignore (nohup) stays ignored. */
-        if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            (void)sigaction(sigs[i], &sa, NULL);
-    }
-    for (;;) {
-        w = waitpid(pid, status, WNOHANG);
-        if (w == pid) {
-            rc = killed_at != 0;
-            break;
-        }
-        if (w < 0 && errno != EINTR) {
-            rc = -1;
-            break;
-        }
-        if (bounded_sig && !killed_at) {
-            (void)kill(-pid, SIGTERM);
-            killed_at = mono_ms() - 5000 + 2000; /* SIGKILL 2 s later */
-            deadline = 0;
-        } else if (!killed_at && mono_ms() >= deadline) {
-            (void)kill(-pid, SIGTERM);
-            killed_at = mono_ms();
-        } else if (killed_at && mono_ms() >= killed_at + 5000) {
-            (void)kill(-pid, SIGKILL);
-            killed_at = mono_ms() + 3600 * 1000; /* once */
-        }
-        (void)nanosleep(&tick, NULL);
-    }
-    for (i = 0; i < 3; i++)
-        (void)sigaction(sigs[i], &old[i], NULL);
-    if ((sig = bounded_sig) != 0) {
-        fprintf(stderr, "prop pull: interrupted: the fetch was stopped; nothing was changed\n");
-        (void)raise(sig);
-        _exit(128 + sig);
-    }
-    return rc;
+    (void)ud;
+    *sig = SIGTERM;
+    return bounded_sig != 0;
 }
 
 int
@@ -132,113 +64,114 @@ pull_spawn(char *const *argv, const char *gnupghome, char **out)
     return pull_spawn_bounded(argv, gnupghome, out, 0);
 }
 
+/*
+ * Run argv (looked up in PATH), standard input from /dev/null, its
+ * standard error on ours; its standard output into *out (malloc'd,
+ * NUL-terminated) when out is not NULL, else on our standard error (our
+ * standard output stays for prop's own report).  GNUPGHOME is set to
+ * gnupghome when it is not NULL; git never asks for a password.
+ * Bounded (timeout_s > 0, out NULL): a process group of its own, so that
+ * whatever it starts (git-remote-https, ssh) is stopped with it, sent
+ * SIGTERM at the limit and SIGKILL 5 seconds later; its group does not
+ * see the terminal's signals: a signal to prop stops it too, then prop as
+ * the signal would have.
+ */
 int
 pull_spawn_bounded(char *const *argv, const char *gnupghome, char **out, int timeout_s)
 {
-    int p[2] = {-1, -1}, status, lost = 0;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    pid_t pid;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    const char *set[3] = {"GIT_TERMINAL_PROMPT=0", NULL, NULL};
+    char *home = NULL, **envp;
+    struct sigaction sa, old[3];
+    prop_spawn_opts o;
+    prop_spawn_result r;
+    int i, sig, rc, bounded = timeout_s > 0 && !out;
 
-    if (out) {
+    if (out)
         *out = NULL;
-        if (pipe(p) != 0) {
-            fprintf(stderr, "prop pull: pipe: %s\n", strerror(errno));
+    if (gnupghome) {
+        size_t n = strlen(gnupghome) + sizeof "GNUPGHOME=";
+
+        if ((home = malloc(n)) == NULL) {
+            fprintf(stderr, "prop pull: cannot start %s: %s\n", argv[0], strerror(ENOMEM));
             return -1;
+        }
+        snprintf(home, n, "GNUPGHOME=%s", gnupghome);
+        set[1] = home;
+    }
+    if ((envp = prop_spawn_env(set)) == NULL) {
+        fprintf(stderr, "prop pull: cannot start %s: %s\n", argv[0], strerror(ENOMEM));
+        free(home);
+        return -1;
+    }
+    memset(&o, 0, sizeof o);
+    o.argv = argv;
+    o.envp = envp;
+    o.path = prop_spawn_path();
+    o.stdin_null = 1;
+    o.out = out ? PROP_SPAWN_CAPTURE : PROP_SPAWN_INHERIT;
+    o.err = PROP_SPAWN_INHERIT;
+    o.max_output = MAX_OUTPUT;
+    o.drain = 1;
+    if (timeout_s > 0)
+        o.group = PROP_SPAWN_PGRP;
+    if (bounded) {
+        o.timeout_ms = (long long)timeout_s * 1000;
+        o.timeout_grace_ms = 5000;
+        o.stop = bounded_stop;
+        o.stop_grace_ms = 2000;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_bounded_sig;
+        sigemptyset(&sa.sa_mask);
+        bounded_sig = 0;
+        for (i = 0; i < 3; i++) {
+            /* A signal prop was told to ignore (nohup) stays ignored. */
+            if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+                (void)sigaction(sigs[i], &sa, NULL);
         }
     }
     fflush(stdout);
     fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        fprintf(stderr, "prop pull: cannot start %s: %s\n", argv[0], strerror(errno));
-        if (out) {
-            close(p[0]);
-            close(p[1]);
+    rc = prop_spawn(&o, &r);
+    free(envp);
+    free(home);
+    if (bounded) {
+        for (i = 0; i < 3; i++)
+            (void)sigaction(sigs[i], &old[i], NULL);
+        if ((sig = bounded_sig) != 0) {
+            prop_buf_free(&r.out);
+            fprintf(stderr, "prop pull: interrupted: the fetch was stopped; nothing was changed\n");
+            (void)raise(sig);
+            _exit(128 + sig);
         }
+    }
+    if (rc == PROP_SPAWN_TIMEOUT) {
+        prop_buf_free(&r.out);
+        return PULL_TIMED_OUT;
+    }
+    if (rc == PROP_SPAWN_NOT_RUN) {
+        prop_buf_free(&r.out);
+        fprintf(stderr, "prop pull: cannot run %s: %s\n", argv[0], strerror(r.errnum));
+        return 127;
+    }
+    if (rc != PROP_SPAWN_OK) {
+        prop_buf_free(&r.out);
+        if (rc == PROP_SPAWN_SYS && strcmp(r.call, "fork") == 0)
+            fprintf(stderr, "prop pull: cannot start %s: %s\n", argv[0], strerror(r.errnum));
+        else if (rc == PROP_SPAWN_SYS && strcmp(r.call, "pipe") == 0)
+            fprintf(stderr, "prop pull: pipe: %s\n", strerror(r.errnum));
+        else if (out && rc == PROP_SPAWN_NOMEM)
+            fprintf(stderr, "prop pull: the output of %s could not be kept\n", argv[0]);
         return -1;
     }
-    if (pid == 0) {
-        int null = open("/dev/null", O_RDONLY);
-
-        /* Bounded: a group of its own, so that whatever it starts
-         * (git-remote-https, ssh) is stopped with it. */
-        if (timeout_s > 0 && setpgid(0, 0) != 0)
-            _exit(127);
-
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0)
-            _exit(127);
-        if (out) {
-            close(p[0]);
-            if (dup2(p[1], STDOUT_FILENO) < 0)
-                _exit(127);
-            close(p[1]);
-        } else if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-            _exit(127);
-        }
-        if (setenv("GIT_TERMINAL_PROMPT", "0", 1) != 0 ||
-            (gnupghome && setenv("GNUPGHOME", gnupghome, 1) != 0))
-            _exit(127);
-        execvp(argv[0], argv);
-        fprintf(stderr, "prop pull: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
     if (out) {
-        close(p[1]);
-        for (;;) {
-            ssize_t got;
-
-            if (cap - len < 4096 && !lost) {
-                size_t ncap = cap ? cap * 2 : 8192;
-                char *b = ncap <= MAX_OUTPUT ? realloc(buf, ncap) : NULL;
-                if (b == NULL) {
-                    lost = 1;
-                } else {
-                    buf = b;
-                    cap = ncap;
-                }
-            }
-            if (lost) {
-                char sink[4096];
-                got = read(p[0], sink, sizeof sink);
-            } else {
-                got = read(p[0], buf + len, cap - len - 1);
-            }
-            if (got < 0 && errno == EINTR)
-                continue;
-            if (got <= 0)
-                break;
-            if (!lost)
-                len += (size_t)got;
-        }
-        close(p[0]);
-    }
-    if (timeout_s > 0 && !out) {
-        int w = wait_bounded(pid, timeout_s, &status);
-
-        if (w < 0)
-            return -1;
-        if (w > 0)
-            return PULL_TIMED_OUT;
-    } else {
-        while (waitpid(pid, &status, 0) < 0)
-            if (errno != EINTR) {
-                free(buf);
-                return -1;
-            }
-    }
-    if (out) {
-        if (lost || buf == NULL) {
-            free(buf);
+        if (r.over || (*out = prop_buf_take(&r.out, NULL)) == NULL) {
+            prop_buf_free(&r.out);
             fprintf(stderr, "prop pull: the output of %s could not be kept\n", argv[0]);
             return -1;
         }
-        buf[len] = '\0';
-        *out = buf;
     }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+    return r.code;
 }
 
 /* ---- files ---------------------------------------------------------------- */

@@ -240,34 +240,20 @@ repl_load(repl *r)
 static int
 chunk_append(repl *r, const char *s, size_t n)
 {
-    size_t need = r->len + n + 2;
-    char *p;
-
-    if (need > r->cap) {
-        size_t ncap = r->cap ? r->cap : 256;
-        while (ncap < need)
-            ncap *= 2;
-        p = realloc(r->chunk, ncap);
-        if (p == NULL)
-            return -1;
-        r->chunk = p;
-        r->cap = ncap;
-    }
-    if (r->len > 0)
-        r->chunk[r->len++] = '\n';
-    memcpy(r->chunk + r->len, s, n);
-    r->len += n;
-    r->chunk[r->len] = '\0';
-    return 0;
+    if (prop_buf_reserve(&r->chunk, n + 1) != 0)
+        return -1;
+    if (r->chunk.len > 0 && prop_buf_add(&r->chunk, "\n", 1) != 0)
+        return -1;
+    return prop_buf_add(&r->chunk, s, n);
 }
 
 static void
 chunk_clear(repl *r)
 {
-    r->len = 0;
+    r->chunk.len = 0;
     r->more = 0;
-    if (r->chunk)
-        r->chunk[0] = '\0';
+    if (r->chunk.p)
+        r->chunk.p[0] = '\0';
 }
 
 /* Load text (of length n) as a chunk of the config environment. */
@@ -321,10 +307,10 @@ p_eval(lua_State *L)
     const char *out;
 
     lua_settop(L, 1);
-    status = load_return(L, r, r->chunk);
+    status = load_return(L, r, r->chunk.p);
     if (status != LUA_OK) {
         lua_pop(L, 1);
-        status = load_in_env(L, r, r->chunk, r->len);
+        status = load_in_env(L, r, r->chunk.p, r->chunk.len);
         if (status != LUA_OK) {
             if (!r->final && incomplete(L, status)) {
                 r->more = 1;
@@ -747,7 +733,7 @@ handle_line(repl *r, const char *line, size_t len)
     char *cmd;
     int quit;
 
-    if (r->len == 0) {
+    if (r->chunk.len == 0) {
         while (s < line + len && (*s == ' ' || *s == '\t'))
             s++;
         if (s == line + len)
@@ -773,7 +759,7 @@ handle_line(repl *r, const char *line, size_t len)
     repl_arm(r);
     repl_protect(r, p_eval, NULL, NULL);
     if (!r->more) {
-        repl_history_add(r, r->chunk);
+        repl_history_add(r, r->chunk.p);
         chunk_clear(r);
     }
     return 0;
@@ -787,7 +773,7 @@ repl_free(repl *r)
     repl_editor_close(r);
     drop_state(r);
     free(r->hist_path);
-    free(r->chunk);
+    prop_buf_free(&r->chunk);
     free(r->line);
 }
 
@@ -868,7 +854,7 @@ run_repl(int argc, char **argv)
         if (r.ctx == NULL)
             break;
     }
-    if (r.len > 0 && r.ctx) {
+    if (r.chunk.len > 0 && r.ctx) {
         /* The input ended inside a statement: say what is missing. */
         r.final = 1;
         repl_arm(&r);

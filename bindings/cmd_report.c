@@ -5,10 +5,14 @@
  * or as one self-contained HTML page.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "json_read.h"
 #include "report_html.h"
 
@@ -21,54 +25,28 @@
 static int
 slurp(const char *file, char **data, size_t *len, char *err, size_t errsize)
 {
-    FILE *f = fopen(file, "rb");
-    size_t cap = 65536, n = 0;
-    char *b;
+    prop_buf b = PROP_BUF_INIT;
+    int fd = open(file, O_RDONLY | O_CLOEXEC), e;
 
     *data = NULL;
     *len = 0;
-    if (f == NULL) {
+    if (fd < 0) {
         snprintf(err, errsize, "cannot read it: %s", strerror(errno));
         return -1;
     }
-    if ((b = malloc(cap)) == NULL) {
-        fclose(f);
+    e = prop_read_all(fd, &b, (size_t)MAX_REPORT);
+    (void)close(fd);
+    if (e == 0 && (*data = prop_buf_take(&b, len)) == NULL)
+        e = ENOMEM;
+    if (e == 0)
+        return 0;
+    if (e == EFBIG)
+        snprintf(err, errsize, "larger than %ld MiB: not a report", MAX_REPORT >> 20);
+    else if (e == ENOMEM)
         snprintf(err, errsize, "out of memory");
-        return -1;
-    }
-    for (;;) {
-        size_t r;
-
-        if (cap - n < 2) {
-            char *nb;
-            if (cap >= (size_t)MAX_REPORT) {
-                snprintf(err, errsize, "larger than %ld MiB: not a report", MAX_REPORT >> 20);
-                goto fail;
-            }
-            if ((nb = realloc(b, cap * 2)) == NULL) {
-                snprintf(err, errsize, "out of memory");
-                goto fail;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        r = fread(b + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-    }
-    if (ferror(f)) {
-        snprintf(err, errsize, "cannot read it: %s", strerror(errno));
-        goto fail;
-    }
-    fclose(f);
-    b[n] = '\0';
-    *data = b;
-    *len = n;
-    return 0;
-fail:
-    fclose(f);
-    free(b);
+    else
+        snprintf(err, errsize, "cannot read it: %s", strerror(e));
+    prop_buf_free(&b);
     return -1;
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "buf.h"
 #include "json_read.h"
 
 typedef struct jparser {
@@ -136,10 +138,9 @@ hex4(jparser *j, const char *p, unsigned long *u)
 static int
 string(jparser *j, char **out, size_t *outlen)
 {
-    size_t cap = 32, len = 0;
-    char *b = malloc(cap);
+    prop_buf b = PROP_BUF_INIT;
 
-    if (b == NULL)
+    if (prop_buf_reserve(&b, 31) != 0)
         return bad(j, "out of memory");
     j->p++;
     while (j->p < j->end && *j->p != '"') {
@@ -208,30 +209,20 @@ string(jparser *j, char **out, size_t *outlen)
             memcpy(enc, j->p, n);
             j->p += n;
         }
-        if (len + n + 1 > cap) {
-            char *nb;
-            cap *= 2;
-            nb = realloc(b, cap);
-            if (nb == NULL) {
-                bad(j, "out of memory");
-                goto fail;
-            }
-            b = nb;
+        if (prop_buf_add(&b, enc, n) != 0) {
+            bad(j, "out of memory");
+            goto fail;
         }
-        memcpy(b + len, enc, n);
-        len += n;
     }
     if (j->p >= j->end) {
         bad(j, "a string is not closed");
         goto fail;
     }
     j->p++;
-    b[len] = '\0';
-    *out = b;
-    *outlen = len;
+    *out = prop_buf_take(&b, outlen); /* never NULL: b holds memory */
     return 0;
 fail:
-    free(b);
+    prop_buf_free(&b);
     return -1;
 }
 
@@ -290,15 +281,8 @@ static int value(jparser *j, json_val *v);
 static int
 add_kid(json_val *parent, size_t *cap, json_val *kid)
 {
-    if (parent->nkids == *cap) {
-        size_t nc = *cap ? *cap * 2 : 4;
-        json_val *k = realloc(parent->kids, nc * sizeof *k);
-
-        if (k == NULL)
-            return -1;
-        parent->kids = k;
-        *cap = nc;
-    }
+    if (prop_array_reserve(parent->kids, *cap, parent->nkids, 1, 4) != 0)
+        return -1;
     parent->kids[parent->nkids++] = *kid;
     return 0;
 }

@@ -70,6 +70,10 @@
  *     repl_edit.c       prop repl's line editor, history, completion
  *                       (repl.h: what it shares with cmd_repl.c)
  *     tools/embed_lua.c compiles lua/ and recipes/ into the executable
+ * The bindings use the engine's private utility layer too (engine/src:
+ * buf.h, array.h, base64.h, fileio.h, spawn.h; internal.h lists it): git and gpg
+ * for prop pull and prop run's commit are run through spawn.h, reports and
+ * metrics written and read through fileio.h.
  * How a host is reached and its OS detected is the engine's
  * (engine/src/host_connect.c, prop/transport.h).
  *

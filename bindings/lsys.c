@@ -14,6 +14,7 @@
 
 #include <lauxlib.h>
 
+#include "buf.h"
 #include "lprop.h"
 #include "lsys.h"
 #include "lsys_methods.h"
@@ -73,26 +74,19 @@ lsys_begin(lsys *s)
 void
 lsys_add_line(lsys *s, char **buf, size_t *len, size_t *cap, const char *text, size_t n)
 {
-    size_t need = *len + n + 2;
+    prop_buf b = {*buf, *len, *cap};
 
-    if (need > *cap) {
-        size_t c = *cap ? *cap : 256;
-        char *p;
-        while (c < need)
-            c *= 2;
-        p = realloc(*buf, c);
-        if (p == NULL) {
-            s->notes_oom = 1;
-            return;
-        }
-        *buf = p;
-        *cap = c;
+    /* Room for the text and its newline first: all of it or nothing. */
+    if (prop_buf_reserve(&b, n + 1) != 0) {
+        s->notes_oom = 1;
+        return;
     }
-    memcpy(*buf + *len, text, n);
-    *len += n;
+    (void)prop_buf_add(&b, text, n);
     if (n == 0 || text[n - 1] != '\n')
-        (*buf)[(*len)++] = '\n';
-    (*buf)[*len] = '\0';
+        (void)prop_buf_add(&b, "\n", 1);
+    *buf = b.p;
+    *len = b.len;
+    *cap = b.cap;
 }
 
 void

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "pull.h"
 #include "run.h"
 
@@ -47,14 +48,8 @@ note_host(const prop_host *h, const outcome *oc, const char *state, const char *
     struct record *rc = payload;
     host_sum *hs;
 
-    if (rc->nhosts == rc->caphosts) {
-        size_t cap = rc->caphosts ? rc->caphosts * 2 : 4;
-        host_sum *v = realloc(rc->hosts, cap * sizeof *v);
-        if (v == NULL)
-            return;
-        rc->hosts = v;
-        rc->caphosts = cap;
-    }
+    if (prop_array_reserve(rc->hosts, rc->caphosts, rc->nhosts, 1, 4) != 0)
+        return;
     hs = &rc->hosts[rc->nhosts++];
     hs->name = dup_or_null(prop_host_fullname(h));
     hs->state = dup_or_null(state);

@@ -15,6 +15,7 @@
 #include <histedit.h>
 #include <lua.h>
 
+#include "buf.h"
 #include "cli.h"
 
 typedef struct repl {
@@ -32,9 +33,8 @@ typedef struct repl {
     History *hist;
     char *hist_path;
     int hist_warned;
-    char *chunk; /* the pending input, lines joined with \n */
-    size_t len, cap;
-    char *line; /* getline's buffer when not on a terminal */
+    prop_buf chunk; /* the pending input, lines joined with \n */
+    char *line;     /* getline's buffer when not on a terminal */
     size_t linecap;
 } repl;
 

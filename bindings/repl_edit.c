@@ -107,7 +107,7 @@ p_complete(lua_State *L)
     repl_push_module(L, r, "complete");
     repl_push_env(L, r);
     lua_pushlstring(L, li->buffer, (size_t)(li->cursor - li->buffer));
-    lua_pushboolean(L, r->len == 0);
+    lua_pushboolean(L, r->chunk.len == 0);
     lua_call(L, 3, 3);
     word = lua_tolstring(L, -3, &wlen);
     strip = (size_t)lua_tointeger(L, -2);

@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "prop/prop.h"
+#include "fileio.h"
 #include "report_html.h"
 
 static const char *const state_names[FLEET_NSTATES] = {
@@ -112,15 +114,8 @@ fleet_add_host(fleet_page *pg, const char *name)
 {
     fleet_host *h;
 
-    if (pg->nhosts == pg->caphosts) {
-        size_t cap = pg->caphosts ? pg->caphosts * 2 : 8;
-        fleet_host *v = realloc(pg->hosts, cap * sizeof *v);
-
-        if (v == NULL)
-            return NULL;
-        pg->hosts = v;
-        pg->caphosts = cap;
-    }
+    if (prop_array_reserve(pg->hosts, pg->caphosts, pg->nhosts, 1, 8) != 0)
+        return NULL;
     h = &pg->hosts[pg->nhosts];
     host_init(h);
     if ((h->name = strdup(name ? name : "?")) == NULL)
@@ -146,15 +141,8 @@ fleet_add_item(fleet_host *h, const char *kind, const char *desc, const char *or
 {
     fleet_item *it;
 
-    if (h->nitems == h->capitems) {
-        size_t cap = h->capitems ? h->capitems * 2 : 4;
-        fleet_item *v = realloc(h->items, cap * sizeof *v);
-
-        if (v == NULL)
-            return -1;
-        h->items = v;
-        h->capitems = cap;
-    }
+    if (prop_array_reserve(h->items, h->capitems, h->nitems, 1, 4) != 0)
+        return -1;
     it = &h->items[h->nitems];
     memset(it, 0, sizeof *it);
     if (fleet_set(&it->kind, kind) != 0 || fleet_set(&it->desc, desc) != 0 ||
@@ -514,7 +502,7 @@ fleet_write_html(const fleet_page *pg, const char *title, const char *subtitle, 
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0, need = strlen(path) + 16;
     char *tmp = malloc(need), *doc = NULL;
-    size_t len = 0, off = 0;
+    size_t len = 0;
     FILE *m;
     mode_t um;
     int fd, ok, saved = 0;
@@ -537,18 +525,8 @@ fleet_write_html(const fleet_page *pg, const char *title, const char *subtitle, 
         ok = 0;
     if (!ok)
         saved = ENOMEM;
-    while (ok && off < len) {
-        ssize_t w = write(fd, doc + off, len - off);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            saved = w < 0 ? errno : EIO;
-            ok = 0;
-        } else {
-            off += (size_t)w;
-        }
-    }
+    if (ok && (saved = prop_write_all(fd, doc, len)) != 0)
+        ok = 0;
     free(doc);
     if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0)) {
         saved = errno;

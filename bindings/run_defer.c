@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "lsys_methods.h"
 #include "run.h"
 
@@ -74,15 +75,8 @@ top_free(run_top *top)
 int
 run_defer_start(host_run *hr, const prop_node *n)
 {
-    if (hr->ntops == hr->tops_cap) {
-        size_t cap = hr->tops_cap ? 2 * hr->tops_cap : 16;
-        run_top *v = realloc(hr->tops, cap * sizeof *v);
-
-        if (!v)
-            return -1;
-        hr->tops = v;
-        hr->tops_cap = cap;
-    }
+    if (prop_array_reserve(hr->tops, hr->tops_cap, hr->ntops, 1, 16) != 0)
+        return -1;
     /* What was noted so far is the last property's: set it aside (its
      * own set-aside is empty: nothing is put there while it is the
      * newest). */

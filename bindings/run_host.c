@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "run.h"
 
 static double
@@ -120,15 +121,8 @@ add_item(items *it, const prop_node *p, int depth)
                 return -1;
         return 0;
     }
-    if (it->n == it->cap) {
-        size_t cap = it->cap ? it->cap * 2 : 64;
-        const prop_node **v = realloc(it->v, cap * sizeof *v);
-
-        if (v == NULL)
-            return -1;
-        it->v = v;
-        it->cap = cap;
-    }
+    if (prop_array_reserve(it->v, it->cap, it->n, 1, 64) != 0)
+        return -1;
     it->v[it->n++] = p;
     return 0;
 }

@@ -17,13 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "run.h"
 
 typedef struct child {
     pid_t pid;
     int fd;
-    char *buf; /* a partial line */
-    size_t len, cap;
+    prop_buf out; /* a partial line */
     outcome oc;
     int have_oc;
     const prop_host *h;
@@ -35,29 +35,31 @@ child_lines(run *r, child *c, int final)
 {
     size_t start = 0, i;
 
-    for (i = 0; i < c->len; i++) {
-        if (c->buf[i] != '\n')
+    for (i = 0; i < c->out.len; i++) {
+        if (c->out.p[i] != '\n')
             continue;
-        if (c->buf[start] == AGAIN_MARK) {
-            run_again_add(r, c->buf + start + 1, i - start);
-        } else if (c->buf[start] == SUMMARY_MARK) {
+        if (c->out.p[start] == AGAIN_MARK) {
+            run_again_add(r, c->out.p + start + 1, i - start);
+        } else if (c->out.p[start] == SUMMARY_MARK) {
             c->have_oc =
-                sscanf(c->buf + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
+                sscanf(c->out.p + start + 1, "%u %u %u %u %d %d %d %d %lf %u %u %u", &c->oc.ok,
                        &c->oc.changed, &c->oc.failed, &c->oc.skipped, &c->oc.unreachable,
                        &c->oc.stopped, &c->oc.refused, &c->oc.info_only, &c->oc.ms,
                        &c->oc.ctr_failed, &c->oc.ctr_unreachable, &c->oc.ctr_stopped) == 12;
         } else {
-            fwrite(c->buf + start, 1, i + 1 - start, stdout);
+            fwrite(c->out.p + start, 1, i + 1 - start, stdout);
         }
         start = i + 1;
     }
-    if (final && start < c->len) {
-        fwrite(c->buf + start, 1, c->len - start, stdout);
+    if (final && start < c->out.len) {
+        fwrite(c->out.p + start, 1, c->out.len - start, stdout);
         fputc('\n', stdout);
-        start = c->len;
+        start = c->out.len;
     }
-    memmove(c->buf, c->buf + start, c->len - start);
-    c->len -= start;
+    memmove(c->out.p, c->out.p + start, c->out.len - start);
+    c->out.len -= start;
+    if (c->out.p)
+        c->out.p[c->out.len] = '\0';
     fflush(stdout);
 }
 
@@ -153,17 +155,12 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
             int status;
             if (c->pid <= 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
-            if (c->cap - c->len < 4096) {
-                size_t cap = c->cap ? c->cap * 2 : 8192;
-                char *b = realloc(c->buf, cap);
-                if (b == NULL)
-                    continue;
-                c->buf = b;
-                c->cap = cap;
-            }
-            got = read(c->fd, c->buf + c->len, c->cap - c->len);
+            if (prop_buf_reserve(&c->out, 4096) != 0)
+                continue;
+            got = read(c->fd, c->out.p + c->out.len, c->out.cap - c->out.len - 1);
             if (got > 0) {
-                c->len += (size_t)got;
+                c->out.len += (size_t)got;
+                c->out.p[c->out.len] = '\0';
                 child_lines(o->run, c, 0);
                 continue;
             }
@@ -181,7 +178,7 @@ run_parallel(lprop_ctx *ctx, const run_opts *o, const prop_host **hosts, size_t 
                 printf("%s  failed: its job ended without a summary (status %d)\n",
                        prop_host_name(c->h), status);
             }
-            free(c->buf);
+            prop_buf_free(&c->out);
             memset(c, 0, sizeof *c);
             running--;
         }

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "fileio.h"
 #include "run.h"
 
 int
@@ -233,31 +235,24 @@ series_cmp(const void *a, const void *b)
 static char *
 read_entries(size_t *lenp)
 {
-    char *data = NULL;
-    size_t len = 0, cap = 0;
+    prop_buf b = PROP_BUF_INIT;
 
     for (;;) {
         ssize_t r;
 
-        if (cap - len < 65536) {
-            char *b = realloc(data, cap = cap ? cap * 2 : 65536);
-            if (b == NULL) {
-                free(data);
-                return NULL;
-            }
-            data = b;
+        if (prop_buf_reserve(&b, 65536) != 0) {
+            prop_buf_free(&b);
+            return NULL;
         }
-        r = pread(run_report_fd, data + len, cap - len - 1, (off_t)len);
+        r = pread(run_report_fd, b.p + b.len, b.cap - b.len - 1, (off_t)b.len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        len += (size_t)r;
+        b.len += (size_t)r;
+        b.p[b.len] = '\0';
     }
-    if (data)
-        data[len] = '\0';
-    *lenp = len;
-    return data;
+    return prop_buf_take(&b, lenp);
 }
 
 /* Take the entries into ss (properties) and hs (hosts): 0, or -1 out of memory. */
@@ -282,13 +277,9 @@ take_entries(const char *data, size_t len, series **ssp, size_t *nss, hostrow **
         if (line[0] == 'H') {
             hostrow *h;
 
-            if (*nhs == ch) {
-                hostrow *v = realloc(*hsp, (ch = ch ? ch * 2 : 16) * sizeof *v);
-                if (v == NULL) {
-                    free(host);
-                    return -1;
-                }
-                *hsp = v;
+            if (prop_array_reserve(*hsp, ch, *nhs, 1, 16) != 0) {
+                free(host);
+                return -1;
             }
             h = &(*hsp)[(*nhs)++];
             h->host = host;
@@ -306,14 +297,10 @@ take_entries(const char *data, size_t len, series **ssp, size_t *nss, hostrow **
             free(host);
             continue;
         }
-        if (*nss == cs) {
-            series *v = realloc(*ssp, (cs = cs ? cs * 2 : 64) * sizeof *v);
-            if (v == NULL) {
-                free(word);
-                free(host);
-                return -1;
-            }
-            *ssp = v;
+        if (prop_array_reserve(*ssp, cs, *nss, 1, 64) != 0) {
+            free(word);
+            free(host);
+            return -1;
         }
         {
             series *s = &(*ssp)[(*nss)++];
@@ -413,7 +400,7 @@ static int
 write_atomically(const char *file, const char *data, size_t len)
 {
     const char *slash = strrchr(file, '/');
-    size_t dl = slash ? (size_t)(slash - file) + 1 : 0, off = 0, need = strlen(file) + 16;
+    size_t dl = slash ? (size_t)(slash - file) + 1 : 0, need = strlen(file) + 16;
     char *tmp = malloc(need), dir[4096];
     mode_t um = umask(0);
     int fd, dfd, e;
@@ -427,13 +414,9 @@ write_atomically(const char *file, const char *data, size_t len)
         free(tmp);
         return -1;
     }
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            goto fail;
-        off += (size_t)w;
+    if ((e = prop_write_all(fd, data, len)) != 0) {
+        errno = e;
+        goto fail;
     }
     if (fchmod(fd, 0644 & ~um) != 0 || fsync(fd) != 0)
         goto fail;

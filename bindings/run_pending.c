@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "run.h"
 
 /* Where a target keeps the trigger targets owed from an earlier run. */
@@ -310,14 +311,9 @@ run_pending_report(host_run *hr, prop_owed *owed, size_t nowed)
                 dups++;
                 continue;
             }
-            if (nshown == shown_cap) {
-                const prop_node **v = realloc(shown, (shown_cap = shown_cap * 2 + 8) * sizeof *v);
-
-                if (!v) {
-                    fprintf(stderr, "prop run: %s: warning: out of memory\n", hr->name);
-                    break;
-                }
-                shown = v;
+            if (prop_array_reserve(shown, shown_cap, nshown, 1, 8) != 0) {
+                fprintf(stderr, "prop run: %s: warning: out of memory\n", hr->name);
+                break;
             }
             shown[nshown++] = owed[i].target;
         }

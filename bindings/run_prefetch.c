@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "array.h"
 #include "run.h"
 
 typedef struct path_list {
@@ -29,16 +30,9 @@ claimed_paths(const prop_node *n, path_list *l)
              c->kind != PROP_CLAIM_FILE_SETTING) ||
             !c->key || c->key[0] != '/')
             continue;
-        if (l->n == l->cap) {
-            size_t cap = l->cap ? 2 * l->cap : 64;
-            const char **v = realloc(l->v, cap * sizeof *v);
-
-            if (!v) {
-                l->oom = 1;
-                return;
-            }
-            l->v = v;
-            l->cap = cap;
+        if (prop_array_reserve(l->v, l->cap, l->n, 1, 64) != 0) {
+            l->oom = 1;
+            return;
         }
         l->v[l->n++] = c->key;
     }

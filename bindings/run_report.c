@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "fileio.h"
+#include "spawn.h"
 
 const char *
 run_origin_of(const prop_node *n, char *buf, size_t size)
@@ -102,22 +104,11 @@ run_report_begin(char **buf, size_t *len, char kind, const prop_host *h)
 void
 run_report_end(FILE *m, char **buf, size_t *len)
 {
-    size_t off = 0;
-
     if (m == NULL)
         return;
     fputs("}\n", m);
-    if (fclose(m) == 0 && *buf && *len) {
-        while (off < *len) {
-            ssize_t w = write(run_report_fd, *buf + off, *len - off);
-
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                break;
-            off += (size_t)w;
-        }
-    }
+    if (fclose(m) == 0 && *buf && *len)
+        (void)prop_write_all(run_report_fd, *buf, *len);
     free(*buf);
     *buf = NULL;
 }
@@ -285,54 +276,35 @@ run_make_id(void)
 static int
 git_in(const char *dir, const char *a1, const char *a2, const char *a3, char *out, size_t size)
 {
-    int p[2], status;
-    size_t len = 0;
-    pid_t pid;
-    char sink[512];
+    static const char *const set[] = {"GIT_OPTIONAL_LOCKS=0", NULL};
+    const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
+    prop_spawn_opts o;
+    prop_spawn_result r;
+    char **envp;
+    int rc;
 
     out[0] = '\0';
-    if (pipe(p) != 0)
+    if ((envp = prop_spawn_env(set)) == NULL)
         return -1;
+    memset(&o, 0, sizeof o);
+    o.argv = (char *const *)argv; /* execve does not change them */
+    o.envp = envp;
+    o.path = prop_spawn_path();
+    o.stdin_null = 1;
+    o.out = PROP_SPAWN_CAPTURE;
+    o.err = PROP_SPAWN_NULL;
+    o.max_output = size - 1;
+    o.drain = 1;
     fflush(stdout);
     fflush(stderr);
-    pid = fork();
-    if (pid < 0) {
-        close(p[0]);
-        close(p[1]);
+    rc = prop_spawn(&o, &r);
+    free(envp);
+    if (r.out.len)
+        memcpy(out, r.out.p, r.out.len + 1);
+    prop_buf_free(&r.out);
+    if (rc != PROP_SPAWN_OK || r.termsig != 0 || r.code == 127)
         return -1;
-    }
-    if (pid == 0) {
-        const char *argv[] = {"git", "-C", dir, a1, a2, a3, NULL};
-        int null = open("/dev/null", O_RDWR);
-
-        if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0 ||
-            dup2(p[1], STDOUT_FILENO) < 0)
-            _exit(127);
-        close(p[0]);
-        close(p[1]);
-        setenv("GIT_OPTIONAL_LOCKS", "0", 1);
-        execvp("git", (char *const *)argv);
-        _exit(127);
-    }
-    close(p[1]);
-    for (;;) {
-        char *to = len + 1 < size ? out + len : sink;
-        size_t room = len + 1 < size ? size - 1 - len : sizeof sink;
-        ssize_t r = read(p[0], to, room);
-
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (to != sink)
-            len += (size_t)r;
-    }
-    out[len] = '\0';
-    close(p[0]);
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) != 127 ? WEXITSTATUS(status) : -1;
+    return r.code;
 }
 
 /* Whether DIR or a directory above it holds ".git" (a directory, or the
@@ -453,32 +425,28 @@ static int
 report_document(FILE *m, const run_opts *o, const prop_host **hosts, size_t nhosts,
                 const outcome *ocs, int rc, const char *started, const char *ended)
 {
-    char *data = NULL, *line, *end;
-    size_t len = 0, cap = 0, k;
+    prop_buf b = PROP_BUF_INIT;
+    char *data, *line, *end;
+    size_t len, k;
     int first = 1;
 
     for (;;) {
         ssize_t r;
 
-        if (cap - len < 65536) {
-            char *b = realloc(data, cap = cap ? cap * 2 : 65536);
-
-            if (b == NULL) {
-                free(data);
-                return -1;
-            }
-            data = b;
+        if (prop_buf_reserve(&b, 65536) != 0) {
+            prop_buf_free(&b);
+            return -1;
         }
-        r = pread(run_report_fd, data + len, cap - len - 1, (off_t)len);
+        r = pread(run_report_fd, b.p + b.len, b.cap - b.len - 1, (off_t)b.len);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
             break;
-        len += (size_t)r;
+        b.len += (size_t)r;
+        b.p[b.len] = '\0';
     }
-    if (data == NULL)
-        return -1;
-    data[len] = '\0';
+    len = b.len;
+    data = b.p; /* freed below as before */
     fprintf(m, "{\"run\":\"%s\"", run_id);
     if (run_commit[0])
         fprintf(m, ",\"commit\":\"%s\",\"dirty\":%s", run_commit, run_dirty ? "true" : "false");
@@ -556,7 +524,7 @@ run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, 
                  const outcome *ocs, int rc, time_t t0)
 {
     char started[32], ended[32], *doc = NULL;
-    size_t len = 0, off = 0;
+    size_t len = 0;
     FILE *m = open_memstream(&doc, &len);
     mode_t um = umask(0);
     int ok;
@@ -567,16 +535,8 @@ run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, 
     ok = m != NULL && report_document(m, o, hosts, nhosts, ocs, rc, started, ended) == 0;
     if (m && fclose(m) != 0)
         ok = 0;
-    while (ok && off < len) {
-        ssize_t w = write(fd, doc + off, len - off);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            ok = 0;
-        else
-            off += (size_t)w;
-    }
+    if (ok && prop_write_all(fd, doc, len) != 0)
+        ok = 0;
     free(doc);
     if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0))
         ok = 0;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "cli.h"
 #include "prop/secrets.h"
 
@@ -30,15 +31,8 @@ add_name(names *ns, const char *name)
     for (i = 0; i < ns->n; i++)
         if (strcmp(ns->v[i], name) == 0)
             return 0;
-    if (ns->n == ns->cap) {
-        size_t cap = ns->cap ? ns->cap * 2 : 16;
-        const char **v = realloc((void *)ns->v, cap * sizeof *v);
-
-        if (v == NULL)
-            return -1;
-        ns->v = v;
-        ns->cap = cap;
-    }
+    if (prop_array_reserve(ns->v, ns->cap, ns->n, 1, 16) != 0)
+        return -1;
     ns->v[ns->n++] = name;
     return 0;
 }

@@ -10,7 +10,7 @@
 #define BUF_FIRST_CAP 256
 
 int
-prop_buf_add(prop_buf *b, const void *data, size_t n)
+prop_buf_reserve(prop_buf *b, size_t n)
 {
     if (n > SIZE_MAX - b->len - 1)
         return -1;
@@ -28,7 +28,17 @@ prop_buf_add(prop_buf *b, const void *data, size_t n)
             return -1;
         b->p = p;
         b->cap = cap;
+        if (b->len == 0)
+            p[0] = '\0';
     }
+    return 0;
+}
+
+int
+prop_buf_add(prop_buf *b, const void *data, size_t n)
+{
+    if (prop_buf_reserve(b, n) != 0)
+        return -1;
     if (n)
         memcpy(b->p + b->len, data, n);
     b->len += n;

@@ -25,6 +25,8 @@ typedef struct prop_buf {
 
 /* Append n bytes (data may be NULL when n is 0): 0, or -1. */
 int prop_buf_add(prop_buf *b, const void *data, size_t n);
+/* Room for n more bytes (and the NUL) without growing: 0, or -1. */
+int prop_buf_reserve(prop_buf *b, size_t n);
 /* Append a NUL-terminated string: 0, or -1. */
 int prop_buf_adds(prop_buf *b, const char *s);
 /* The buffer's text, handed over (never NULL: "" when empty), its length

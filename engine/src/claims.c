@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "claims_impl.h"
 
 int
@@ -30,22 +31,7 @@ pp_nomem(prop_site *s)
 int
 pp_reserve(prop_site *s, void **v, size_t *cap, size_t elem, size_t need)
 {
-    size_t cap2 = *cap ? *cap : 16;
-    void *v2;
-
-    if (need <= *cap)
-        return PROP_OK;
-    while (cap2 < need) {
-        if (cap2 > (size_t)-1 / 2 / elem)
-            return pp_nomem(s);
-        cap2 *= 2;
-    }
-    v2 = realloc(*v, cap2 * elem);
-    if (v2 == NULL)
-        return pp_nomem(s);
-    *v = v2;
-    *cap = cap2;
-    return PROP_OK;
+    return prop_array_grow(v, cap, 0, need, elem, 16) == 0 ? PROP_OK : pp_nomem(s);
 }
 
 /* ---- hashing, tables, pairs ---- */

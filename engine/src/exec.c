@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "internal.h"
 #include "prop/exec.h"
 
@@ -235,16 +236,9 @@ walk(walk_list *w, const prop_node *n, prop_os_set os, size_t top)
         break;
     case PROP_ON_CHANGE:
         walk(w, node_children(n)[0], os, top);
-        if (w->n == w->cap) {
-            size_t cap = w->cap ? w->cap * 2 : 16;
-            trig_occ *v = realloc(w->v, cap * sizeof *v);
-
-            if (!v) {
-                w->nomem = 1;
-                return;
-            }
-            w->v = v;
-            w->cap = cap;
+        if (prop_array_reserve(w->v, w->cap, w->n, 1, 16) != 0) {
+            w->nomem = 1;
+            return;
         }
         w->v[w->n].oc = n;
         w->v[w->n].group = top;

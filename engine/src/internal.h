@@ -30,7 +30,8 @@
  *                       detection of its OS
  *     transport_local*.c  this machine and directory trees: files by
  *                       descriptor inside the root (_paths), accounts
- *                       (_names), directory syncs (_sync), commands (_run)
+ *                       (_names), directory syncs (_sync), commands (_run,
+ *                       through spawn.c)
  *     transport_container.c  chroot, systemd-nspawn and Docker through the
  *                       parent's transport
  *     transport_dry.c   dry runs and --diff, over any transport
@@ -52,6 +53,13 @@
  *                       through GPGME; secmem.c memory for decrypted values;
  *     openpgp.c         the one walker of OpenPGP packet framing and the
  *                       armor's CRC-24 (the store's messages, apt.key's keys)
+ *   the utility layer, shared with the bindings (each header says what it does)
+ *     buf.c             prop_buf, the one growing byte buffer
+ *     array.c           the one growth of arrays of any element type
+ *     base64.c          the one base64 codec
+ *     fileio.c          the one read-to-the-end (bounded) and write-it-all
+ *     spawn.c           the one spawn-and-capture: a program run with
+ *                       its input given, its output captured, bounded
  *
  * Ownership: everything below is carved out of the site's arena (arena.c)
  * and lives exactly as long as the site; no struct here is freed alone.

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "internal.h"
 #include "prop/exec.h"
 
@@ -102,15 +103,8 @@ push(prop_pending *p, char *host, char *desc, char *origin)
 {
     if (!host || !desc || !origin)
         goto nomem;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 8;
-        pending_rec *v = realloc(p->v, cap * sizeof *v);
-
-        if (!v)
-            goto nomem;
-        p->v = v;
-        p->cap = cap;
-    }
+    if (prop_array_reserve(p->v, p->cap, p->n, 1, 8) != 0)
+        goto nomem;
     p->v[p->n].host = host;
     p->v[p->n].desc = desc;
     p->v[p->n].origin = origin;

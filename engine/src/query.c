@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "internal.h"
 
 typedef enum thing_class {
@@ -194,15 +195,8 @@ typedef struct walker {
 static int
 push(walker *w, const prop_node *n, size_t depth)
 {
-    if (w->sp == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        walk_item *s = realloc(w->stack, cap * sizeof *s);
-
-        if (!s)
-            return PROP_ENOMEM;
-        w->stack = s;
-        w->cap = cap;
-    }
+    if (prop_array_reserve(w->stack, w->cap, w->sp, 1, 64) != 0)
+        return PROP_ENOMEM;
     w->stack[w->sp].n = n;
     w->stack[w->sp].depth = depth;
     w->sp++;
@@ -227,15 +221,8 @@ walk_top(query *q, walker *w, const prop_node *top, prop_os_set os)
         if (w->mark[c->id] == w->round)
             continue;
         w->mark[c->id] = w->round;
-        if (it.depth >= w->chaincap) {
-            size_t cap = w->chaincap ? w->chaincap * 2 : 64;
-            const prop_node **ch = realloc((void *)w->chain, cap * sizeof *ch);
-
-            if (!ch)
-                return PROP_ENOMEM;
-            w->chain = ch;
-            w->chaincap = cap;
-        }
+        if (prop_array_reserve(w->chain, w->chaincap, it.depth, 1, 64) != 0)
+            return PROP_ENOMEM;
         w->chain[it.depth] = c;
         switch (c->kind) {
         case PROP_LEAF:

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "base64.h"
 #include "secrets_impl.h"
 
 #define PLAIN_WORD "prop-secret"
@@ -340,17 +342,8 @@ describe(const prop_secrets *s, const sline *l, char *buf, size_t size)
 static int
 reserve_plains(prop_secrets *s, size_t more)
 {
-    if (s->nplains + more > s->capplains) {
-        size_t nc = s->capplains ? s->capplains * 2 : 8;
-        secbuf **np;
-        while (nc < s->nplains + more)
-            nc *= 2;
-        np = realloc(s->plains, nc * sizeof *np);
-        if (np == NULL)
-            return secrets_fail(s, PROP_ENOMEM, "out of memory");
-        s->plains = np;
-        s->capplains = nc;
-    }
+    if (prop_array_reserve(s->plains, s->capplains, s->nplains, more, 8) != 0)
+        return secrets_fail(s, PROP_ENOMEM, "out of memory");
     return PROP_OK;
 }
 
@@ -370,9 +363,10 @@ reveal_line(prop_secrets *s, size_t k)
     describe(s, l, what, sizeof what);
     if ((rc = reserve_plains(s, 1)) != PROP_OK)
         return rc;
-    rc = b64_decode(l->b64, &bin, &binlen);
-    if (rc != PROP_OK)
-        return secrets_fail(s, rc, rc == PROP_ENOMEM ? "out of memory" : "%s: not base64", what);
+    rc = prop_base64_decode(l->b64, &bin, &binlen);
+    if (rc != 0)
+        return rc == ENOMEM ? secrets_fail(s, PROP_ENOMEM, "out of memory")
+                            : secrets_fail(s, PROP_EINVAL, "%s: not base64", what);
     if ((b = calloc(1, sizeof *b)) == NULL) {
         free(bin);
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
@@ -532,7 +526,7 @@ encrypt_into(prop_secrets *s, pgp_keys *keys, const secbuf *plain, sline *l)
 
     if ((rc = pgp_encrypt(s, keys, plain->p, plain->len, &cipher, &clen)) != PROP_OK)
         return rc;
-    b64 = b64_encode(cipher, clen);
+    b64 = prop_base64_encode(cipher, clen);
     free(cipher);
     if (b64 == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");

@@ -1,5 +1,5 @@
 /*
- * secrets_file.c - the text of a secret store: base64, its lines, the
+ * secrets_file.c - the text of a secret store: its lines, the
  * lines of a change (a draft), the text they make, and writing it whole
  * and atomically.  Reading and parsing it is secrets_read.c.
  *
@@ -24,89 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "secrets_impl.h"
-
-/* ---- base64 (RFC 4648, with padding, one line) ---- */
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *
-b64_encode(const unsigned char *p, size_t n)
-{
-    char *out, *o;
-    size_t i;
-
-    if (n > (SIZE_MAX - 1) / 4 * 3 - 3)
-        return NULL;
-    out = o = malloc((n + 2) / 3 * 4 + 1);
-    if (out == NULL)
-        return NULL;
-    for (i = 0; i + 2 < n; i += 3) {
-        unsigned long v = (unsigned long)p[i] << 16 | (unsigned long)p[i + 1] << 8 | p[i + 2];
-        /* cppcheck-suppress uninitdata ; o is written here, not read */
-        *o++ = b64chars[v >> 18 & 63];
-        *o++ = b64chars[v >> 12 & 63];
-        *o++ = b64chars[v >> 6 & 63];
-        *o++ = b64chars[v & 63];
-    }
-    if (i < n) {
-        unsigned long v =
-            (unsigned long)p[i] << 16 | (i + 1 < n ? (unsigned long)p[i + 1] << 8 : 0);
-        *o++ = b64chars[v >> 18 & 63];
-        *o++ = b64chars[v >> 12 & 63];
-        *o++ = i + 1 < n ? b64chars[v >> 6 & 63] : '=';
-        *o++ = '=';
-    }
-    *o = '\0';
-    return out;
-}
-
-static int
-b64_value(char c)
-{
-    const char *p = c ? strchr(b64chars, c) : NULL;
-
-    return p ? (int)(p - b64chars) : -1;
-}
-
-/* Strict: a multiple of 4 characters, padding only at the end.  *out is malloc'd. */
-int
-b64_decode(const char *s, unsigned char **out, size_t *outlen)
-{
-    size_t n = strlen(s), i, o = 0, pad = 0;
-    unsigned char *p;
-
-    *out = NULL;
-    *outlen = 0;
-    if (n == 0 || n % 4 != 0)
-        return PROP_EINVAL;
-    if (s[n - 1] == '=')
-        pad = s[n - 2] == '=' ? 2 : 1;
-    p = malloc(n / 4 * 3);
-    if (p == NULL)
-        return PROP_ENOMEM;
-    for (i = 0; i < n; i += 4) {
-        int v[4], k;
-        for (k = 0; k < 4; k++) {
-            if (i + 4 == n && k >= 4 - (int)pad)
-                v[k] = 0;
-            else if ((v[k] = b64_value(s[i + k])) < 0)
-                goto bad;
-        }
-        p[o++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
-        if (!(i + 4 == n && pad == 2))
-            p[o++] = (unsigned char)((v[1] & 15) << 4 | v[2] >> 2);
-        if (!(i + 4 == n && pad >= 1))
-            p[o++] = (unsigned char)((v[2] & 3) << 6 | v[3]);
-    }
-    *out = p;
-    *outlen = o;
-    return PROP_OK;
-
-bad:
-    free(p);
-    return PROP_EINVAL;
-}
 
 /* ---- lines ---- */
 
@@ -307,23 +226,6 @@ draft_text(const draft *d, size_t *len)
 
 /* ---- writing ---- */
 
-static int
-write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len > (1u << 30) ? (1u << 30) : len);
-
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* Where the link s->path points, joined to its directory when relative;
  * the link may dangle (a store not written yet). */
 static int
@@ -419,7 +321,7 @@ store_write(prop_secrets *s, const char *text, size_t len)
                           dir, strerror(e));
         goto out;
     }
-    if ((e = write_all(fd, text, len)) != 0)
+    if ((e = prop_write_all(fd, text, len)) != 0)
         goto fail;
     /* The owner of a store that root changes stays who it was. */
     if (have && st.st_uid != geteuid() && fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)

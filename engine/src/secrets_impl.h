@@ -83,11 +83,6 @@ int secrets_fail(prop_secrets *s, int code, const char *fmt, ...) PROP_PRINTF(3,
 /* The first word of the file's header line: "prop-secrets 1". */
 #define HEADER_WORD "prop-secrets"
 
-/* base64 (RFC 4648, padded, one line); *out is malloc'd.  decode is
- * strict: PROP_EINVAL for anything but whole groups of the alphabet. */
-char *b64_encode(const unsigned char *p, size_t n);
-int b64_decode(const char *s, unsigned char **out, size_t *outlen);
-
 /* Free a line's strings and zero it. */
 void sline_clear(sline *l);
 void slines_free(sline *lines, size_t n);

@@ -8,11 +8,15 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "base64.h"
+#include "fileio.h"
 #include "openpgp.h"
 #include "secrets_impl.h"
 
@@ -85,9 +89,7 @@ int
 store_read(prop_secrets *s, const char *path, char **data, size_t *len)
 {
     struct stat st;
-    char *buf = NULL, *nb;
-    size_t cap = 0, n = 0;
-    ssize_t r;
+    prop_buf b = PROP_BUF_INIT;
     int fd, e;
 
     *data = NULL;
@@ -112,41 +114,26 @@ store_read(prop_secrets *s, const char *path, char **data, size_t *len)
                             "file that prop secret writes)",
                             path, file_kind(st.st_mode));
     }
-    for (;;) {
-        if (n + 1 >= cap) {
-            cap = cap ? cap * 2 : (size_t)st.st_size + 4096;
-            if ((nb = realloc(buf, cap)) == NULL) {
-                free(buf);
-                (void)close(fd);
-                return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", path);
-            }
-            buf = nb;
-        }
-        r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            e = errno;
-            free(buf);
-            (void)close(fd);
-            return secrets_fail(s, PROP_ERROR, "cannot read %s: %s", path, strerror(e));
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    /* The size it has now, and room to see its end. */
+    e = (uintmax_t)st.st_size > SIZE_MAX / 2 || prop_buf_reserve(&b, (size_t)st.st_size + 4096) != 0
+            ? ENOMEM
+            : prop_read_all(fd, &b, 0);
     (void)close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
+    if (e == ENOMEM || (e == 0 && (*data = prop_buf_take(&b, len)) == NULL)) {
+        prop_buf_free(&b);
+        return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", path);
+    }
+    if (e != 0) {
+        prop_buf_free(&b);
+        return secrets_fail(s, PROP_ERROR, "cannot read %s: %s", path, strerror(e));
+    }
     return PROP_OK;
 }
 
 /* Parse errors, gathered: the first MAX_PARSE_ERRORS in full, the rest counted. */
 typedef struct parse_state {
     prop_secrets *s;
-    char *msg;
-    size_t len;
+    prop_buf msg; /* the errors' text */
     int nerr;
     int oom;
 } parse_state;
@@ -157,24 +144,17 @@ static void PROP_PRINTF(3, 0) add_error(parse_state *ps, size_t line, const char
     char buf[1024];
     size_t n;
     int k;
-    char *nm;
 
     if (line)
-        k = snprintf(buf, sizeof buf, "%s%s:%zu: ", ps->len ? "\n" : "", ps->s->path, line);
+        k = snprintf(buf, sizeof buf, "%s%s:%zu: ", ps->msg.len ? "\n" : "", ps->s->path, line);
     else
-        k = snprintf(buf, sizeof buf, "%s%s: ", ps->len ? "\n" : "", ps->s->path);
+        k = snprintf(buf, sizeof buf, "%s%s: ", ps->msg.len ? "\n" : "", ps->s->path);
     if (k < 0 || (size_t)k >= sizeof buf)
         k = 0;
     (void)vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
     n = strlen(buf);
-    nm = realloc(ps->msg, ps->len + n + 1);
-    if (nm == NULL) {
+    if (prop_buf_add(&ps->msg, buf, n) != 0)
         ps->oom = 1;
-        return;
-    }
-    ps->msg = nm;
-    memcpy(ps->msg + ps->len, buf, n + 1);
-    ps->len += n;
 }
 
 /* A parse error: counted, and kept when it is among the first MAX_PARSE_ERRORS. */
@@ -232,14 +212,8 @@ split(char *line, char **f, size_t max)
 static int
 add_line(prop_secrets *s, size_t *cap, const sline *l)
 {
-    if (s->nlines == *cap) {
-        size_t nc = *cap ? *cap * 2 : 16;
-        sline *nl = realloc(s->lines, nc * sizeof *nl);
-        if (nl == NULL)
-            return -1;
-        s->lines = nl;
-        *cap = nc;
-    }
+    if (prop_array_reserve(s->lines, *cap, s->nlines, 1, 16) != 0)
+        return -1;
     s->lines[s->nlines++] = *l;
     return 0;
 }
@@ -374,10 +348,10 @@ parse_line(parse_state *ps, size_t lineno, char *line, size_t *cap)
             perr(ps, lineno, "\"%s\" is not a host name", host);
             return 0;
         }
-        rc = b64_decode(b64, &bin, &binlen);
-        if (rc == PROP_ENOMEM)
+        rc = prop_base64_decode(b64, &bin, &binlen);
+        if (rc == ENOMEM)
             return -1;
-        why = rc == PROP_OK ? pgp_framing(bin, binlen) : "it is not valid base64";
+        why = rc == 0 ? pgp_framing(bin, binlen) : "it is not valid base64";
         free(bin);
         if (why) {
             perr(ps, lineno, "the value of %s%s%s is damaged: %s (a cut or edited file?)", name,
@@ -423,7 +397,7 @@ store_init_new(prop_secrets *s)
 int
 store_parse(prop_secrets *s, char *text, size_t len)
 {
-    parse_state ps = {s, NULL, 0, 0, 0};
+    parse_state ps = {s, PROP_BUF_INIT, 0, 0};
     size_t cap = 0, lineno = 0, pos = 0;
     int seen_header = 0, rc = PROP_OK;
 
@@ -503,11 +477,11 @@ store_parse(prop_secrets *s, char *text, size_t len)
     if (ps.oom)
         goto oom;
     if (ps.nerr)
-        rc = secrets_fail(s, PROP_ERROR, "%s", ps.msg);
-    free(ps.msg);
+        rc = secrets_fail(s, PROP_ERROR, "%s", ps.msg.p ? ps.msg.p : "");
+    prop_buf_free(&ps.msg);
     return rc;
 
 oom:
-    free(ps.msg);
+    prop_buf_free(&ps.msg);
     return secrets_fail(s, PROP_ENOMEM, "out of memory reading %s", s->path);
 }

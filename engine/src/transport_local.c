@@ -41,68 +41,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "fileio.h"
 #include "transport_local_impl.h"
 
 /* Read a whole open file into a malloc'd buffer, NUL-terminated. 0 or errno. */
 int
 prop_local_read_fd(int fd, char **data, size_t *len)
 {
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap), *nb;
-    ssize_t r;
+    prop_buf b = PROP_BUF_INIT;
+    int e = prop_read_all(fd, &b, 0);
 
-    if (!buf)
-        return ENOMEM;
-    for (;;) {
-        if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                return EFBIG;
-            }
-            nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        r = read(fd, buf + n, cap - n - 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            r = errno;
-            free(buf);
-            return (int)r;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
+    if (e != 0) {
+        prop_buf_free(&b);
+        return e;
     }
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
+    if ((*data = prop_buf_take(&b, len)) == NULL)
+        return ENOMEM;
     return 0;
 }
 
 /* ---- files ---- */
-
-static int
-write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len > (1u << 30) ? (1u << 30) : len);
-
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        data += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
 
 /* ".<base>.prop-" into tmp (NAME_MAX + 1 bytes), with room for a suffix of 6. */
 static void
@@ -170,17 +129,12 @@ stale_scan(local_transport *lt, int dfd_at, const char *dir)
     }
     while ((e = readdir(d)) != NULL) {
         struct stat st;
-        struct stale_entry *ns;
 
         if (!is_temp_name(e->d_name) || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
             !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             continue;
-        if (lt->nstale == cap) {
-            cap = cap ? 2 * cap : 8;
-            if (!(ns = realloc(lt->stale, cap * sizeof *ns)))
-                break;
-            lt->stale = ns;
-        }
+        if (prop_array_reserve(lt->stale, cap, lt->nstale, 1, 8) != 0)
+            break;
         if (!(lt->stale[lt->nstale].name = strdup(e->d_name)))
             break;
         lt->stale[lt->nstale].link = S_ISLNK(st.st_mode);
@@ -463,7 +417,7 @@ lt_write(prop_transport *t, const char *path, const char *data, size_t len,
         (void)close(dfd);
         return prop_local_parent_error(lt, "write", path, e);
     }
-    if ((e = write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
+    if ((e = prop_write_all(fd, data, len)) != 0 || fstat(fd, &tst) != 0)
         goto fail;
     if (uid == tst.st_uid)
         uid = (uid_t)-1;
