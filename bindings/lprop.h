@@ -10,8 +10,8 @@
  *                    helpers that raise errors and make Lua values
  *   lprop_budget.h   lprop_memo.h     (state)
  *   lprop_alloc.h    (state, budget)
- *   lprop_require.h  lprop_secret.h   (state)
- *   lprop_property.h (state, budget, memo, require, secret)
+ *   lprop_require.h  lprop_secret.h  lprop_openpgp.h   (state)
+ *   lprop_property.h (state, budget, memo, require, secret, openpgp)
  *   lprop_eval.h     (all of them: it makes and closes the state)
  *
  * Where things are in bindings/:
@@ -31,6 +31,8 @@
  *     lprop_entry.c     core.leaf and core.entry: what recipes build on
  *     lprop_host.c      the Host userdata, host and container declaration
  *     lprop_secret.c    `secret "name"` values
+ *     lprop_openpgp.c   core.base64_decode, crc24, openpgp_packets: the
+ *                       engine's codec and OpenPGP walker for apt.key
  *     secret_uses.c     which host uses which secret (P015)
  *   at run time
  *     lsys.c            the `sys` handle a property's check/apply gets

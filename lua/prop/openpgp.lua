@@ -1,95 +1,15 @@
 -- prop.openpgp: an ASCII-armored OpenPGP public key checked when a site
--- is read (apt.key): its armor lines, its base64, its checksum (CRC-24)
--- and the framing of its packets (RFC 4880).
+-- is read (apt.key): its armor lines here; its base64, its checksum
+-- (CRC-24) and the framing of its packets (RFC 4880) by the engine's
+-- codec and walker, which the secret store uses too (core.base64_decode,
+-- core.crc24, core.openpgp_packets).
 
+local core = require "prop.core"
 local args = require "prop.args"
 
 local openpgp = {}
 
 local fmt = string.format
-
-local b64 = {}
-do
-   local chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-   for i = 1, 64 do b64[chars:byte(i)] = i - 1 end
-end
-
--- The bytes of base64 text (blanks already removed); nil when it is not
--- base64.
-local function unbase64(s)
-   if #s % 4 ~= 0 then return nil end
-   local out, n = {}, 0
-   for i = 1, #s, 4 do
-      local a, b, c, d = s:byte(i, i + 3)
-      local va, vb = b64[a], b64[b]
-      local vc = c ~= 61 and b64[c] or nil
-      local vd = d ~= 61 and b64[d] or nil
-      if va == nil or vb == nil or (c ~= 61 and vc == nil) or (d ~= 61 and vd == nil)
-         or (c == 61 and d ~= 61) or ((c == 61 or d == 61) and i + 3 < #s) then
-         return nil
-      end
-      local v = (va << 18) | (vb << 12) | ((vc or 0) << 6) | (vd or 0)
-      n = n + 1
-      out[n] = string.char((v >> 16) & 0xff)
-      if vc then n = n + 1; out[n] = string.char((v >> 8) & 0xff) end
-      if vd then n = n + 1; out[n] = string.char(v & 0xff) end
-   end
-   return table.concat(out)
-end
-
--- OpenPGP's armor checksum (RFC 4880, 6.1).
-local function crc24(data)
-   local crc = 0xB704CE
-   for i = 1, #data do
-      crc = crc ~ (data:byte(i) << 16)
-      for _ = 1, 8 do
-         crc = crc << 1
-         if crc & 0x1000000 ~= 0 then crc = crc ~ 0x1864CFB end
-      end
-   end
-   return crc & 0xFFFFFF
-end
-
--- The tags of the OpenPGP packets of data (RFC 4880, 4.2), or nil and
--- why they do not fill it exactly (a key cut short, or trailing bytes).
-local function packets(data)
-   local tags, pos, n = {}, 1, #data
-   while pos <= n do
-      local b = data:byte(pos)
-      if b & 0x80 == 0 then return nil, fmt("byte %d does not start a packet", pos) end
-      local tag, len, hdr
-      if b & 0x40 == 0 then -- old format: the length's size in the tag byte
-         tag = (b >> 2) & 0x0f
-         local size = ({ [0] = 1, 2, 4 })[b & 3]
-         if size == nil then return nil, "a packet of indeterminate length" end
-         if pos + size > n then return nil, "it ends inside a packet header (cut short?)" end
-         len = 0
-         for k = 1, size do len = (len << 8) | data:byte(pos + k) end
-         hdr = 1 + size
-      else
-         tag = b & 0x3f
-         local o1 = data:byte(pos + 1)
-         if o1 == nil then return nil, "it ends inside a packet header (cut short?)" end
-         if o1 < 192 then
-            len, hdr = o1, 2
-         elseif o1 < 224 then
-            local o2 = data:byte(pos + 2)
-            if o2 == nil then return nil, "it ends inside a packet header (cut short?)" end
-            len, hdr = ((o1 - 192) << 8) + o2 + 192, 3
-         elseif o1 == 255 then
-            if pos + 5 > n then return nil, "it ends inside a packet header (cut short?)" end
-            local a, b2, c, d = data:byte(pos + 2, pos + 5)
-            len, hdr = (a << 24) | (b2 << 16) | (c << 8) | d, 6
-         else
-            return nil, "a packet of partial lengths, which keys do not have"
-         end
-      end
-      tags[#tags + 1] = tag
-      pos = pos + hdr + len
-      if pos - 1 > n then return nil, "it ends inside a packet (cut short?)" end
-   end
-   return tags
-end
 
 local BEGIN_KEY = "-----BEGIN PGP PUBLIC KEY BLOCK-----"
 local END_KEY = "-----END PGP PUBLIC KEY BLOCK-----"
@@ -127,19 +47,19 @@ function openpgp.check_public_key(v, what)
          body[#body + 1] = l
       end
    end
-   local data = unbase64(table.concat(body))
+   local data = core.base64_decode(table.concat(body))
    if data == nil or data == "" then
       return fmt("%s: its body (line %d on) is not base64", bad, i)
    end
    if sum then
-      local s = unbase64(sum)
+      local s = core.base64_decode(sum)
       if s == nil or #s ~= 3 then return fmt("%s: its checksum line is not valid", bad) end
       local want = (s:byte(1) << 16) | (s:byte(2) << 8) | s:byte(3)
-      if crc24(data) ~= want then
+      if core.crc24(data) ~= want then
          return fmt("%s: its checksum does not match (the key was cut or changed)", bad)
       end
    end
-   local tags, perr = packets(data)
+   local tags, perr = core.openpgp_packets(data)
    if perr then return fmt("%s: %s", bad, perr) end
    if tags[1] ~= 6 then
       return fmt("%s: its first packet is not a public key", bad)
