@@ -18,6 +18,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "base64.h"
 #include "transport_ssh.h"
 
 /* ---------------------------------------------------------------------
@@ -35,19 +36,26 @@
  * a marker (@revoked, @cert-authority), with its key readable or not.
  */
 
-/* Decode base64 text [b64, b64+n) into out (max bytes): its length, or -1. */
+/* Decode base64 text [b64, b64+n) into out (max bytes): its length, or -1
+ * (with the engine's one codec, base64.c). */
 static long
 base64_decode(const char *b64, size_t n, unsigned char *out, size_t max)
 {
-    size_t pad = 0;
-    int len;
+    char text[4 * 96 / 3 + 4];
+    unsigned char *bytes = NULL;
+    size_t len = 0;
+    long rc = -1;
 
-    if (n == 0 || n % 4 != 0 || n > 4 * max / 3 || n > INT_MAX)
+    if (n == 0 || n >= sizeof text || n > 4 * max / 3 + 3)
         return -1;
-    while (pad < 2 && b64[n - 1 - pad] == '=')
-        pad++;
-    len = EVP_DecodeBlock(out, (const unsigned char *)b64, (int)n);
-    return len < (int)pad ? -1 : (long)len - (long)pad;
+    memcpy(text, b64, n);
+    text[n] = '\0';
+    if (prop_base64_decode(text, &bytes, &len) == 0 && len <= max) {
+        memcpy(out, bytes, len);
+        rc = (long)len;
+    }
+    free(bytes);
+    return rc;
 }
 
 /* Does a "|1|salt|hash" field name one of names? */
