@@ -145,8 +145,7 @@ run_run(int argc, char **argv)
     lprop_ctx *ctx = NULL;
     run *rn = NULL;
     const char **names;
-    int nnames = 0, max_fail_given = 0, rfd = -1;
-    char *rtmp = NULL;
+    int nnames = 0, max_fail_given = 0;
     time_t t0 = time(NULL);
 
     memset(&o, 0, sizeof o);
@@ -246,7 +245,7 @@ run_run(int argc, char **argv)
         char tpl[4096];
         const char *tmpdir = getenv("TMPDIR");
 
-        if ((rfd = run_report_open(o.report, &rtmp)) < 0) {
+        if (run_report_open(o.report) != 0) {
             rc = EXIT_USAGE;
             goto done;
         }
@@ -269,17 +268,9 @@ run_run(int argc, char **argv)
     rc = run_hosts(rn, hosts, nhosts, ocs);
     if (o.report) {
         fflush(stdout);
-        rc = run_report_write(&rn->o, rfd, rtmp, hosts, nhosts, ocs, rc, t0);
-        rfd = -1;
-        rtmp = NULL;
+        rc = run_report_write(&rn->o, hosts, nhosts, ocs, rc, t0);
     }
 done:
-    if (rtmp) {
-        unlink(rtmp);
-        free(rtmp);
-    }
-    if (rfd >= 0)
-        close(rfd);
     if (run_report_fd >= 0)
         close(run_report_fd);
     run_report_fd = -1;

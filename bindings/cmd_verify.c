@@ -76,8 +76,7 @@ verify_run(int argc, char **argv)
     run *rn = NULL;
     const char **names;
     const char *prom = NULL;
-    int nnames = 0, rfd = -1;
-    char *rtmp = NULL;
+    int nnames = 0;
     time_t t0 = time(NULL);
     struct timespec ts0, ts1;
 
@@ -153,7 +152,7 @@ verify_run(int argc, char **argv)
         goto done;
     }
     /* The run's entries: the report and the metrics are made of them. */
-    if (o.report && (rfd = run_report_open(o.report, &rtmp)) < 0) {
+    if (o.report && run_report_open(o.report) != 0) {
         rc = EXIT_USAGE;
         goto done;
     }
@@ -170,10 +169,8 @@ verify_run(int argc, char **argv)
     rc = verify_code(run_hosts(rn, hosts, nhosts, ocs), ocs, nhosts);
     fflush(stdout);
     if (o.report) {
-        if (run_report_write(&rn->o, rfd, rtmp, hosts, nhosts, ocs, rc, t0) != rc)
+        if (run_report_write(&rn->o, hosts, nhosts, ocs, rc, t0) != rc)
             rc = VERIFY_FAILED;
-        rfd = -1;
-        rtmp = NULL;
     }
     clock_gettime(CLOCK_MONOTONIC, &ts1);
     if (prom && run_metrics_write(prom, "verify", time(NULL),
@@ -182,12 +179,6 @@ verify_run(int argc, char **argv)
                                   rc) != 0)
         rc = VERIFY_FAILED;
 done:
-    if (rtmp) {
-        unlink(rtmp);
-        free(rtmp);
-    }
-    if (rfd >= 0)
-        close(rfd);
     if (run_report_fd >= 0)
         close(run_report_fd);
     run_report_fd = -1;

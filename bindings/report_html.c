@@ -499,54 +499,30 @@ int
 fleet_write_html(const fleet_page *pg, const char *title, const char *subtitle, const char *path,
                  char *err, size_t errsize)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dl = slash ? (size_t)(slash - path) + 1 : 0, need = strlen(path) + 16;
-    char *tmp = malloc(need), *doc = NULL;
+    char *doc = NULL;
     size_t len = 0;
-    FILE *m;
-    mode_t um;
-    int fd, ok, saved = 0;
+    FILE *m = open_memstream(&doc, &len);
+    mode_t um = umask(0);
+    prop_atomic_stage stage = PROP_ATOMIC_WRITE;
+    int ok, e = ENOMEM;
 
-    if (tmp == NULL) {
-        snprintf(err, errsize, "%s: out of memory", path);
-        return -1;
-    }
-    snprintf(tmp, need, "%.*s.%s.XXXXXX", (int)dl, path, path + dl);
-    if ((fd = mkstemp(tmp)) < 0) {
-        snprintf(err, errsize, "%s: cannot write there: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    um = umask(0);
     umask(um);
-    m = open_memstream(&doc, &len);
     ok = m != NULL && write_page(m, pg, title, subtitle) == 0;
     if (m && fclose(m) != 0)
         ok = 0;
-    if (!ok)
-        saved = ENOMEM;
-    if (ok && (saved = prop_write_all(fd, doc, len)) != 0)
-        ok = 0;
+    if (ok) {
+        e = prop_write_file_atomic(path, doc, len, 0666 & ~um, (uid_t)-1, (gid_t)-1, &stage);
+        if (e != 0 && stage == PROP_ATOMIC_DIR)
+            e = 0; /* written; its directory not synced */
+    }
     free(doc);
-    if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0)) {
-        saved = errno;
-        ok = 0;
-    }
-    if (close(fd) != 0 && ok) {
-        saved = errno;
-        ok = 0;
-    }
-    if (ok && rename(tmp, path) != 0) {
-        saved = errno;
-        ok = 0;
-    }
-    if (!ok) {
-        snprintf(err, errsize, "%s: cannot write it: %s", path, strerror(saved ? saved : EIO));
-        unlink(tmp);
-        free(tmp);
+    if (e != 0) {
+        if (stage == PROP_ATOMIC_TEMP)
+            snprintf(err, errsize, "%s: cannot write there: %s", path, strerror(e));
+        else
+            snprintf(err, errsize, "%s: cannot write it: %s", path, strerror(e));
         return -1;
     }
-    free(tmp);
     return 0;
 }
 

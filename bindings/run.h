@@ -236,13 +236,14 @@ void run_print_host(const run_opts *o, const prop_host *h, const outcome *oc, co
 /* The run's id (random), and the commit of the site's git work tree. */
 void run_make_id(void);
 void run_find_site_commit(const char *site);
-/* The temporary file beside FILE that becomes the report: its fd and
- * name in *tmp (malloc'd), or -1 with a message. */
-int run_report_open(const char *file, char **tmp);
-/* Write the report into fd (tmp) and rename it over o->report; returns
- * rc, or EXIT_FAILED (with a message) when it cannot be written. */
-int run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
-                     const outcome *ocs, int rc, time_t t0);
+/* Whether the report can be written as FILE (a temporary file made beside
+ * it, and removed): 0, or -1 with a message.  Before the run, so that a
+ * report that cannot be written fails at once. */
+int run_report_open(const char *file);
+/* Write the report as o->report, atomically (prop_write_file_atomic);
+ * returns rc, or EXIT_FAILED (with a message) when it cannot be written. */
+int run_report_write(const run_opts *o, const prop_host **hosts, size_t nhosts, const outcome *ocs,
+                     int rc, time_t t0);
 
 /* run_metrics.c */
 /* Make run_report_fd (when it is not open yet) the unnamed temporary

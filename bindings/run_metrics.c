@@ -395,53 +395,22 @@ metrics_document(FILE *f, series *ss, size_t nss, const hostrow *hs, size_t nhs,
             (long long)ended, secs, rc);
 }
 
-/* Write data over file through a temporary file beside it: 0, or -1 with errno. */
+/* Write data over file atomically: 0, or -1 with errno. */
 static int
 write_atomically(const char *file, const char *data, size_t len)
 {
-    const char *slash = strrchr(file, '/');
-    size_t dl = slash ? (size_t)(slash - file) + 1 : 0, need = strlen(file) + 16;
-    char *tmp = malloc(need), dir[4096];
     mode_t um = umask(0);
-    int fd, dfd, e;
+    prop_atomic_stage stage;
+    int e;
 
     umask(um);
-    if (tmp == NULL)
-        return -1;
-    /* ".NAME.XXXXXX": not a *.prom file, which the collector would read. */
-    snprintf(tmp, need, "%.*s.%s.XXXXXX", (int)dl, file, file + dl);
-    if ((fd = mkstemp(tmp)) < 0) {
-        free(tmp);
-        return -1;
-    }
-    if ((e = prop_write_all(fd, data, len)) != 0) {
+    /* Its temporary ".NAME.XXXXXX" is no *.prom file the collector reads. */
+    e = prop_write_file_atomic(file, data, len, 0644 & ~um, (uid_t)-1, (gid_t)-1, &stage);
+    if (e != 0 && stage != PROP_ATOMIC_DIR) {
         errno = e;
-        goto fail;
-    }
-    if (fchmod(fd, 0644 & ~um) != 0 || fsync(fd) != 0)
-        goto fail;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail;
-    }
-    fd = -1;
-    if (rename(tmp, file) != 0)
-        goto fail;
-    free(tmp);
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - file) + 1 : 1, slash ? file : ".");
-    if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
+        return -1;
     }
     return 0;
-fail:
-    e = errno;
-    if (fd >= 0)
-        close(fd);
-    unlink(tmp);
-    free(tmp);
-    errno = e;
-    return -1;
 }
 
 int

@@ -390,34 +390,31 @@ utc_time(time_t t, char buf[32])
         snprintf(buf, 32, "%lld", (long long)t);
 }
 
-/* The temporary file beside FILE that becomes it; -1 with a message. */
+/* Whether a file can be made beside FILE: 0, or -1 with a message. */
 int
-run_report_open(const char *file, char **tmp)
+run_report_open(const char *file)
 {
     const char *slash = strrchr(file, '/');
     size_t dl = slash ? (size_t)(slash - file) + 1 : 0;
     size_t need = strlen(file) + 16;
+    char *tmp = malloc(need);
     int fd;
 
-    *tmp = malloc(need);
-    if (*tmp == NULL) {
+    if (tmp == NULL) {
         fprintf(stderr, "prop run: out of memory\n");
         return -1;
     }
-    snprintf(*tmp, need, "%.*s.%s.XXXXXX", (int)dl, file, file + dl);
-    fd = mkstemp(*tmp);
-    /* Not for the commands a run starts. */
-    if (fd >= 0 && fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
-        close(fd);
-        unlink(*tmp);
-        fd = -1;
-    }
+    snprintf(tmp, need, "%.*s.%s.XXXXXX", (int)dl, file, file + dl);
+    fd = mkstemp(tmp);
     if (fd < 0) {
         fprintf(stderr, "prop run: --report %s: cannot write there: %s\n", file, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
+        free(tmp);
+        return -1;
     }
-    return fd;
+    (void)close(fd);
+    (void)unlink(tmp);
+    free(tmp);
+    return 0;
 }
 
 /* The entries of run_report_fd as one document; 0, or -1 out of memory. */
@@ -520,50 +517,33 @@ report_document(FILE *m, const run_opts *o, const prop_host **hosts, size_t nhos
  * Returns rc, or EXIT_FAILED (with a message) when it cannot be written.
  */
 int
-run_report_write(const run_opts *o, int fd, char *tmp, const prop_host **hosts, size_t nhosts,
-                 const outcome *ocs, int rc, time_t t0)
+run_report_write(const run_opts *o, const prop_host **hosts, size_t nhosts, const outcome *ocs,
+                 int rc, time_t t0)
 {
     char started[32], ended[32], *doc = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&doc, &len);
     mode_t um = umask(0);
-    int ok;
+    prop_atomic_stage stage;
+    int e = ENOMEM, ok;
 
     umask(um);
     utc_time(t0, started);
     utc_time(time(NULL), ended);
     ok = m != NULL && report_document(m, o, hosts, nhosts, ocs, rc, started, ended) == 0;
-    if (m && fclose(m) != 0)
+
+    if (m != NULL && fclose(m) != 0)
         ok = 0;
-    if (ok && prop_write_all(fd, doc, len) != 0)
-        ok = 0;
+    if (ok) {
+        e = prop_write_file_atomic(o->report, doc, len, 0666 & ~um, (uid_t)-1, (gid_t)-1, &stage);
+        /* Written, its directory not synced: the report is there. */
+        if (e != 0 && stage == PROP_ATOMIC_DIR)
+            e = 0;
+    }
     free(doc);
-    if (ok && (fchmod(fd, 0666 & ~um) != 0 || fsync(fd) != 0))
-        ok = 0;
-    if (close(fd) != 0)
-        ok = 0;
-    if (ok && rename(tmp, o->report) != 0)
-        ok = 0;
-    if (!ok) {
-        fprintf(stderr, "prop run: --report %s: cannot write it: %s\n", o->report,
-                errno ? strerror(errno) : "out of memory");
-        unlink(tmp);
-        free(tmp);
+    if (e != 0) {
+        fprintf(stderr, "prop run: --report %s: cannot write it: %s\n", o->report, strerror(e));
         return rc == EXIT_WELL ? EXIT_FAILED : rc;
     }
-    {
-        /* The rename is kept once its directory is on disk. */
-        const char *slash = strrchr(o->report, '/');
-        char dir[4096];
-        int dfd;
-
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - o->report) + 1 : 1,
-                 slash ? o->report : ".");
-        if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-            (void)fsync(dfd);
-            close(dfd);
-        }
-    }
-    free(tmp);
     return rc;
 }

@@ -3,9 +3,14 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "internal.h"
 
 #define READ_CHUNK 4096
 
@@ -60,4 +65,55 @@ prop_write_all(int fd, const void *data, size_t len)
         len -= (size_t)w;
     }
     return 0;
+}
+
+int
+prop_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t uid,
+                       gid_t gid, prop_atomic_stage *stage)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dl = slash ? (size_t)(slash - path) + 1 : 0, need = strlen(path) + sizeof "..XXXXXX";
+    char *tmp = malloc(need), *dir = NULL;
+    int fd, e = 0;
+
+    *stage = PROP_ATOMIC_TEMP;
+    if (tmp == NULL)
+        return ENOMEM;
+    snprintf(tmp, need, "%.*s.%s.XXXXXX", (int)dl, path, path + dl);
+    if ((fd = mkstemp(tmp)) < 0) {
+        e = errno;
+        free(tmp);
+        return e;
+    }
+    *stage = PROP_ATOMIC_WRITE;
+    if ((e = prop_write_all(fd, data, len)) != 0)
+        goto fail;
+    if (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0 && errno != EPERM)
+        goto fail_errno;
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
+        goto fail_errno;
+    e = close(fd);
+    fd = -1;
+    if (e != 0 && errno != EINTR)
+        goto fail_errno;
+    if (rename(tmp, path) != 0)
+        goto fail_errno;
+    free(tmp);
+    *stage = PROP_ATOMIC_DIR;
+    if (slash == NULL)
+        return prop_sync_dir(".");
+    if ((dir = strndup(path, slash == path ? 1 : (size_t)(slash - path))) == NULL)
+        return ENOMEM;
+    e = prop_sync_dir(dir);
+    free(dir);
+    return e;
+
+fail_errno:
+    e = errno;
+fail:
+    if (fd >= 0)
+        (void)close(fd);
+    (void)unlink(tmp);
+    free(tmp);
+    return e ? e : EIO;
 }

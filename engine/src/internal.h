@@ -57,7 +57,10 @@
  *     buf.c             prop_buf, the one growing byte buffer
  *     array.c           the one growth of arrays of any element type
  *     base64.c          the one base64 codec
- *     fileio.c          the one read-to-the-end (bounded) and write-it-all
+ *     fileio.c          the one read-to-the-end (bounded) and write-it-all,
+ *                       and the one atomic writer of a file of this machine
+ *                       (the secret store, --report, --prometheus, the HTML
+ *                       page; a transport's write does it on a target)
  *     spawn.c           the one spawn-and-capture: a program run with
  *                       its input given, its output captured, bounded
  *

@@ -255,20 +255,21 @@ link_target(prop_secrets *s, char **out)
 }
 
 /*
- * Replace the store's file with text (len bytes) atomically: a temporary
- * file beside it, fsync, rename, fsync of the directory.  A store that is a
+ * Replace the store's file with text (len bytes) atomically
+ * (prop_write_file_atomic: a temporary file beside it, fsync, rename,
+ * fsync of the directory), keeping its mode and owner.  A store that is a
  * symbolic link has its target replaced.  Refuses when the file is no
  * longer what s read, so that two changes at once cannot lose one.
  */
 int
 store_write(prop_secrets *s, const char *text, size_t len)
 {
-    char *cur = NULL, *target = NULL, *dir = NULL, *tmp = NULL, *slash;
-    const char *base;
-    size_t curlen = 0, tmplen;
+    char *cur = NULL, *target = NULL, *dir, *slash;
+    size_t curlen = 0;
     struct stat st;
     mode_t mode = 0644;
-    int fd = -1, rc, e, have = 0;
+    prop_atomic_stage stage;
+    int rc, e, have = 0;
 
     rc = store_read(s, s->path, &cur, &curlen);
     if (rc == PROP_ENOTFOUND ? s->existed
@@ -293,65 +294,32 @@ store_write(prop_secrets *s, const char *text, size_t len)
         if (have)
             mode = st.st_mode & 07777;
     }
-    if (target == NULL && (target = strdup(s->path)) == NULL)
-        return secrets_fail(s, PROP_ENOMEM, "out of memory");
-    if ((dir = strdup(target)) == NULL) {
+    e = prop_write_file_atomic(target ? target : s->path, text, len, mode,
+                               have && st.st_uid != geteuid() ? st.st_uid : (uid_t)-1,
+                               have ? st.st_gid : (gid_t)-1, &stage);
+    if (e == 0) {
+        rc = PROP_OK;
+    } else if (e == ENOMEM && stage != PROP_ATOMIC_DIR) {
         rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
-        goto out;
-    }
-    slash = strrchr(dir, '/');
-    if (slash == NULL) {
-        base = target;
-        strcpy(dir, ".");
-    } else {
-        base = target + (slash - dir) + 1;
-        slash[slash == dir] = '\0'; /* "/x" -> "/" */
-    }
-    /* "DIR/.BASE.XXXXXX", in the store's directory so that rename is atomic. */
-    tmplen = strlen(dir) + strlen(base) + sizeof "/..XXXXXX";
-    if ((tmp = malloc(tmplen)) == NULL) {
-        rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
-        goto out;
-    }
-    snprintf(tmp, tmplen, "%s/.%s.XXXXXX", dir, base);
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        e = errno;
+    } else if (stage == PROP_ATOMIC_TEMP) {
+        /* The store's directory, for the message. */
+        dir = strdup(target ? target : s->path);
+        slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash)
+            slash[slash == dir] = '\0'; /* "/x" -> "/" */
         rc = secrets_fail(s, PROP_ERROR, "cannot write %s: cannot make a file in %s: %s", s->path,
-                          dir, strerror(e));
-        goto out;
-    }
-    if ((e = prop_write_all(fd, text, len)) != 0)
-        goto fail;
-    /* The owner of a store that root changes stays who it was. */
-    if (have && st.st_uid != geteuid() && fchown(fd, st.st_uid, st.st_gid) != 0 && errno != EPERM)
-        goto fail_errno;
-    if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
-        goto fail_errno;
-    rc = close(fd);
-    fd = -1;
-    if (rc != 0 && errno != EINTR)
-        goto fail_errno;
-    if (rename(tmp, target) != 0)
-        goto fail_errno;
-    if ((e = prop_sync_dir(dir)) != 0) {
+                          dir == NULL ? "its directory"
+                          : slash     ? dir
+                                      : ".",
+                          strerror(e));
+        free(dir);
+    } else if (stage == PROP_ATOMIC_DIR) {
         rc = secrets_fail(s, PROP_ERROR, "%s: written, but syncing its directory failed: %s",
                           s->path, strerror(e));
-        goto out;
+    } else {
+        rc = secrets_fail(s, PROP_ERROR, "cannot write %s: %s (it is unchanged)", s->path,
+                          strerror(e));
     }
-    rc = PROP_OK;
-    goto out;
-
-fail_errno:
-    e = errno;
-fail:
-    if (fd >= 0)
-        (void)close(fd);
-    (void)unlink(tmp);
-    rc = secrets_fail(s, PROP_ERROR, "cannot write %s: %s (it is unchanged)", s->path, strerror(e));
-out:
-    free(tmp);
-    free(dir);
     free(target);
     return rc;
 }

@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -424,6 +427,56 @@ typedef struct pair {
     double b;
 } pair;
 
+START_TEST(test_write_file_atomic)
+{
+    char dir[] = "/tmp/prop-check-atomic.XXXXXX", path[256], missing[256], buf[64];
+    prop_atomic_stage stage;
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+    int n = 0;
+    FILE *f;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.prom", dir);
+    /* A new file, with the mode asked for. */
+    ck_assert_int_eq(prop_write_file_atomic(path, "one\n", 4, 0640, (uid_t)-1, (gid_t)-1, &stage),
+                     0);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0640);
+    ck_assert_int_eq(st.st_size, 4);
+    /* Over an old one: the new content whole. */
+    ck_assert_int_eq(
+        prop_write_file_atomic(path, "second\n", 7, 0644, (uid_t)-1, (gid_t)-1, &stage), 0);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+    fclose(f);
+    ck_assert_str_eq(buf, "second\n");
+    /* Nothing left beside it: the file alone. */
+    d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    ck_assert_int_eq(n, 1);
+    /* A directory that is not there: no temporary file, said so. */
+    snprintf(missing, sizeof missing, "%s/no/such/file", dir);
+    ck_assert_int_eq(prop_write_file_atomic(missing, "x", 1, 0644, (uid_t)-1, (gid_t)-1, &stage),
+                     ENOENT);
+    ck_assert_int_eq(stage, PROP_ATOMIC_TEMP);
+    /* A name with no directory part: the current one. */
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_int_eq(prop_write_file_atomic("here", "h", 1, 0600, (uid_t)-1, (gid_t)-1, &stage), 0);
+    ck_assert_int_eq(stat("here", &st), 0);
+    ck_assert_int_eq(unlink("here"), 0);
+    ck_assert_int_eq(chdir("/"), 0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_array)
 {
     pair *v = NULL;
@@ -485,6 +538,7 @@ main(void)
     tcase_add_test(tc, test_buf_reserve);
     tcase_add_test(tc, test_read_all);
     tcase_add_test(tc, test_write_all);
+    tcase_add_test(tc, test_write_file_atomic);
     tcase_add_test(tc, test_array);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
