@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "array.h"
 
 int
@@ -25,7 +26,7 @@ prop_array_grow(void *vp, size_t *cap, size_t n, size_t more, size_t elsize, siz
     if (ncap > SIZE_MAX / elsize)
         return -1;
     memcpy(&v, vp, sizeof v);
-    if ((nv = realloc(v, ncap * elsize)) == NULL)
+    if ((nv = prop_realloc(v, ncap * elsize)) == NULL)
         return -1;
     memcpy(vp, &nv, sizeof nv);
     *cap = ncap;

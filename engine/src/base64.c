@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "base64.h"
 
 static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -19,7 +20,7 @@ prop_base64_encode(const void *data, size_t n)
 
     if (n > (SIZE_MAX - 1) / 4 * 3 - 3)
         return NULL;
-    out = o = malloc((n + 2) / 3 * 4 + 1);
+    out = o = prop_malloc((n + 2) / 3 * 4 + 1);
     if (out == NULL)
         return NULL;
     for (i = 0; i + 2 < n; i += 3) {
@@ -62,7 +63,7 @@ prop_base64_decode(const char *s, unsigned char **out, size_t *outlen)
         return EINVAL;
     if (s[n - 1] == '=')
         pad = s[n - 2] == '=' ? 2 : 1;
-    p = malloc(n / 4 * 3);
+    p = prop_malloc(n / 4 * 3);
     if (p == NULL)
         return ENOMEM;
     for (i = 0; i < n; i += 4) {

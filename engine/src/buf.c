@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "buf.h"
 
 #define BUF_FIRST_CAP 256
@@ -23,7 +24,7 @@ prop_buf_reserve(prop_buf *b, size_t n)
                 return -1;
             cap *= 2;
         }
-        p = realloc(b->p, cap);
+        p = prop_realloc(b->p, cap);
         if (!p)
             return -1;
         b->p = p;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "claims_impl.h"
 
@@ -89,7 +90,7 @@ table_grow(prop_site *s, table *t)
 
     if (cap > (size_t)-1 / 2 / sizeof *slots)
         return pp_nomem(s);
-    slots = calloc(cap, sizeof *slots);
+    slots = prop_calloc(cap, sizeof *slots);
     if (slots == NULL)
         return pp_nomem(s);
     for (i = 0; i < t->ngroups; i++) {
@@ -201,7 +202,7 @@ static int
 pairs_grow(prop_site *s, pairset *p)
 {
     size_t cap = p->cap ? p->cap * 2 : 64, i;
-    uint64_t *slots = calloc(cap, sizeof *slots);
+    uint64_t *slots = prop_calloc(cap, sizeof *slots);
 
     if (slots == NULL)
         return pp_nomem(s);

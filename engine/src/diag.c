@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "internal.h"
 
 /* The place of frames[0] of o, or no place (NULL, 0) when o has none. */
@@ -241,7 +242,7 @@ diag_sort(prop_site *s)
         return PROP_OK;
     if (n > (size_t)-1 / sizeof *items)
         return site_fail(s, PROP_ENOMEM, "out of memory sorting diagnostics");
-    items = malloc(n * sizeof *items);
+    items = prop_malloc(n * sizeof *items);
     if (items == NULL)
         return site_fail(s, PROP_ENOMEM, "out of memory sorting diagnostics");
     for (i = 0; i < n; i++) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "buf.h"
 #include "prop/diff.h"
 
@@ -111,7 +112,7 @@ number_lines(const line *la, size_t na, const line *lb, size_t nb, size_t *ia, s
 
     while (cap < 2 * n)
         cap *= 2;
-    table = malloc(cap * sizeof *table);
+    table = prop_malloc(cap * sizeof *table);
     if (!table)
         return -1;
     for (i = 0; i < cap; i++)
@@ -274,8 +275,8 @@ search(size_t *ia, size_t na, size_t *ib, size_t nb, unsigned char *da, unsigned
     c.da = da;
     c.db = db;
     c.budget = SEARCH_BUDGET;
-    c.v1 = malloc(vn * sizeof *c.v1);
-    c.v2 = malloc(vn * sizeof *c.v2);
+    c.v1 = prop_malloc(vn * sizeof *c.v1);
+    c.v2 = prop_malloc(vn * sizeof *c.v2);
     if (!c.v1 || !c.v2) {
         free(c.v1);
         free(c.v2);
@@ -319,7 +320,7 @@ emit(prop_buf *o, const line *la, size_t na, const unsigned char *da, const line
     block *bl;
     size_t nbl = 0, i = 0, j = 0, h, last, a, b, as, ae, bs, be;
 
-    bl = malloc((na + nb + 1) * sizeof *bl);
+    bl = prop_malloc((na + nb + 1) * sizeof *bl);
     if (!bl)
         return -1;
     while (i < na || j < nb) {
@@ -443,17 +444,17 @@ prop_diff_unified(const char *old, size_t old_len, const char *new_, size_t new_
     /* 2. The lines left, and which of them changed. */
     na = count_lines(old, pa, ea);
     nb = count_lines(new_, pb, eb);
-    la = malloc((na + 1) * sizeof *la);
-    lb = malloc((nb + 1) * sizeof *lb);
-    da = calloc(na + 1, 1);
-    db = calloc(nb + 1, 1);
+    la = prop_malloc((na + 1) * sizeof *la);
+    lb = prop_malloc((nb + 1) * sizeof *lb);
+    da = prop_calloc(na + 1, 1);
+    db = prop_calloc(nb + 1, 1);
     if (!la || !lb || !da || !db)
         goto out;
     split_lines(old, pa, ea, la);
     split_lines(new_, pb, eb, lb);
     if (na + nb <= (size_t)MAX_SEARCH_LINES) {
-        ia = malloc((na + 1) * sizeof *ia);
-        ib = malloc((nb + 1) * sizeof *ib);
+        ia = prop_malloc((na + 1) * sizeof *ia);
+        ib = prop_malloc((nb + 1) * sizeof *ib);
         if (!ia || !ib || number_lines(la, na, lb, nb, ia, ib) != 0 ||
             search(ia, na, ib, nb, da, db) != 0)
             goto out;

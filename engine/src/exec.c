@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "internal.h"
 #include "prop/exec.h"
@@ -351,9 +352,9 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
         return PROP_EINVAL;
     for (i = 0; i < nowed; i++)
         owed[i].target = NULL;
-    if (!(t = calloc(1, sizeof *t)))
+    if (!(t = prop_calloc(1, sizeof *t)))
         return PROP_ENOMEM;
-    if (!(t->win = malloc(EXEC_WINDOW * sizeof *t->win))) {
+    if (!(t->win = prop_malloc(EXEC_WINDOW * sizeof *t->win))) {
         free(t);
         return PROP_ENOMEM;
     }
@@ -363,7 +364,7 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
     for (i = 0; i < n && !w.nomem; i++)
         if (!props[i]->info_only)
             walk(&w, props[i], os, i);
-    if (w.nomem || (w.n && !(group = malloc(w.n * sizeof *group))))
+    if (w.nomem || (w.n && !(group = prop_malloc(w.n * sizeof *group))))
         goto fail;
     /* Group the targets: group[i] is the first occurrence with the same
      * target (a small number of distinct targets is the common case). */
@@ -377,9 +378,9 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
                 break;
             }
     }
-    if (w.n && (!(map = calloc(w.n, sizeof *map)) || !(owes = calloc(w.n, 1))))
+    if (w.n && (!(map = prop_calloc(w.n, sizeof *map)) || !(owes = prop_calloc(w.n, 1))))
         goto fail;
-    if (nowed && !(owed_at = malloc(nowed * sizeof *owed_at)))
+    if (nowed && !(owed_at = prop_malloc(nowed * sizeof *owed_at)))
         goto fail;
     /* An owed target is shared, even when counted once. */
     for (i = 0; i < nowed; i++)
@@ -393,7 +394,7 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
         if (group[i] == i && (map[i] >= 2 || owes[i]))
             nshared++;
     if (nshared) {
-        if (!(t->g = calloc(nshared, sizeof *t->g)))
+        if (!(t->g = prop_calloc(nshared, sizeof *t->g)))
             goto fail;
         for (i = 0; i < w.n; i++) {
             if (group[i] != i || (map[i] < 2 && !owes[i])) {
@@ -403,7 +404,7 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
             }
             t->g[ng].target = node_children(w.v[i].oc)[1];
             t->g[ng].total = map[i];
-            if (!(t->g[ng].sources = calloc(map[i] + 1, sizeof *t->g[ng].sources))) {
+            if (!(t->g[ng].sources = prop_calloc(map[i] + 1, sizeof *t->g[ng].sources))) {
                 t->ng = ng;
                 goto fail;
             }
@@ -418,7 +419,7 @@ prop_triggers_new_owed(const prop_node *const *props, size_t n, prop_os_set os, 
             map[i] = ++ng;
         }
         t->ng = ng;
-        if (!(t->occ = malloc(w.n * sizeof *t->occ)))
+        if (!(t->occ = prop_malloc(w.n * sizeof *t->occ)))
             goto fail;
         for (i = 0; i < w.n; i++) {
             size_t k = map[group[i]];

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "fileio.h"
 #include "internal.h"
 
@@ -73,7 +74,7 @@ prop_write_file_atomic(const char *path, const void *data, size_t len, mode_t mo
 {
     const char *slash = strrchr(path, '/');
     size_t dl = slash ? (size_t)(slash - path) + 1 : 0, need = strlen(path) + sizeof "..XXXXXX";
-    char *tmp = malloc(need), *dir = NULL;
+    char *tmp = prop_malloc(need), *dir = NULL;
     int fd, e = 0;
 
     *stage = PROP_ATOMIC_TEMP;
@@ -102,7 +103,7 @@ prop_write_file_atomic(const char *path, const void *data, size_t len, mode_t mo
     *stage = PROP_ATOMIC_DIR;
     if (slash == NULL)
         return prop_sync_dir(".");
-    if ((dir = strndup(path, slash == path ? 1 : (size_t)(slash - path))) == NULL)
+    if ((dir = prop_strndup(path, slash == path ? 1 : (size_t)(slash - path))) == NULL)
         return ENOMEM;
     e = prop_sync_dir(dir);
     free(dir);

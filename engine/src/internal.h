@@ -54,6 +54,8 @@
  *     openpgp.c         the one walker of OpenPGP packet framing and the
  *                       armor's CRC-24 (the store's messages, apt.key's keys)
  *   the utility layer, shared with the bindings (each header says what it does)
+ *     alloc.c           the engine's own allocations (prop_malloc, ...), and
+ *                       the test hook that refuses the Nth of them
  *     buf.c             prop_buf, the one growing byte buffer
  *     array.c           the one growth of arrays of any element type
  *     base64.c          the one base64 codec

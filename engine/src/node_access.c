@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "internal.h"
 
 #define WALK_STACK 64 /* pending nodes of a walk kept on the C stack */
@@ -231,8 +232,8 @@ prop_node_each_leaf(const prop_node *n, prop_os_set os, prop_leaf_visit visit, v
 
             while (cap2 < sp + c->nchildren)
                 cap2 *= 2;
-            s2 = stack == local ? malloc(cap2 * sizeof *s2)
-                                : realloc((void *)stack, cap2 * sizeof *s2);
+            s2 = stack == local ? prop_malloc(cap2 * sizeof *s2)
+                                : prop_realloc((void *)stack, cap2 * sizeof *s2);
             if (!s2) {
                 rc = PROP_ENOMEM;
                 goto done;

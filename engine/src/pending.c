@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "internal.h"
 #include "prop/exec.h"
@@ -33,7 +34,7 @@ prop_pending_new(prop_pending **out)
 {
     if (!out)
         return PROP_EINVAL;
-    *out = calloc(1, sizeof **out);
+    *out = prop_calloc(1, sizeof **out);
     return *out ? PROP_OK : PROP_ENOMEM;
 }
 
@@ -138,7 +139,7 @@ prop_pending_add(prop_pending *p, const char *host, const char *desc, const char
         return PROP_EINVAL;
     if (has(p, host, desc, origin))
         return PROP_OK;
-    return push(p, strdup(host), strdup(desc), strdup(origin));
+    return push(p, prop_strdup(host), prop_strdup(desc), prop_strdup(origin));
 }
 
 size_t
@@ -167,7 +168,7 @@ prop_pending_set_origin(prop_pending *p, size_t i, const char *origin)
 
     if (!p || i >= p->n || !origin)
         return PROP_EINVAL;
-    if (!(o = strdup(origin)))
+    if (!(o = prop_strdup(origin)))
         return PROP_ENOMEM;
     free(p->v[i].origin);
     p->v[i].origin = o;
@@ -179,7 +180,7 @@ prop_pending_set_origin(prop_pending *p, size_t i, const char *origin)
 static char *
 unescape(const char *s, size_t len, int *bad)
 {
-    char *out = malloc(len + 1), *o = out;
+    char *out = prop_malloc(len + 1), *o = out;
     size_t i;
 
     if (!out)
@@ -251,7 +252,7 @@ seen_put(seen_set *ss, const prop_pending *p, size_t i)
     /* At most half full: grown (and refilled from p->v[0..i)) first. */
     if (2 * (i + 1) > ss->cap) {
         size_t cap = ss->cap ? ss->cap * 2 : 64, j;
-        size_t *slot = calloc(cap, sizeof *slot);
+        size_t *slot = prop_calloc(cap, sizeof *slot);
 
         if (!slot)
             return PROP_ENOMEM;

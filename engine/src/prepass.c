@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "prepass.h"
 
 /* Steps allowed to decide that two top-level properties are the same. */
@@ -806,7 +807,7 @@ prop_site_check(prop_site *s)
     pp_table_init(&k.site);
     k.nseen = s->next_id;
     if (k.nseen > 0) {
-        k.seen = calloc(k.nseen, sizeof *k.seen);
+        k.seen = prop_calloc(k.nseen, sizeof *k.seen);
         if (k.seen == NULL) {
             rc = pp_nomem(s);
             goto done;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "prepass.h"
 
 /* The parts of n that run when n does, as walk() in prepass.c enters them. */
@@ -50,7 +51,7 @@ enum { IN_PROVIDER = 1, IN_USER = 2, ENTERED = 4, DONE = 8 };
 static int
 order_search(checker *k, const prop_node *provider, const prop_node *user)
 {
-    unsigned char *mark = calloc(k->nseen ? k->nseen : 1, 1);
+    unsigned char *mark = prop_calloc(k->nseen ? k->nseen : 1, 1);
     const prop_node **stack = NULL;
     size_t sp = 0, cap = 0, i;
     int found = 0;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "internal.h"
 
@@ -306,7 +307,7 @@ prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit vi
     q.visit = visit;
     q.ud = ud;
     n = s->next_id;
-    if (n > 0 && !(w.mark = calloc(n, sizeof *w.mark)))
+    if (n > 0 && !(w.mark = prop_calloc(n, sizeof *w.mark)))
         return PROP_ENOMEM;
     for (i = 0; i < s->hosts.n && rc == PROP_OK; i++) {
         const prop_host *h = s->hosts.v[i];

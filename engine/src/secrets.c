@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "base64.h"
 #include "secrets_impl.h"
@@ -40,7 +41,7 @@ secrets_fail(prop_secrets *s, int code, const char *fmt, ...)
     va_start(ap, fmt);
     n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    msg = n >= 0 ? prop_malloc((size_t)n + 1) : NULL;
     if (msg) {
         va_start(ap, fmt);
         (void)vsnprintf(msg, (size_t)n + 1, fmt, ap);
@@ -145,7 +146,7 @@ prop_secrets_store_path(char **out, const char *site)
     stem = dot && dot != base ? (size_t)(dot - site) : strlen(site);
     if (strcmp(site + stem, ".secrets") == 0)
         return PROP_EINVAL;
-    p = malloc(stem + sizeof ".secrets");
+    p = prop_malloc(stem + sizeof ".secrets");
     if (p == NULL)
         return PROP_ENOMEM;
     memcpy(p, site, stem);
@@ -162,14 +163,14 @@ prop_secrets_open(prop_secrets **out, const char *path)
     prop_secrets *s;
     int rc;
 
-    *out = s = calloc(1, sizeof *s);
+    *out = s = prop_calloc(1, sizeof *s);
     if (s == NULL)
         return PROP_ENOMEM;
     if (path == NULL || path[0] == '\0') {
         s->broken = 1;
         return secrets_fail(s, PROP_EINVAL, "no store path");
     }
-    if ((s->path = strdup(path)) == NULL) {
+    if ((s->path = prop_strdup(path)) == NULL) {
         s->broken = 1;
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     }
@@ -189,7 +190,7 @@ prop_secrets_open(prop_secrets **out, const char *path)
     s->existed = 1;
     {
         /* store_parse() cuts the text into lines in place: parse a copy. */
-        char *work = malloc(s->orig_len + 1);
+        char *work = prop_malloc(s->orig_len + 1);
         if (work == NULL) {
             s->broken = 1;
             return secrets_fail(s, PROP_ENOMEM, "out of memory");
@@ -367,7 +368,7 @@ reveal_line(prop_secrets *s, size_t k)
     if (rc != 0)
         return rc == ENOMEM ? secrets_fail(s, PROP_ENOMEM, "out of memory")
                             : secrets_fail(s, PROP_EINVAL, "%s: not base64", what);
-    if ((b = calloc(1, sizeof *b)) == NULL) {
+    if ((b = prop_calloc(1, sizeof *b)) == NULL) {
         free(bin);
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     }
@@ -504,7 +505,7 @@ draft_keys(prop_secrets *s, const draft *d, pgp_keys **keys)
     size_t i, n = 0;
     int rc;
 
-    fprs = malloc((d->n + 1) * sizeof *fprs);
+    fprs = prop_malloc((d->n + 1) * sizeof *fprs);
     if (fprs == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     for (i = 0; i < d->n; i++)
@@ -559,7 +560,7 @@ prop_secrets_set(prop_secrets *s, const char *name, const char *host, const unsi
     if ((rc = reserve_plains(s, 1)) != PROP_OK)
         return rc;
     secmem_harden();
-    if ((plain = calloc(1, sizeof *plain)) == NULL)
+    if ((plain = prop_calloc(1, sizeof *plain)) == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     if (plain_header(plain, name, host) != 0 || secbuf_append(plain, value, len) != 0) {
         rc = secrets_fail(s, PROP_ENOMEM, "out of memory");

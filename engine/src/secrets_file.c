@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "fileio.h"
 #include "secrets_impl.h"
 
@@ -57,7 +58,7 @@ secrets_strdup(char **dst, const char *src)
     *dst = NULL;
     if (src == NULL)
         return 0;
-    *dst = strdup(src);
+    *dst = prop_strdup(src);
     return *dst ? 0 : -1;
 }
 
@@ -113,8 +114,8 @@ draft_index(draft *d)
     free(d->secrets);
     free(d->recipients);
     d->nsecrets = d->nrecipients = 0;
-    d->secrets = malloc((d->n + 1) * sizeof *d->secrets);
-    d->recipients = malloc((d->n + 1) * sizeof *d->recipients);
+    d->secrets = prop_malloc((d->n + 1) * sizeof *d->secrets);
+    d->recipients = prop_malloc((d->n + 1) * sizeof *d->recipients);
     if (d->secrets == NULL || d->recipients == NULL)
         return -1;
     for (i = 0; i < d->n; i++) {
@@ -136,7 +137,7 @@ draft_from(prop_secrets *s, draft *d, size_t skip)
     size_t i;
 
     memset(d, 0, sizeof *d);
-    d->lines = calloc(s->nlines + 1, sizeof *d->lines);
+    d->lines = prop_calloc(s->nlines + 1, sizeof *d->lines);
     if (d->lines == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     for (i = 0; i < s->nlines; i++) {
@@ -215,7 +216,7 @@ draft_text(const draft *d, size_t *len)
 
     for (i = 0; i < d->n; i++)
         n += line_text(&d->lines[i], NULL);
-    text = malloc(n + 1);
+    text = prop_malloc(n + 1);
     if (text == NULL)
         return NULL;
     for (*len = 0, i = 0; i < d->n; i++)
@@ -246,7 +247,7 @@ link_target(prop_secrets *s, char **out)
     buf[n] = '\0';
     slash = strrchr(s->path, '/');
     dl = buf[0] != '/' && slash ? (size_t)(slash - s->path) + 1 : 0;
-    if ((t = malloc(dl + (size_t)n + 1)) == NULL)
+    if ((t = prop_malloc(dl + (size_t)n + 1)) == NULL)
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     memcpy(t, s->path, dl);
     memcpy(t + dl, buf, (size_t)n + 1);
@@ -303,7 +304,7 @@ store_write(prop_secrets *s, const char *text, size_t len)
         rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
     } else if (stage == PROP_ATOMIC_TEMP) {
         /* The store's directory, for the message. */
-        dir = strdup(target ? target : s->path);
+        dir = prop_strdup(target ? target : s->path);
         slash = dir ? strrchr(dir, '/') : NULL;
         if (slash)
             slash[slash == dir] = '\0'; /* "/x" -> "/" */

@@ -22,6 +22,7 @@
 
 #include <gpgme.h>
 
+#include "alloc.h"
 #include "secrets_impl.h"
 
 struct pgp_ctx {
@@ -116,7 +117,7 @@ ctx_of(prop_secrets *s, pgp_ctx **out)
     if (init_error)
         return secrets_fail(s, PROP_ERROR, "%s", init_error);
     if (c == NULL) {
-        c = calloc(1, sizeof *c);
+        c = prop_calloc(1, sizeof *c);
         if (c == NULL)
             return secrets_fail(s, PROP_ENOMEM, "out of memory");
         err = gpgme_new(&c->ctx);
@@ -193,8 +194,8 @@ pgp_keys_get(prop_secrets *s, char *const *fprs, size_t n, pgp_keys **out)
     *out = NULL;
     if ((rc = ctx_of(s, &c)) != PROP_OK)
         return rc;
-    k = calloc(1, sizeof *k);
-    if (k == NULL || (k->keys = calloc(n + 1, sizeof *k->keys)) == NULL) {
+    k = prop_calloc(1, sizeof *k);
+    if (k == NULL || (k->keys = prop_calloc(n + 1, sizeof *k->keys)) == NULL) {
         free(k);
         return secrets_fail(s, PROP_ENOMEM, "out of memory");
     }
@@ -270,7 +271,7 @@ pgp_encrypt(prop_secrets *s, pgp_keys *k, const unsigned char *plain, size_t len
         rc = secrets_fail(s, PROP_ERROR, "cannot encrypt: gpg gave no output");
         goto done;
     }
-    *out = malloc(n);
+    *out = prop_malloc(n);
     if (*out == NULL) {
         rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
         goto done;
@@ -409,7 +410,7 @@ list_keys(prop_secrets *s, const char *keyid, gpgme_key_t **keys, size_t *n)
         err = gpgme_op_keylist_next(c->ctx, &key);
         if (err)
             break;
-        nv = realloc(v, (cnt + 1) * sizeof *v);
+        nv = prop_realloc(v, (cnt + 1) * sizeof *v);
         if (nv == NULL) {
             gpgme_key_unref(key);
             (void)gpgme_op_keylist_end(c->ctx);
@@ -472,10 +473,10 @@ pgp_resolve(prop_secrets *s, const char *keyid, char **fpr, char **uid)
     } else if (one->fpr == NULL) {
         rc = secrets_fail(s, PROP_ERROR, "gpg gave no fingerprint for \"%s\"", keyid);
     } else {
-        *fpr = strdup(one->fpr);
+        *fpr = prop_strdup(one->fpr);
         u = clean_uid(one);
         if (u)
-            *uid = strdup(u);
+            *uid = prop_strdup(u);
         if (*fpr == NULL || (u && *uid == NULL)) {
             free(*fpr);
             free(*uid);
@@ -503,11 +504,11 @@ pgp_fingerprints(prop_secrets *s, const char *keyid, char ***fprs, size_t *nfprs
     *nfprs = 0;
     if ((rc = list_keys(s, keyid, &keys, &n)) != PROP_OK)
         return rc;
-    if (n && (v = calloc(n, sizeof *v)) == NULL)
+    if (n && (v = prop_calloc(n, sizeof *v)) == NULL)
         rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
     for (i = 0; i < n; i++) {
         if (v && keys[i]->fpr) {
-            if ((v[k] = strdup(keys[i]->fpr)) == NULL)
+            if ((v[k] = prop_strdup(keys[i]->fpr)) == NULL)
                 rc = secrets_fail(s, PROP_ENOMEM, "out of memory");
             else
                 k++;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "base64.h"
 #include "fileio.h"
@@ -384,7 +385,7 @@ store_init_new(prop_secrets *s)
     sline h = {SL_HEADER, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     size_t cap = 0;
 
-    if ((c.text = strdup(NEW_STORE_COMMENT)) == NULL || add_line(s, &cap, &c) != 0) {
+    if ((c.text = prop_strdup(NEW_STORE_COMMENT)) == NULL || add_line(s, &cap, &c) != 0) {
         free(c.text);
         return -1;
     }

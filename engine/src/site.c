@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "internal.h"
 
 static const prop_origin no_origin = {NULL, 0};

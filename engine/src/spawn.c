@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "spawn.h"
 
 extern char **environ;
@@ -140,7 +141,7 @@ prop_spawn_env(const char *const *set)
         ns++;
     if (n > SIZE_MAX / sizeof *env - ns - 1)
         return NULL;
-    env = calloc(n + ns + 1, sizeof *env);
+    env = prop_calloc(n + ns + 1, sizeof *env);
     if (!env)
         return NULL;
     for (i = 0; i < n; i++) {

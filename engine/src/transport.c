@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "transport_impl.h"
 
 /* Where the kept head of a message too long for t->err ends. */
@@ -29,7 +30,7 @@ prop_transport_fail(prop_transport *t, const char *fmt, ...)
     va_copy(again, ap);
     n = vsnprintf(t->err, sizeof t->err, fmt, ap);
     va_end(ap);
-    if (n >= (int)sizeof t->err && (full = malloc((size_t)n + 1)) != NULL) {
+    if (n >= (int)sizeof t->err && (full = prop_malloc((size_t)n + 1)) != NULL) {
         vsnprintf(full, (size_t)n + 1, fmt, again);
         tail = sizeof t->err - ERR_HEAD - sizeof " ... ";
         while (head > 0 && ((unsigned char)full[head] & 0xC0) == 0x80)

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "transport_sh.h"
 
 #define MARK "prop-in\n"
@@ -87,8 +88,8 @@ ctr_argv(ctr_tr *c, const char *script, const char *const *args, const char ***a
 
     while (args[nargs])
         nargs++;
-    *argv = calloc(c->nenter + nargs + 5, sizeof **argv);
-    *text = malloc(plen + slen + 1);
+    *argv = prop_calloc(c->nenter + nargs + 5, sizeof **argv);
+    *text = prop_malloc(plen + slen + 1);
     if (!*argv || !*text) {
         free(*argv);
         free(*text);
@@ -595,7 +596,7 @@ prop_transport_container(prop_transport **out, prop_transport *parent, const cha
         return PROP_EINVAL;
     while (enter[n])
         n++;
-    if (!(c = calloc(1, sizeof *c)) || !(c->enter = calloc(n + 1, sizeof *c->enter))) {
+    if (!(c = prop_calloc(1, sizeof *c)) || !(c->enter = prop_calloc(n + 1, sizeof *c->enter))) {
         free(c);
         return PROP_ENOMEM;
     }
@@ -603,7 +604,7 @@ prop_transport_container(prop_transport **out, prop_transport *parent, const cha
     c->parent = parent;
     snprintf(c->base.name, sizeof c->base.name, "%s", name);
     for (i = 0; i < n; i++) {
-        if (!(c->enter[i] = strdup(enter[i]))) {
+        if (!(c->enter[i] = prop_strdup(enter[i]))) {
             c->nenter = i;
             ctr_close(&c->base);
             return PROP_ENOMEM;
@@ -771,7 +772,7 @@ prop_transport_docker(prop_transport **out, prop_transport *parent, const char *
     snprintf(full, sizeof full, "docker container %s", container);
     if ((rc = prop_transport_container(out, parent, enter, full)) != PROP_OK)
         return rc;
-    if (!(((ctr_tr *)*out)->docker = strdup(container))) {
+    if (!(((ctr_tr *)*out)->docker = prop_strdup(container))) {
         prop_transport_close(*out);
         *out = NULL;
         return PROP_ENOMEM;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "prop/diff.h"
 #include "transport_impl.h"
 
@@ -266,7 +267,7 @@ prop_transport_dry(prop_transport **out, prop_transport *inner, int flags, prop_
     *out = NULL;
     if (!inner || !note || (flags & ~(PROP_DRY_RUN | PROP_DRY_DIFF)))
         return PROP_EINVAL;
-    if (!(d = calloc(1, sizeof *d)))
+    if (!(d = prop_calloc(1, sizeof *d)))
         return PROP_ENOMEM;
     d->base.ops = &dry_ops;
     memcpy(d->base.name, inner->name, sizeof d->base.name);

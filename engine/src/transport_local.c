@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "fileio.h"
 #include "transport_local_impl.h"
@@ -115,7 +116,7 @@ stale_scan(local_transport *lt, int dfd_at, const char *dir)
     int dfd;
 
     stale_forget(lt);
-    if (!(lt->stale_dir = strdup(dir)))
+    if (!(lt->stale_dir = prop_strdup(dir)))
         return;
     lt->stale_changes = lt->base.changes;
     do
@@ -135,7 +136,7 @@ stale_scan(local_transport *lt, int dfd_at, const char *dir)
             continue;
         if (prop_array_reserve(lt->stale, cap, lt->nstale, 1, 8) != 0)
             break;
-        if (!(lt->stale[lt->nstale].name = strdup(e->d_name)))
+        if (!(lt->stale[lt->nstale].name = prop_strdup(e->d_name)))
             break;
         lt->stale[lt->nstale].link = S_ISLNK(st.st_mode);
         lt->stale[lt->nstale].uid = st.st_uid;
@@ -776,7 +777,7 @@ lock_file_path(const local_transport *lt)
         n = snprintf(buf, sizeof buf, "%s/prop-%lu.lock", dir, (unsigned long)geteuid());
     if (n < 0 || (size_t)n >= sizeof buf)
         return NULL;
-    return strdup(buf);
+    return prop_strdup(buf);
 }
 
 static int
@@ -923,7 +924,7 @@ static const prop_transport_ops local_ops = {
 static local_transport *
 lt_new(void)
 {
-    local_transport *lt = calloc(1, sizeof *lt);
+    local_transport *lt = prop_calloc(1, sizeof *lt);
 
     if (!lt)
         return NULL;
@@ -985,7 +986,7 @@ prop_transport_dir(prop_transport **out, const char *root)
         return prop_transport_fail(&lt->base, "%s: cannot use it as a root: path too long",
                                    lt->base.name);
     }
-    if (!(lt->root = strdup(real))) {
+    if (!(lt->root = prop_strdup(real))) {
         lt_close(&lt->base);
         *out = NULL;
         return PROP_ENOMEM;

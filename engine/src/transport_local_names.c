@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "transport_local_impl.h"
 
 /* All digits: a numeric id. */
@@ -131,7 +132,7 @@ local_db(local_transport *lt, int group, const char *name, unsigned long *id, ch
         struct passwd pw, *pwp = NULL;
         struct group gr, *grp = NULL;
 
-        nb = realloc(buf, size);
+        nb = prop_realloc(buf, size);
         if (!nb) {
             free(buf);
             return prop_transport_fail(&lt->base, "out of memory");

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "spawn.h"
 #include "transport_local_impl.h"
 
@@ -32,7 +33,7 @@ child_env(const char **path)
     *path = NULL;
     while (environ && environ[n])
         n++;
-    env = calloc(n + 3, sizeof *env);
+    env = prop_calloc(n + 3, sizeof *env);
     if (!env)
         return NULL;
     for (i = 0; i < n; i++) {
@@ -149,7 +150,7 @@ prop_local_lt_run(prop_transport *t, const char *const *argv, const char *stdin_
                                 sr.stage == PROP_SPAWN_STAGE_CHDIR ? "chdir" : "dup2",
                                 strerror(sr.errnum));
         rc = PROP_ERROR;
-        r->err = malloc(strlen(t->err) + 2);
+        r->err = prop_malloc(strlen(t->err) + 2);
         if (r->err) {
             r->err_len = strlen(t->err) + 1;
             memcpy(r->err, t->err, r->err_len - 1);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "internal.h"
 #include "transport_local_impl.h"
 
@@ -130,7 +131,7 @@ prop_local_sync_dirty(local_transport *lt)
 static int
 dirty_grow(local_transport *lt, size_t cap)
 {
-    char **slots = calloc(cap, sizeof *slots), **old = lt->dirty;
+    char **slots = prop_calloc(cap, sizeof *slots), **old = lt->dirty;
     size_t i, j;
 
     if (!slots)
@@ -166,7 +167,7 @@ prop_local_dirty_add(local_transport *lt, const char *dir)
          j = (j + 1) & (lt->dirty_cap - 1))
         if (strcmp(lt->dirty[j], dir) == 0)
             return 0;
-    if (!(lt->dirty[j] = strdup(dir)))
+    if (!(lt->dirty[j] = prop_strdup(dir)))
         return prop_sync_dir(dir);
     lt->ndirty++;
     return 0;

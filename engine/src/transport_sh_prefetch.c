@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "transport_sh.h"
 
 /* ---------------------------------------------------------------------
@@ -144,7 +145,7 @@ prop_pf_read(prop_pf *pf, unsigned long changes, prop_transport *t, const char *
         prop_transport_fail(t, "%s: no such file or directory", what);
         return PROP_ENOTFOUND;
     }
-    if (!(*data = malloc(e->len + 1)))
+    if (!(*data = prop_malloc(e->len + 1)))
         return prop_transport_fail(t, "%s: out of memory", what);
     memcpy(*data, e->data, e->len + 1);
     *len = e->len;
@@ -299,7 +300,7 @@ pf_take_contents(prop_pf_entry *e, size_t n, const char *ff, const char *lf, cha
             if (!x->want || x->flink != pass)
                 continue;
             x->len = (size_t)x->size;
-            if (!(x->data = malloc(x->len + 1)))
+            if (!(x->data = prop_malloc(x->len + 1)))
                 return;
             memcpy(x->data, p + off, x->len);
             x->data[x->len] = '\0';
@@ -358,7 +359,7 @@ pf_batch(prop_pf_run run, void *ud, prop_pf_entry *e, size_t n, size_t budget, s
             if (e[i].type == PROP_FT_NONE || (e[i].type == PROP_FT_LINK && !e[i].flink) ||
                 e[i].flink != pass)
                 continue;
-            if (!(line = prop_sh_next_line(&p)) || !(e[i].line = strdup(line)) ||
+            if (!(line = prop_sh_next_line(&p)) || !(e[i].line = prop_strdup(line)) ||
                 pf_parse_line(line, &e[i]))
                 goto bad;
         }
@@ -383,14 +384,14 @@ prop_pf_fetch(prop_pf *pf, const char *const *paths, size_t npaths, unsigned lon
     int rc = 0;
 
     prop_pf_clear(pf);
-    e = calloc(npaths, sizeof *e);
-    args = calloc(PF_BATCH_PATHS + 3, sizeof *args);
+    e = prop_calloc(npaths, sizeof *e);
+    args = prop_calloc(PF_BATCH_PATHS + 3, sizeof *args);
     if (!e || !args)
         goto done;
     for (i = 0; i < npaths; i++) {
         if (!pf_canonical(paths[i]) || strchr(paths[i], '\n'))
             continue;
-        if (!(e[n].path = strdup(paths[i])))
+        if (!(e[n].path = prop_strdup(paths[i])))
             goto done;
         n++;
     }

@@ -92,6 +92,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "transport_ssh.h"
 
 #define EXIT_MISSING PROP_SH_MISSING
@@ -125,7 +126,7 @@ prop_ssh_expand_home(const char *path)
     prop_buf b = PROP_BUF_INIT;
 
     if (strncmp(path, "~/", 2) != 0 || !(home = prop_ssh_user_home()))
-        return strdup(path);
+        return prop_strdup(path);
     if (prop_buf_adds(&b, home) < 0 || prop_buf_adds(&b, path + 1) < 0) {
         prop_buf_free(&b);
         return NULL;
@@ -530,7 +531,7 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     if (!out)
         return PROP_EINVAL;
     *out = NULL;
-    s = calloc(1, sizeof *s);
+    s = prop_calloc(1, sizeof *s);
     if (!s)
         return PROP_ENOMEM;
     s->base.ops = &ssh_ops;
@@ -548,8 +549,8 @@ prop_transport_ssh(prop_transport **out, const prop_ssh_opts *opts)
     s->sudo = opts->sudo != 0;
     s->op_timeout = opts->op_timeout > 0 ? opts->op_timeout : SSH_DEFAULT_OP_TIMEOUT;
     timeout = opts->connect_timeout > 0 ? opts->connect_timeout : SSH_DEFAULT_CONNECT_TIMEOUT;
-    s->address = strdup(opts->address);
-    s->user = strdup(opts->user && *opts->user ? opts->user : "root");
+    s->address = prop_strdup(opts->address);
+    s->user = prop_strdup(opts->user && *opts->user ? opts->user : "root");
     if (opts->known_hosts && *opts->known_hosts) {
         s->known_hosts = prop_ssh_expand_home(opts->known_hosts);
     } else if ((home = prop_ssh_user_home()) != NULL) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "transport_ssh.h"
 
 /* ---------------------------------------------------------------------
@@ -574,7 +575,7 @@ prop_ssh_exec_argv(ssh_tr *s, const char *const *argv, const char *in, size_t in
 
         while (argv[n])
             n++;
-        if (!(w = calloc(n + 6, sizeof *w)))
+        if (!(w = prop_calloc(n + 6, sizeof *w)))
             return prop_transport_fail(&s->base, "%s: out of memory", what);
         /* The wrapper in a child of the channel's shell: that shell leads
          * the session's process group, and setsid(1) forks (and does not

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "transport_ssh_module.h"
 
 #ifndef PROP_MODULE_DIR
@@ -90,7 +91,7 @@ open_from_search_path(void)
     unsigned i;
 
     if (!dladdr1(&anchor, &info, (void **)&map, RTLD_DL_LINKMAP) || !map ||
-        dlinfo(map, RTLD_DI_SERINFOSIZE, &size) != 0 || !(si = malloc(size.dls_size)))
+        dlinfo(map, RTLD_DI_SERINFOSIZE, &size) != 0 || !(si = prop_malloc(size.dls_size)))
         return NULL;
     if (dlinfo(map, RTLD_DI_SERINFOSIZE, si) == 0 && dlinfo(map, RTLD_DI_SERINFO, si) == 0) {
         for (i = 0; i < si->dls_cnt && !h; i++) {
@@ -250,7 +251,7 @@ static const prop_transport_ops no_transport_ops = {
 static int
 no_transport(prop_transport **out, const prop_ssh_opts *opts, const char *why)
 {
-    prop_transport *t = calloc(1, sizeof *t);
+    prop_transport *t = prop_calloc(1, sizeof *t);
     const char *user = opts && opts->user && *opts->user ? opts->user : "root";
     int port = opts && opts->port ? opts->port : 22;
 

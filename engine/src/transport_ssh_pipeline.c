@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "transport_ssh.h"
 
 /*
@@ -270,7 +271,7 @@ stage_paths(const ssh_tr *s, const char *path, char **sd, char **tmp)
     size_t dn = !slash ? 1 : (size_t)(slash - path), n = dn + 16 + sizeof s->stg_tag;
 
     *tmp = NULL;
-    if (!(*sd = malloc(n)) || !(*tmp = malloc(n + strlen(name) + 1))) {
+    if (!(*sd = prop_malloc(n)) || !(*tmp = prop_malloc(n + strlen(name) + 1))) {
         free(*sd);
         *sd = NULL;
         return -1;
@@ -314,7 +315,7 @@ prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args, co
         goto out;
     if (s->nstg == s->stg_cap) {
         size_t cap = s->stg_cap ? 2 * s->stg_cap : 32;
-        sh_stage *v = realloc(s->stg, cap * sizeof *v);
+        sh_stage *v = prop_realloc(s->stg, cap * sizeof *v);
 
         if (!v)
             goto out;
@@ -325,7 +326,7 @@ prop_ssh_sh_stage_write(ssh_tr *s, const char *path, const char *const *args, co
     e->idx = ++s->stg_idx;
     e->batch = s->batch;
     e->tmp = tmp;
-    if (!(e->what = strdup(what)) || !(e->path = strdup(path))) {
+    if (!(e->what = prop_strdup(what)) || !(e->path = prop_strdup(path))) {
         free(e->what);
         goto out;
     }
@@ -352,7 +353,7 @@ out:
 static int
 buf_quote_n(prop_buf *b, const char *p, size_t n)
 {
-    char *w = strndup(p, n);
+    char *w = prop_strndup(p, n);
     int rc = w ? prop_ssh_buf_quote(b, w) : -1;
 
     free(w);
@@ -487,14 +488,14 @@ prop_ssh_fail_batch(ssh_tr *s, unsigned long batch, const char *msg)
             return;
     if (s->nfails == s->fails_cap) {
         size_t cap = s->fails_cap ? 2 * s->fails_cap : 8;
-        sh_fail *v = realloc(s->fails, cap * sizeof *v);
+        sh_fail *v = prop_realloc(s->fails, cap * sizeof *v);
 
         if (!v)
             return; /* the batch is failed by the skipped lines that follow */
         s->fails = v;
         s->fails_cap = cap;
     }
-    if (!(m = strdup(msg && *msg ? msg : "failed")))
+    if (!(m = prop_strdup(msg && *msg ? msg : "failed")))
         return;
     s->fails[s->nfails].batch = batch;
     s->fails[s->nfails].msg = m;
@@ -629,14 +630,14 @@ prop_ssh_sh_dir_changed(ssh_tr *s, const char *path)
             return 0;
     if (s->ndirs == s->dirs_cap) {
         size_t cap = s->dirs_cap ? 2 * s->dirs_cap : 16;
-        char **v = realloc(s->dirs, cap * sizeof *v);
+        char **v = prop_realloc(s->dirs, cap * sizeof *v);
 
         if (!v)
             return -1;
         s->dirs = v;
         s->dirs_cap = cap;
     }
-    if (!(d = malloc(n + 1)))
+    if (!(d = prop_malloc(n + 1)))
         return -1;
     memcpy(d, slash ? path : ".", n);
     d[n] = '\0';

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "transport_ssh.h"
 
 /* ---------------------------------------------------------------------
@@ -531,7 +532,7 @@ pend_push(ssh_tr *s, unsigned long batch, const char *what)
             s->pend_off = 0;
         } else {
             size_t cap = s->pend_cap ? 2 * s->pend_cap : 64;
-            sh_pend *v = realloc(s->pend, cap * sizeof *v);
+            sh_pend *v = prop_realloc(s->pend, cap * sizeof *v);
 
             if (!v)
                 return -1;
@@ -539,7 +540,7 @@ pend_push(ssh_tr *s, unsigned long batch, const char *what)
             s->pend_cap = cap;
         }
     }
-    if (!(w = strdup(what)))
+    if (!(w = prop_strdup(what)))
         return -1;
     s->pend[s->pend_off + s->npend].batch = batch;
     s->pend[s->pend_off + s->npend].what = w;

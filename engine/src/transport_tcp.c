@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "buf.h"
 #include "transport_impl.h"
 
@@ -320,7 +321,7 @@ netns_talk(const prop_transport *t, const prop_tcp_req *rq, long pid, prop_buf *
     if (read_full(fds[0], &st, 1, deadline) != 0 || read_full(fds[0], &len, 4, deadline) != 0 ||
         len > rq->max + 256) {
         say(why, "the probe's process in the network namespace of process %ld gave no answer", pid);
-    } else if ((data = malloc((size_t)len + 1)) == NULL) {
+    } else if ((data = prop_malloc((size_t)len + 1)) == NULL) {
         say(why, "out of memory");
     } else if (read_full(fds[0], data, len, deadline) != 0) {
         free(data);

@@ -6,7 +6,8 @@
 # --tags), N walks over the requests each makes: every run must end
 # with a clean error (or succeed, when prop gets by without that block),
 # never a crash, a hang or, under AddressSanitizer, a leak (LeakSanitizer
-# makes the exit status 23 and prints a report).
+# makes the exit status 23 and prints a report).  Then the same for the
+# engine's own allocations (PROP_FAIL_ENGINE_ALLOC) over a run that writes.
 #
 # The walk takes every request near the start and the end of each
 # command (setting up the state; the pre-pass, show's formatting, the
@@ -101,5 +102,45 @@ walk "show of containers" show containers.lua
 walk "dry run" run --dry-run site.lua
 # Choosing the properties to run, and the warning of a tag none has.
 walk "dry run with tags" run --dry-run --tags web,nope site.lua
+
+# The engine's own allocations (the transports' buffers and names, the
+# executor's lists, the diffs: alloc.h), PROP_FAIL_ENGINE_ALLOC=N refusing
+# the Nth: a run that writes a tree, from the same start each time, for
+# N = 1, 2, ... until three runs in a row need no refusal (the run made
+# fewer).  Each must end cleanly (a failed property, or the host not
+# reached: exit 69), and under AddressSanitizer leak nothing.
+mkdir -p etree0/etc
+cat >esite.lua <<LUA
+host "t" { connect.dir "$TMP/etree", os.debian("bookworm", "amd64"),
+  file.has_content("/etc/motd", "hello\n"),
+  file.directory("/srv/x"),
+  file.line("/etc/hosts.allow", "ALL: 127.0.0.1", { create = true }),
+}
+LUA
+rm -rf etree && cp -a etree0 etree
+"$PROP" run esite.lua >"$TMP/clean.out" 2>&1 || fail "engine" "the run fails with nothing refused" "$TMP/clean.out"
+bad=0 clean=0 n=0
+while ((clean < 3 && n < 2000)); do
+  n=$((n + 1))
+  rm -rf etree && cp -a etree0 etree
+  rc=0
+  PROP_FAIL_ENGINE_ALLOC=$n timeout 120 "$PROP" run esite.lua >"$TMP/fault.out" 2>&1 || rc=$?
+  if grep -Eq 'Sanitizer|runtime error:|panic|Segmentation|core dumped' "$TMP/fault.out" ||
+     ((rc != 0 && rc != 1 && rc != 2 && rc != 69)) ||
+     { ((rc != 0)) && ! grep -Eqi 'memory|failed' "$TMP/fault.out"; }; then
+    bad=$((bad + 1))
+    ((bad <= 3)) && fail "engine" "allocation $n refused: exit $rc" "$TMP/fault.out"
+  fi
+  if ((rc == 0)) && grep -q ', 3 changed, 0 failed' "$TMP/fault.out"; then
+    clean=$((clean + 1))
+  else
+    clean=0
+  fi
+done
+if ((bad == 0 && clean == 3 && n > 3)); then
+  pass
+else
+  fail "engine" "$bad of $n runs did not end cleanly (walked to $n, $clean clean in a row)"
+fi
 
 finish
