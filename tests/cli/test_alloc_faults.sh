@@ -12,7 +12,7 @@
 # The walk takes every request near the start and the end of each
 # command (setting up the state; the pre-pass, show's formatting, the
 # properties' check and apply) and every STRIDE-th in between, STRIDE
-# chosen for about 150 points there.  PROP_FAULT_STRIDE=1 walks them all
+# chosen for about 100 points there.  PROP_FAULT_STRIDE=1 walks them all
 # (slow: thousands of runs).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -62,14 +62,14 @@ requests() {
 
 # walk NAME ARGS...: fail each chosen request of prop ARGS in turn.
 walk() {
-  local name="$1" total n rc points=0 bad=0 stride edge=150
+  local name="$1" total n rc points=0 bad=0 stride edge=100
   shift
   total="$(requests "$@")"
   if [[ -z "$total" || "$total" -lt 100 ]]; then
     fail "$name" "could not count its requests for memory (got \"$total\")"
     return
   fi
-  stride="${PROP_FAULT_STRIDE:-$(((total - 2 * edge) / 150 + 1))}"
+  stride="${PROP_FAULT_STRIDE:-$(((total - 2 * edge) / 100 + 1))}"
   ((stride >= 1)) || stride=1
   for ((n = 1; n <= total; n++)); do
     if ((n > edge && n <= total - edge && (n - edge) % stride != 0)); then
