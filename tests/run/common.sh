@@ -134,14 +134,12 @@ owner_of() {
   stat -c '%U:%G' "$1"
 }
 
-# skip_unless_absent PACKAGE : prints SKIP and ends the test (exit 0)
-# unless this is a Debian system without PACKAGE, which the test installs
-# and purges.
+# skip_unless_absent PACKAGE : skips the test (exit 77) unless this is a
+# Debian system without PACKAGE, which the test installs and purges.
 skip_unless_absent() {
-  if ! command -v apt-get >/dev/null; then echo "SKIP: not a Debian system"; exit 0; fi
+  if ! command -v apt-get >/dev/null; then skip "not a Debian system"; fi
   if dpkg-query -W -f '${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^.i'; then
-    echo "SKIP: $1 is installed already; this test installs and purges it"
-    exit 0
+    skip "$1 is installed already; this test installs and purges it"
   fi
 }
 

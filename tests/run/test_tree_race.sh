@@ -12,13 +12,11 @@ set -u
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 require_prop
 if [[ "$(id -u)" != 0 ]]; then
-  echo "SKIP: the owners given here need root"
-  exit 0
+  skip "the owners given here need root"
 fi
 SWAP="${PROP_SWAP_RACE:-$PROP_SOURCE_DIR/build/tests/swap_race}"
 if [[ ! -x "$SWAP" ]]; then
-  echo "SKIP: no swap_race program (set PROP_SWAP_RACE)"
-  exit 0
+  skip "no swap_race program (set PROP_SWAP_RACE)"
 fi
 scratch_dir prop-tree-race
 export PROP_STATE_DIR="$TMP/prop-state"
