@@ -11,6 +11,7 @@
 #include "array.h"
 #include "buf.h"
 #include "json_read.h"
+#include "utf8.h"
 
 typedef struct jparser {
     const char *start, *p, *end;
@@ -48,8 +49,8 @@ space(jparser *j)
         j->p++;
 }
 
-static int
-hexval(char c)
+int
+json_hexval(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -58,36 +59,6 @@ hexval(char c)
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
     return -1;
-}
-
-/* The length of the valid UTF-8 sequence at s[0..len), or 0. */
-static size_t
-utf8_len(const unsigned char *s, size_t len)
-{
-    unsigned long c;
-    size_t n, i;
-
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf)
-        n = 2, c = s[0] & 0x1f;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef)
-        n = 3, c = s[0] & 0x0f;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-        n = 4, c = s[0] & 0x07;
-    else
-        return 0;
-    if (len < n)
-        return 0;
-    for (i = 1; i < n; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        c = c << 6 | (s[i] & 0x3f);
-    }
-    if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-        (c >= 0xd800 && c <= 0xdfff))
-        return 0;
-    return n;
 }
 
 /* Code point u as UTF-8 into enc; its length. */
@@ -126,7 +97,7 @@ hex4(jparser *j, const char *p, unsigned long *u)
     if (j->end - p < 4)
         return bad(j, "\\u wants four hex digits");
     for (k = 0; k < 4; k++) {
-        int h = hexval(p[k]);
+        int h = json_hexval(p[k]);
         if (h < 0)
             return bad(j, "\\u wants four hex digits");
         *u = *u * 16 + (unsigned long)h;
@@ -201,7 +172,9 @@ string(jparser *j, char **out, size_t *outlen)
             }
             j->p++;
         } else {
-            n = utf8_len((const unsigned char *)j->p, (size_t)(j->end - j->p));
+            unsigned long cp;
+
+            n = prop_utf8_seq((const unsigned char *)j->p, (size_t)(j->end - j->p), &cp);
             if (n == 0) {
                 bad(j, "a string that is not UTF-8");
                 goto fail;

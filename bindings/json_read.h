@@ -52,4 +52,7 @@ double json_num(const json_val *o, const char *key, double dflt);
 /* 1 when the member is true, 0 otherwise. */
 int json_true(const json_val *o, const char *key);
 
+/* The value of a hexadecimal digit, or -1 (a \\u escape's). */
+int json_hexval(char c);
+
 #endif

@@ -22,6 +22,7 @@
 
 #include "array.h"
 #include "fileio.h"
+#include "json_read.h"
 #include "run.h"
 
 int
@@ -47,18 +48,6 @@ run_entries_open(const char *who)
 }
 
 /* ---- reading an entry ------------------------------------------------- */
-
-static int
-hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 /* The JSON string at p (its opening quote) decoded, malloc'd; NULL when
  * it is not one or out of memory. */
@@ -98,7 +87,7 @@ json_string(const char *p, const char *end)
             break;
         case 'u':
             for (k = 1; k <= 4; k++) {
-                int h = p + k < end ? hexval(p[k]) : -1;
+                int h = p + k < end ? json_hexval(p[k]) : -1;
                 if (h < 0) {
                     free(b);
                     return NULL;

@@ -61,11 +61,7 @@ end
 
 -- dnf at run time, for the loop of prop.runtime (R.ensure_packages).
 local runtime = {
-   needs = function(sys, recipe, list, opts, want)
-      local missing, need = not_installed(sys, recipe, list, opts), {}
-      for _, p in ipairs(list) do need[p] = (missing[p] == true) == want end
-      return need
-   end,
+   missing = not_installed,
    argv = function(sys, opts, want, todo)
       return dnf_argv(sys, opts, want and "install" or "remove", table.unpack(todo))
    end,

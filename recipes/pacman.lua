@@ -62,11 +62,7 @@ end
 
 -- pacman at run time, for the loop of prop.runtime (R.ensure_packages).
 local runtime = {
-   needs = function(sys, recipe, list, opts, want)
-      local missing, need = not_installed(sys, recipe, list, opts), {}
-      for _, p in ipairs(list) do need[p] = (missing[p] == true) == want end
-      return need
-   end,
+   missing = not_installed,
    argv = function(_, opts, want, todo)
       local argv = want and pacman_argv(opts, "-S", "--noconfirm", "--needed", "--")
          or pacman_argv(opts, "-R", "--noconfirm", "--")

@@ -14,15 +14,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "utf8.h"
 
-/*
- * The length of the valid UTF-8 sequence at s[0..len), or 0 when it is
- * not one (a stray continuation byte, an overlong form, a surrogate, a
- * code point past U+10FFFF, a truncated sequence).  *cp gets the code
- * point.
- */
-static size_t
-utf8_seq(const unsigned char *s, size_t len, unsigned long *cp)
+size_t
+prop_utf8_seq(const unsigned char *s, size_t len, unsigned long *cp)
 {
     unsigned long c;
     size_t n, i;
@@ -70,7 +65,7 @@ prop_text_clean(const char *s, size_t len)
     if (s == NULL)
         return 0;
     while (i < len) {
-        if ((n = utf8_seq(u + i, len - i, &cp)) == 0 || is_control(cp))
+        if ((n = prop_utf8_seq(u + i, len - i, &cp)) == 0 || is_control(cp))
             return 0;
         i += n;
     }
@@ -111,7 +106,7 @@ prop_text_write(FILE *f, const char *s, size_t len, unsigned flags)
     if (f == NULL || (s == NULL && len > 0))
         return PROP_EINVAL;
     while (i < len) {
-        n = utf8_seq(u + i, len - i, &cp);
+        n = prop_utf8_seq(u + i, len - i, &cp);
         if (n > 0 && !is_control(cp)) {
             i += n;
             continue;
@@ -162,7 +157,7 @@ prop_json_write_string(FILE *f, const char *s, size_t len)
     while (i < len) {
         int rc;
 
-        n = utf8_seq(u + i, len - i, &cp);
+        n = prop_utf8_seq(u + i, len - i, &cp);
         if (n == 0) {
             /* Not UTF-8: JSON text must be, so the replacement character
              * stands for each such byte. */

@@ -19,7 +19,7 @@
 --             claim keys when the options move the packages elsewhere
 --             (" in /srv/img"), or nil;
 --   runtime   optional: the manager at run time, as R.ensure_packages
---             (prop.runtime) takes it: needs, argv, and run and after if
+--             (prop.runtime) takes it: needs or missing, argv, and run and after if
 --             it must; then impl.installed.ensure and impl.removed.ensure
 --             are that one loop (what a recipe defines itself stays).
 -- Then M.pair(which, other) makes the recipe function of a revertable

@@ -413,6 +413,8 @@ end
 -- pm describes a manager at run time:
 --   needs(sys, recipe, list, opts, want) -> the set of names of list that
 --       are not as wanted (want: installed, or else removed); it only looks;
+--       or instead missing(sys, recipe, list, opts) -> the set of names of
+--       list not installed, when removed is simply its opposite;
 --   argv(sys, opts, want, todo) -> the one command that makes them so;
 --   run(sys, recipe, argv, want): optional, runs it (default: R.run);
 --   after(sys, recipe, todo, want): optional, a look that the command did
@@ -421,7 +423,14 @@ end
 -- for all that are not, and says which in a note ("installed: a b",
 -- "would remove: c").  Returns whether the command ran (or would).
 function R.ensure_packages(pm, sys, recipe, list, opts, want)
-   local need = pm.needs(sys, recipe, list, opts, want)
+   local need
+   if pm.needs then
+      need = pm.needs(sys, recipe, list, opts, want)
+   else
+      local missing = pm.missing(sys, recipe, list, opts)
+      need = {}
+      for _, p in ipairs(list) do need[p] = (missing[p] == true) == want end
+   end
    local todo = {}
    for _, p in ipairs(list) do
       if need[p] then todo[#todo + 1] = p end

@@ -121,6 +121,16 @@ local own = { installed = { ensure = function() return "own" end }, removed = {}
 packaging.manager { tool = "own", targets = "DebianLike", impl = own, check = check, runtime = rt }
 T.eq(own.installed.ensure(), "own", "runtime: a recipe's own ensure is kept")
 T.eq(R.ensure_packages(rt, fakesys.new(), "x", {}, {}, true), false, "runtime: an empty list: false")
+-- A manager that says only which are missing: removed is its opposite.
+local by_missing = { missing = function(sys, _, list)
+                        local m = {}
+                        for _, n in ipairs(list) do m[n] = sys.files["/db/" .. n] == nil end
+                        return m
+                     end, argv = rt.argv }
+sys = fakesys.new { files = { ["/db/a"] = "" } }
+T.eq(R.ensure_packages(by_missing, sys, "x", { "a", "b" }, {}, true), true, "missing: installs b")
+T.eq(R.ensure_packages(by_missing, sys, "x", { "a", "b" }, {}, false), true, "missing: removes a")
+T.eq(sys.log, { "pm add / b", "pm del / a" }, "missing: each the other's opposite")
 T.eq(type(rtinstalled("a")), "userdata", "runtime: the recipe still makes properties")
 
 T.done()
