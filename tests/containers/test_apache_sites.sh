@@ -13,7 +13,7 @@
 # revert(apache.site) and apache.site_disabled take sites out and
 # revert(apache.module) disables it; bad arguments are P012 at their
 # line.  Every image and container is named prop-test-* and removed on
-# exit.
+# exit.  A dry run first makes nothing: no image, no container.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -87,6 +87,10 @@ EOF
 # ---- installed, a port, a module, a site ---------------------------------------
 docker image rm -f "$IMG" >/dev/null 2>&1 || true
 write_site 'apache.module "headers"' "apache.site(\"prop-a\", \"$VHOST_A\")"
+prop_run "$TMP/d1.out" "$TMP/site.lua" --dry-run
+same "dry run: exit" "$rc" 0
+check "dry run: no container made" bash -c "! docker container inspect $CTR >/dev/null 2>&1"
+check "dry run: no image made" bash -c "! docker image inspect $IMG >/dev/null 2>&1"
 PROP_RUN_TIMEOUT=900 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "first run: exit" "$rc" 0
 same "first run: the container's changes" "$(changed_inside "$TMP/r1.out")" "9/0"

@@ -10,6 +10,8 @@
 # nothing; a new port shown by --diff in a dry run, then applied; a
 # target tor refuses (a host name) is caught by tor --verify-config, the
 # old file is left and tor goes on running; the revert removes the file.
+# Then tor.bridge in the same container: its lines in torrc, tor
+# restarted only when torrc changed.
 # Every image and container is named prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -174,5 +176,40 @@ check "revert: the file is gone" bash -c "! docker exec $CTR test -e $F"
 check "revert: tor still accepts its configuration" inside tor --defaults-torrc /usr/share/tor/tor-service-defaults-torrc -f /etc/tor/torrc --verify-config
 prop_run "$TMP/v2.out" "$TMP/site.lua"
 same "revert again: nothing to do" "$(changed_inside "$TMP/v2.out")/$rc" "0/0/0"
+
+# ---- tor.bridge in the same container (tor is there already) -----------------------------
+# The bridge lines appended to torrc (the rest kept), tor restarted only
+# when torrc changed: a second run leaves its pid alone, a line removed
+# behind prop's back is put back with a restart.
+tor_pid() { inside cat /run/tor/tor.pid 2>/dev/null || true; }
+write_site 'tor.bridge()'
+prop_run "$TMP/g0.out" "$TMP/site.lua" --dry-run
+same "bridge, dry run: one would change" "$(changed_inside "$TMP/g0.out")/$rc" "1/0/0"
+check "bridge, dry run: torrc untouched" bash -c "! docker exec $CTR grep -q '^BridgeRelay 1$' /etc/tor/torrc"
+prop_run "$TMP/g1.out" "$TMP/site.lua"
+same "bridge: changed" "$(changed_inside "$TMP/g1.out")/$rc" "1/0/0"
+for l in "BridgeRelay 1" "ORPort 443" "ExitPolicy reject \*:\*"; do
+  check "bridge: torrc has: $l" inside grep -q "^$l\$" /etc/tor/torrc
+done
+check "bridge: torrc keeps the package's comments" inside grep -q '^## ' /etc/tor/torrc
+check "bridge: tor runs" inside service tor status
+pid1="$(tor_pid)"
+check "bridge: tor has a pid" test -n "$pid1"
+prop_run "$TMP/g2.out" "$TMP/site.lua"
+same "bridge, second run: nothing changes" "$(changed_inside "$TMP/g2.out")/$rc" "0/0/0"
+same "bridge, second run: not restarted" "$(tor_pid)" "$pid1"
+inside sed -i '/^ORPort 443$/d' /etc/tor/torrc
+prop_run "$TMP/g3.out" "$TMP/site.lua"
+same "bridge, torrc edited: changed" "$(changed_inside "$TMP/g3.out")/$rc" "1/0/0"
+check "bridge: ORPort back" inside grep -q '^ORPort 443$' /etc/tor/torrc
+# tor writes its pid file once it runs as a daemon, which may be just
+# after the init script returns.
+for _ in $(seq 100); do
+  pid2="$(tor_pid)"
+  [[ -n "$pid2" && "$pid2" != "$pid1" ]] && break
+  sleep 0.3
+done
+check "bridge: restarted, a new pid" test -n "$pid2" -a "$pid2" != "$pid1"
+check "bridge: the new tor runs" inside kill -0 "$pid2"
 
 finish
