@@ -791,7 +791,12 @@ filters = {
       local m = a[2] ~= nil and str_arg(a[2], w, "round's method") or "common"
       local f = 10.0 ^ p
       if m == "common" then
-         x = x >= 0 and math.floor(x * f + 0.5) / f or -math.floor(-x * f + 0.5) / f
+         -- Python's round: halves to the even neighbour
+         local y = x * f
+         local lo = math.floor(y)
+         local d = y - lo
+         if d > 0.5 or (d == 0.5 and lo % 2 == 1) then lo = lo + 1 end
+         x = lo / f
       elseif m == "floor" then
          x = math.floor(x * f) / f
       elseif m == "ceil" then
@@ -1473,12 +1478,21 @@ local function arith(op, a, b, w)
       end
    end
    if op == "*" and type(a) == "string" and mtype(b) == "integer" then return a:rep(math.max(b, 0)) end
+   if op == "*" and type(b) == "string" and mtype(a) == "integer" then return b:rep(math.max(a, 0)) end
    if op == "%" and type(a) == "string" then
       return pyformat(a, is_seq(b) and b or { b }, w)
    end
    local x, y = as_num(a), as_num(b)
    if type(x) ~= "number" or type(y) ~= "number" then
       ferr(w, "%s %s %s: these cannot be %s", kind(a), op, kind(b), op == "+" and "added" or "used together")
+   end
+   if mtype(x) == "integer" and mtype(y) == "integer" and (op == "+" or op == "-" or op == "*" or op == "**") then
+      -- integers past 64 bits would wrap: an error, not a wrong number
+      local fx, fy = x + 0.0, y + 0.0
+      local est = op == "+" and fx + fy or op == "-" and fx - fy or op == "*" and fx * fy or fx ^ fy
+      if est >= 2.0 ^ 63 or est < -(2.0 ^ 63) then
+         ferr(w, "%s %s %s is too large for an integer", num_str(x), op, num_str(y))
+      end
    end
    if op == "+" then return x + y end
    if op == "-" then return x - y end
@@ -1933,9 +1947,42 @@ local function compile_pieces(pieces, name)
                local parser = tag_parser(p)
                local target = parser:expect("name", "a variable name").v
                local attr
+               local more = {}
                if parser:peek().t == "." then
                   parser:next()
                   attr = parser:expect("name", "a name").v
+               end
+               while not attr and parser:peek().t == "," do
+                  -- {% set a, b = x, y %}
+                  parser:next()
+                  more[#more + 1] = parser:expect("name", "a variable name").v
+               end
+               if #more > 0 then
+                  parser:expect("=", "\"=\"")
+                  local fs = { parser:expr() }
+                  while parser:peek().t == "," do
+                     parser:next()
+                     fs[#fs + 1] = parser:expr()
+                  end
+                  parser:done()
+                  local names = { target, table.unpack(more) }
+                  nodes[#nodes + 1] = function(ctx)
+                     local vals = {}
+                     if #fs == 1 then
+                        local v = fs[1](ctx)
+                        if is_undef(v) then undef_err(v, w) end
+                        if not is_seq(v) then ferr(w, "{%% set %s %%}: %s cannot be unpacked", concat(names, ", "), kind(v)) end
+                        vals = v
+                     else
+                        for k, f in ipairs(fs) do vals[k] = f(ctx) end
+                     end
+                     if #vals ~= #names then
+                        ferr(w, "{%% set %s %%}: %d values for %d names", concat(names, ", "), #vals, #names)
+                     end
+                     local top = ctx.s[#ctx.s]
+                     for k, nm in ipairs(names) do top[nm] = vals[k] end
+                  end
+                  goto continue
                end
                if parser:peek().t == "end" and not attr then
                   local body, ended = block { endset = true }
@@ -1987,6 +2034,7 @@ local function compile_pieces(pieces, name)
                ferr(w, "unknown tag {%% %s %%} (tags: %s)", p.s:match("^%s*(.-)%s*$"), tag_names)
             end
          end
+         ::continue::
       end
       depth = depth - 1
       return run_all(nodes), nil

@@ -100,8 +100,8 @@ T.eq(r("{{ m | to_nice_json }}", { m = { a = { 1 }, b = "x" } }), "{\n    \"a\":
      "to_nice_json")
 T.eq(r("{{ l | first }} {{ l | last }} {{ l | sort }} {{ l | unique }} {{ l | reverse | list }} {{ l | min }} {{ l | max }} {{ l | sum }}",
        { l = { 3, 1, 3, 2 } }), "3 2 [1, 2, 3, 3] [3, 1, 2] [2, 3, 1, 3] 1 3 9", "list filters")
-T.eq(r("{{ x | ternary('a', 'b') }} {{ 'a b' | quote }} {{ 'x%sy%03d' | format('-', 7) }} {{ 2.5 | round }}", { x = false }),
-     "b 'a b' x-y007 3.0", "ternary, quote, format, round")
+T.eq(r("{{ x | ternary('a', 'b') }} {{ 'a b' | quote }} {{ 'x%sy%03d' | format('-', 7) }} {{ 2.5 | round }} {{ 3.5 | round }}", { x = false }),
+     "b 'a b' x-y007 2.0 4.0", "ternary, quote, format, round (halves to even, as Jinja)")
 T.eq(r("{{ users | map(attribute='name') | join(' ') }} {{ users | selectattr('on') | map(attribute='name') | list }}",
        { users = { { name = "a", on = true }, { name = "b", on = false } } }), "a b ['a']", "map, selectattr")
 T.eq(r("{{ a | combine(b) }} {{ m | dict2items }}", { a = { x = 1, y = 1 }, b = { y = 2 }, m = { k = "v" } }),
@@ -141,6 +141,7 @@ T.eq(r("{% set x = 'a' ~ n %}{{ x }}{% set n = n + 1 %}{{ n }}", { n = 1 }), "a1
 T.eq(r("{% for i in [1] %}{% set y = 1 %}{% endfor %}{{ y is defined }}"), "False", "set in a loop stays in it")
 T.eq(r("{% set ns = namespace(found=false) %}{% for x in [1, 2] %}{% if x == 2 %}{% set ns.found = true %}{% endif %}{% endfor %}{{ ns.found }}"),
      "True", "namespace()")
+T.eq(r("{% set a, b = 1, 'x' %}{{ a }}{{ b }}{% set c, d = [2, 3] %}{{ c + d }}"), "1x5", "set a, b = ...")
 T.eq(r("{% set blk %}a{{ 1 }}{% endset %}[{{ blk }}]"), "[a1]", "a block set")
 T.eq(r("{% raw %}{{ not rendered }}{% endraw %}"), "{{ not rendered }}", "raw")
 
@@ -196,6 +197,8 @@ T.eq(rerr("{{ '1' is version('2', 'bigger') }}"),
      "t.conf:1: version: unknown operator \"bigger\" (<, <=, >, >=, ==, !=, lt, le, gt, ge, eq, ne)", "version: a bad operator")
 T.eq(rerr("{{ 'a' < 1 }}"), "t.conf:1: a string and a number cannot be compared with < or >", "a comparison of a string and a number")
 T.eq(rerr("{{ 1 / 0 }}"), "t.conf:1: division by zero", "division by zero")
+T.eq(rerr("{{ 10 ** 20 }}"), "t.conf:1: 10 ** 20 is too large for an integer", "no silent integer overflow")
+T.eq(rerr("{% set a, b = [1] %}"), "t.conf:1: {% set a, b %}: 1 values for 2 names", "set: unpacking the wrong count")
 T.eq(rerr("{{ x.upper() }}", { x = 1 }), "t.conf:1: x.upper(): a number has no method upper()", "an unknown method")
 T.eq(rerr("{{ f() }}"), "t.conf:1: unknown function f() (functions: range, dict, namespace) in \"f()\"", "an unknown function")
 T.eq(rerr("{{ x }}", { x = function() end }), "t.conf:1: a function cannot be written in a template", "a function written")
