@@ -235,6 +235,21 @@ T.err(rerr(42), "template: the text must be a string, got number", "text not a s
 T.err(rerr("x", "vars"), "template: the variables must be a table { name = value, ... }, got string",
       "variables not a table")
 
+-- secrets: written, kept secret; never tested, compared or filtered
+local core = prop_module "core"
+if core.secret then
+   local pw = core.secret "db"
+   local out = r("a={{ pw }} b={{ 'x' ~ pw }} c={{ pw | default('no') }} {{ pw is defined }}\n", { pw = pw })
+   T.ok(core.is_secret(out), "a secret written makes the result a secret")
+   T.eq(rerr("{% if pw %}{% endif %}", { pw = pw }), "t.conf:1: a secret cannot be a condition in a template",
+        "a secret as a condition")
+   T.eq(rerr("{{ pw == 'x' }}", { pw = pw }), "t.conf:1: a secret cannot be compared in a template", "a secret compared")
+   T.eq(rerr("{{ pw | upper }}", { pw = pw }), "t.conf:1: a secret cannot go through the filter upper",
+        "a secret through a filter")
+   T.eq(rerr("{{ {'p': pw} | to_json }}", { pw = pw }),
+        "t.conf:1: a secret cannot be written with to_json (its value is known only at run time)", "a secret in to_json")
+end
+
 -- templates as Ansible roles write them
 local mycnf = [[
 [client]
