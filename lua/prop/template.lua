@@ -896,6 +896,44 @@ filters = {
       return d == "" and (tostr(v, w):sub(1, 1) == "/" and "/" or "") or d
    end },
 }
+-- comment(style, name=value...): text as a comment block, as Ansible's
+-- comment filter writes it ({{ ansible_managed | comment }}).
+local comment_styles = {
+   plain = { decoration = "# " },
+   erlang = { decoration = "% " },
+   c = { decoration = "// " },
+   cblock = { beginning = "/*", decoration = " * ", ["end"] = " */" },
+   xml = { beginning = "<!--", decoration = " - ", ["end"] = "-->" },
+}
+local comment_params = { newline = true, beginning = true, prefix = true, prefix_count = true, decoration = true,
+                         postfix = true, postfix_count = true, ["end"] = true }
+
+filters.comment = { p = false, fn = function(v, a, w, kw)
+   local sname = a[1] == nil and "plain" or str_arg(a[1], w, "comment's style")
+   local style = comment_styles[sname]
+   if not style then ferr(w, "comment: unknown style \"%s\" (plain, erlang, c, cblock, xml)", sname) end
+   if #a > 1 then ferr(w, "comment takes one style and named arguments") end
+   for k, x in pairs(kw) do
+      if not comment_params[k] then ferr(w, "comment has no argument %s", k) end
+      if k:match("_count$") then int_arg(x, w, "comment's " .. k) else str_arg(x, w, "comment's " .. k) end
+   end
+   local pre = kw.decoration or style.decoration
+   local p = { newline = "\n", beginning = "", prefix = (pre:gsub("%s+$", "")), prefix_count = 1, decoration = "",
+               postfix = (pre:gsub("%s+$", "")), postfix_count = 1, ["end"] = "" }
+   for k, x in pairs(style) do p[k] = x end
+   for k, x in pairs(kw) do p[k] = x end
+   local nl, dec = p.newline, p.decoration
+   local out = {}
+   if p.beginning ~= "" then out[#out + 1] = p.beginning .. nl end
+   if p.prefix ~= "" then
+      out[#out + 1] = ((p.prefix ~= nl and p.prefix or "") .. nl):rep(math.max(p.prefix_count, 0))
+   end
+   local text = dec .. plain_replace(tostr(v, w), nl, nl .. dec)
+   out[#out + 1] = plain_replace(text, dec .. nl, (dec:gsub("%s+$", "")) .. nl)
+   for _ = 1, p.postfix_count do out[#out + 1] = nl .. p.postfix end
+   if p["end"] ~= "" then out[#out + 1] = nl .. p["end"] end
+   return concat(out)
+end }
 filters.d = filters.default
 filters.count = filters.length
 
@@ -2072,8 +2110,9 @@ local function compile(text, name)
    return { run = compile_pieces(lex(src, name, opts, line0), name), tnl = tnl }
 end
 
--- Compiled templates by name and text.
-local cache, cached = {}, 0
+-- Compiled templates by name and text: at most 256 of them and 8 MiB of
+-- text (then the cache starts again empty).
+local cache, cached, cached_bytes = {}, 0, 0
 
 -- Render text (named name in messages) with the variables vars.
 function M.render(text, vars, name)
@@ -2088,8 +2127,8 @@ function M.render(text, vars, name)
    local c = cache[key]
    if not c then
       c = compile(text, name)
-      if cached >= 256 then cache, cached = {}, 0 end
-      cache[key], cached = c, cached + 1
+      if cached >= 256 or cached_bytes + #key > 8 * 1024 * 1024 then cache, cached, cached_bytes = {}, 0, 0 end
+      cache[key], cached, cached_bytes = c, cached + 1, cached_bytes + #key
    end
    local out = {}
    c.run({ s = { vars or {}, {} } }, out)

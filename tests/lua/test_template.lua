@@ -106,6 +106,9 @@ T.eq(r("{{ users | map(attribute='name') | join(' ') }} {{ users | selectattr('o
        { users = { { name = "a", on = true }, { name = "b", on = false } } }), "a b ['a']", "map, selectattr")
 T.eq(r("{{ a | combine(b) }} {{ m | dict2items }}", { a = { x = 1, y = 1 }, b = { y = 2 }, m = { k = "v" } }),
      "{'x': 1, 'y': 2} [{'key': 'k', 'value': 'v'}]", "combine, dict2items")
+T.eq(r("{{ m | comment }}|{{ m | comment('c') }}|{{ 'a\nb' | comment('cblock') }}", { m = "Managed" }),
+     "#\n# Managed\n#|//\n// Managed\n//|/*\n *\n * a\n * b\n *\n */", "comment")
+T.eq(r("{{ 'x' | comment(decoration='; ', prefix_count=0) }}"), "; x\n;", "comment with its named arguments")
 T.eq(r("{{ x | default('a') | upper | replace('A', 'b') }}"), "b", "filters chain")
 T.eq(r("{{ x | ansible.builtin.default('q') }}"), "q", "ansible.builtin. names of filters")
 T.eq(r("{{ 'a,b,c'.split(',') }} {{ 'abc'.startswith('a') }} {{ ' x '.strip() }} {{ m.get('z', 0) }}",
