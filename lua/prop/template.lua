@@ -46,7 +46,7 @@ local function ferr(w, msg, ...) fail(w.name, w.line, msg, ...) end
 -- so that `a.b.c` of an undefined a stays undefined until it is used.
 
 local NONE = setmetatable({}, { __name = "none" })
-local UNDEF_MT, NS_MT, LOOP_MT = {}, {}, {}
+local UNDEF_MT, NS_MT, LOOP_MT, MACRO_MT = {}, {}, {}, {}
 
 local function undef(path) return setmetatable({ path = path }, UNDEF_MT) end
 local function is_undef(v) return type(v) == "table" and getmetatable(v) == UNDEF_MT end
@@ -1255,7 +1255,24 @@ function Parser:primary()
             end
          end
          local g = globals[v]
-         if not g then self:bad("unknown function %s() (functions: range, dict, namespace)", v) end
+         if not g then
+            -- a {% macro %} of the template
+            return function(ctx)
+               local s, m = ctx.s, nil
+               for i = #s, 1, -1 do
+                  if s[i][v] ~= nil then
+                     m = s[i][v]
+                     break
+                  end
+               end
+               if getmetatable(m) ~= MACRO_MT then
+                  ferr(w, "unknown function %s() (functions: range, dict, namespace, and the template's macros)", v)
+               end
+               local k = {}
+               for _, name in ipairs(names) do k[name] = kw[name](ctx) end
+               return m.call(ctx, eval_args(ctx, pos, #pos), k, w)
+            end
+         end
          if #names > 0 then self:bad("%s() takes no named arguments", v) end
          return function(ctx) return g(eval_args(ctx, pos, #pos), w) end
       end
@@ -1838,7 +1855,7 @@ local function join(out)
    return acc .. concat(plain)
 end
 
-local tag_names = "if, elif, else, endif, for, endfor, set, endset, raw, endraw"
+local tag_names = "if, elif, else, endif, for, endfor, set, endset, macro, endmacro, raw, endraw"
 
 local function compile_pieces(pieces, name)
    local i = 1
@@ -1981,6 +1998,56 @@ local function compile_pieces(pieces, name)
                   end
                   s[top] = nil
                end
+            elseif word == "macro" then
+               -- {% macro name(a, b='x') %}...{% endmacro %}: name(...) writes the body
+               local parser = tag_parser(p)
+               local mname = parser:expect("name", "the macro's name").v
+               local params, defaults = {}, {}
+               parser:expect("(")
+               while parser:peek().t ~= ")" do
+                  local pn = parser:expect("name", "a parameter name").v
+                  params[#params + 1] = pn
+                  if parser:peek().t == "=" then
+                     parser:next()
+                     defaults[pn] = parser:expr()
+                  end
+                  if parser:peek().t ~= "," then break end
+                  parser:next()
+               end
+               parser:expect(")", "\")\" or \",\"")
+               parser:done()
+               local body, ended = block { endmacro = true }
+               if ended ~= "endmacro" then ferr(w, "{%% macro %s %%} is never closed by {%% endmacro %%}", mname) end
+               local function call(ctx, args, kw, cw)
+                  if #args > #params then
+                     ferr(cw, "the macro %s takes at most %d arguments, %d given", mname, #params, #args)
+                  end
+                  local scope = {}
+                  for k, pn in ipairs(params) do scope[pn] = args[k] end
+                  for k, x in pairs(kw) do
+                     local known = false
+                     for _, pn in ipairs(params) do known = known or pn == k end
+                     if not known then ferr(cw, "the macro %s has no argument %s", mname, k) end
+                     scope[k] = x
+                  end
+                  local s = ctx.s
+                  local depth = (ctx.macro_depth or 0) + 1
+                  if depth > 50 then ferr(cw, "macros called more than 50 deep") end
+                  local inner = { s = { s[1], s[2] }, macro_depth = depth }
+                  for _, pn in ipairs(params) do
+                     if scope[pn] == nil then
+                        scope[pn] = defaults[pn] and defaults[pn](inner) or undef(pn)
+                     end
+                  end
+                  inner.s[3] = scope
+                  inner.s[4] = {}
+                  local o = {}
+                  body(inner, o)
+                  return join(o)
+               end
+               nodes[#nodes + 1] = function(ctx)
+                  ctx.s[#ctx.s][mname] = setmetatable({ call = call }, MACRO_MT)
+               end
             elseif word == "set" then
                local parser = tag_parser(p)
                local target = parser:expect("name", "a variable name").v
@@ -2063,9 +2130,9 @@ local function compile_pieces(pieces, name)
                end
                return run_all(nodes), word, p
             elseif word == "endif" or word == "endfor" or word == "elif" or word == "else" or word == "endset"
-               or word == "endraw" then
+               or word == "endraw" or word == "endmacro" then
                ferr(w, "{%% %s %%} without the {%% %s %%} it closes", word,
-                    ({ endfor = "for", endset = "set", endraw = "raw" })[word] or "if")
+                    ({ endfor = "for", endset = "set", endraw = "raw", endmacro = "macro" })[word] or "if")
             elseif not word then
                ferr(w, "an empty tag {%% %s %%}", p.s:match("^%s*(.-)%s*$"))
             else

@@ -146,6 +146,10 @@ T.eq(r("{% set ns = namespace(found=false) %}{% for x in [1, 2] %}{% if x == 2 %
      "True", "namespace()")
 T.eq(r("{% set a, b = 1, 'x' %}{{ a }}{{ b }}{% set c, d = [2, 3] %}{{ c + d }}"), "1x5", "set a, b = ...")
 T.eq(r("{% set blk %}a{{ 1 }}{% endset %}[{{ blk }}]"), "[a1]", "a block set")
+T.eq(r("{% macro opt(name, value='on') %}{{ name }} {{ value }};{% endmacro %}\n{{ opt('gzip') }}{{ opt('etag', value='off') }}"),
+     "gzip on;etag off;", "a macro, its defaults and named arguments")
+T.eq(r("{% macro row(x) %}[{{ x }}{{ sep }}]{% endmacro %}{% for i in l %}{{ row(i) }}{% endfor %}", { l = { 1, 2 }, sep = "|" }),
+     "[1|][2|]", "a macro sees the template's variables")
 T.eq(r("{% raw %}{{ not rendered }}{% endraw %}"), "{{ not rendered }}", "raw")
 
 -- whitespace: Ansible's (trim_blocks on, lstrip_blocks off)
@@ -203,7 +207,13 @@ T.eq(rerr("{{ 1 / 0 }}"), "t.conf:1: division by zero", "division by zero")
 T.eq(rerr("{{ 10 ** 20 }}"), "t.conf:1: 10 ** 20 is too large for an integer", "no silent integer overflow")
 T.eq(rerr("{% set a, b = [1] %}"), "t.conf:1: {% set a, b %}: 1 values for 2 names", "set: unpacking the wrong count")
 T.eq(rerr("{{ x.upper() }}", { x = 1 }), "t.conf:1: x.upper(): a number has no method upper()", "an unknown method")
-T.eq(rerr("{{ f() }}"), "t.conf:1: unknown function f() (functions: range, dict, namespace) in \"f()\"", "an unknown function")
+T.eq(rerr("{{ f() }}"), "t.conf:1: unknown function f() (functions: range, dict, namespace, and the template's macros)",
+     "an unknown function")
+T.eq(rerr("{% macro m(a) %}{% endmacro %}\n{{ m(1, 2) }}"), "t.conf:2: the macro m takes at most 1 arguments, 2 given",
+     "a macro given too many arguments")
+T.eq(rerr("{% macro m(a) %}{{ m(a) }}{% endmacro %}{{ m(1) }}"), "t.conf:1: macros called more than 50 deep",
+     "a macro calling itself: an error, not a crash")
+T.eq(rerr("\n{% macro m(a) %}"), "t.conf:2: {% macro m %} is never closed by {% endmacro %}", "macro unclosed")
 T.eq(rerr("{{ x }}", { x = function() end }), "t.conf:1: a function cannot be written in a template", "a function written")
 T.eq(rerr("\n{% if x %}", { x = true }), "t.conf:2: {% if %} is never closed by {% endif %}", "if unclosed")
 T.eq(rerr("{% if %}{% endif %}"), "t.conf:1: {% if %} needs a condition in \"if\"", "if without a condition")
@@ -214,7 +224,7 @@ T.eq(rerr("{% for a, b in l %}{% endfor %}", { l = { 1 } }),
      "t.conf:1: {% for a, b %}: an item is a number, not 2 values to unpack", "for: nothing to unpack")
 T.eq(rerr("{% endif %}"), "t.conf:1: {% endif %} without the {% if %} it closes", "endif alone")
 T.eq(rerr("{% while x %}"),
-     "t.conf:1: unknown tag {% while x %} (tags: if, elif, else, endif, for, endfor, set, endset, raw, endraw)",
+     "t.conf:1: unknown tag {% while x %} (tags: if, elif, else, endif, for, endfor, set, endset, macro, endmacro, raw, endraw)",
      "unknown tag")
 T.eq(rerr("{% raw %}x"), "t.conf:1: {% raw %} is never closed by {% endraw %}", "raw unclosed")
 T.eq(rerr("{% set ns.x = 1 %}", { ns = {} }),
