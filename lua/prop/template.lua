@@ -1532,8 +1532,11 @@ local function arith(op, a, b, w)
          return r
       end
    end
-   if op == "*" and type(a) == "string" and mtype(b) == "integer" then return a:rep(math.max(b, 0)) end
-   if op == "*" and type(b) == "string" and mtype(a) == "integer" then return b:rep(math.max(a, 0)) end
+   if op == "*" and type(b) == "string" and mtype(a) == "integer" then a, b = b, a end
+   if op == "*" and type(a) == "string" and mtype(b) == "integer" then
+      if b > 0 and #a * (b + 0.0) > 64 * 1024 * 1024 then ferr(w, "a string of more than 64 MiB") end
+      return a:rep(math.max(b, 0))
+   end
    if op == "%" and type(a) == "string" then
       return pyformat(a, is_seq(b) and b or { b }, w)
    end
@@ -1989,8 +1992,7 @@ local function compile_pieces(pieces, name)
                      local sc = {
                         loop = setmetatable({ index = k, index0 = k - 1, revindex = len - k + 1, revindex0 = len - k,
                                               first = k == 1, last = k == len, length = len, depth = 1, depth0 = 0,
-                                              previtem = k > 1 and list[k - 1] or nil,
-                                              nextitem = k < len and list[k + 1] or nil }, LOOP_MT),
+                                              previtem = list[k - 1], nextitem = list[k + 1] }, LOOP_MT),
                      }
                      s[top] = sc
                      bind(sc, list[k])

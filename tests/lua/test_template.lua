@@ -204,6 +204,9 @@ T.eq(rerr("{{ '1' is version('2', 'bigger') }}"),
      "t.conf:1: version: unknown operator \"bigger\" (<, <=, >, >=, ==, !=, lt, le, gt, ge, eq, ne)", "version: a bad operator")
 T.eq(rerr("{{ 'a' < 1 }}"), "t.conf:1: a string and a number cannot be compared with < or >", "a comparison of a string and a number")
 T.eq(rerr("{{ 1 / 0 }}"), "t.conf:1: division by zero", "division by zero")
+T.eq(rerr("{{ 'x' * 100000000 }}"), "t.conf:1: a string of more than 64 MiB", "a huge string: an error")
+T.eq(r("{% for x in [false, 1] %}{{ loop.previtem is defined }}{{ loop.nextitem is defined }};{% endfor %}"),
+     "FalseTrue;TrueFalse;", "loop.previtem, loop.nextitem")
 T.eq(rerr("{{ 10 ** 20 }}"), "t.conf:1: 10 ** 20 is too large for an integer", "no silent integer overflow")
 T.eq(rerr("{% set a, b = [1] %}"), "t.conf:1: {% set a, b %}: 1 values for 2 names", "set: unpacking the wrong count")
 T.eq(rerr("{{ x.upper() }}", { x = 1 }), "t.conf:1: x.upper(): a number has no method upper()", "an unknown method")
