@@ -434,10 +434,14 @@ function site.hosts() end
 function site.file(path) end
 
 ---Templates: `template(path, vars)` renders a file beside the site,
----`template.text(text, vars)` a string.  {{ name }}, {{ a.b | default("x") }},
----{{ list | join(", ") }}, {% if %}/{% elif %}/{% else %}/{% endif %},
----{% for x in list %}/{% endfor %}, {# comment #}.  An undefined name is an
----error at the template's line and the caller's.
+---`template.text(text, vars)` a string, in Jinja as Ansible renders it:
+---{{ a.b | default("x") }}, {{ x if c else y }}, {% if a and b is defined %},
+---{% elif %}/{% else %}/{% endif %}, {% for k, v in m.items() %}/{% endfor %},
+---{% set x = e %}, tests (defined, none, version('1.2', '>=')...), filters
+---(default, bool, int, join, indent, to_json...), {%- -%} whitespace
+---control, trim_blocks.  An undefined name (outside `is defined` and
+---`default`), an unknown filter or a bad expression is an error at the
+---template's line and the caller's.  Compiled once per name and text.
 ---@overload fun(path: string, vars?: table): string
 template = {}
 

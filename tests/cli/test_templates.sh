@@ -25,7 +25,7 @@ server {
   # plain http
 {% endif %}
 {% for n in names %}
-  server_name {{ n }};{% if loop.last %} # last of {{ loop.index }}{% endif %}
+  server_name {{ n }};{{ " # last of " ~ loop.index if loop.last }}
 {% endfor %}
 {# a comment leaves no line #}
 {% for k, v in headers %}
@@ -162,8 +162,8 @@ refused "template.text: an unknown tag" 'template:1: error[P000]: unknown tag {%
   'local x = template.text("{% include x %}", {})'
 refused "template.text: an unclosed expression" 'template:3: error[P000]: "{{" is never closed' \
   'local x = template.text("a\nb\nc {{ x", {})'
-refused "template.text: a table written" 'template:1: error[P000]: "t" is a table' \
-  'local x = template.text("{{ t }}", { t = {} })'
+refused "template.text: a bad expression" 'template:1: error[P000]: an expression is missing in "t +"' \
+  'local x = template.text("{{ t + }}", { t = 1 })'
 refused "template.text: an unknown filter" 'template:1: error[P000]: unknown filter "shout"' \
   'local x = template.text("{{ t | shout }}", { t = "x" })'
 refused "template.text: a stray endfor" 'template:2: error[P000]: {% endfor %} without the {% for %}' \
