@@ -244,7 +244,7 @@ function impl.role.ensure(sys, a)
       local words = {}
       for i, at in ipairs(ATTRS) do words[i] = attr_word(at, a[at.key]) end
       execute(sys, what, "CREATE ROLE " .. ident(a.name) .. " WITH " .. concat(words, " ") .. ";\n")
-      sys:note(fmt("%screated the role %s (%s)", sys.dry and "would have " or "", a.name,
+      sys:note(fmt("%s the role %s (%s)", sys.dry and "would create" or "created", a.name,
                    concat(words, " ")))
       if a.password then
          set_password(sys, what, a)
@@ -621,12 +621,12 @@ function impl.hba.verify(sys, a)
    for i = first + 1, last - 1 do
       if rules[i] then n = n + 1 end
    end
-   local want = 0
+   local nrules = 0
    for _, l in ipairs(a.lines) do
-      if l:find("%S") and not l:find("^%s*#") then want = want + 1 end
+      if l:find("%S") and not l:find("^%s*#") then nrules = nrules + 1 end
    end
-   if n ~= want then
-      return false, fmt("pg_hba_file_rules has %d rules from prop's %d lines", n, want)
+   if n ~= nrules then
+      return false, fmt("pg_hba_file_rules has %d rules from prop's %d lines", n, nrules)
    end
    return true
 end
