@@ -1461,6 +1461,78 @@ function fail2ban.installed() end
 ---@return prop.Property
 function fail2ban.jail(name, settings) end
 
+postgresql = {}
+
+---DebianLike, port 5432.  Installs postgresql and starts it.
+---@return prop.Property
+function postgresql.installed() end
+
+---@class prop.PostgresqlDatabaseOptions
+---@field owner? string the owning role
+---@field encoding? string "UTF8"; only given at creation, then compared
+---@field template? string "template0" (for an encoding other than template1's)
+
+---DebianLike, revertable (DROP DATABASE).  CREATE DATABASE when missing,
+---its owner set.  Uses service postgresql.
+---@param name string
+---@param opts? prop.PostgresqlDatabaseOptions
+---@return prop.Property
+function postgresql.database(name, opts) end
+
+---@class prop.PostgresqlRoleOptions
+---@field password? any secret "name" from the site's store (a plain string is refused)
+---@field login? boolean default false
+---@field superuser? boolean default false
+---@field createdb? boolean default false
+---@field createrole? boolean default false
+---@field replication? boolean default false
+---@field inherit? boolean default true
+---@field bypassrls? boolean default false
+
+---DebianLike, revertable (DROP ROLE).  Attributes compared exactly with
+---pg_roles; the password's stored SCRAM/MD5 verifier compared with the
+---secret (never by logging in), set again when it differs.  Uses service
+---postgresql.
+---@param name string
+---@param opts? prop.PostgresqlRoleOptions
+---@return prop.Property
+function postgresql.role(name, opts) end
+
+---@class prop.PostgresqlGrantOptions
+---@field on string "database x", "schema s", "table [s.]t" or "all tables in schema s"
+---@field privileges string[] { "SELECT", "INSERT" }, or { "ALL" }
+---@field database? string where a schema or table is (default "postgres")
+
+---DebianLike, revertable (REVOKE).  The role's privileges on the object
+---compared exactly (aclexplode): missing ones granted, others revoked.
+---Uses service postgresql.
+---@param role string
+---@param opts prop.PostgresqlGrantOptions
+---@return prop.Property
+function postgresql.grant(role, opts) end
+
+---@class prop.PostgresqlHbaLine
+---@field type "local"|"host"|"hostssl"|"hostnossl"|"hostgssenc"|"hostnogssenc"
+---@field database string
+---@field user string
+---@field address? string not for type "local"
+---@field method string "scram-sha-256", "peer", "reject"...
+---@field options? string "clientcert=verify-full"
+
+---DebianLike, revertable (the block removed).  prop's block of
+---pg_hba.conf (after "local all postgres peer"), checked with
+---pg_hba_file_rules (refused lines put back), then the server reloaded.
+---@param lines string|prop.PostgresqlHbaLine|(string|prop.PostgresqlHbaLine)[]
+---@param opts? { version?: string } the cluster /etc/postgresql/VERSION/main (claims its lines)
+---@return prop.Property
+function postgresql.hba(lines, opts) end
+
+---DebianLike, revertable (DROP EXTENSION).  CREATE EXTENSION in a database.
+---@param name string "pgcrypto", "hstore"
+---@param opts? { database?: string } default "postgres"
+---@return prop.Property
+function postgresql.extension(name, opts) end
+
 borg = {}
 
 ---@class prop.BorgKeep
