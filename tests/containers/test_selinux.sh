@@ -22,6 +22,22 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 # ---- the checker, before anything runs -------------------------------------------
+cat >"$TMP/bad.lua" <<'EOF'
+host "h" {
+  os.debian("bookworm", "amd64"),
+  selinux.mode "enforced",
+  selinux.port(70000, "tcp", "http_port_t"),
+  selinux.fcontext("/srv/web", "httpd_sys_content"),
+  selinux.module("other", { source = "module myapp 1.0;\n" }),
+}
+EOF
+run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
+same "bad arguments: exit" "$rc" 2
+check "a bad mode is P012 at its line" grep -q 'bad.lua:3: error\[P012\]: selinux.mode: mode must be "enforcing", "permissive" or "disabled", got "enforced"' "$TMP/bad.out"
+check "a bad port" grep -q 'bad.lua:4: error\[P012\]: selinux.port: port 70000 is outside 1..65535' "$TMP/bad.out"
+check "a bad type name" grep -q 'bad.lua:5: error\[P012\]: selinux.fcontext: type "httpd_sys_content" is not valid' "$TMP/bad.out"
+check "a module whose source names another" grep -q 'bad.lua:6: error\[P012\]: selinux.module: source declares module "myapp", not "other"' "$TMP/bad.out"
+
 cat >"$TMP/clash.lua" <<'EOF'
 host "h" {
   os.debian("bookworm", "amd64"),
