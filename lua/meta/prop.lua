@@ -1414,6 +1414,60 @@ function firewall.nftables(opts) end
 ---@return prop.Property
 function firewall.open_declared(opts) end
 
+selinux = {}
+
+---DebianLike and RedHatLike, not revertable.  SELINUX= in
+---/etc/selinux/config (the rest kept); setenforce when the running kernel
+---has SELinux; a change to or from disabled: a note that a reboot is needed.
+---@param mode "enforcing"|"permissive"|"disabled"
+---@return prop.Property
+function selinux.mode(mode) end
+
+---@class prop.SelinuxBooleanOptions
+---@field persistent? boolean in the policy store (semanage boolean -m; default true), else setsebool only
+
+---DebianLike and RedHatLike, revertable when persistent (back to the
+---policy's default).  semanage boolean -m in the store, setsebool when
+---SELinux runs.
+---@param name string "httpd_can_network_connect"
+---@param value boolean
+---@param opts? prop.SelinuxBooleanOptions
+---@return prop.Property
+function selinux.boolean(name, value, opts) end
+
+---@class prop.SelinuxFcontextOptions
+---@field ftype? "a"|"f"|"d"|"c"|"b"|"s"|"l"|"p"|string which files (semanage fcontext -f; default "a")
+---@field restorecon? boolean relabel the pattern's directory after a change (default true)
+
+---DebianLike and RedHatLike, revertable (semanage fcontext -d).  A local
+---file-context rule (semanage fcontext -a/-m), then restorecon -R when
+---SELinux runs.
+---@param pattern string "/srv/web(/.*)?"
+---@param type string "httpd_sys_content_t"
+---@param opts? prop.SelinuxFcontextOptions
+---@return prop.Property
+function selinux.fcontext(pattern, type, opts) end
+
+---DebianLike and RedHatLike, revertable (semanage port -d).  The type of a
+---port (semanage port -a/-m); declares no port.
+---@param port integer|string 8081 or "8080-8090"
+---@param proto "tcp"|"udp"|"dccp"|"sctp"
+---@param type string "http_port_t"
+---@return prop.Property
+function selinux.port(port, proto, type) end
+
+---@class prop.SelinuxModuleOptions
+---@field source? string the text of a .te (site.file "selinux/myapp.te")
+---@field path? string a compiled .pp on the target
+
+---DebianLike and RedHatLike, revertable (semodule -r).  A policy module,
+---compiled from source on the target or a ready .pp, installed with
+---semodule -i when the installed one's content differs.
+---@param name string the module's name, as its "module NAME VERSION;" line says
+---@param opts prop.SelinuxModuleOptions
+---@return prop.Property
+function selinux.module(name, opts) end
+
 tor = {}
 
 ---DebianLike, port 443.  A Tor bridge relay.
