@@ -140,7 +140,11 @@ local function dir_mode(mode)
 end
 
 local function fix_below(sys, what, dir, o)
-   local r = sys:query({ "find", dir, "-mindepth", "1", "-print0" })
+   local ok, r = pcall(sys.query, sys, { "find", dir, "-mindepth", "1", "-print0" })
+   if not ok then
+      R.fail("%s: recurse: the entries below %s are listed with find, which did not run: %s",
+             what, dir, tostring(r))
+   end
    if r.code ~= 0 then
       local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
       R.fail("%s: recurse: find could not list %s (exit %d)%s", what, dir, r.code,
@@ -707,10 +711,10 @@ function write_checked(sys, what, validate, path, new, wopts, check_mode)
    sys:remove(check)
    if not ok then error(r, 0) end
    if r.code ~= 0 then
-      -- Nothing of a secret's content is shown: it went to the command
-      -- only.
       local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
       said = said:gsub(check:gsub("%p", "%%%0"), function() return path end)
+      -- A checker may print what it read: nothing of a secret is shown.
+      if wopts.secret and said ~= "" then said = "(what it said is not shown: the content is secret)" end
       R.fail("%s: %s %s the new content (exit %d), %s is left as it was%s", what,
              R.show_argv(validate), r.code == 127 and "could not run to check" or "refuses",
              r.code, path, said ~= "" and ": " .. said or "")
