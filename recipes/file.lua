@@ -59,13 +59,15 @@ local write_checked
 local function content_checked(sys, a, content, o)
    local what = "file.has_content"
    local st = sys:stat(a.path)
-   if st and st.type ~= "file" then
+   -- A symlink is replaced by the file, as without these options; with
+   -- replace = false it is something there, not the file: a failure.
+   if st and st.type ~= "file" and (st.type ~= "link" or a.replace == false) then
       R.fail("%s: %s is a %s, not a regular file", what, a.path,
              st.type == "other" and "device, socket or pipe"
              or st.type == "link" and "symbolic link" or st.type)
    end
    local same
-   if st == nil then
+   if st == nil or st.type == "link" then
       same = false
    elseif a.replace == false then
       same = true

@@ -5,7 +5,8 @@
 # (POSIX extended, regcomp), warning W107 for a match = that is written
 # as a regular expression (a translated sshd hardening site), file.touched,
 # recurse = true on file.mode / file.owner / file.directory (symlinks not
-# followed), replace = false and validate = on file.has_content.  Each
+# followed), replace = false and validate = on file.has_content.  Dry
+# runs change nothing; each
 # converged second run changes nothing.
 set -u
 # shellcheck source=common.sh
@@ -109,6 +110,9 @@ printf 'keep me\n' >"$T/old.log"
 tree_site "$TMP/touch.lua" \
   "file.touched(\"/new.log\", { mode = \"0640\", owner = 65534 })," \
   "file.touched(\"/old.log\", { mode = \"0600\" }),"
+prop_run "$TMP/touch0.out" "$TMP/touch.lua" --dry-run
+expect_run "touched, dry run: would change" "$TMP/touch0.out" 0 2 0 0
+check "touched, dry run: nothing made" test ! -e "$T/new.log"
 prop_run "$TMP/touch1.out" "$TMP/touch.lua"
 expect_run "touched: first run" "$TMP/touch1.out" 0 2 0 0
 same "touched: new file empty, mode and owner" \
@@ -133,6 +137,10 @@ chmod 0700 "$R/a" "$R/a/b"
 site "$TMP/rec.lua" \
   "file.directory(\"$R\", { owner = \"nobody\", recurse = true })," \
   "file.mode(\"$R/a\", \"0640\", { recurse = true }),"
+before="$(tree_state "$R" "$L/outside")"
+prop_run "$TMP/rec0.out" "$TMP/rec.lua" --dry-run
+expect_run "recurse, dry run: would change" "$TMP/rec0.out" 0 2 0 0
+same "recurse, dry run: nothing changed" "$(tree_state "$R" "$L/outside")" "$before"
 prop_run "$TMP/rec1.out" "$TMP/rec.lua"
 expect_run "recurse: first run" "$TMP/rec1.out" 0 2 0 0
 same "recurse: owner below" "$(find "$R" ! -type l -printf '%u\n' | sort -u)" "nobody"
@@ -170,6 +178,16 @@ same "replace = false: existing content kept, mode fixed" \
 same "replace = false: a missing file made" "$(cat "$T/made.conf")" "default"
 prop_run "$TMP/nr2.out" "$TMP/noreplace.lua"
 expect_run "replace = false: second run ok" "$TMP/nr2.out" 0 0 2 0
+# replace = false: a link at the path is not the file: a failure, the
+# link and what it names left alone.
+printf 'target\n' >"$T/target.conf"
+ln -s /target.conf "$T/linked.conf"
+tree_site "$TMP/nrlink.lua" \
+  'file.has_content("/linked.conf", "default", { replace = false }),'
+prop_run "$TMP/nrl.out" "$TMP/nrlink.lua"
+expect_run "replace = false on a link: failed" "$TMP/nrl.out" 1 0 0 1
+check "replace = false on a link: says so" grep -q '/linked.conf is a symbolic link, not a regular file' "$TMP/nrl.out"
+same "replace = false on a link: left alone" "$(readlink "$T/linked.conf") $(cat "$T/target.conf")" "/target.conf target"
 
 # validate = on file.has_content: a refusal writes nothing and shows the
 # command's output; an acceptance writes the file.
