@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The file recipes' options, on real files under the test's scratch
 # directory (a connect.dir tree; host "localhost" where a command runs:
-# recurse lists with find, validate runs its checker): regex = on file.line and file.line_absent
-# (POSIX extended, regcomp), warning W107 for a match = that is written
-# as a regular expression (a translated sshd hardening site), file.touched,
-# recurse = true on file.mode / file.owner / file.directory (symlinks not
-# followed), replace = false and validate = on file.has_content.  Dry
-# runs change nothing; each
+# recurse lists with find, validate runs its checker): regex = on
+# file.line and file.line_absent (POSIX extended, regcomp), warning W107
+# for a match = that is written as a regular expression (a translated
+# sshd hardening site), file.touched, recurse = true on file.mode /
+# file.owner / file.directory (symlinks not followed), replace = false
+# and validate = on file.has_content.  Dry runs change nothing; each
 # converged second run changes nothing.
 set -u
 # shellcheck source=common.sh
