@@ -688,10 +688,11 @@ end
 -- Writes new to path (wopts: sys:write's options; wopts.via the claimed
 -- path, else path), after validate (an argv holding "%s", or nil: no
 -- check) accepts a copy written beside the claimed path as
--- PATH.prop-check, with the same options (mode check_mode when given).  A refusal fails the property
--- with what the command said, and path is left as it was.  In a dry run
--- the write is recorded (with its diff under --diff) and the check only
--- said.  file.line, file.line_absent and file.has_content share it.
+-- PATH.prop-check, with the same options (mode check_mode when given).
+-- A refusal fails the property with what the command said (not for a
+-- secret), and path is left as it was.  In a dry run the write is
+-- recorded (with its diff under --diff) and the check only said.
+-- file.line, file.line_absent and file.has_content share it.
 function write_checked(sys, what, validate, path, new, wopts, check_mode)
    if not validate then
       sys:write(path, new, wopts)
@@ -716,7 +717,9 @@ function write_checked(sys, what, validate, path, new, wopts, check_mode)
       local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
       said = said:gsub(check:gsub("%p", "%%%0"), function() return path end)
       -- A checker may print what it read: nothing of a secret is shown.
-      if wopts.secret and said ~= "" then said = "(what it said is not shown: the content is secret)" end
+      if wopts.secret and said ~= "" then
+         said = "(what it said is not shown: the content is secret)"
+      end
       R.fail("%s: %s %s the new content (exit %d), %s is left as it was%s", what,
              R.show_argv(validate), r.code == 127 and "could not run to check" or "refuses",
              r.code, path, said ~= "" and ": " .. said or "")
