@@ -33,6 +33,8 @@
  *     lprop_secret.c    `secret "name"` values
  *     lprop_openpgp.c   core.base64_decode, crc24, openpgp_packets: the
  *                       engine's codec and OpenPGP walker for apt.key
+ *     lprop_regex.c     core.regex_compile: POSIX extended regular
+ *                       expressions (regcomp) for regex = options
  *     secret_uses.c     which host uses which secret (P015)
  *   at run time
  *     lsys.c            the `sys` handle a property's check/apply gets

@@ -19,6 +19,7 @@ local fmt, concat = string.format, table.concat
 local impl = {
    has_content = {}, contains_lines = {}, lacks_lines = {}, directory = {},
    absent = {}, symlink = {}, mode = {}, owner = {}, line = {}, line_absent = {},
+   touched = {},
 }
 
 local function result(changed)
@@ -33,6 +34,9 @@ local SECRET_MODE = "0600"
 -- returns checked as a content given in the site is.
 local check_content
 
+-- An argv holding "%s" (validate =); defined with file.line's options.
+local check_validate
+
 local function computed_content(sys, a)
    local ok, v = pcall(a.content, sys.facts)
    local where = a.defined_at and " (" .. a.defined_at .. ")" or ""
@@ -46,16 +50,125 @@ local function computed_content(sys, a)
    return content, core.is_secret(content)
 end
 
+-- Defined with file.line's code below: a write after a validate command
+-- accepted a copy of the new content.
+local write_checked
+
+-- has_content with replace = false or validate: an existing file is
+-- left as it is (replace = false), or new content is checked first.
+local function content_checked(sys, a, content, o)
+   local what = "file.has_content"
+   local st = sys:stat(a.path)
+   -- A symlink is replaced by the file, as without these options; with
+   -- replace = false it is something there, not the file: a failure.
+   if st and st.type ~= "file" and (st.type ~= "link" or a.replace == false) then
+      R.fail("%s: %s is a %s, not a regular file", what, a.path,
+             st.type == "other" and "device, socket or pipe"
+             or st.type == "link" and "symbolic link" or st.type)
+   end
+   local same
+   if st == nil or st.type == "link" then
+      same = false
+   elseif a.replace == false then
+      same = true
+   elseif type(content) == "string" then
+      same = sys:read(a.path) == content
+   else
+      same = sys:has_content(a.path, content)
+   end
+   if not same then
+      write_checked(sys, what, a.validate, a.path, content,
+                    { mode = R.mode_number(o.mode), owner = o.owner, group = o.group,
+                      secret = o.secret })
+      return true
+   end
+   local fix = R.attrs_to_fix(st, o)
+   if fix then
+      fix.hardlinks = o.hardlinks
+      sys:chattr(a.path, fix)
+      return true
+   end
+   return false
+end
+
 function impl.has_content.ensure(sys, a)
+   local ensure = (a.replace == false or a.validate) and content_checked
+      or function(_, o, content, opts)
+         return R.ensure_content(sys, "file.has_content", o.path, content, opts)
+      end
    if type(a.content) ~= "function" then
-      return result(R.ensure_content(sys, "file.has_content", a.path, a.content, a))
+      return result(ensure(sys, a, a.content, a))
    end
    local content, secret = computed_content(sys, a)
    -- Content from the secret store is the file owner's alone unless a
    -- mode says otherwise (as for a secret given in the site).
    local o = { mode = a.mode or (secret and SECRET_MODE) or nil, owner = a.owner,
                group = a.group, secret = a.secret or secret, hardlinks = a.hardlinks }
-   return result(R.ensure_content(sys, "file.has_content", a.path, content, o))
+   return result(ensure(sys, a, content, o))
+end
+
+-- file.touched: an empty file made when missing; content never changed.
+function impl.touched.ensure(sys, a)
+   local st = sys:stat(a.path)
+   if st == nil then
+      sys:write(a.path, "", { mode = R.mode_number(a.mode) or tonumber("0644", 8),
+                              owner = a.owner, group = a.group })
+      return "changed"
+   end
+   if st.type ~= "file" then
+      R.fail("file.touched: %s is a %s, not a regular file", a.path,
+             st.type == "other" and "device, socket or pipe"
+             or st.type == "link" and "symbolic link" or st.type)
+   end
+   local fix = R.attrs_to_fix(st, a)
+   if not fix then return "ok" end
+   fix.hardlinks = a.hardlinks
+   sys:chattr(a.path, fix)
+   return "changed"
+end
+
+-- recurse = true: every entry below dir (not dir itself), listed by find
+-- on the target (symlinks are neither followed nor changed), is given
+-- o's owner, group and mode; a directory's mode gets x wherever it has r
+-- (0640 -> 0750), so that the tree stays searchable.  Whether anything
+-- changed.
+local function dir_mode(mode)
+   local m = R.mode_number(mode)
+   local x = 0
+   if m & 256 ~= 0 then x = x | 64 end
+   if m & 32 ~= 0 then x = x | 8 end
+   if m & 4 ~= 0 then x = x | 1 end
+   return m | x
+end
+
+local function fix_below(sys, what, dir, o)
+   local ok, r = pcall(sys.query, sys, { "find", dir, "-mindepth", "1", "-print0" })
+   if not ok then
+      R.fail("%s: recurse: the entries below %s are listed with find, which did not run: %s",
+             what, dir, tostring(r))
+   end
+   if r.code ~= 0 then
+      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
+      R.fail("%s: recurse: find could not list %s (exit %d)%s", what, dir, r.code,
+             said ~= "" and ": " .. said or "")
+   end
+   local changed = false
+   for p in (r.stdout or ""):gmatch("([^%z]+)%z") do
+      local st = sys:stat(p)
+      if st and st.type ~= "link" then
+         local want = { owner = o.owner, group = o.group }
+         if o.mode then
+            want.mode = st.type == "directory" and dir_mode(o.mode) or R.mode_number(o.mode)
+         end
+         local fix = R.attrs_to_fix(st, want)
+         if fix then
+            fix.hardlinks = o.hardlinks
+            sys:chattr(p, fix)
+            changed = true
+         end
+      end
+   end
+   return changed
 end
 
 -- "Key value" lines of content, by lower-cased key: the first value each
@@ -156,11 +269,9 @@ function impl.directory.ensure(sys, a)
       return "changed"
    end
    local fix = R.attrs_to_fix(st, a)
-   if fix then
-      sys:chattr(real, fix)
-      return "changed"
-   end
-   return "ok"
+   if fix then sys:chattr(real, fix) end
+   local below = a.recurse and fix_below(sys, "file.directory", real, a)
+   return result(fix or below)
 end
 
 function impl.absent.ensure(sys, a)
@@ -205,22 +316,29 @@ local function existing(sys, what, path)
    return st
 end
 
+-- file.mode and file.owner: path itself, then with recurse = true what
+-- is below it when it is a directory.
+local function ensure_attrs(sys, what, a, want)
+   local st = existing(sys, what, a.path)
+   local fix = R.attrs_to_fix(st, want)
+   if fix then
+      fix.hardlinks = a.hardlinks
+      sys:chattr(a.path, fix)
+   end
+   local below = false
+   if a.recurse and st and st.type == "directory" then
+      want.hardlinks = a.hardlinks
+      below = fix_below(sys, what, a.path, want)
+   end
+   return result(fix or below)
+end
+
 function impl.mode.ensure(sys, a)
-   local st = existing(sys, "file.mode", a.path)
-   local fix = R.attrs_to_fix(st, { mode = a.mode })
-   if not fix then return "ok" end
-   fix.hardlinks = a.hardlinks
-   sys:chattr(a.path, fix)
-   return "changed"
+   return ensure_attrs(sys, "file.mode", a, { mode = a.mode })
 end
 
 function impl.owner.ensure(sys, a)
-   local st = existing(sys, "file.owner", a.path)
-   local fix = R.attrs_to_fix(st, { owner = a.owner, group = a.group })
-   if not fix then return "ok" end
-   fix.hardlinks = a.hardlinks
-   sys:chattr(a.path, fix)
-   return "changed"
+   return ensure_attrs(sys, "file.owner", a, { owner = a.owner, group = a.group })
 end
 
 -- content: a string, or a list of lines joined with "\n" and ending with
@@ -286,7 +404,8 @@ local function ownership_claims(claims, path, o)
    return claims
 end
 
---[[ file.has_content(path, content [, { mode=, owner=, group=, secret=, shared=, hardlinks= }])
+--[[ file.has_content(path, content [, { mode=, owner=, group=, secret=, shared=, hardlinks=,
+                                        replace=, validate= }])
   UnixLike, not revertable.
   Claims: file.content path = content (file.generated for a function);
   file.mode / file.owner when given (file.mode 0600 for a secret without
@@ -313,13 +432,20 @@ end
   In a tree (a chroot, connect.dir), mode/owner/group are not changed on
   a file of the right content that has more than one hard link (its other
   names may be outside the tree): that fails, unless hardlinks = true.
+  replace = false (Ansible's force: no): an existing file keeps its
+  content, only mode/owner/group are set; a link or directory at path
+  fails.  validate: an argv holding "%s", as file.line's: new content
+  goes to PATH.prop-check first (claimed), the command runs on it, and
+  only when it exits 0 is path written; else nothing is written and the
+  property fails with what the command said.
   Example:
     file.has_content("/etc/motd", { "Welcome to web1", "Managed by prop" },
                      { mode = "0644", owner = "root" })
 ]]
 local has_content_schema = { mode = args.mode, owner = check_account, group = check_account,
                              secret = args.boolean, shared = args.boolean,
-                             hardlinks = args.boolean }
+                             hardlinks = args.boolean, replace = args.boolean,
+                             validate = function(v, what) return check_validate(v, what) end }
 local has_content_extra = {
    norevert = "file.has_content has no revert action: the old content is not known",
 }
@@ -346,7 +472,8 @@ function file.has_content(path, content, opts)
    local secret = o.secret or token ~= nil
    if secret then desc = desc .. " (secret)" end
    local a = { path = v[1], content = v[2], mode = o.mode, owner = o.owner, group = o.group,
-               secret = secret, hardlinks = o.hardlinks }
+               secret = secret, hardlinks = o.hardlinks, replace = o.replace,
+               validate = o.validate }
    if token ~= nil and a.mode == nil then a.mode = SECRET_MODE end
    local claims
    if type(a.content) == "function" then
@@ -361,6 +488,10 @@ function file.has_content(path, content, opts)
    else
       claims = ownership_claims({ claim.file_content(a.path, token or a.content) }, a.path, a)
    end
+   if a.validate then
+      claims[#claims + 1] = claim.file_generated(a.path .. ".prop-check",
+                                                 "a copy checked before it replaces the file")
+   end
    local extra = secret and has_secret_content_extra or has_content_extra
    if o.shared then
       -- The pre-pass reads it: secret content readable by group or others
@@ -370,6 +501,39 @@ function file.has_content(path, content, opts)
    end
    return core.leaf{ desc = desc, impl = impl.has_content, args = a, claims = claims,
                      norevert = extra.norevert, secret = extra.secret, info = extra.info }
+end
+
+--[[ file.touched(path [, { mode=, owner=, group=, hardlinks= }])
+  UnixLike, not revertable.  Ansible's file with state=touch, Puppet's
+  file with ensure => file and no content.
+  Claims: file.generated path (an empty file when missing, its content
+  left alone); file.mode / file.owner when given.
+  Run time: a missing path is made an empty regular file (mode given, or
+  0644); an existing file's content is never read or changed, only its
+  mode/owner/group when they differ.  A converged touch changes nothing:
+  unlike Ansible's state=touch, prop does not set the times on every run
+  (a run that changed nothing leaves the file as it was).  A directory,
+  link or special file at path is a failure.  The parent directory must
+  exist.  A file that file.has_content or file.line (create = true) also
+  writes needs no file.touched: they make it.
+  Example:
+    file.touched("/var/log/app.log", { owner = "app", mode = "0640" })
+]]
+function file.touched(path, opts)
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " exists"
+   local err = args.abs_path(path, "path")
+   local oerr, o = args.options(opts, { mode = args.mode, owner = check_account,
+                                        group = check_account, hardlinks = args.boolean },
+                                "file.touched")
+   local msg = args.join("file.touched", err, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local a = { path = path, mode = o.mode, owner = o.owner, group = o.group,
+               hardlinks = o.hardlinks }
+   local claims = { claim.file_generated(path, "file.touched (an empty file when missing)") }
+   return core.leaf{ desc = desc, impl = impl.touched, args = a,
+                     claims = ownership_claims(claims, path, o),
+                     norevert = "file.touched has no revert action: whether the file was "
+                        .. "there before is not known" }
 end
 
 local function lines_leaf(which, path, lines)
@@ -425,10 +589,26 @@ end
 -- file.line: one line, replacing the line a pattern finds (Ansible's
 -- lineinfile).
 
--- Whether line l is one a.match (a Lua pattern) or a.match_plain (a
--- plain string) finds.
+-- regex = expressions compiled at run time, by their text (compiled
+-- once per run; the site's check compiled them already).
+local compiled = setmetatable({}, { __mode = "v" })
+
+local function regex_of(re)
+   local c = compiled[re]
+   if c == nil then
+      local why
+      c, why = core.regex_compile(re)
+      if c == nil then R.fail("regex %s: %s", args.show(re), why) end
+      compiled[re] = c
+   end
+   return c
+end
+
+-- Whether line l is one a.match (a Lua pattern), a.regex (a POSIX
+-- extended regular expression) or a.match_plain (a plain string) finds.
 local function line_matches(a, l)
    if a.match then return l:find(a.match) ~= nil end
+   if a.regex then return regex_of(a.regex):match(l) end
    return l:find(a.match_plain, 1, true) ~= nil
 end
 
@@ -445,7 +625,7 @@ end
 -- what was done ({ "replace", "replaced", "line", N }).
 local function put_line(content, a)
    local lines, nl = R.split_lines(content)
-   if a.match or a.match_plain then
+   if a.match or a.match_plain or a.regex then
       local last
       for i, l in ipairs(lines) do
          if line_matches(a, l) then last = i end
@@ -485,7 +665,11 @@ local function drop_lines(content, a)
    local keep = {}
    for _, l in ipairs(lines) do
       local drop
-      if a.match or a.match_plain then drop = line_matches(a, l) else drop = l == a.line end
+      if a.match or a.match_plain or a.regex then
+         drop = line_matches(a, l)
+      else
+         drop = l == a.line
+      end
       if not drop then keep[#keep + 1] = l end
    end
    if #keep == #lines then return content, 0 end
@@ -501,35 +685,54 @@ local function validate_argv(argv, path)
    return out
 end
 
--- Writes new to path (the file a.path names, st its stat or nil), after
--- a.validate accepts a copy beside a.path.  In a dry run the write is
+-- Writes new to path (wopts: sys:write's options; wopts.via the claimed
+-- path, else path), after validate (an argv holding "%s", or nil: no
+-- check) accepts a copy written beside the claimed path as
+-- PATH.prop-check, with the same options (mode check_mode when given).
+-- A refusal fails the property with what the command said (not for a
+-- secret), and path is left as it was.  In a dry run the write is
 -- recorded (with its diff under --diff) and the check only said.
-local function replace_checked(sys, what, a, path, st, new)
-   local keep = st and (st.mode & tonumber("0777", 8)) or tonumber("0644", 8)
-   if not a.validate then
-      sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
+-- file.line, file.line_absent and file.has_content share it.
+function write_checked(sys, what, validate, path, new, wopts, check_mode)
+   if not validate then
+      sys:write(path, new, wopts)
       return
    end
-   local check = a.path .. ".prop-check"
-   local argv = validate_argv(a.validate, check)
+   local check = (wopts.via or path) .. ".prop-check"
+   local argv = validate_argv(validate, check)
    if sys.dry then
-      sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
-      sys:note("would check the new content with " .. R.show_argv(a.validate)
+      sys:write(path, new, wopts)
+      sys:note("would check the new content with " .. R.show_argv(validate)
                .. " before it replaces the old one")
       return
    end
-   sys:write(check, new, { mode = keep })
+   local copts = {}
+   for k, v in pairs(wopts) do copts[k] = v end
+   copts.via, copts.mode = nil, check_mode or wopts.mode
+   sys:write(check, new, copts)
    local ok, r = pcall(sys.query, sys, argv)
    sys:remove(check)
    if not ok then error(r, 0) end
    if r.code ~= 0 then
       local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
       said = said:gsub(check:gsub("%p", "%%%0"), function() return path end)
+      -- A checker may print what it read: nothing of a secret is shown.
+      if wopts.secret and said ~= "" then
+         said = "(what it said is not shown: the content is secret)"
+      end
       R.fail("%s: %s %s the new content (exit %d), %s is left as it was%s", what,
-             R.show_argv(a.validate), r.code == 127 and "could not run to check" or "refuses",
+             R.show_argv(validate), r.code == 127 and "could not run to check" or "refuses",
              r.code, path, said ~= "" and ": " .. said or "")
    end
-   sys:write(path, new, { via = a.path, mode = st == nil and keep or nil })
+   sys:write(path, new, wopts)
+end
+
+-- Writes new to path (the file a.path names, st its stat or nil), after
+-- a.validate accepts a copy beside a.path.
+local function replace_checked(sys, what, a, path, st, new)
+   local keep = st and (st.mode & tonumber("0777", 8)) or tonumber("0644", 8)
+   write_checked(sys, what, a.validate, path, new,
+                 { via = a.path, mode = st == nil and keep or nil }, keep)
 end
 
 -- The file a.path names (a symlink followed), its stat and content; a
@@ -653,7 +856,7 @@ local function check_pattern(v, what)
    return nil, v
 end
 
-local function check_validate(v, what)
+function check_validate(v, what)
    local err, argv = args.argv(v, what)
    if err then return err end
    for _, w in ipairs(argv) do
@@ -663,44 +866,115 @@ local function check_validate(v, what)
               R.show_argv(argv))
 end
 
+-- A POSIX extended regular expression, compiled by libc's regcomp as it
+-- will be at run time: an expression it refuses is an error now, in
+-- regerror's words.
+local function check_regex(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   local re, why = core.regex_compile(v)
+   if re == nil then
+      return fmt("%s %s is not a POSIX extended regular expression: %s", what, args.show(v), why)
+   end
+   return nil, v
+end
+
 local line_schema = {
-   match = check_pattern, match_plain = args.nonempty_string, after = check_pattern,
-   before = check_pattern, validate = check_validate, create = args.boolean,
+   match = check_pattern, match_plain = args.nonempty_string, regex = check_regex,
+   after = check_pattern, before = check_pattern, validate = check_validate,
+   create = args.boolean,
 }
+
+-- What in Lua pattern p is regular-expression syntax that Lua patterns do
+-- not have (so that p finds other lines than its author meant), or nil:
+-- warning W107.  "%" escapes: "%|" is a literal bar and is not flagged.
+local function regex_syntax(p)
+   local i, n = 1, #p
+   while i <= n do
+      local c, d = p:sub(i, i), p:sub(i + 1, i + 1)
+      if c == "%" then
+         i = i + 2
+      elseif c == "|" then
+         return '"|" (alternation)'
+      elseif c == "\\" and d:find("^[sdwbSDWB]$") then
+         return '"\\' .. d .. '"'
+      elseif c == "\\" and d:find("^[%(%)%.%[%]%{%}%+%*%?]$") then
+         return '"\\' .. d .. '" (a backslash escape)'
+      elseif c == "(" and d == "?" then
+         return '"(?"'
+      elseif c == "[" and p:sub(i + 1, i + 2) == "[:" then
+         return '"[[:" (a POSIX class)'
+      elseif c == "{" and p:find("^{%d+,?%d*}", i) and i > 1 then
+         return fmt('"%s" (a repetition count)', p:match("^{%d+,?%d*}", i))
+      else
+         i = i + 1
+      end
+   end
+   return nil
+end
+
+local function warn_regex_syntax(recipe, o)
+   for _, k in ipairs({ "match", "after", "before" }) do
+      local why = o[k] and regex_syntax(o[k])
+      if why then
+         core.warn("W107", fmt("%s: %s %s is a Lua pattern, and Lua patterns have no %s: it "
+                               .. "does not find the lines a regular expression would; give "
+                               .. "the expression as regex = %s instead%s", recipe, k,
+                               args.show(o[k]), why, args.show(o[k]),
+                               k == "match" and "" or " (or write a Lua pattern)"))
+      end
+   end
+end
 
 -- A name for the claim file.setting (NAME=VALUE, split at the first
 -- "="): the match in a form without "=" ("\" is doubled, "=" becomes
 -- "\x3d", so two different matches never share a name).  The engine
 -- compares names starting with "lines " with regard to case.
 local function match_name(a)
-   local m = a.match or a.match_plain
+   local m = a.match or a.regex or a.match_plain
    m = m:gsub("\\", "\\\\"):gsub("=", "\\x3d")
-   return (a.match and "lines matching " or "lines containing ") .. m
+   return (a.match and "lines matching " or a.regex and "lines matching regex "
+           or "lines containing ") .. m
 end
 
+-- line may be nil (file.line_absent given only a match).
 local function line_args(recipe, path, line, opts)
-   local err, v = args.check_all(args.abs_path, path, "path", check_line, line, "line")
+   local err, v
+   if line == nil then
+      err = args.abs_path(path, "path")
+      v = { path }
+   else
+      err, v = args.check_all(args.abs_path, path, "path", check_line, line, "line")
+   end
    local oerr, o = args.options(opts, line_schema, recipe)
    local xerr
    if not oerr then
-      if o.match and o.match_plain then
-         xerr = "give match (a Lua pattern) or match_plain (a plain string), not both"
+      local n = (o.match and 1 or 0) + (o.match_plain and 1 or 0) + (o.regex and 1 or 0)
+      if n > 1 then
+         xerr = "give one of match (a Lua pattern), regex (a POSIX extended regular "
+            .. "expression) and match_plain (a plain string), not " .. (n == 3 and "all three"
+                                                                        or "two")
       elseif o.after and o.before then
          xerr = "give after or before, not both"
+      elseif line == nil and n == 0 then
+         xerr = "give the line to remove, or what finds the lines to remove "
+            .. "(match, regex or match_plain)"
       end
+      warn_regex_syntax(recipe, o)
    end
    local msg = args.join(recipe, err, oerr, xerr)
    if msg then return msg end
    return nil, { path = v[1], line = v[2], match = o.match, match_plain = o.match_plain,
-                 after = o.after, before = o.before, validate = o.validate,
+                 regex = o.regex, after = o.after, before = o.before, validate = o.validate,
                  create = o.create or false }
 end
 
 local function line_leaves(a)
-   local m = a.match or a.match_plain
+   local m = a.match or a.regex or a.match_plain
    local upd = fmt('file %s has line "%s"', a.path, a.line)
    local downd = m and fmt("file %s has no line %s %s", a.path,
-                           a.match and "matching" or "containing", args.show(m))
+                           a.match and "matching" or a.regex and "matching regex"
+                              or "containing", args.show(m))
       or fmt('file %s lacks line "%s"', a.path, a.line)
    local up = { claim.file_line(a.path, a.line) }
    if m then up[#up + 1] = claim.file_setting(a.path, match_name(a) .. "=" .. a.line) end
@@ -715,7 +989,8 @@ local function line_leaves(a)
           core.leaf{ desc = downd, impl = impl.line_absent, args = a, claims = down }
 end
 
---[[ file.line(path, line [, { match=, match_plain=, after=, before=, validate=, create= }])
+--[[ file.line(path, line [, { match=, regex=, match_plain=, after=, before=, validate=,
+                              create= }])
   UnixLike, revertable: its revert is file.line_absent with the same
   arguments.  Ansible's lineinfile (state=present).
   Claims: file.line path = line; with match (or match_plain) also
@@ -724,8 +999,11 @@ end
   P007, as is fixed content for the file (file.has_content); with
   validate, file.generated PATH.prop-check.
   match: a Lua pattern (string.find, unanchored: "^PermitRootLogin%s"
-  finds lines that start with the keyword); match_plain: a plain string
-  instead.  after / before: Lua patterns naming where a new line goes
+  finds lines that start with the keyword); regex: a POSIX extended
+  regular expression (regcomp, REG_EXTENDED; one that does not compile
+  is P012 with regcomp's words); match_plain: a plain string instead.
+  One of the three at most.  A match written as a regular expression
+  ("|", "\s", "(?"...) is warning W107.  after / before: Lua patterns naming where a new line goes
   (before = "^" puts it first).  validate: an argv holding "%s", such as
   { "visudo", "-cf", "%s" }.  create: make a missing file (0644).
   Run time, in this order: the LAST line the match finds is replaced by
@@ -749,8 +1027,11 @@ function file.line(path, line, opts)
    return core.pair(line_leaves(a))
 end
 
---[[ file.line_absent(path, line [, { match=, match_plain=, validate= }])
-  UnixLike, revertable: its revert is file.line with the same arguments.
+--[[ file.line_absent(path [, line] [, { match=, regex=, match_plain=, validate= }])
+  UnixLike, revertable: its revert is file.line with the same arguments;
+  without line (a match only) not revertable, and claimed as the setting
+  "lines matching PATTERN" given no line, so file.line with the same
+  match is P007.
   Ansible's lineinfile with state=absent.
   Claims: file.noline path = line (and PATH.prop-check with validate).
   Run time: with match (or match_plain), removes EVERY line it finds,
@@ -763,33 +1044,60 @@ end
 ]]
 function file.line_absent(path, line, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " lacks line"
+   if type(line) == "table" and opts == nil then line, opts = nil, line end
    local err, a = line_args("file.line_absent", path, line, opts)
    if not err and (a.after or a.before or a.create) then
       err = "file.line_absent: after, before and create place a line that is added; "
-         .. "file.line_absent removes lines (give match, match_plain or validate)"
+         .. "file.line_absent removes lines (give match, regex, match_plain or validate)"
    end
    if err then return core.invalid(desc, err) end
+   if a.line == nil then
+      -- No line to put back: not revertable.  The claim says that no
+      -- line the match finds is there, so that file.line with the same
+      -- match is P007.
+      local m = a.match or a.regex or a.match_plain
+      local claims = { claim.file_setting(a.path, match_name(a) .. "=") }
+      if a.validate then
+         claims[2] = claim.file_generated(a.path .. ".prop-check",
+                                          "a copy checked before it replaces the file")
+      end
+      return core.leaf{ desc = fmt("file %s has no line %s %s", a.path,
+                                   a.match and "matching" or a.regex and "matching regex"
+                                      or "containing", args.show(m)),
+                        impl = impl.line_absent, args = a, claims = claims,
+                        norevert = "file.line_absent without a line has no revert action: "
+                           .. "there is no line to put back" }
+   end
    local up, down = line_leaves(a)
    return core.pair(down, up)
 end
 
---[[ file.directory(path [, { mode=, owner=, group= }])
+--[[ file.directory(path [, { mode=, owner=, group=, recurse=, hardlinks= }])
   UnixLike, not revertable.
   Claims: file.directory path; file.mode / file.owner when given.
   Run time: makes the directory when missing, and its missing parents too
   (as mkdir -p: parents 0755, root); mode/owner/group (default 0755) apply
   to path itself and are corrected when they differ.  A file or link at
   path is a failure (a link to a directory counts as the directory).
+  recurse = true: every entry below gets them too, as file.mode's.
   Example:
     file.directory("/srv/www", { mode = "0755", owner = "www-data" })
 ]]
+local directory_schema = { mode = args.mode, owner = check_account, group = check_account,
+                           recurse = args.boolean, hardlinks = args.boolean }
+
 function file.directory(path, opts)
    local desc = "directory " .. (type(path) == "string" and path or "?") .. " exists"
    local err = args.abs_path(path, "path")
-   local oerr, o = args.options(opts, ownership_schema, "file.directory")
-   local msg = args.join("file.directory", err, oerr)
+   local oerr, o = args.options(opts, directory_schema, "file.directory")
+   local rerr
+   if not oerr and o.recurse and not (o.mode or o.owner or o.group) then
+      rerr = "recurse = true gives mode, owner or group to what is below: give one of them"
+   end
+   local msg = args.join("file.directory", err, oerr, rerr)
    if msg then return core.invalid(desc, msg) end
-   local a = { path = path, mode = o.mode, owner = o.owner, group = o.group }
+   local a = { path = path, mode = o.mode, owner = o.owner, group = o.group,
+               recurse = o.recurse, hardlinks = o.hardlinks }
    return core.leaf{ desc = desc, impl = impl.directory, args = a,
                      claims = ownership_claims({ claim.file_directory(path) }, path, o),
                      norevert = "file.directory has no revert action: removing a directory "
@@ -846,7 +1154,7 @@ function file.symlink(link, target, opts)
                      norevert = "file.symlink has no revert action: what was at the link's path before is not known" }
 end
 
---[[ file.mode(path, mode [, { hardlinks = true }])
+--[[ file.mode(path, mode [, { hardlinks = true, recurse = true }])
   UnixLike, not revertable.
   Claims: file.mode path = mode, normalised to four digits ("644" -> "0644").
   Run time: chmod when the mode differs.  A missing path, or a symlink
@@ -855,10 +1163,14 @@ end
   its other names may be outside the tree, and chmod changes them all.
   hardlinks = true changes it all the same.  On the host itself every
   name is on the host, and the file is changed.
+  recurse = true: when path is a directory, every entry below it (listed
+  by find on the target: a connect.dir tree fails) is made to match;
+  symlinks are neither followed nor changed; a directory below gets x
+  wherever the mode has r.  A converged run changes nothing.
   Example:
     file.mode("/etc/shadow", "0640")
 ]]
-local hardlinks_schema = { hardlinks = args.boolean }
+local hardlinks_schema = { hardlinks = args.boolean, recurse = args.boolean }
 
 function file.mode(path, mode, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " has mode "
@@ -869,18 +1181,19 @@ function file.mode(path, mode, opts)
    if msg then return core.invalid(desc, msg) end
    desc = "file " .. v[1] .. " has mode " .. v[2]
    return core.leaf{ desc = desc, impl = impl.mode,
-                     args = { path = v[1], mode = v[2], hardlinks = o.hardlinks },
+                     args = { path = v[1], mode = v[2], hardlinks = o.hardlinks,
+                              recurse = o.recurse },
                      claims = { claim.file_mode(v[1], v[2]) },
                      norevert = "file.mode has no revert action: the old mode is not known" }
 end
 
---[[ file.owner(path, user [, group] [, { hardlinks = true }])
+--[[ file.owner(path, user [, group] [, { hardlinks = true, recurse = true }])
   UnixLike, not revertable.
   Claims: file.owner path = "user:group" (group may be empty: unchanged).
   Run time: chown when the owner (or group) differs, by name or number as
   given.  A missing path, or a symlink, is a failure.  In a tree, a
   regular file with more than one hard link is refused unless
-  hardlinks = true, as for file.mode.
+  hardlinks = true, as for file.mode; recurse = true as for file.mode.
   Example:
     file.owner("/srv/www", "www-data", "www-data")
 ]]
@@ -896,7 +1209,8 @@ function file.owner(path, user, group, opts)
    if msg then return core.invalid(desc, msg) end
    if g ~= "" then desc = desc .. ":" .. g end
    return core.leaf{ desc = desc, impl = impl.owner,
-                     args = { path = v[1], owner = v[2], group = group and g, hardlinks = o.hardlinks },
+                     args = { path = v[1], owner = v[2], group = group and g,
+                              hardlinks = o.hardlinks, recurse = o.recurse },
                      claims = { claim.file_owner(v[1], v[2] .. ":" .. g) },
                      norevert = "file.owner has no revert action: the old owner is not known" }
 end

@@ -618,6 +618,42 @@ static const explanation table[] = {
      "\n"
      "    postfix.installed(),\n"
      "    postfix.main_cf { message_size_limit = 52428800 },\n"},
+    {"W107", "a Lua pattern written as a regular expression",
+     "W107 (warning): a Lua pattern written as a regular expression\n"
+     "\n"
+     "match = (and after =, before =) of file.line and file.line_absent is a\n"
+     "Lua pattern, not a regular expression.  Lua patterns have no\n"
+     "alternation (a|b), no \\s, \\d, \\w or \\b (they write %s, %d, %w), no\n"
+     "(?...) groups, no backslash escapes (they escape with %), no [[:space:]]\n"
+     "classes and no {n} counts.  A pattern that uses them is still a valid Lua\n"
+     "pattern, so nothing fails: it only finds other lines than meant (often\n"
+     "none, and the line is appended beside the old one, which sshd and many\n"
+     "other programs then ignore).  Give a POSIX extended regular expression as\n"
+     "regex = instead, or write the Lua pattern (\"%|\" is a literal bar).\n"
+     "--werror makes this an error.\n"
+     "\n"
+     "Wrong:\n"
+     "\n"
+     "  host \"web1\" {\n"
+     "    file.line(\"/etc/ssh/sshd_config\", \"PermitRootLogin no\",\n"
+     "              { match = \"^#?PermitRootLogin (yes|no)\" }),\n"
+     "  }\n"
+     "\n"
+     "  site.lua:2: warning[W107]: file.line: match \"^#?PermitRootLogin (yes|no)\" is a Lua "
+     "pattern, and Lua patterns have no \"|\" (alternation): it does not find the lines a "
+     "regular expression would; give the expression as regex = \"^#?PermitRootLogin (yes|no)\" "
+     "instead\n"
+     "      2 |   file.line(\"/etc/ssh/sshd_config\", \"PermitRootLogin no\",\n"
+     "\n"
+     "Fix: the same expression as regex =\n"
+     "\n"
+     "    file.line(\"/etc/ssh/sshd_config\", \"PermitRootLogin no\",\n"
+     "              { regex = \"^#?PermitRootLogin (yes|no)\" }),\n"
+     "\n"
+     "or a Lua pattern:\n"
+     "\n"
+     "    file.line(\"/etc/ssh/sshd_config\", \"PermitRootLogin no\",\n"
+     "              { match = \"^#?PermitRootLogin%s\" }),\n"},
     {"W108", "secret content written readable by group or others",
      "W108 (warning): secret content written readable by group or others\n"
      "\n"
@@ -724,7 +760,7 @@ prop_explain_summary(const char *code)
 static const char *const codes[] = {"P001", "P002", "P003", "P004", "P005", "P006", "P007",
                                     "P008", "P009", "P010", "P011", "P012", "P013", "P014",
                                     "P015", "P016", "W101", "W102", "W103", "W104", "W105",
-                                    "W106", "W108", "W109", NULL};
+                                    "W106", "W107", "W108", "W109", NULL};
 
 const char *const *
 prop_explain_codes(void)
