@@ -549,7 +549,14 @@ function impl.grant_absent.ensure(sys, a)
       R.fail("%s: the server cannot be asked: %s: %s", what, have, INSTALL)
    end
    if not exists or (next(have) == nil and not grantable) then return false end
-   tell(sys, what, fmt("REVOKE ALL PRIVILEGES, GRANT OPTION ON %s FROM %s;\n", object(a), account(a)))
+   local sql = {}
+   if next(have) ~= nil then
+      sql[#sql + 1] = fmt("REVOKE ALL PRIVILEGES ON %s FROM %s;", object(a), account(a))
+   end
+   if grantable then
+      sql[#sql + 1] = fmt("REVOKE GRANT OPTION ON %s FROM %s;", object(a), account(a))
+   end
+   tell(sys, what, concat(sql, "\n") .. "\n")
    sys:note(fmt("%s every privilege of %s@%s on %s", sys.dry and "would revoke" or "revoked",
                 a.user, a.host, a.on))
    return true
@@ -574,7 +581,7 @@ end
 
 --[[ mysql.grant(user, { on = "db.*", privileges = { "SELECT", "INSERT" } [, host = "localhost"] })
   DebianLike, revertable: its revert revokes every privilege of the
-  account on that object (REVOKE ALL PRIVILEGES, GRANT OPTION).  Uses
+  account on that object (REVOKE ALL PRIVILEGES, and GRANT OPTION).  Uses
   service mariadb.
   on: "*.*" (global), "DATABASE.*" or "DATABASE.TABLE".  privileges:
   privilege names (SELECT, INSERT, ..., CREATE TEMPORARY TABLES; the
@@ -696,6 +703,14 @@ function impl.setting.ensure(sys, a)
       end
       R.fail("%s: %s is missing: %s", what, dir, INSTALL)
    end
+   -- An option the server does not know would keep it from starting
+   -- again: a running server is asked first, and the file left alone.
+   if not a.remove then
+      local got, why = server_value(sys, what, a.name)
+      if got == nil and why:find("has no variable", 1, true) then
+         R.fail("%s: %s: nothing written (the server would not start with it)", what, why)
+      end
+   end
    local edit = a.remove and function(old) return conf.unset_ini(old, "mysqld", a.name, a.value) end
       or function(old) return conf.set_ini(old or "# MariaDB options, managed by prop\n", "mysqld",
                                            a.name, a.value) end
@@ -711,6 +726,7 @@ end
 
 function impl.setting.repair(sys)
    R.service_do(sys, SERVICE, "restart")
+   sys.cache["mysql.restarted"] = true
    sys:note("mariadb restarted: it did not hold the setting")
 end
 
@@ -740,16 +756,27 @@ function impl.restart.ensure(sys)
       sys:note("mariadb is not running: it reads its options when it starts")
       return false
    end
+   -- Which settings of the file the running server does not hold.
+   local function not_held()
+      local bad = {}
+      for _, kv in ipairs(file_settings(sys:read(CNF))) do
+         local ok, seen = probe_setting(sys, "mariadb restarted", kv[1]:gsub("-", "_"), kv[2])
+         if not ok then bad[#bad + 1] = seen end
+      end
+      return bad
+   end
+   -- A setting's repair restarted it in this run already.
+   if sys.cache["mysql.restarted"] and not sys.dry and #not_held() == 0 then
+      sys:note("mariadb was restarted in this run already and holds the options of " .. CNF)
+      return false
+   end
    R.service_do(sys, SERVICE, "restart")
    if sys.dry then
       sys:note("would restart mariadb")
       return true
    end
-   local bad = {}
-   for _, kv in ipairs(file_settings(sys:read(CNF))) do
-      local ok, seen = probe_setting(sys, "mariadb restarted", kv[1]:gsub("-", "_"), kv[2])
-      if not ok then bad[#bad + 1] = seen end
-   end
+   sys.cache["mysql.restarted"] = true
+   local bad = not_held()
    if #bad > 0 then R.fail("mariadb restarted, but %s", concat(bad, "; ")) end
    sys:note("mariadb restarted: it holds the options of " .. CNF)
    return true
@@ -757,7 +784,9 @@ end
 
 local function restart_leaf()
    return core.leaf{ desc = "mariadb restarted for its options", targets = "DebianLike",
-                     impl = impl.restart, norevert = "a restart has nothing to revert", uses = USES }
+                     impl = impl.restart, norevert = "a restart has nothing to revert", uses = USES,
+                     -- Claimed: two settings' restarts are then one (on_change).
+                     claims = { claim.service_restarted(SERVICE) } }
 end
 
 local function check_value(v, what)

@@ -177,6 +177,7 @@ prop_run "$TMP/r3.out" "$TMP/site.lua"
 watch_stop
 same "repair: exit" "$rc" 0
 same "repair: three changed" "$(changed_inside "$TMP/r3.out")" "3/0"
+check "repair: mariadb was not restarted twice" grep -q 'mariadb was restarted in this run already' "$TMP/r3.out"
 same "repair: only SELECT, INSERT again" "$(echo "SHOW GRANTS FOR app@localhost" | sql | grep -F 'ON `app`.*')" \
   'GRANT SELECT, INSERT ON `app`.* TO `app`@`localhost`'
 same "repair: the secret logs in again" "$(login "$VALUE" app)" "app@localhost"
@@ -205,7 +206,7 @@ write_site \
   'revert(mysql.setting("max-allowed-packet", "32M"))'
 prop_run "$TMP/r5.out" "$TMP/site.lua"
 same "revert: exit" "$rc" 0
-same "revert: four changed" "$(changed_inside "$TMP/r5.out")" "4/0"
+same "revert: four changed, and the restart" "$(changed_inside "$TMP/r5.out")" "5/0"
 same "revert: the odd database dropped, app kept" \
   "$(echo "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN ('app', 'o''db\`; DROP DATABASE app; --')" | sql)" 1
 same "revert: the odd user dropped" "$(echo "SELECT COUNT(*) FROM mysql.user WHERE User = 'q''u\`x'" | sql)" 0
@@ -214,5 +215,14 @@ same "revert: the line is out of the file" "$(inside grep -c max_allowed_packet 
 same "revert: the server has its default again" "$(echo 'SELECT @@max_allowed_packet, @@max_connections' | sql)" "$(printf '16777216\t123')"
 prop_run "$TMP/r6.out" "$TMP/site.lua"
 same "revert, again: nothing changed" "$(changed_inside "$TMP/r6.out")" "0/0"
+
+# ---- an option the server does not know: refused before it is written ------------------
+write_site 'mysql.setting("max_connections", 123)' 'mysql.setting("prop_no_such_option", 1)'
+prop_run "$TMP/r7.out" "$TMP/site.lua"
+same "unknown option: exit" "$rc" 1
+same "unknown option: it alone failed" "$(changed_inside "$TMP/r7.out")" "0/1"
+check "unknown option: says why" grep -q 'mysql.setting prop_no_such_option: the server has no variable prop_no_such_option: nothing written' "$TMP/r7.out"
+same "unknown option: not in the file" "$(inside grep -c prop_no_such_option /etc/mysql/mariadb.conf.d/60-prop.cnf || true)" 0
+check "unknown option: the server still runs" inside mysqladmin --protocol=socket ping
 
 finish
