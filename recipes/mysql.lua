@@ -182,7 +182,8 @@ end
 
 local function schema_row(sys, what, name)
    local out, why = ask(sys, what, "SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME "
-                        .. "FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = " .. lit(name) .. ";\n")
+                        .. "FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = " .. lit(name)
+                        .. ";\n")
    if out == nil then return nil, why end
    return rows(out)[1] or false
 end
@@ -244,7 +245,8 @@ local function charset_name(v, what)
    local err = args.nonempty_string(v, what)
    if err then return err end
    if not v:find("^[%w_]+$") then
-      return fmt('%s %s must be a name such as "utf8mb4" or "utf8mb4_unicode_ci"', what, args.show(v))
+      return fmt('%s %s must be a name such as "utf8mb4" or "utf8mb4_unicode_ci"', what,
+                 args.show(v))
    end
    return nil, v:lower()
 end
@@ -273,7 +275,8 @@ function mysql.database(name, opts)
                          uses = USES }
    local down = core.leaf{ desc = desc .. " dropped", targets = "DebianLike",
                            impl = impl.database_absent, args = { name = name }, uses = USES,
-                           norevert = "a dropped database cannot be brought back: use mysql.database" }
+                           norevert = "a dropped database cannot be brought back: "
+                              .. "use mysql.database" }
    return core.pair(up, down)
 end
 
@@ -286,7 +289,8 @@ end
 local function auth_sql(a)
    return fmt("SELECT JSON_VALUE(Priv, '$.plugin'), %s, JSON_EXISTS(Priv, '$.auth_or') "
               .. "FROM mysql.global_priv WHERE User = %s AND Host = %s;",
-              a.password and "JSON_VALUE(Priv, '$.authentication_string') = PASSWORD(@prop_pw)" or "1",
+              a.password and "JSON_VALUE(Priv, '$.authentication_string') = PASSWORD(@prop_pw)"
+                 or "1",
               lit(a.user), lit(a.host))
 end
 
@@ -425,7 +429,8 @@ function mysql.user(name, opts)
    desc = desc .. "@" .. a.host
    local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.user, args = a,
                          uses = USES }
-   local down = core.leaf{ desc = desc .. " dropped", targets = "DebianLike", impl = impl.user_absent,
+   local down = core.leaf{ desc = desc .. " dropped", targets = "DebianLike",
+                           impl = impl.user_absent,
                            args = { user = name, host = a.host }, uses = USES,
                            norevert = "a dropped account cannot be brought back: use mysql.user" }
    return core.pair(up, down)
@@ -495,7 +500,9 @@ end
 function impl.grant.ensure(sys, a)
    local what = fmt("mysql.grant %s@%s on %s", a.user, a.host, a.on)
    local exists, have, grantable = current_privileges(sys, what, a)
-   if exists == nil then return cannot_ask(sys, what, have, "would grant " .. concat(a.privileges, ", ")) end
+   if exists == nil then
+      return cannot_ask(sys, what, have, "would grant " .. concat(a.privileges, ", "))
+   end
    if not exists then
       if sys.dry then
          sys:note(fmt("would grant %s once the account %s@%s exists", concat(a.privileges, ", "),
@@ -527,7 +534,9 @@ function impl.grant.ensure(sys, a)
    end
    tell(sys, what, concat(sql, "\n") .. "\n")
    local done = {}
-   if #add > 0 then done[#done + 1] = (sys.dry and "would grant " or "granted ") .. concat(add, ", ") end
+   if #add > 0 then
+      done[#done + 1] = (sys.dry and "would grant " or "granted ") .. concat(add, ", ")
+   end
    if #drop > 0 then
       done[#done + 1] = (sys.dry and "would revoke " or "revoked ") .. concat(drop, ", ")
    end
@@ -601,8 +610,8 @@ function mysql.grant(user, opts)
    local uerr = check_account_name(user, "user")
    local oerr, o
    if type(opts) ~= "table" then
-      oerr = fmt('give the options as a table such as { on = "app.*", privileges = { "SELECT" } }, got %s',
-                 args.got(opts))
+      oerr = fmt('give the options as a table such as { on = "app.*", privileges = { "SELECT" } }, '
+                 .. "got %s", args.got(opts))
    else
       oerr, o = args.options(opts, {
          host = check_host,
@@ -615,8 +624,12 @@ function mysql.grant(user, opts)
             end, { nonempty = true })
          end,
       }, "mysql.grant")
-      if not oerr and o.on == nil then oerr = 'on is missing: "*.*", "DATABASE.*" or "DATABASE.TABLE"' end
-      if not oerr and o.privileges == nil then oerr = 'privileges is missing: a list such as { "SELECT" }' end
+      if not oerr and o.on == nil then
+         oerr = 'on is missing: "*.*", "DATABASE.*" or "DATABASE.TABLE"'
+      end
+      if not oerr and o.privileges == nil then
+         oerr = 'privileges is missing: a list such as { "SELECT" }'
+      end
    end
    local privs = {}
    if not oerr then
@@ -625,7 +638,8 @@ function mysql.grant(user, opts)
          if p == "ALL" or p == "ALL PRIVILEGES" then
             oerr = "privileges: ALL is not taken: list the privileges the account needs"
          elseif p == "USAGE" or p == "GRANT OPTION" then
-            oerr = fmt("privileges: %s is not taken (USAGE is no privilege; GRANT OPTION is never granted)", p)
+            oerr = fmt("privileges: %s is not taken (USAGE is no privilege; GRANT OPTION is never "
+                       .. "granted)", p)
          elseif not R.list_has(known, p) then
             oerr = fmt("privileges: %s is not a privilege on %s%s", args.show(p),
                        o.on.level == "global" and "*.*" or o.on.level == "database" and "a database"
@@ -643,7 +657,8 @@ function mysql.grant(user, opts)
    local a = { user = user, host = o.host or "localhost", on = opts.on, level = o.on.level,
                db = o.on.db, table = o.on.table, privileges = privs }
    desc = fmt("mysql grant %s on %s to %s@%s", concat(privs, ","), a.on, user, a.host)
-   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.grant, args = a, uses = USES }
+   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.grant, args = a,
+                         uses = USES }
    local down = core.leaf{ desc = fmt("mysql grants on %s to %s@%s revoked", a.on, user, a.host),
                            targets = "DebianLike", impl = impl.grant_absent, args = a, uses = USES,
                            norevert = "revoked privileges are not known: use mysql.grant" }
@@ -798,7 +813,8 @@ local function check_value(v, what)
    local err, s = conf.check_value(v, what)
    if err then return err end
    if s == "" or s:find("[#;\"'\\]") then
-      return fmt("%s %s must not be empty nor contain #, ;, quotes or backslashes", what, args.show(s))
+      return fmt("%s %s must not be empty nor contain #, ;, quotes or backslashes", what,
+                 args.show(s))
    end
    return nil, s
 end
@@ -822,7 +838,8 @@ end
 ]]
 function mysql.setting(name, value, ...)
    local desc = "mysql setting " .. (type(name) == "string" and name or "?")
-   local nerr = args.matching(name, "name", "[%a][%w_-]*", 'a variable name such as "max_connections"')
+   local nerr = args.matching(name, "name", "[%a][%w_-]*",
+                              'a variable name such as "max_connections"')
    local verr, v = check_value(value, "value")
    local xerr = select("#", ...) > 0 and "mysql.setting takes a name and a value" or nil
    local msg = args.join("mysql.setting", nerr, verr, xerr)
