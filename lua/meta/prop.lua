@@ -1643,6 +1643,59 @@ function borg.backup(dirs, repo, opts) end
 ---@return prop.Property
 function tor.hidden_service(name, port, opts) end
 
+mysql = {}
+
+---DebianLike, port 3306.  Installs mariadb-server and starts the mariadb
+---service.
+---@return prop.Property
+function mysql.installed() end
+
+---@class prop.MysqlDatabaseOptions
+---@field encoding? string the default character set: "utf8mb4"
+---@field collation? string the default collation: "utf8mb4_unicode_ci"
+
+---DebianLike, revertable (DROP DATABASE).  Created when missing; its
+---defaults changed (ALTER DATABASE) when they differ from those given.
+---Uses service mariadb.
+---@param name string "app"
+---@param opts? prop.MysqlDatabaseOptions
+---@return prop.Property
+function mysql.database(name, opts) end
+
+---@class prop.MysqlUserOptions
+---@field password? any secret "name" from the site's store (plain text is refused)
+---@field host? string "localhost" (default), an address or a pattern: "10.0.0.%"
+---@field plugin? "mysql_native_password"|"unix_socket" default: mysql_native_password with a password, else unix_socket
+
+---DebianLike, revertable (DROP USER).  The stored hash is compared with
+---what the secret hashes to on the server; a missing account is
+---created, a wrong password or plugin set.  Uses service mariadb.
+---@param name string "app"
+---@param opts? prop.MysqlUserOptions
+---@return prop.Property
+function mysql.user(name, opts) end
+
+---@class prop.MysqlGrantOptions
+---@field on string "*.*", "DATABASE.*" or "DATABASE.TABLE"
+---@field privileges string[] { "SELECT", "INSERT" } (ALL is refused: list them)
+---@field host? string "localhost" (default)
+
+---DebianLike, revertable (REVOKE ALL PRIVILEGES, GRANT OPTION on the
+---object).  The account's privileges on the object made exactly those
+---given: missing ones granted, others revoked.  Uses service mariadb.
+---@param user string the account's name
+---@param opts prop.MysqlGrantOptions
+---@return prop.Property
+function mysql.grant(user, opts) end
+
+---DebianLike, revertable (the line taken out).  NAME = VALUE in [mysqld]
+---of /etc/mysql/mariadb.conf.d/60-prop.cnf (one file for the host), then
+---mariadb restarted once; verify: SELECT @@NAME.  Uses service mariadb.
+---@param name string a server system variable: "max_connections"
+---@param value string|integer|boolean 200, "64M", true (ON)
+---@return prop.Property
+function mysql.setting(name, value) end
+
 network = {}
 
 ---@class prop.InterfaceConfig
