@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "archive_reader.h"
 #include "unit.h"
 
@@ -295,6 +296,34 @@ START_TEST(test_memory)
 }
 END_TEST
 
+/* Every allocation of the reader's own failing in turn: each ends in a
+ * clean error (or, past the last, the whole listing), nothing leaked. */
+START_TEST(test_alloc_faults)
+{
+    static const char *const excl[] = {"*.log"};
+    prop_ar_opts o = {1, excl, 1, 0, 0};
+    char out[4096], whole[4096];
+    unsigned long long n;
+
+    ck_assert_int_eq(sh("cd %s && chmod 755 src/top src/top/sub && "
+                        "tar -C src --sort=name -czf t.tgz top",
+                        dir),
+                     0);
+    prop_alloc_fail_at(0);
+    listing("t.tgz", &o, whole, sizeof whole);
+    ck_assert_ptr_null(strstr(whole, "ERROR"));
+    for (n = 1; n < 200; n++) {
+        prop_alloc_fail_at(n);
+        listing("t.tgz", &o, out, sizeof out);
+        prop_alloc_fail_at(0);
+        if (strcmp(out, whole) == 0)
+            break;
+        ck_assert_ptr_nonnull(strstr(out, "out of memory"));
+    }
+    ck_assert_uint_lt(n, 200);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -307,6 +336,7 @@ main(void)
     tcase_add_test(tc, test_unsafe);
     tcase_add_test(tc, test_corrupt);
     tcase_add_test(tc, test_memory);
+    tcase_add_test(tc, test_alloc_faults);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
