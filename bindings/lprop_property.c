@@ -17,6 +17,7 @@
 
 #include <lauxlib.h>
 
+#include "lprop_archive.h"
 #include "lprop_openpgp.h"
 #include "lprop_regex.h"
 #include "lprop_property.h"
@@ -730,5 +731,6 @@ luaopen_prop_core(lua_State *L)
     lprop_secret_register(L);
     lprop_openpgp_register(L);
     lprop_regex_register(L);
+    lprop_archive_register(L);
     return 1;
 }

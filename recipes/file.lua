@@ -1215,4 +1215,11 @@ function file.owner(path, user, group, opts)
                      norevert = "file.owner has no revert action: the old owner is not known" }
 end
 
+--[[ file.downloaded(path, url, { sha256=, owner=, group=, mode= })
+  See prop.download (lua/prop/download.lua): sha256 is required.
+]]
+function file.downloaded(path, url, opts)
+   return require("prop.download").downloaded(path, url, opts)
+end
+
 return args.strict_module(file, "file")

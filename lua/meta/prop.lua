@@ -670,6 +670,43 @@ function file.mode(path, mode, opts) end
 ---@return prop.Property
 function file.owner(path, user, group, opts) end
 
+---@class prop.DownloadOptions
+---@field sha256 string the file's SHA-256, 64 hex digits (required)
+---@field owner? prop.Account
+---@field group? prop.Account
+---@field mode? prop.Mode default "0644"
+
+---UnixLike, not revertable.  The file at `path` is what `url` (http,
+---https, ftp) serves, with that SHA-256: fetched by the target (curl,
+---else wget) into a temporary file beside `path`, checked there and
+---renamed into place; fetched here and sent when the target cannot.  A
+---checksum that does not match writes nothing.
+---@param path string absolute
+---@param url string
+---@param opts prop.DownloadOptions
+---@return prop.Property
+function file.downloaded(path, url, opts) end
+
+archive = {}
+
+---@class prop.ArchiveOptions
+---@field strip? integer leading path components dropped from each entry
+---@field owner? prop.Account owner of everything extracted (default: prop's user)
+---@field group? prop.Account
+---@field creates? string absolute: when it exists on the target, nothing is read or written
+---@field exclude? string|string[] globs (fnmatch, "*" matches "/") of entries left out
+
+---UnixLike, not revertable.  A tar (gzip, bzip2, xz, zstd) or zip
+---archive extracted into `dest`, read by prop itself (the target needs no
+---tar): only the entries that differ from the target are written.
+---`src`: a file beside the site ("files/app.tar.gz", read when the site
+---is), an absolute path on the target, or a `file.downloaded` property.
+---@param dest string absolute
+---@param src string|prop.Property
+---@param opts? prop.ArchiveOptions
+---@return prop.Property
+function archive.extracted(dest, src, opts) end
+
 apt = {}
 
 ---DebianLike, revertable (its revert is `apt.removed`).  Claims each

@@ -152,7 +152,7 @@ local recipe_modules = {
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
    "nginx", "firewall", "git", "kernel", "grub", "mount", "postfix", "fail2ban", "borg",
-   "network", "letsencrypt", "postgresql", "selinux", "mysql",
+   "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive",
 }
 -- Loaded when first named: a site that writes files need not load the
 -- other 39 modules (most of prop's start-up time).
