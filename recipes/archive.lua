@@ -162,7 +162,8 @@ local function check_src(v, what)
       return nil, { kind = "site", path = v }
    end
    local dl = require "prop.download"
-   if dl.paths[v] then return nil, { kind = "target", path = dl.paths[v], node = v } end
+   local path = dl.path_of(v)
+   if path then return nil, { kind = "target", path = path, node = v } end
    return fmt('%s must be a file beside the site ("files/app.tar.gz"), an absolute path on '
               .. "the target, or a file.downloaded property, got %s", what, args.got(v))
 end

@@ -143,9 +143,23 @@ local function check_url(v, what)
    return nil, v
 end
 
--- The paths file.downloaded properties download to, for archive.extracted
--- to find what it is given.
-M.paths = setmetatable({}, { __mode = "k" })
+-- The path a file.downloaded property downloads to, read from the
+-- property itself (its file.generated claim, whose value names the URL and
+-- the checksum), or nil for any other value.  Not a table kept beside the
+-- properties: a recipe call equal to an earlier one may be served by
+-- making the earlier call's nodes again, without running the recipe.
+function M.path_of(v)
+   if not core.is_property(v) or v.kind ~= "property" or v.paired then return nil end
+   local desc = v.desc
+   if type(desc) ~= "string" or not desc:find("^file .* downloaded$") then return nil end
+   local claims = v.claims
+   local c = claims[1]
+   if c and c.kind == "file.generated" and type(c.value) == "string"
+      and c.value:find(" %(sha256 %x+%)$") and desc == "file " .. c.key .. " downloaded" then
+      return c.key
+   end
+   return nil
+end
 
 function M.downloaded(path, url, opts)
    local desc = "file " .. (type(path) == "string" and path or "?") .. " downloaded"
@@ -168,7 +182,6 @@ function M.downloaded(path, url, opts)
    local node = core.leaf{ desc = desc, impl = impl.downloaded, args = a, claims = claims,
                            norevert = "file.downloaded has no revert action: what was at the "
                               .. "path before is not known" }
-   M.paths[node] = a.path
    return node
 end
 
