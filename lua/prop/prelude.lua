@@ -119,6 +119,24 @@ env.host = function(name, list)
    return core_host(name, expand_roles(name, list))
 end
 env.secret = core.secret
+
+-- fact "name" { cmd = { ... }, parse = function(out, err) ... end }: a
+-- value read from each target at run time, on first use, as
+-- sys.facts.name (prop.facts).  Declared at the site's top level.
+local site_facts = require "prop.facts"
+env.fact = function(name)
+   -- "FILE:LINE: " of the call, from an error raised at that level.
+   local _, where = pcall(error, "", 3)
+   where = type(where) == "string" and where:match("^(.-):%s*$") or "?"
+   if type(name) ~= "string" then
+      error(string.format('fact: the name must be a string, as in fact "nginx_version" '
+                          .. "{ cmd = { ... }, parse = ... }, got %s", args.got(name)), 2)
+   end
+   return function(def)
+      local err = site_facts.define(name, def, where)
+      if err then error(err, 2) end
+   end
+end
 env.site = {
    hosts = core.hosts, host = core.find_host,
    file = function(path) return (core.site_file(path)) end,
