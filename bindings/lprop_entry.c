@@ -7,6 +7,7 @@
  * What a leaf does at run time (its impl table and args) is kept in two
  * registry tables indexed by the leaf's behaviour number, not in C.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -880,6 +881,35 @@ l_defined_at(lua_State *L)
     return 1;
 }
 
+/*
+ * core.inet_pton(s): "inet" or "inet6" and the address's bytes (a list of
+ * 4 or 16 integers), as inet_pton(3) reads it; nil when s is neither.
+ */
+static int
+l_inet_pton(lua_State *L)
+{
+    unsigned char b[16];
+    const char *s = luaL_checkstring(L, 1);
+    int n, i;
+
+    if (inet_pton(AF_INET, s, b) == 1) {
+        lua_pushliteral(L, "inet");
+        n = 4;
+    } else if (inet_pton(AF_INET6, s, b) == 1) {
+        lua_pushliteral(L, "inet6");
+        n = 16;
+    } else {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, n, 0);
+    for (i = 0; i < n; i++) {
+        lua_pushinteger(L, b[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 2;
+}
+
 /* name -> number: OS family and group names (kinds == 0) or claim kinds. */
 static void
 push_name_table(lua_State *L, int kinds)
@@ -910,6 +940,7 @@ static const luaL_Reg entry_funcs[] = {{"invalid", l_invalid},
                                        {"warn", l_warn},
                                        {"is_property", l_is_property},
                                        {"defined_at", l_defined_at},
+                                       {"inet_pton", l_inet_pton},
                                        {"set_unknown_field", l_set_unknown_field},
                                        {"entry", l_entry},
                                        {"check_targets", l_check_targets},
