@@ -275,7 +275,7 @@ function systemd.container(name, os_, props, opts)
    for _, k in ipairs { "variant", "mirror", "cache", "tarball" } do
       if o[k] then info[#info + 1], info[#info + 2] = k, o[k] end
    end
-   return core.container("nspawn", n, { os_, C.info(desc, info), props })
+   return core.container("nspawn", n, { os_, C.info(desc, info), C.expand_roles(n, props, { os_ }) })
 end
 
 --[[ systemd.publish(host_port, container_port [, { protocol = "tcp" | "udp" }])

@@ -56,59 +56,8 @@ for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os"
 end
 env.property = core.entry(require("prop.property").property)
 
--- A function in a host's list is a role that knows its host: it is called
--- with a read-only view of the host (name, os, suite, arch, info: what the
--- list's other entries declare) and its properties (one, a list, or none
--- as an empty list) take its place in the list.  So a role chooses by
--- release while the site is evaluated, where the checker sees the result.
-local function host_view(name, list)
-   local info = {}
-   for _, v in ipairs(list) do
-      if type(v) ~= "function" and type(v) ~= "table" or getmetatable(v) ~= nil then
-         local ok, i = pcall(function() return v.info end)
-         if ok and type(i) == "table" then
-            for k, x in pairs(i) do if info[k] == nil then info[k] = x end end
-         end
-      end
-   end
-   local family, suite, arch
-   local os_info = info.os
-   if type(os_info) == "table" then os_info = os_info[1] end
-   if type(os_info) == "string" then family, suite, arch = os_info:match("^(%S+)%s*(%S*)%s*(%S*)") end
-   local view = { name = name, os = family, suite = suite ~= "" and suite or nil,
-                  arch = arch ~= "" and arch or nil, info = info }
-   return setmetatable({}, {
-      __index = function(_, k)
-         if k == "name" or k == "os" or k == "suite" or k == "arch" or k == "info" then return view[k] end
-         error(string.format("a host given to a role has no field \"%s\" (it has name, os, suite, arch, info)",
-                             tostring(k)), 2)
-      end,
-      __newindex = function() error("the host given to a role is read-only", 2) end,
-      __metatable = false,
-   })
-end
-
-local function expand_roles(name, list)
-   if type(list) ~= "table" then return list end
-   local has
-   for _, v in ipairs(list) do if type(v) == "function" then has = true break end end
-   if not has then return list end
-   local view = host_view(name, list)
-   local out = {}
-   for i, v in ipairs(list) do
-      if type(v) == "function" then
-         local r = v(view)
-         if r == nil then
-            error(string.format('host "%s": the role at entry %d returned nothing; a role returns a '
-                                .. "property or a list of them (an empty list for none)", name, i), 3)
-         end
-         out[#out + 1] = r
-      else
-         out[#out + 1] = v
-      end
-   end
-   return out
-end
+-- A function in a host's list is a role (prop.container.expand_roles).
+local expand_roles = require("prop.container").expand_roles
 
 local core_host = core.host
 env.host = function(name, list)
