@@ -392,9 +392,16 @@ function systemd.nspawned(c, opts)
                start = o.start ~= false }
    local what = "systemd-nspawn machine " .. name
    if dropin then what = what .. " (" .. path .. ")" end
+   -- Without a network of its own the machine's services listen on the
+   -- host's ports: they are the host's, for P006 and sys.ports.
+   local shared = nil
+   if #ports == 0 and not a.private then
+      shared = C.used_ports(h)
+      if #shared == 0 then shared = nil end
+   end
    local up = core.leaf{ desc = what .. " nspawned", targets = "DebianLike", impl = impl.nspawned,
                          args = a, claims = claims, container = h,
-                         ports = #ports > 0 and ports or nil, publishes = #ports > 0 }
+                         ports = #ports > 0 and ports or shared, publishes = #ports > 0 }
    local down = core.leaf{ desc = what .. " removed", targets = "DebianLike", impl = impl.removed,
                            args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)

@@ -400,7 +400,7 @@ static const explanation table[] = {
      "    docker.running(web),\n"
      "  }\n"
      "\n"
-     "  site.lua:5: error[P014]: port 80 is published on host \"box\" by container \"web\" "
+     "  site.lua:5: error[P014]: port 80 is published on host \"box\" by container \"box/web\" "
      "but \"apache installed\" uses it on the host: the host cannot pass it to the container "
      "and listen on it too\n"
      "      5 |   docker.running(web),\n"

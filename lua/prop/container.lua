@@ -185,6 +185,26 @@ function M.info(desc, pairs_)
                      norevert = desc .. " is information about the container; it has nothing to revert" }
 end
 
+-- The ports the properties of container h use (their ports=), sorted:
+-- those of the host too when the container shares its network namespace.
+function M.used_ports(h)
+   local seen, set, out = {}, {}, {}
+   local function walk(p, depth)
+      if seen[p] or depth > 64 then return end
+      seen[p] = true
+      for _, x in ipairs(p.ports or {}) do
+         if not set[x] then
+            set[x] = true
+            out[#out + 1] = x
+         end
+      end
+      for _, c in ipairs(p.children or {}) do walk(c, depth + 1) end
+   end
+   for _, p in ipairs(h.properties) do walk(p, 0) end
+   table.sort(out)
+   return out
+end
+
 -- The first value of container.KEY on the container host h (eval or run time).
 function M.get(h, key)
    return h:info("container." .. key)[1]
