@@ -557,6 +557,27 @@ l_warn(lua_State *L)
     return 0;
 }
 
+/* core.error_at(property, code, message): record error code ("P002") with
+ * message at the property's own place (prop's checks of a host's list). */
+static int
+l_error_at(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    const prop_node *n = lprop_tonode(L, 1);
+    const char *code = luaL_checkstring(L, 2), *msg = luaL_checkstring(L, 3);
+    int rc;
+
+    if (n == NULL)
+        return luaL_argerror(L, 1, "a property");
+    if (code[0] != 'P' || !isdigit((unsigned char)code[1]) || !isdigit((unsigned char)code[2]) ||
+        !isdigit((unsigned char)code[3]) || code[4] != '\0')
+        return lprop_error(L, "core.error_at: \"%s\" is not an error code such as \"P002\"", code);
+    rc = prop_site_report(ctx->site, code, PROP_SEV_ERROR, prop_node_origin(n), msg);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    return 0;
+}
+
 /*
  * The key of a recipe call for the memo (lprop_memo.c): the recipe, the
  * number of arguments, then each argument, tagged by type, strings with
@@ -938,6 +959,7 @@ push_name_table(lua_State *L, int kinds)
 
 static const luaL_Reg entry_funcs[] = {{"invalid", l_invalid},
                                        {"warn", l_warn},
+                                       {"error_at", l_error_at},
                                        {"is_property", l_is_property},
                                        {"defined_at", l_defined_at},
                                        {"inet_pton", l_inet_pton},

@@ -59,13 +59,51 @@ env.property = core.entry(require("prop.property").property)
 -- A function in a host's list is a role (prop.container.expand_roles).
 local expand_roles = require("prop.container").expand_roles
 
+-- dnf came with RHEL 8 and Fedora 22; before them the package manager
+-- is yum, which prop has no recipes for.  A host declared with such a
+-- release gets P002 at each top-level property that would run dnf.
+local function dnf_release(h)
+   local family = h.os
+   if family ~= "rhel" and family ~= "fedora" then return end
+   local decl = h:info("os")[1]
+   local major = decl and tonumber(decl:match("^%S+%s+(%d+)"))
+   if major == nil or major >= (family == "rhel" and 8 or 22) then return end
+   local function runs_dnf(p, depth, seen)
+      if seen[p] or depth > 64 then return false end
+      seen[p] = true
+      local desc = p.desc
+      if type(desc) == "string" and desc:find("^dnf ") and #p.children == 0 then return true end
+      for _, c in ipairs(p.children) do
+         if runs_dnf(c, depth + 1, seen) then return true end
+      end
+      return false
+   end
+   local shown = family == "rhel" and "RHEL (or a rebuild) " .. major or "Fedora " .. major
+   for _, top in ipairs(h.properties) do
+      if runs_dnf(top, 0, {}) then
+         core.error_at(top, "P002", string.format(
+            '"%s" runs dnf, but host "%s" is %s, whose package manager is yum (dnf is '
+            .. "%s's from release %d on); prop has no yum recipes: manage this host's "
+            .. "packages with cmd.run, or declare the release it runs",
+            top.desc, h.name, shown, family == "rhel" and "RHEL" or "Fedora",
+            family == "rhel" and 8 or 22))
+      end
+   end
+end
+
 local core_host = core.host
 env.host = function(name, list)
    if list == nil then
       local declare = core_host(name)
-      return function(l) return declare(expand_roles(name, l)) end
+      return function(l)
+         local h = declare(expand_roles(name, l))
+         dnf_release(h)
+         return h
+      end
    end
-   return core_host(name, expand_roles(name, list))
+   local h = core_host(name, expand_roles(name, list))
+   dnf_release(h)
+   return h
 end
 env.secret = core.secret
 
