@@ -185,22 +185,54 @@ function M.info(desc, pairs_)
                      norevert = desc .. " is information about the container; it has nothing to revert" }
 end
 
+-- Ports a recipe declares by default that another property of the same
+-- machine replaces (apache.installed's 80 and 443, by apache.listen_ports):
+-- each rule is { owner = the description prefix of the leaves whose ports
+-- are replaced, by = function(leaf) -> the ports that replace them, or nil
+-- for a leaf that replaces none }.  Recipes add theirs.
+M.port_rules = {}
+function M.replaced_ports(owner, by)
+   M.port_rules[#M.port_rules + 1] = { owner = owner, by = by }
+end
+
 -- The ports the properties of container h use (their ports=), sorted:
 -- those of the host too when the container shares its network namespace.
 function M.used_ports(h)
-   local seen, set, out = {}, {}, {}
+   local seen, leaves = {}, {}
    local function walk(p, depth)
       if seen[p] or depth > 64 then return end
       seen[p] = true
-      for _, x in ipairs(p.ports or {}) do
-         if not set[x] then
-            set[x] = true
-            out[#out + 1] = x
-         end
-      end
-      for _, c in ipairs(p.children or {}) do walk(c, depth + 1) end
+      local children = p.children or {}
+      if #children == 0 then leaves[#leaves + 1] = p end
+      for _, c in ipairs(children) do walk(c, depth + 1) end
    end
    for _, p in ipairs(h.properties) do walk(p, 0) end
+   local set, out = {}, {}
+   local function add(x)
+      if not set[x] then
+         set[x] = true
+         out[#out + 1] = x
+      end
+   end
+   local replaced = {}
+   for _, rule in ipairs(M.port_rules) do
+      for _, l in ipairs(leaves) do
+         local list = rule.by(l)
+         if list then
+            replaced[rule.owner] = true
+            for _, x in ipairs(list) do add(x) end
+         end
+      end
+   end
+   for _, l in ipairs(leaves) do
+      local desc, skip = l.desc, false
+      for owner in pairs(replaced) do
+         if type(desc) == "string" and desc:sub(1, #owner) == owner then skip = true end
+      end
+      if not skip then
+         for _, x in ipairs(l.ports or {}) do add(x) end
+      end
+   end
    table.sort(out)
    return out
 end
