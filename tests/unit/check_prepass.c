@@ -806,9 +806,10 @@ START_TEST(p014_host_port)
     d = only("P014");
     ck_assert_uint_eq(count("P006"), 0);
     ck_assert_int_eq(d->line, 5);
-    ck_assert_str_eq(d->message, "port 80 is published on host \"box\" by container \"box/web\" but "
-                                 "\"apache installed\" uses it on the host: the host cannot pass "
-                                 "it to the container and listen on it too");
+    ck_assert_str_eq(d->message,
+                     "port 80 is published on host \"box\" by container \"box/web\" but "
+                     "\"apache installed\" uses it on the host: the host cannot pass "
+                     "it to the container and listen on it too");
     expect_note(d, 0, 4, "\"apache installed\" takes port 80 here");
 }
 END_TEST
@@ -822,8 +823,9 @@ START_TEST(p014_two_containers)
     ck_assert_int_eq(prop_site_check(S), 1);
     d = only("P014");
     ck_assert_int_eq(d->line, 6);
-    ck_assert_str_eq(d->message, "port 8080 is published on host \"box\" by container \"box/api\" and "
-                                 "by container \"box/web\": one port of a host takes one container");
+    ck_assert_str_eq(d->message,
+                     "port 8080 is published on host \"box\" by container \"box/api\" and "
+                     "by container \"box/web\": one port of a host takes one container");
     expect_note(d, 0, 5, "\"docker running web\" takes port 8080 here");
 }
 END_TEST
