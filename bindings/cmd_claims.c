@@ -108,7 +108,7 @@ print_match(void *ud, const prop_claim_match *m)
 
     if (p->json) {
         fputs(p->found ? ",\n {\"host\":" : "[\n {\"host\":", f);
-        put_json_str(f, prop_host_name(m->host));
+        put_json_str(f, prop_host_fullname(m->host));
         if (m->claim) {
             fputs(",\"kind\":", f);
             put_json_str(f, prop_claim_kind_name(m->claim->kind));
@@ -153,7 +153,7 @@ print_match(void *ud, const prop_claim_match *m)
         p->found++;
         return 0;
     }
-    fprintf(f, "%s  ", prop_host_name(m->host));
+    fprintf(f, "%s  ", prop_host_fullname(m->host));
     if (m->claim) {
         fprintf(f, "%s ", prop_claim_kind_name(m->claim->kind));
         text(f, m->claim->key);

@@ -7,6 +7,7 @@
  * What a leaf does at run time (its impl table and args) is kept in two
  * registry tables indexed by the leaf's behaviour number, not in C.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -556,6 +557,27 @@ l_warn(lua_State *L)
     return 0;
 }
 
+/* core.error_at(property, code, message): record error code ("P002") with
+ * message at the property's own place (prop's checks of a host's list). */
+static int
+l_error_at(lua_State *L)
+{
+    lprop_ctx *ctx = lprop_getctx(L);
+    const prop_node *n = lprop_tonode(L, 1);
+    const char *code = luaL_checkstring(L, 2), *msg = luaL_checkstring(L, 3);
+    int rc;
+
+    if (n == NULL)
+        return luaL_argerror(L, 1, "a property");
+    if (code[0] != 'P' || !isdigit((unsigned char)code[1]) || !isdigit((unsigned char)code[2]) ||
+        !isdigit((unsigned char)code[3]) || code[4] != '\0')
+        return lprop_error(L, "core.error_at: \"%s\" is not an error code such as \"P002\"", code);
+    rc = prop_site_report(ctx->site, code, PROP_SEV_ERROR, prop_node_origin(n), msg);
+    if (rc != PROP_OK)
+        return lprop_engine_error(L, rc);
+    return 0;
+}
+
 /*
  * The key of a recipe call for the memo (lprop_memo.c): the recipe, the
  * number of arguments, then each argument, tagged by type, strings with
@@ -880,6 +902,35 @@ l_defined_at(lua_State *L)
     return 1;
 }
 
+/*
+ * core.inet_pton(s): "inet" or "inet6" and the address's bytes (a list of
+ * 4 or 16 integers), as inet_pton(3) reads it; nil when s is neither.
+ */
+static int
+l_inet_pton(lua_State *L)
+{
+    unsigned char b[16];
+    const char *s = luaL_checkstring(L, 1);
+    int n, i;
+
+    if (inet_pton(AF_INET, s, b) == 1) {
+        lua_pushliteral(L, "inet");
+        n = 4;
+    } else if (inet_pton(AF_INET6, s, b) == 1) {
+        lua_pushliteral(L, "inet6");
+        n = 16;
+    } else {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, n, 0);
+    for (i = 0; i < n; i++) {
+        lua_pushinteger(L, b[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 2;
+}
+
 /* name -> number: OS family and group names (kinds == 0) or claim kinds. */
 static void
 push_name_table(lua_State *L, int kinds)
@@ -908,8 +959,10 @@ push_name_table(lua_State *L, int kinds)
 
 static const luaL_Reg entry_funcs[] = {{"invalid", l_invalid},
                                        {"warn", l_warn},
+                                       {"error_at", l_error_at},
                                        {"is_property", l_is_property},
                                        {"defined_at", l_defined_at},
+                                       {"inet_pton", l_inet_pton},
                                        {"set_unknown_field", l_set_unknown_field},
                                        {"entry", l_entry},
                                        {"check_targets", l_check_targets},

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "lprop_require.h"
 #include "run.h"
 
 static double
@@ -85,6 +86,37 @@ close_chain(tstack *ts)
 {
     while (ts->n)
         prop_transport_close(ts->v[--ts->n]);
+}
+
+/* Protected: prop.facts.site_json(sys), the JSON of the site's facts the
+ * host's run used (a string), or nil. */
+static int
+site_facts_json(lua_State *L)
+{
+    lprop_require(L, "prop.facts");
+    lua_getfield(L, -1, "site_json");
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+/* --json: a "facts" event with the site's facts the host's run used, when
+ * it used any (an error, out of memory say, leaves it out). */
+static void
+print_site_facts(lua_State *L, const run_opts *o, const prop_host *h, int sys_idx)
+{
+    const char *json;
+
+    if (!o->json || !lua_checkstack(L, 4))
+        return;
+    lua_pushcfunction(L, site_facts_json);
+    lua_pushvalue(L, sys_idx);
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && (json = lua_tostring(L, -1)) != NULL) {
+        run_json_event(stdout, "facts");
+        run_json_host(h);
+        printf(",\"facts\":%s%s}\n", json, o->dry ? ",\"dry_run\":true" : "");
+    }
+    lua_pop(L, 1);
 }
 
 /* The "os" info is "family suite arch": split into sys.suite and sys.arch. */
@@ -343,6 +375,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         hr.deferring = 0;
         run_defer_free(&hr);
     }
+    print_site_facts(L, o, h, hr.sys_idx);
     lsys_retire(L, hr.sys_idx);
     prop_secrets_free(hr.store); /* every value it decrypted is wiped */
     hr.store = NULL;

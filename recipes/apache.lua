@@ -255,4 +255,14 @@ function apache.listen_ports(ports, opts)
                      norevert = "apache.listen_ports has no revert action: the ports.conf it replaced is not kept" }
 end
 
+-- In a machine that shares its host's network, apache.listen_ports says
+-- which ports apache.installed's Apache takes there (prop.container).
+require("prop.container").replaced_ports("apache installed", function(leaf)
+   local list = type(leaf.desc) == "string" and leaf.desc:match("^apache listens on ([%d ]+)$")
+   if not list then return nil end
+   local ports = {}
+   for p in list:gmatch("%d+") do ports[#ports + 1] = math.tointeger(tonumber(p)) end
+   return ports
+end)
+
 return args.strict_module(apache, "apache")

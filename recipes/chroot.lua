@@ -44,7 +44,7 @@ local function make(recipe, path, os_, props, extra_info, name)
    if msg then return core.invalid(desc, msg) end
    local info = { "path", p, "family", o.family, "suite", o.suite, "arch", o.arch }
    for i = 1, #extra_info do info[#info + 1] = extra_info[i] end
-   local list = { os_, C.info("chroot " .. p, info), props }
+   local list = { os_, C.info("chroot " .. p, info), C.expand_roles(name or p, props, { os_ }) }
    return core.container("chroot", name or p:match("[^/]+$"), list)
 end
 

@@ -155,7 +155,7 @@ function docker.container(name, image, props)
       end
    end
    list[#list + 1] = C.info("docker container " .. name, info)
-   list[#list + 1] = props
+   list[#list + 1] = C.expand_roles(name, props)
    return core.container("docker", name, list)
 end
 

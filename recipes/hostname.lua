@@ -244,7 +244,9 @@ end
   The domain the resolver tries for names without a dot (resolv.conf's
   search list, made of this domain alone).
   Claims: file.setting /etc/resolv.conf = "search=DOMAIN" (two domains on
-  a host is P007).  The revert claims file.noline of that line.
+  a host is P007) and file.noline "domain DOMAIN" (a whole resolv.conf
+  that holds "search DOMAIN" and no domain line agrees with it).  The
+  revert claims file.noline of the search line.
   Run time: the first "search" line of /etc/resolv.conf becomes
   "search DOMAIN" where it stands (appended when there is none; the file
   made when missing); "domain" lines go, since the last of "domain" and
@@ -260,8 +262,11 @@ function hostname.search_domain(domain, opts)
                          (args.options(opts, {}, "hostname.search_domain")))
    if msg then return core.invalid(desc, msg) end
    local a = { domain = domain }
+   -- The "domain" line naming it too goes at run time: fixed content that
+   -- keeps one would be rewritten at every run (P007).
    local set = core.leaf{ desc = desc, impl = impl.search, args = a,
-                          claims = { claim.file_setting(RESOLV, conf.claim("search", domain)) } }
+                          claims = { claim.file_setting(RESOLV, conf.claim("search", domain)),
+                                     claim.file_noline(RESOLV, "domain " .. domain) } }
    local unset = core.leaf{ desc = "no search domain " .. domain, impl = impl.nosearch, args = a,
                             claims = { claim.file_noline(RESOLV, "search " .. domain) } }
    return core.pair(set, unset)

@@ -74,7 +74,7 @@ function jail.container(name, os_, props, opts)
    local info = { "path", o.path or (jails_dir .. "/" .. n), "name", n, "family", s.family,
                   "release", s.suite, "arch", s.arch, "ip4", o.ip4 or "inherit",
                   "mirror", o.mirror or "https://download.freebsd.org/ftp/releases" }
-   return core.container("jail", n, { os_, C.info(desc, info), props })
+   return core.container("jail", n, { os_, C.info(desc, info), C.expand_roles(n, props, { os_ }) })
 end
 
 -- ---------------------------------------------------------------------

@@ -28,53 +28,23 @@ local MOVED = "#prop: "
 -- ---------------------------------------------------------------------
 -- Addresses, checked at evaluation.
 
--- The four octets of an IPv4 address, or nil.
-local function v4_octets(s)
-   local o = { s:match("^(%d+)%.(%d+)%.(%d+)%.(%d+)$") }
-   if #o ~= 4 then return nil end
-   for i, x in ipairs(o) do
-      if #x > 3 or (#x > 1 and x:sub(1, 1) == "0") or tonumber(x) > 255 then return nil end
-      o[i] = tonumber(x)
-   end
-   return o
-end
-
--- The eight 16-bit groups of an IPv6 address, or nil.
-local function v6_groups(s)
-   if not s:find(":") or s:find(":::") or s:find("[^%x:]") then return nil end
-   local head, tail = s:match("^(.-)::(.*)$")
-   local function split(p)
-      local g = {}
-      if p == "" then return g end
-      for x in (p .. ":"):gmatch("([^:]*):") do
-         if x == "" or #x > 4 then return nil end
-         g[#g + 1] = tonumber(x, 16)
-      end
-      return g
-   end
-   local out
-   if head then
-      if tail:find("::") then return nil end
-      local h, t = split(head), split(tail)
-      if not h or not t or #h + #t > 7 then return nil end
-      out = h
-      for _ = 1, 8 - #h - #t do out[#out + 1] = 0 end
-      for _, x in ipairs(t) do out[#out + 1] = x end
-   else
-      out = split(s)
-      if not out or #out ~= 8 then return nil end
-   end
-   return out
-end
-
--- family ("inet" or "inet6") and the address as numbers (octets or
--- groups), or nil.
+-- family ("inet" or "inet6") and the address's bytes (4 or 16), or nil:
+-- read by inet_pton(3), as the kernel and ifupdown read it.
+local inet_pton = require("prop.core").inet_pton
 local function parse_addr(s)
-   local o = v4_octets(s)
-   if o then return "inet", o end
-   local g = v6_groups(s)
-   if g then return "inet6", g end
-   return nil
+   if type(s) ~= "string" then return nil end
+   return inet_pton(s)
+end
+
+-- Whether an IPv6 gateway is on-link whatever the interface's own
+-- prefix: a link-local address (fe80::/10) is on every link by
+-- definition, and an IPv4-compatible one (::a.b.c.d, the 6to4 relay
+-- ::192.88.99.1 on a sit tunnel) is reached through its IPv4 address.
+local function on_link(fam, b)
+   if fam ~= "inet6" then return false end
+   if b[1] == 0xfe and (b[2] & 0xc0) == 0x80 then return true end
+   for i = 1, 12 do if b[i] ~= 0 then return false end end
+   return (b[13] | b[14] | b[15]) ~= 0 -- not :: nor ::1
 end
 
 -- Whether a and b (same family) share the first len bits.
@@ -174,11 +144,11 @@ local function stanza(name, o)
             return nil, fmt("gateway %s is not of the address's family (%s)", args.show(o.gateway),
                             o.address)
          end
-         if not same_prefix(a, g, tonumber(len), fam == "inet" and 8 or 16) then
+         if not on_link(gfam, g) and not same_prefix(a, g, tonumber(len), 8) then
             return nil, fmt("gateway %s is outside %s: the kernel could not reach it",
                             args.show(o.gateway), o.address)
          end
-         if o.gateway == addr then
+         if concat(g, ".") == concat(a, ".") then
             return nil, fmt("gateway %s is the interface's own address", args.show(o.gateway))
          end
       end

@@ -215,7 +215,19 @@ end
 -- A public key line: "TYPE BASE64 [comment]", where BASE64 is a key blob
 -- that names TYPE itself (so that a truncated or mispasted key is caught
 -- before it reaches a host).  Returned trimmed of surrounding blanks.
+-- A secret given for a public key: refused with why (the key is checked,
+-- claimed and compared line by line before anything runs, so it must be
+-- in the site; and a public key is not secret).
+local function secret_key(v, what)
+   return fmt("%s is a secret (%s), but authorized_keys takes public key lines written in "
+              .. 'the site as they are ("ssh-ed25519 AAAAC3Nza... alice@laptop"): a public key '
+              .. "is not secret, and prop checks each one and claims its line before anything "
+              .. "runs; secrets are for private keys (ssh.host_keys, file.has_content)",
+              what, tostring(v))
+end
+
 local function check_key(v, what)
+   if core.is_secret(v) then return secret_key(v, what) end
    if type(v) ~= "string" then
       return fmt('%s must be a public key line such as "ssh-ed25519 AAAAC3Nza... alice@laptop", '
                  .. "got %s", what, args.got(v))
@@ -363,6 +375,8 @@ end
   each is checked before anything runs: a known key type (ssh-ed25519,
   ssh-rsa, ecdsa-sha2-nistp256, ...) and a base64 blob that is a key of
   that type.  Options before the type (from=, command=) are not taken.
+  A secret is refused: a public key is not secret, and each is checked
+  and claimed before anything runs.
   Claims: file.line ~USER/.ssh/authorized_keys = each key, the file's
   mode 0600 and the directory's 0700, both owned by the user (the claims
   name /home/USER, or /root for root).
@@ -379,6 +393,7 @@ end
 function ssh.authorized_keys(user, keys, opts)
    local desc = "ssh authorized keys of " .. (type(user) == "string" and user or "?")
    local err, v = args.check_all(check_user, user, "user", function(x, what)
+      if core.is_secret(x) then return secret_key(x, what) end
       return args.list(x, what, check_key, { nonempty = true })
    end, keys, "keys")
    local msg = args.join("ssh.authorized_keys", err,

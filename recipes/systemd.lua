@@ -275,7 +275,7 @@ function systemd.container(name, os_, props, opts)
    for _, k in ipairs { "variant", "mirror", "cache", "tarball" } do
       if o[k] then info[#info + 1], info[#info + 2] = k, o[k] end
    end
-   return core.container("nspawn", n, { os_, C.info(desc, info), props })
+   return core.container("nspawn", n, { os_, C.info(desc, info), C.expand_roles(n, props, { os_ }) })
 end
 
 --[[ systemd.publish(host_port, container_port [, { protocol = "tcp" | "udp" }])
@@ -392,9 +392,16 @@ function systemd.nspawned(c, opts)
                start = o.start ~= false }
    local what = "systemd-nspawn machine " .. name
    if dropin then what = what .. " (" .. path .. ")" end
+   -- Without a network of its own the machine's services listen on the
+   -- host's ports: they are the host's, for P006 and sys.ports.
+   local shared = nil
+   if #ports == 0 and not a.private then
+      shared = C.used_ports(h)
+      if #shared == 0 then shared = nil end
+   end
    local up = core.leaf{ desc = what .. " nspawned", targets = "DebianLike", impl = impl.nspawned,
                          args = a, claims = claims, container = h,
-                         ports = #ports > 0 and ports or nil, publishes = #ports > 0 }
+                         ports = #ports > 0 and ports or shared, publishes = #ports > 0 }
    local down = core.leaf{ desc = what .. " removed", targets = "DebianLike", impl = impl.removed,
                            args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)

@@ -528,14 +528,16 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
                 other->node->leaf->publishes
                     ? FMT("port %d is published on host \"%s\" by container \"%s\" and by "
                           "container \"%s\": one port of a host takes one container",
-                          port, prop_host_fullname(k->h), c ? c->name : pub->node->desc,
-                          other->node->leaf->container ? other->node->leaf->container->name
-                                                       : other->node->desc)
+                          port, prop_host_fullname(k->h),
+                          c ? prop_host_fullname(c) : pub->node->desc,
+                          other->node->leaf->container
+                              ? prop_host_fullname(other->node->leaf->container)
+                              : other->node->desc)
                     : FMT("port %d is published on host \"%s\" by container \"%s\" but \"%s\" "
                           "uses it on the host: the host cannot pass it to the container and "
                           "listen on it too",
-                          port, prop_host_fullname(k->h), c ? c->name : pub->node->desc,
-                          other->node->desc),
+                          port, prop_host_fullname(k->h),
+                          c ? prop_host_fullname(c) : pub->node->desc, other->node->desc),
                 FMT("\"%s\" takes port %d here", ri->node->desc, port));
         }
         return report_pair(k, "P006", ri, rj,

@@ -63,12 +63,11 @@ is_blank(char ch)
  * 0 when it sets the same name to another value, 1 when to the same one.
  */
 static int
-line_vs_setting(const prop_claim *line, const prop_claim *setting)
+text_vs_setting(const char *l, size_t ll, const prop_claim *setting)
 {
-    const char *l, *name, *val, *w;
-    size_t ll, nl, vl, i = 0, ws, we;
+    const char *name, *val, *w;
+    size_t nl, vl, i = 0, ws, we;
 
-    cval(line, &l, &ll);
     setting_parts(setting, &name, &nl, &val, &vl);
     while (i < ll && is_blank(l[i]))
         i++;
@@ -88,6 +87,16 @@ line_vs_setting(const prop_claim *line, const prop_claim *setting)
         we--;
     w = l + i;
     return we - i == vl && memcmp(w, val, vl) == 0;
+}
+
+static int
+line_vs_setting(const prop_claim *line, const prop_claim *setting)
+{
+    const char *l;
+    size_t ll;
+
+    cval(line, &l, &ll);
+    return text_vs_setting(l, ll, setting);
 }
 
 /*
@@ -182,6 +191,38 @@ file_state(const prop_claim *c, char *buf, size_t n)
     default:
         return "something else";
     }
+}
+
+/*
+ * Does fixed content (a claim's value) already give the setting its value:
+ * a line of it is the setting's own, and none sets the name to another
+ * value?  Then writing both is no conflict (file.line's "lines ..."
+ * settings are not read so).
+ */
+static int
+content_sets(const prop_claim *content, const prop_claim *setting)
+{
+    const char *c, *name, *val;
+    size_t clen, nl, vl, start = 0, i;
+    int found = 0, r;
+
+    setting_parts(setting, &name, &nl, &val, &vl);
+    if (is_line_match(name, nl))
+        return 0;
+    cval(content, &c, &clen);
+    for (i = 0; i <= clen; i++) {
+        if (i == clen || c[i] == '\n') {
+            if (i > start) {
+                r = text_vs_setting(c + start, i - start, setting);
+                if (r == 0)
+                    return 0;
+                if (r == 1)
+                    found = 1;
+            }
+            start = i + 1;
+        }
+    }
+    return found;
 }
 
 /* Does content (a claim's value) have line as one of its lines? */
@@ -301,6 +342,7 @@ file_clash(const prop_claim *x, const prop_claim *y)
 
         switch (ot->kind) {
         case PROP_CLAIM_FILE_CONTENT:
+            return content_sets(ot, st) ? FC_NONE : FC_STATES;
         case PROP_CLAIM_FILE_GENERATED:
             return FC_STATES;
         case PROP_CLAIM_FILE_LINE:

@@ -313,6 +313,11 @@ prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit vi
         const prop_host *h = s->hosts.v[i];
         prop_os_set os = prop_host_os(h);
 
+        /* A container that the pre-pass found named only by leaves that
+         * remove it (a reverted systemd.nspawned, say) is put on no host:
+         * its properties claim nothing. */
+        if (h->kind != PROP_CONTAINER_NONE && h->named && h->parent == NULL)
+            continue;
         q.m.host = h;
         for (j = 0; j < h->props.n && rc == PROP_OK; j++) {
             q.m.top = h->props.v[j];

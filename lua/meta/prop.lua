@@ -219,6 +219,7 @@ local Sys = {}
 ---@field init? "systemd"|"sysv"|"rc.d" systemd when /run/systemd/system exists
 ---@field container? string the container the target runs in ("docker", "lxc", "systemd-nspawn", "chroot", ...); nil when none
 ---@field tree? true set on a connect.dir tree
+---@field [string] any a fact the site defines with `fact "name" { ... }`
 
 ---Run a command that changes the target (no shell: argv is a list).
 ---An exit code not in `ok` (default `{ 0 }`) raises, failing the
@@ -329,6 +330,22 @@ function Sys:note(text) end
 ---@field verify? fun(sys: prop.Sys): (boolean?, string?) its effect seen from outside, after apply and when check says ok; an error or false (with what it saw) fails the property.  Must only look.
 ---@field repair? fun(sys: prop.Sys) what makes the effect true again when verify finds it missing (then verify runs again: changed)
 ---@field probe_timeout? number seconds verify may keep asking for an effect that comes late (0..600, default 5)
+
+---A fact the site defines: `fact "name" { cmd = {...} }` or
+---`fact "name" { file = "/path" }`, with an optional `parse`.
+---@class prop.FactDef
+---@field cmd? string[] a read-only command run on the target (its stdout and stderr go to parse)
+---@field file? string an absolute path read on the target (works on a connect.dir tree too)
+---@field parse? fun(out: string, err: string): any the fact's value; without parse, the output trimmed
+
+---Define a fact read from each target at run time, as `sys.facts.NAME`
+---(and `facts.NAME` in content functions): run once per host per run, on
+---first use, in a dry run too.  A command that fails or a parse that
+---raises fails the properties that read it, naming the fact and its line.
+---Declared at the site's top level; a built-in fact's name is refused.
+---@param name string
+---@return fun(def: prop.FactDef)
+function fact(name) end
 
 -- ---------------------------------------------------------------------
 -- Hosts, combinators, property {}

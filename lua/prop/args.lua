@@ -109,7 +109,7 @@ local function got(v)
    elseif t == "nil" then
       return "nothing"
    elseif is_secret(v) then
-      return "a secret (" .. tostring(v) .. "): a secret can only be content, a password, a key "
+      return "a secret (" .. tostring(v) .. "): a secret can only be content, a password, a private key "
          .. "or a command's standard input"
    end
    return args.show(v)

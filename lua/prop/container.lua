@@ -87,6 +87,86 @@ function M.check_name(v, what)
    return args.matching(v, what, "[%w][%w_.-]*", 'a name such as "web" (letters, digits, "_", ".", "-")')
 end
 
+-- A function in a host's list is a role that knows its host: it is called
+-- with a read-only view of the host (name, os, suite, arch, info: what the
+-- list's other entries declare) and its properties (one, a list, or none
+-- as an empty list) take its place in the list.  So a role chooses by
+-- release while the site is evaluated, where the checker sees the result.
+local function host_view(name, list)
+   local info = {}
+   for _, v in ipairs(list) do
+      if type(v) ~= "function" and type(v) ~= "table" or getmetatable(v) ~= nil then
+         local ok, i = pcall(function() return v.info end)
+         if ok and type(i) == "table" then
+            for k, x in pairs(i) do if info[k] == nil then info[k] = x end end
+         end
+      end
+   end
+   local family, suite, arch
+   local os_info = info.os
+   if type(os_info) == "table" then os_info = os_info[1] end
+   if type(os_info) == "string" then family, suite, arch = os_info:match("^(%S+)%s*(%S*)%s*(%S*)") end
+   local view = { name = name, os = family, suite = suite ~= "" and suite or nil,
+                  arch = arch ~= "" and arch or nil, info = info }
+   return setmetatable({}, {
+      __index = function(_, k)
+         if k == "name" or k == "os" or k == "suite" or k == "arch" or k == "info" then return view[k] end
+         error(string.format("a host given to a role has no field \"%s\" (it has name, os, suite, arch, info)",
+                             tostring(k)), 2)
+      end,
+      __newindex = function() error("the host given to a role is read-only", 2) end,
+      __metatable = false,
+   })
+end
+
+-- A plain list (not a property, a secret or another object of prop's).
+local function is_list(v)
+   return type(v) == "table" and getmetatable(v) == nil and not core.is_property(v)
+end
+
+local MAX_DEPTH = 32
+
+local function has_role(list, depth)
+   for _, v in ipairs(list) do
+      if type(v) == "function" then return true end
+      if depth < MAX_DEPTH and is_list(v) and has_role(v, depth + 1) then return true end
+   end
+   return false
+end
+
+local function expand(name, list, view, depth)
+   local out = {}
+   for i, v in ipairs(list) do
+      if type(v) == "function" then
+         local r = v(view)
+         if r == nil then
+            error({ own = string.format('host "%s": the role at entry %d returned nothing; a role '
+                                        .. "returns a property or a list of them (an empty list "
+                                        .. "for none)", name, i) })
+         end
+         if depth < MAX_DEPTH and is_list(r) then r = expand(name, r, view, depth + 1) end
+         out[#out + 1] = r
+      elseif depth < MAX_DEPTH and is_list(v) then
+         out[#out + 1] = expand(name, v, view, depth + 1)
+      else
+         out[#out + 1] = v
+      end
+   end
+   return out
+end
+
+-- list with every role in it (at any depth of nested lists, and in what
+-- a role returns) replaced by what it returns; list itself when it has
+-- none.  The view's os and info come from the entries of context (the
+-- list itself when nil; a container passes its os property too).
+function M.expand_roles(name, list, context)
+   if not is_list(list) or not has_role(list, 0) then return list end
+   local ok, r = pcall(expand, name, list, host_view(name, context or list), 0)
+   if ok then return r end
+   if type(r) == "table" and r.own then error(r.own, 3) end
+   error(r, 0)
+end
+
 -- The properties of a container: a list (nested lists flattened).
 function M.check_props(v, what)
    if type(v) ~= "table" or core.is_property(v) then
@@ -103,6 +183,58 @@ function M.info(desc, pairs_)
    end
    return core.leaf{ desc = desc, info = info, info_only = true,
                      norevert = desc .. " is information about the container; it has nothing to revert" }
+end
+
+-- Ports a recipe declares by default that another property of the same
+-- machine replaces (apache.installed's 80 and 443, by apache.listen_ports):
+-- each rule is { owner = the description prefix of the leaves whose ports
+-- are replaced, by = function(leaf) -> the ports that replace them, or nil
+-- for a leaf that replaces none }.  Recipes add theirs.
+M.port_rules = {}
+function M.replaced_ports(owner, by)
+   M.port_rules[#M.port_rules + 1] = { owner = owner, by = by }
+end
+
+-- The ports the properties of container h use (their ports=), sorted:
+-- those of the host too when the container shares its network namespace.
+function M.used_ports(h)
+   local seen, leaves = {}, {}
+   local function walk(p, depth)
+      if seen[p] or depth > 64 then return end
+      seen[p] = true
+      local children = p.children or {}
+      if #children == 0 then leaves[#leaves + 1] = p end
+      for _, c in ipairs(children) do walk(c, depth + 1) end
+   end
+   for _, p in ipairs(h.properties) do walk(p, 0) end
+   local set, out = {}, {}
+   local function add(x)
+      if not set[x] then
+         set[x] = true
+         out[#out + 1] = x
+      end
+   end
+   local replaced = {}
+   for _, rule in ipairs(M.port_rules) do
+      for _, l in ipairs(leaves) do
+         local list = rule.by(l)
+         if list then
+            replaced[rule.owner] = true
+            for _, x in ipairs(list) do add(x) end
+         end
+      end
+   end
+   for _, l in ipairs(leaves) do
+      local desc, skip = l.desc, false
+      for owner in pairs(replaced) do
+         if type(desc) == "string" and desc:sub(1, #owner) == owner then skip = true end
+      end
+      if not skip then
+         for _, x in ipairs(l.ports or {}) do add(x) end
+      end
+   end
+   table.sort(out)
+   return out
 end
 
 -- The first value of container.KEY on the container host h (eval or run time).

@@ -166,14 +166,23 @@ function M.parse(out)
    return f
 end
 
--- A read-only view of t (and of the tables in it).
-local function frozen(t)
+-- A read-only view of t (and of the tables in it); lookup, if given,
+-- answers the keys t does not have (the site's facts).
+local function frozen(t, lookup)
    local view = {}
    for k, v in pairs(t) do
       if type(v) == "table" then t[k] = frozen(v) end
    end
+   local index = t
+   if lookup then
+      index = function(_, k)
+         local v = t[k]
+         if v ~= nil then return v end
+         return lookup(k)
+      end
+   end
    return setmetatable(view, {
-      __index = t,
+      __index = index,
       __newindex = function(_, k)
          error(string.format("sys.facts is read-only (setting %s): keep your own values "
                              .. "in sys.cache or a local", tostring(k)), 2)
@@ -184,6 +193,209 @@ local function frozen(t)
    })
 end
 M.frozen = frozen
+
+-- ---------------------------------------------------------------------
+-- Facts the site defines: fact "name" { cmd = {...}, parse = f }.
+
+-- The built-in fields, which a site's fact may not shadow.
+M.builtin = {}
+for _, k in ipairs { "os_id", "os_like", "os_release", "os_codename", "os_name", "system",
+                     "kernel", "arch", "dpkg_arch", "cpus", "memory", "hostname", "fqdn",
+                     "ipv4", "ipv6", "interfaces", "interface_names", "onion", "init",
+                     "container", "tree" } do
+   M.builtin[k] = true
+end
+
+-- name -> { name =, cmd =, parse =, origin = "FILE:LINE" }, in this state
+-- (one per evaluation of the site), and the names in the order defined.
+M.defined, M.defined_order = {}, {}
+
+local args_mod
+local function argcheck() args_mod = args_mod or require "prop.args"; return args_mod end
+
+-- Checks and keeps a fact's definition; returns nil, or the message of
+-- what is wrong (the caller raises it at the site's line).
+function M.define(name, def, origin)
+   local a = argcheck()
+   if type(name) ~= "string" or not name:find("^[%a_][%w_]*$") then
+      return string.format('fact: the name must be a word such as "nginx_version" '
+                           .. '(letters, digits, _), got %s', a.got(name))
+   end
+   local what = string.format('fact "%s"', name)
+   if M.builtin[name] then
+      return string.format("%s: sys.facts.%s is a built-in fact; name yours otherwise", what, name)
+   end
+   local old = M.defined[name]
+   if old then
+      return string.format("%s is defined twice (first at %s)", what, old.origin)
+   end
+   if type(def) ~= "table" or getmetatable(def) ~= nil then
+      return string.format('%s: the definition must be a table { cmd = { "prog", "arg" }, '
+                           .. "parse = function(out, err) ... end }, got %s", what, a.got(def))
+   end
+   local errs = {}
+   for k in pairs(def) do
+      if k ~= "cmd" and k ~= "file" and k ~= "parse" then
+         local hint = type(k) == "string" and a.did_you_mean(k, { "cmd", "file", "parse" }) or ""
+         errs[#errs + 1] = string.format('unknown key "%s"%s', tostring(k),
+                                         hint ~= "" and hint or " (expected cmd, file, parse)")
+      end
+   end
+   table.sort(errs)
+   local argv, path, err
+   if def.cmd ~= nil and def.file ~= nil then
+      errs[#errs + 1] = "give cmd (a command whose output is read) or file (a file read), not both"
+   elseif def.file ~= nil then
+      err, path = a.abs_path(def.file, "file")
+   else
+      err, argv = a.argv(def.cmd, "cmd")
+      if def.cmd == nil then
+         err = 'cmd = { "prog", "arg", ... } (a command run on the target) or file = "/path" '
+            .. "(a file read there) is needed"
+      end
+   end
+   if err then errs[#errs + 1] = err end
+   if def.parse ~= nil and type(def.parse) ~= "function" then
+      errs[#errs + 1] = string.format("parse must be a function(out, err) returning the fact's "
+                                      .. "value, got %s", a.got(def.parse))
+   end
+   if #errs > 0 then return what .. ": " .. table.concat(errs, "; ") end
+   M.defined[name] = { name = name, cmd = argv, file = path, parse = def.parse, origin = origin }
+   M.defined_order[#M.defined_order + 1] = name
+   return nil
+end
+
+local function argv_shown(argv) return argcheck().shell_join(argv) end
+
+local function trim(s) return (s:gsub("^%s+", ""):gsub("%s+$", "")) end
+
+-- What a parse function returned, read-only.
+local function checked_value(where, v)
+   local t = type(v)
+   if t == "function" or t == "userdata" or t == "thread" then
+      error(string.format("%s: its parse function returned a %s; a fact is a string, number, "
+                          .. "boolean or table", where, t), 0)
+   end
+   if t == "table" then v = frozen(v) end
+   return v
+end
+
+-- The value of the site's fact d on the host behind sys (raises with the
+-- fact's name and place when its command fails or its parse raises).
+local function evaluate(sys, d)
+   local where = string.format('fact "%s" (%s)', d.name, d.origin)
+   if d.file then
+      local ok, text = pcall(sys.read, sys, d.file)
+      if not ok then error(string.format("%s: %s", where, tostring(text)), 0) end
+      if text == nil then error(string.format("%s: %s does not exist", where, d.file), 0) end
+      if d.parse == nil then return trim(text) end
+      local pok, v = pcall(d.parse, text, "")
+      if not pok then
+         error(string.format("%s: its parse function raised: %s", where, tostring(v)), 0)
+      end
+      return checked_value(where, v)
+   end
+   local ok, r = pcall(sys.query, sys, d.cmd)
+   if not ok then
+      error(string.format("%s: %s could not run: %s", where, argv_shown(d.cmd), tostring(r)), 0)
+   end
+   if r.code ~= 0 then
+      local why = trim(r.stderr or "")
+      error(string.format("%s: %s exited with %d%s", where, argv_shown(d.cmd), r.code,
+                          why ~= "" and ": " .. why or ""), 0)
+   end
+   if d.parse == nil then return trim(r.stdout or "") end
+   local pok, v = pcall(d.parse, r.stdout or "", r.stderr or "")
+   if not pok then
+      error(string.format("%s: its parse function raised: %s", where, tostring(v)), 0)
+   end
+   return checked_value(where, v)
+end
+
+-- sys -> { done =, order = } of each host whose site facts were asked for.
+local states = setmetatable({}, { __mode = "k" })
+
+-- A lookup of the site's facts for one host: each is evaluated on first
+-- use and kept, its value or its error (so it runs once per host per
+-- run); done[name] = { value = v } or { error = msg }, in use order.
+local function site_lookup(sys, done, order)
+   return function(k)
+      local d = M.defined[k]
+      if d == nil then return nil end
+      local e = done[k]
+      if e == nil then
+         local ok, v = pcall(evaluate, sys, d)
+         e = ok and { value = v } or { error = tostring(v) }
+         done[k] = e
+         order[#order + 1] = k
+      end
+      if e.error then error(e.error, 0) end
+      return e.value
+   end
+end
+
+-- ---------------------------------------------------------------------
+-- The site's facts of a host as JSON (for prop run --json).
+
+local json_escapes = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\t"] = "\\t" }
+local function json_string(s)
+   local out = s:gsub('[%c"\\]', function(c)
+      return json_escapes[c] or string.format("\\u%04x", c:byte())
+   end)
+   if utf8.len(out) == nil then
+      -- Not UTF-8: each byte above 127 stands for itself (Latin-1).
+      out = out:gsub("[\128-\255]", function(c) return utf8.char(c:byte()) end)
+   end
+   return '"' .. out .. '"'
+end
+
+local function json_value(v, depth)
+   local t = type(v)
+   if t == "string" then return json_string(v)
+   elseif t == "boolean" then return tostring(v)
+   elseif t == "number" then
+      if v ~= v or v == math.huge or v == -math.huge then return "null" end
+      if math.type(v) == "integer" then return string.format("%d", v) end
+      return string.format("%.17g", v)
+   elseif t == "table" then
+      if depth > 16 then return "null" end
+      local n, keys = 0, {}
+      for k in pairs(v) do
+         n = n + 1
+         keys[#keys + 1] = k
+      end
+      local parts = {}
+      if n > 0 and n == #v then
+         for i = 1, n do parts[i] = json_value(v[i], depth + 1) end
+         return "[" .. table.concat(parts, ",") .. "]"
+      end
+      for i, k in ipairs(keys) do keys[i] = tostring(k) end
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+         local x = v[k]
+         if x == nil then x = v[tonumber(k)] end
+         parts[#parts + 1] = json_string(k) .. ":" .. json_value(x, depth + 1)
+      end
+      return "{" .. table.concat(parts, ",") .. "}"
+   end
+   return "null"
+end
+M.json_value = json_value
+
+-- {"name":{"value":v},...,"other":{"error":"..."}}: the site's facts the host's
+-- run used, in the order first used; nil when it used none.
+function M.site_json(sys)
+   local state = states[sys]
+   if state == nil or #state.order == 0 then return nil end
+   local parts = {}
+   for _, k in ipairs(state.order) do
+      local e = state.done[k]
+      local v = e.error and '{"error":' .. json_string(e.error) .. "}"
+         or '{"value":' .. json_value(e.value, 0) .. "}"
+      parts[#parts + 1] = json_string(k) .. ":" .. v
+   end
+   return "{" .. table.concat(parts, ",") .. "}"
+end
 
 -- The facts of the host behind sys.  Raises when the command cannot run.
 function M.gather(sys)
@@ -203,7 +415,10 @@ function M.gather(sys)
       end
       f = M.parse(r.stdout)
    end
-   return frozen(f)
+   if next(M.defined) == nil then return frozen(f) end
+   local state = { done = {}, order = {} }
+   states[sys] = state
+   return frozen(f, site_lookup(sys, state.done, state.order))
 end
 
 return M

@@ -56,69 +56,74 @@ for _, name in ipairs { "requires", "before", "on_change", "fallback", "pick_os"
 end
 env.property = core.entry(require("prop.property").property)
 
--- A function in a host's list is a role that knows its host: it is called
--- with a read-only view of the host (name, os, suite, arch, info: what the
--- list's other entries declare) and its properties (one, a list, or none
--- as an empty list) take its place in the list.  So a role chooses by
--- release while the site is evaluated, where the checker sees the result.
-local function host_view(name, list)
-   local info = {}
-   for _, v in ipairs(list) do
-      if type(v) ~= "function" and type(v) ~= "table" or getmetatable(v) ~= nil then
-         local ok, i = pcall(function() return v.info end)
-         if ok and type(i) == "table" then
-            for k, x in pairs(i) do if info[k] == nil then info[k] = x end end
-         end
-      end
-   end
-   local family, suite, arch
-   local os_info = info.os
-   if type(os_info) == "table" then os_info = os_info[1] end
-   if type(os_info) == "string" then family, suite, arch = os_info:match("^(%S+)%s*(%S*)%s*(%S*)") end
-   local view = { name = name, os = family, suite = suite ~= "" and suite or nil,
-                  arch = arch ~= "" and arch or nil, info = info }
-   return setmetatable({}, {
-      __index = function(_, k)
-         if k == "name" or k == "os" or k == "suite" or k == "arch" or k == "info" then return view[k] end
-         error(string.format("a host given to a role has no field \"%s\" (it has name, os, suite, arch, info)",
-                             tostring(k)), 2)
-      end,
-      __newindex = function() error("the host given to a role is read-only", 2) end,
-      __metatable = false,
-   })
-end
+-- A function in a host's list is a role (prop.container.expand_roles).
+local expand_roles = require("prop.container").expand_roles
 
-local function expand_roles(name, list)
-   if type(list) ~= "table" then return list end
-   local has
-   for _, v in ipairs(list) do if type(v) == "function" then has = true break end end
-   if not has then return list end
-   local view = host_view(name, list)
-   local out = {}
-   for i, v in ipairs(list) do
-      if type(v) == "function" then
-         local r = v(view)
-         if r == nil then
-            error(string.format('host "%s": the role at entry %d returned nothing; a role returns a '
-                                .. "property or a list of them (an empty list for none)", name, i), 3)
-         end
-         out[#out + 1] = r
-      else
-         out[#out + 1] = v
+-- dnf came with RHEL 8 and Fedora 22; before them the package manager
+-- is yum, which prop has no recipes for.  A host declared with such a
+-- release gets P002 at each top-level property that would run dnf.
+local function dnf_release(h)
+   local family = h.os
+   if family ~= "rhel" and family ~= "fedora" then return end
+   local decl = h:info("os")[1]
+   local major = decl and tonumber(decl:match("^%S+%s+(%d+)"))
+   if major == nil or major >= (family == "rhel" and 8 or 22) then return end
+   local function runs_dnf(p, depth, seen)
+      if seen[p] or depth > 64 then return false end
+      seen[p] = true
+      local desc = p.desc
+      if type(desc) == "string" and desc:find("^dnf ") and #p.children == 0 then return true end
+      for _, c in ipairs(p.children) do
+         if runs_dnf(c, depth + 1, seen) then return true end
+      end
+      return false
+   end
+   local shown = family == "rhel" and "RHEL (or a rebuild) " .. major or "Fedora " .. major
+   for _, top in ipairs(h.properties) do
+      if runs_dnf(top, 0, {}) then
+         core.error_at(top, "P002", string.format(
+            '"%s" runs dnf, but host "%s" is %s, whose package manager is yum (dnf is '
+            .. "%s's from release %d on); prop has no yum recipes: manage this host's "
+            .. "packages with cmd.run, or declare the release it runs",
+            top.desc, h.name, shown, family == "rhel" and "RHEL" or "Fedora",
+            family == "rhel" and 8 or 22))
       end
    end
-   return out
 end
 
 local core_host = core.host
 env.host = function(name, list)
    if list == nil then
       local declare = core_host(name)
-      return function(l) return declare(expand_roles(name, l)) end
+      return function(l)
+         local h = declare(expand_roles(name, l))
+         dnf_release(h)
+         return h
+      end
    end
-   return core_host(name, expand_roles(name, list))
+   local h = core_host(name, expand_roles(name, list))
+   dnf_release(h)
+   return h
 end
 env.secret = core.secret
+
+-- fact "name" { cmd = { ... }, parse = function(out, err) ... end }: a
+-- value read from each target at run time, on first use, as
+-- sys.facts.name (prop.facts).  Declared at the site's top level.
+local site_facts = require "prop.facts"
+env.fact = function(name)
+   -- "FILE:LINE: " of the call, from an error raised at that level.
+   local _, where = pcall(error, "", 3)
+   where = type(where) == "string" and where:match("^(.-):%s*$") or "?"
+   if type(name) ~= "string" then
+      error(string.format('fact: the name must be a string, as in fact "nginx_version" '
+                          .. "{ cmd = { ... }, parse = ... }, got %s", args.got(name)), 2)
+   end
+   return function(def)
+      local err = site_facts.define(name, def, where)
+      if err then error(err, 2) end
+   end
+end
 env.site = {
    hosts = core.hosts, host = core.find_host,
    file = function(path) return (core.site_file(path)) end,

@@ -143,4 +143,26 @@ run_prop "$TMP/out" claims "$TMP/clash.lua" /etc/app.conf
   grep -qF 'web1  file.content /etc/app.conf "x=1\n"' "$TMP/out" && pass ||
   fail "clash: both sides shown, the error counted" "not as expected" "$TMP/out"
 
+# ---- containers: named host/container; a reverted one claims nothing -------------
+cat >"$TMP/ctr.lua" <<'EOF'
+local web = systemd.container("web", os.debian("bookworm", "amd64"), { nginx.installed() })
+local old = systemd.container("old", os.debian("bookworm", "amd64"), { apache.installed() })
+host "box.example.com" {
+  os.debian("bookworm", "amd64"),
+  systemd.nspawned(web),
+  revert(systemd.nspawned(old)),
+}
+EOF
+run_prop "$TMP/out" claims "$TMP/ctr.lua" port:80
+[[ "$rc" == 0 ]] && grep -qF 'box.example.com/web  port 80  by "nginx installed"' "$TMP/out" &&
+  ! grep -q 'apache\|old' "$TMP/out" && pass ||
+  fail "containers: a reverted container's port is not in use, names are host/container" \
+    "not as expected" "$TMP/out"
+run_prop "$TMP/out" claims "$TMP/ctr.lua" package:apache2
+[[ "$rc" == 1 ]] && grep -q 'nothing on any host' "$TMP/out" && pass ||
+  fail "containers: a reverted container claims no package" "exit $rc" "$TMP/out"
+run_prop "$TMP/out" claims --json "$TMP/ctr.lua" package:nginx
+grep -qF '"host":"box.example.com/web"' "$TMP/out" && pass ||
+  fail "containers: --json names the container host/container" "not as expected" "$TMP/out"
+
 finish

@@ -157,4 +157,21 @@ for pair in rocky:dnf alma:dnf fedora:dnf arch:pacman deb:apt bsd:pkg; do
 done
 expect_in "the trees refuse commands, nothing else" "$OUT" 'commands do not run in a directory tree'
 
+# dnf on a release whose package manager is yum: P002 that says so.
+cat >yum.lua <<'S'
+host "c6" { os.centos("6", "amd64"), dnf.installed "nginx" }
+host "f21" { os.fedora("21", "amd64"), packages.installed "git" }
+host "c8" { os.centos("8", "amd64"), dnf.installed "nginx" }
+S
+OUT=$TMP/yum.out
+run_prop "$OUT" lint yum.lua
+expect_in "dnf on CentOS 6 and Fedora 21: P002, yum named" "$OUT" \
+  'yum.lua:1: error[P002]: "dnf installed nginx" runs dnf, but host "c6" is RHEL (or a rebuild) 6, whose package manager is yum' \
+  'yum.lua:2: error[P002]: "packages installed git" runs dnf, but host "f21" is Fedora 21, whose package manager is yum (dnf is Fedora'"'"'s from release 22 on)'
+if grep -q 'yum.lua:3:' "$OUT" || [[ "$rc" != 2 ]]; then
+  fail "dnf on CentOS 8 is fine, the others fail the lint" "exit $rc" "$OUT"
+else
+  pass
+fi
+
 finish

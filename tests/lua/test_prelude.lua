@@ -50,6 +50,23 @@ end, "the host given to a role is read-only", "role: read-only")
 T.raises(function()
    host "r4" { os.debian("bookworm", "amd64"), function() end }
 end, 'host "r4": the role at entry 2 returned nothing', "role: returns nothing")
+-- roles in nested lists, in what a role returns, in a container's list
+local names = {}
+local function rec(v) names[#names + 1] = v.name .. "/" .. tostring(v.suite); return {} end
+h = host "r5" {
+   os.debian("bookworm", "amd64"),
+   { apt.installed "a", { rec } },
+   function() return { rec, apt.installed "b" } end,
+   systemd.nspawned(systemd.container("box", os.debian("trixie", "amd64"), { { rec } })),
+}
+T.eq(names, { "box/trixie", "r5/bookworm", "r5/bookworm" }, "role: nested, returned by a role, in a container")
+T.raises(function()
+   host "r6" { os.debian("bookworm", "amd64"), { function() end } }
+end, 'host "r6": the role at entry 1 returned nothing', "role: nested, returns nothing")
+do
+   local ok, e = pcall(load('host "r7" { function() error("boom") end }', "=site.lua", "t", _G))
+   T.eq({ ok, e }, { false, "(load:site.lua):1: boom" }, "role: its own error, as it is")
+end
 
 -- template and site
 T.eq(template.text("a {{ b }}", { b = 1 }), "a 1", "template.text")

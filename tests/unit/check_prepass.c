@@ -806,9 +806,10 @@ START_TEST(p014_host_port)
     d = only("P014");
     ck_assert_uint_eq(count("P006"), 0);
     ck_assert_int_eq(d->line, 5);
-    ck_assert_str_eq(d->message, "port 80 is published on host \"box\" by container \"web\" but "
-                                 "\"apache installed\" uses it on the host: the host cannot pass "
-                                 "it to the container and listen on it too");
+    ck_assert_str_eq(d->message,
+                     "port 80 is published on host \"box\" by container \"box/web\" but "
+                     "\"apache installed\" uses it on the host: the host cannot pass "
+                     "it to the container and listen on it too");
     expect_note(d, 0, 4, "\"apache installed\" takes port 80 here");
 }
 END_TEST
@@ -822,8 +823,9 @@ START_TEST(p014_two_containers)
     ck_assert_int_eq(prop_site_check(S), 1);
     d = only("P014");
     ck_assert_int_eq(d->line, 6);
-    ck_assert_str_eq(d->message, "port 8080 is published on host \"box\" by container \"api\" and "
-                                 "by container \"web\": one port of a host takes one container");
+    ck_assert_str_eq(d->message,
+                     "port 8080 is published on host \"box\" by container \"box/api\" and "
+                     "by container \"box/web\": one port of a host takes one container");
     expect_note(d, 0, 5, "\"docker running web\" takes port 8080 here");
 }
 END_TEST
@@ -1066,7 +1068,7 @@ END_TEST
 
 START_TEST(p007_setting_and_content)
 {
-    HOST("web1", 1, debian(2), file_content("/etc/a.conf", "x = 1\n", 3),
+    HOST("web1", 1, debian(2), file_content("/etc/a.conf", "x = 2\n", 3),
          conf_setting("/etc/a.conf", "x=1", 4), conf_setting("/etc/b.conf", "[main] y=", 5),
          file_state("absent", PROP_CLAIM_FILE_ABSENT, "/etc/b.conf", NULL, 6),
          conf_setting("/etc/c.conf", "z=1", 7),
@@ -1321,7 +1323,9 @@ START_TEST(p007_settings)
     HOST("web2", 5, debian(6), setting(sshd, "Port=2222", 7), file_lines(sshd, "Port 22", 1, 8));
     HOST("web3", 9, debian(10), setting(sshd, "PermitRootLogin=no", 11),
          file_lines(sshd, "  PermitRootLogin  no ", 0, 12));
-    HOST("web4", 13, debian(14), file_content(sshd, "Port 22\n", 15), setting(sshd, "Port=22", 16));
+    /* Fixed content that gives the setting another value. */
+    HOST("web4", 13, debian(14), file_content(sshd, "Port 2222\n", 15),
+         setting(sshd, "Port=22", 16));
     prop_site_check(S);
     ck_assert_uint_eq(count("P007"), 4);
     d = nth("P007", 0);
@@ -1360,7 +1364,31 @@ START_TEST(p007_settings_near_miss)
          file_lines(sshd, "Port=2222", 1, 6), file_lines(sshd, "PasswordAuthentication yes", 0, 7),
          file_lines(sshd, "#Port 22", 1, 8), setting("/etc/other", "Port=22", 9),
          file_state("mode", PROP_CLAIM_FILE_MODE, sshd, "0644", 10));
+    /* Fixed content that already holds the setting's own line (as a whole
+     * /etc/resolv.conf beside hostname.search_domain). */
+    HOST("web2", 11, debian(12),
+         file_content("/etc/resolv.conf", "# fixed\nsearch example.com\nnameserver 192.0.2.53\n",
+                      13),
+         setting("/etc/resolv.conf", "search=example.com", 14));
     ck_assert_int_eq(prop_site_check(S), 0);
+}
+END_TEST
+
+START_TEST(p007_settings_content)
+{
+    /* Fixed content agrees with a setting only when a line of it is the
+     * setting's own and none gives the name another value. */
+    HOST("ns1", 1, debian(2),
+         file_content("/etc/resolv.conf", "search example.com\nsearch other\n", 3),
+         setting("/etc/resolv.conf", "search=example.com", 4));
+    HOST("ns2", 5, debian(6), file_content("/etc/resolv.conf", "nameserver 192.0.2.53\n", 7),
+         setting("/etc/resolv.conf", "search=example.com", 8));
+    HOST("ns3", 9, debian(10), file_content("/etc/resolv.conf", "search   example.com  \n", 11),
+         setting("/etc/resolv.conf", "search=example.com", 12));
+    prop_site_check(S);
+    ck_assert_uint_eq(count("P007"), 2);
+    ck_assert_int_eq(nth("P007", 0)->line, 4);
+    ck_assert_int_eq(nth("P007", 1)->line, 8);
 }
 END_TEST
 
@@ -1965,6 +1993,7 @@ prepass_suite(void)
     tcase_add_test(tc, p010_user_settings_near_miss);
     tcase_add_test(tc, p007_settings);
     tcase_add_test(tc, p007_settings_near_miss);
+    tcase_add_test(tc, p007_settings_content);
     tc = tcase(s, "P011");
     tcase_add_test(tc, p011_two_hosts);
     tcase_add_test(tc, p011_near_miss);

@@ -1,9 +1,10 @@
 -- P007: one setting of one file given two values, and fixed content for a
--- file whose settings are edited; other settings of a file agree.
---! W101 11
---! P007 12
---! P007 15
---! P007 17
+-- file whose settings are edited that gives one another value; other
+-- settings of a file agree.
+--! W101 12
+--! P007 13
+--! P007 16
+--! P007 18
 host "settings.example.com" {
   os.debian("bookworm", "amd64"),
   conffile.key_value("/etc/ssh/sshd_config", "PermitRootLogin", "no", { sep = " " }),
@@ -14,5 +15,5 @@ host "settings.example.com" {
   conffile.ini_setting("/etc/app.ini", "other", "debug", "true"),
   conffile.ini_setting("/etc/app.ini", "main", "debug", "true"),
   conffile.key_value("/etc/default/app", "ENABLED", "yes", { sep = "=" }),
-  file.has_content("/etc/default/app", "ENABLED=yes\n"),
+  file.has_content("/etc/default/app", "ENABLED=no\n"),
 }
