@@ -160,7 +160,7 @@ local recipe_modules = {
    "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive",
 }
 -- Loaded when first named: a site that writes files need not load the
--- other 39 modules (most of prop's start-up time).
+-- other 42 modules (most of prop's start-up time).
 local lazy = {}
 for _, name in ipairs(recipe_modules) do lazy[name] = "prop." .. name end
 local info = require "prop.info"
