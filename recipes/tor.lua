@@ -11,13 +11,49 @@ local fmt = string.format
 
 local impl = { bridge = {}, hidden = {}, no_hidden = {} }
 
+-- The pid in tor's pid file, or nil.
+local PIDFILE = "/run/tor/tor.pid"
+local function tor_pid(sys)
+   local r = sys:query({ "cat", PIDFILE }, R.any)
+   return r.code == 0 and r.stdout:match("^%s*(%d+)") or nil
+end
+
+-- tor restarted, and proven so: another tor runs afterwards.  Debian's
+-- init script cannot stop tor where it may not read the daemon's
+-- /proc/PID/exe (a container without CAP_SYS_PTRACE, tor having switched
+-- to its own user), and its restart then exits 0 with the old tor still
+-- running on the old configuration.  That tor is stopped as the script
+-- would have stopped it (SIGINT to the pid it wrote; a relay takes up to
+-- 30 seconds to close its connections), then started.
+local function restart(sys, what)
+   local before = tor_pid(sys)
+   R.service_do(sys, "tor", "restart")
+   if sys.dry or R.no_daemons(sys) or before == nil then return end
+   local after = tor_pid(sys)
+   if after ~= before then return end
+   local r = sys:run({ "sh", "-c", 'kill -INT "$1" || exit 1; i=0; '
+                         .. 'while kill -0 "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; '
+                         .. 'i=$((i+1)); done; ! kill -0 "$1" 2>/dev/null', "sh", before }, R.any)
+   if r.code ~= 0 then
+      R.fail("%s: tor (pid %s) was not restarted: the init script's restart left it running, "
+             .. "and it did not stop on SIGINT within 60 s", what, before)
+   end
+   R.service_do(sys, "tor", "start")
+   after = tor_pid(sys)
+   if after == nil or after == before then
+      R.fail("%s: tor did not start again after it was stopped (no new pid in %s)", what, PIDFILE)
+   end
+   sys:note(fmt("service tor restart left tor (pid %s) running: stopped by its pid file and "
+                   .. "started again (pid %s)", before, after))
+end
+
 function impl.bridge.ensure(sys, a)
    local installed = R.apt_install(sys, "tor.bridge", { a.package })
    local conf = R.ensure_lines(sys, "tor.bridge", a.torrc, a.lines)
    if conf then
       -- A running tor (started by the package's installation, too) reads
-      -- torrc only when it starts.
-      R.service_do(sys, "tor", "restart")
+      -- these lines only when it starts.
+      restart(sys, "tor.bridge")
       return "changed"
    end
    local started = R.ensure_running(sys, "tor")
