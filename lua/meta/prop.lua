@@ -1205,6 +1205,14 @@ function ssh.known_hosts(user, opts) end
 ---@return prop.Property
 function ssh.authorized_keys(user, keys) end
 
+---UnixLike.  ~USER/.ssh/id_TYPE (0600) from a secret and id_TYPE.pub (0644),
+---owned by the user; verified with ssh-keygen -y on the target.
+---@param user string
+---@param type "ed25519"|"rsa"|"ecdsa"|"dsa"
+---@param keys { private: any, public: string } private: secret "name"
+---@return prop.Property
+function ssh.user_keypair(user, type, keys) end
+
 ---UnixLike.  One "Key value" line of /etc/ssh/sshd_config per setting
 ---(Match blocks left alone), checked with sshd -t before it replaces the
 ---file; sshd reloaded.
