@@ -16,7 +16,8 @@ local ssh = {}
 local fmt, concat = string.format, table.concat
 
 local impl = { known_hosts = {}, authorized_keys = {}, authorized_keys_absent = {},
-               sshd_config = {}, sshd_reload = {}, user_keypair = {} }
+               sshd_config = {}, sshd_reload = {}, user_keypair = {},
+               host_keys_regenerated = {} }
 
 -- The key types, with the algorithm name their public keys start with.
 local algorithms = {
@@ -102,6 +103,125 @@ function ssh.host_keys(keys)
    end
    local restart = service.restarted "ssh"
    return core.props(parts):on_change(restart):describe(desc .. " " .. concat(ts, " "))
+end
+
+-- ---------------------------------------------------------------------
+-- Host keys made anew, once.
+
+local REGEN_MARKER = "/etc/ssh/.prop-host-keys-regenerated"
+
+-- The private host key files of /etc/ssh (ssh_host_TYPE_key), sorted.
+local function host_key_files(sys)
+   local r = sys:query({ "find", "/etc/ssh", "-maxdepth", "1", "-name", "ssh_host_*_key" })
+   if r.code ~= 0 then
+      R.fail("ssh.host_keys_regenerated: cannot list /etc/ssh: %s", R.tail(r.stderr or "", 1))
+   end
+   local files = {}
+   for l in (r.stdout or ""):gmatch("[^\n]+") do files[#files + 1] = l end
+   table.sort(files)
+   return files
+end
+
+-- The public key ssh-keygen -y derives from a private key file, and
+-- what the .pub beside it says (both "ALGORITHM BASE64"), or nil and why.
+local function derived_public(sys, path)
+   local r = sys:query({ "ssh-keygen", "-y", "-f", path })
+   if r.code ~= 0 then
+      return nil, fmt("ssh-keygen -y -f %s fails: %s", path,
+                      R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 1))
+   end
+   return (r.stdout or ""):match("^%s*(%S+%s+%S+)")
+end
+
+-- Regenerated means: the marker exists (it is written once the new keys
+-- are made) and every host key file is there.  Without the marker, the
+-- old keys (whoever made them: an image, the package's postinst) are
+-- removed and ssh-keygen -A makes every default type anew.  With it, only
+-- missing keys are made (ssh-keygen -A makes those alone).
+function impl.host_keys_regenerated.ensure(sys)
+   local what = "ssh.host_keys_regenerated"
+   if not sys:exists("/etc/ssh") and not sys.dry then
+      R.fail("%s: /etc/ssh does not exist (install openssh-server first)", what)
+   end
+   local marker = sys:stat(REGEN_MARKER)
+   if marker and marker.type ~= "file" then R.fail("%s: %s is not a file", what, REGEN_MARKER) end
+   local files = host_key_files(sys)
+   if marker then
+      local missing, recorded = {}, sys:read(REGEN_MARKER) or ""
+      for _, t in ipairs(types) do
+         if recorded:find("\n" .. t .. "\n", 1, true) then
+            local f = "/etc/ssh/ssh_host_" .. t .. "_key"
+            if not sys:exists(f) or not sys:exists(f .. ".pub") then missing[#missing + 1] = f end
+         end
+      end
+      if #missing == 0 then return "ok" end
+      R.run(sys, what, { "ssh-keygen", "-A" })
+      sys:note((sys.dry and "would make " or "made ") .. concat(missing, ", "))
+      return "changed"
+   end
+   for _, f in ipairs(files) do
+      sys:remove(f)
+      if sys:exists(f .. ".pub") then sys:remove(f .. ".pub") end
+   end
+   R.run(sys, what, { "ssh-keygen", "-A" })
+   local made = {}
+   for _, t in ipairs(types) do
+      if sys.dry or sys:exists("/etc/ssh/ssh_host_" .. t .. "_key") then made[#made + 1] = t end
+   end
+   sys:write(REGEN_MARKER, "host keys made by ssh-keygen -A, once; remove this file to make them "
+                           .. "anew\n" .. concat(made, "\n") .. "\n", { mode = tonumber("0644", 8) })
+   sys:note(fmt("%s the host keys (%s), old ones removed", sys.dry and "would make" or "made",
+                #made > 0 and concat(made, " ") or "ssh-keygen -A's types"))
+   return "changed"
+end
+
+-- The probe: each host key's public half is the one ssh-keygen -y derives
+-- from its private half.
+function impl.host_keys_regenerated.verify(sys)
+   local files = host_key_files(sys)
+   if #files == 0 then return false, "no host key in /etc/ssh" end
+   for _, f in ipairs(files) do
+      local d, err = derived_public(sys, f)
+      if d == nil then return false, err end
+      local pub = (sys:read(f .. ".pub") or ""):match("^%s*(%S+%s+%S+)")
+      if pub ~= d then
+         return false, fmt("%s.pub is not the public half of %s", f, f)
+      end
+   end
+   return true
+end
+
+--[[ ssh.host_keys_regenerated()
+  DebianLike, not revertable (the old keys are gone).
+  New SSH host keys, once: the host keys an image or a package made (the
+  same on every copy of the image) are removed and ssh-keygen -A makes
+  every default type anew; a marker, /etc/ssh/.prop-host-keys-regenerated,
+  records it, so that a second run changes nothing.  A key removed later
+  is made again (ssh-keygen -A makes the missing ones only).  Remove the
+  marker to have them made anew.  sshd is restarted (service "ssh") when
+  they changed.
+  Claims: the marker file; the host key files are generated.
+  Verify: each /etc/ssh/ssh_host_*_key.pub is the public half of its
+  private key (ssh-keygen -y).
+  Example:
+    ssh.host_keys_regenerated()
+]]
+function ssh.host_keys_regenerated(...)
+   local desc = "ssh host keys regenerated"
+   if select("#", ...) > 0 then
+      return core.invalid(desc, "ssh.host_keys_regenerated takes no argument")
+   end
+   local claims = { claim.file_generated(REGEN_MARKER, "the record of ssh.host_keys_regenerated") }
+   for _, t in ipairs({ "ed25519", "rsa", "ecdsa" }) do
+      local f = "/etc/ssh/ssh_host_" .. t .. "_key"
+      claims[#claims + 1] = claim.file_generated(f, "ssh-keygen -A")
+      claims[#claims + 1] = claim.file_generated(f .. ".pub", "ssh-keygen -A")
+   end
+   local leaf = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.host_keys_regenerated,
+                           claims = claims,
+                           norevert = "ssh.host_keys_regenerated has no revert action: the old keys "
+                                      .. "are gone" }
+   return core.props({ leaf }):on_change(service.restarted "ssh"):describe(desc)
 end
 
 -- ---------------------------------------------------------------------

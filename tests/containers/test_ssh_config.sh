@@ -155,4 +155,37 @@ run_prop "$TMP/kp.out" lint "$TMP/site.lua"
 same "keypair plain private: lint exit" "$rc" 2
 check "keypair plain private: said at its line" grep -q 'site.lua:[0-9]*: error.*private must be a secret' "$TMP/kp.out"
 
+# ---- ssh.host_keys_regenerated: new host keys, once -------------------------------
+E="$T/sshbox/etc/ssh"
+check "host keys: the package made some" test -s "$E/ssh_host_ed25519_key.pub"
+cat "$E"/ssh_host_*_key.pub >"$TMP/hk0"
+write_site 'ssh.host_keys_regenerated(),'
+prop_run "$TMP/h1.out" "$TMP/site.lua"
+same "host keys: exit" "$rc" 0
+same "host keys: changed" "$(host_count "$TMP/h1.out" localhost/sshbox changed)" 1
+check "host keys: the marker is there" test -f "$E/.prop-host-keys-regenerated"
+check "host keys: an ed25519 key again" test -s "$E/ssh_host_ed25519_key"
+for k in $(cut -d' ' -f2 "$TMP/hk0"); do
+  if grep -qF "$k" "$E"/ssh_host_*_key.pub; then fail "host keys: the old keys are gone" "$k is still there"; else pass; fi
+done
+same "host keys: private 0600" "$(mode_of "$E/ssh_host_ed25519_key")" 0600
+cat "$E"/ssh_host_*_key.pub >"$TMP/hk1"
+prop_run "$TMP/h2.out" "$TMP/site.lua"
+same "host keys again: nothing changes" "$rc/$(changed_failed "$TMP/h2.out" localhost/sshbox)" "0/0/0"
+same "host keys again: the same keys" "$(cat "$E"/ssh_host_*_key.pub)" "$(cat "$TMP/hk1")"
+prop_verify "$TMP/hv.out" "$TMP/site.lua"
+same "host keys: prop verify holds" "$rc" 0
+# A key removed: made again, the others kept.
+rm "$E/ssh_host_ecdsa_key" "$E/ssh_host_ecdsa_key.pub"
+prop_run "$TMP/h3.out" "$TMP/site.lua"
+same "host keys, one removed: made again" "$rc/$(changed_failed "$TMP/h3.out" localhost/sshbox)" "0/1/0"
+check "host keys, one removed: it is there" test -s "$E/ssh_host_ecdsa_key.pub"
+same "host keys, one removed: ed25519 kept" "$(cat "$E/ssh_host_ed25519_key.pub")" "$(grep ed25519 "$TMP/hk1")"
+# A public half that is not its private key's: the probe says so.
+cp "$E/ssh_host_ed25519_key.pub" "$TMP/pub" && cp "$TMP/kp.pub" "$E/ssh_host_ed25519_key.pub"
+prop_verify "$TMP/hv2.out" "$TMP/site.lua"
+same "host keys, wrong .pub: prop verify fails" "$rc" 2
+check "host keys, wrong .pub: it says which" grep -q 'ssh_host_ed25519_key.pub is not the public half' "$TMP/hv2.out"
+cp "$TMP/pub" "$E/ssh_host_ed25519_key.pub"
+
 finish
