@@ -938,6 +938,8 @@ user = {}
 ---@field home? string absolute
 ---@field groups? string[] supplementary groups
 ---@field comment? string the GECOS field
+---@field password? any secret "name" from the site's store (Linux)
+---@field only_if_unset? boolean set the password only while the account has none
 
 ---UnixLike, revertable (its revert is `user.absent`).  Claims the name
 ---and uid: two accounts with one uid are error P010.
@@ -1023,9 +1025,11 @@ hostname = {}
 function hostname.set(name) end
 
 ---UnixLike.  The host's own name from the site set as hostname.set
----does, and as /etc/mailname.
+---does, and as /etc/mailname: the full name ("fqdn", the default), its
+---domain part ("domain"), or left alone (false).
+---@param opts? { mailname?: "fqdn"|"domain"|false }
 ---@return prop.Property
-function hostname.sane() end
+function hostname.sane(opts) end
 
 ---DebianLike.  /etc/mailname.
 ---@param name string
@@ -1056,6 +1060,25 @@ grub = {}
 ---@param args string|string[] "quiet splash" or { "quiet", "console=ttyS0" }
 ---@return prop.Property
 function grub.cmdline_default(args) end
+
+---DebianLike, revertable.  NAME=VALUE in /etc/default/grub (any variable
+---but the two command lines), then update-grub (on_change).
+---@param name string "GRUB_TIMEOUT"
+---@param value string|integer
+---@return prop.Property
+function grub.setting(name, value) end
+
+---DebianLike, revertable.  One word added to GRUB_CMDLINE_LINUX, the
+---others kept; update-grub (on_change).
+---@param word string "console=ttyS0,115200"
+---@return prop.Property
+function grub.cmdline_word(word) end
+
+---DebianLike, revertable.  One word removed from GRUB_CMDLINE_LINUX, the
+---others kept; update-grub (on_change).
+---@param word string "quiet"
+---@return prop.Property
+function grub.cmdline_word_absent(word) end
 
 mount = {}
 
@@ -1204,6 +1227,11 @@ function ssh.known_hosts(user, opts) end
 ---@param keys string|string[] "ssh-ed25519 AAAA... comment"
 ---@return prop.Property
 function ssh.authorized_keys(user, keys) end
+
+---DebianLike.  The host keys removed and made anew by ssh-keygen -A, once
+---(marker /etc/ssh/.prop-host-keys-regenerated); ssh restarted.
+---@return prop.Property
+function ssh.host_keys_regenerated() end
 
 ---UnixLike.  ~USER/.ssh/id_TYPE (0600) from a secret and id_TYPE.pub (0644),
 ---owned by the user; verified with ssh-keygen -y on the target.

@@ -1,12 +1,20 @@
 -- P012: bad arguments to ssh.user_keypair, user.account's only_if_unset,
--- ssh.host_keys_regenerated, grub.setting, grub.cmdline_word(_absent),
--- hostname.sane's mailname, borg's env= and keyfile=, and the rest of
--- the options fleets use.
---! P012 14
---! P012 15
---! P012 16
---! P012 17
---! P012 18
+-- ssh.host_keys_regenerated, grub.setting, grub.cmdline_word(_absent) and
+-- hostname.sane's mailname.
+--! P012 22
+--! P012 23
+--! P012 24
+--! P012 25
+--! P012 26
+--! P012 27
+--! P012 28
+--! P012 29
+--! P012 30
+--! P012 31
+--! P012 32
+--! P012 33
+--! P012 34
+--! P012 35
 local PUB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFjBNLXiKat1uOEPxMGF/tSx6TFZ9HMoqQnHbRguY+a"
 local RSA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"
 host "options.example.com" {
@@ -16,4 +24,13 @@ host "options.example.com" {
   ssh.user_keypair("deploy", "ed2519", { private = secret "k", public = PUB }),
   ssh.user_keypair("Deploy", "ed25519", { private = secret "k", public = PUB }),
   ssh.user_keypair("deploy", "ed25519", { public = PUB }),
+  user.account("alice", { only_if_unset = true }),
+  user.account("bob", { password = secret "k", only_if_unset = "yes" }),
+  ssh.host_keys_regenerated("now"),
+  grub.setting("TIMEOUT", 3),
+  grub.setting("GRUB_CMDLINE_LINUX", "quiet"),
+  grub.setting("GRUB_TIMEOUT", "`reboot`"),
+  grub.cmdline_word "quiet splash",
+  grub.cmdline_word_absent "",
+  hostname.sane { mailname = "domian" },
 }
