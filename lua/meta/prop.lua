@@ -850,6 +850,12 @@ function service.stopped(name) end
 ---@return prop.Property
 function service.restarted(name) end
 
+---UnixLike.  Reloads the service (systemctl reload) each time it runs,
+---when it runs; meant for `on_change`.  A service that cannot reload fails.
+---@param name string
+---@return prop.Property
+function service.reloaded(name) end
+
 ---UnixLike.  The service starts at boot.
 ---@param name string
 ---@return prop.Property

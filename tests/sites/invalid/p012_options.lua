@@ -1,7 +1,6 @@
 -- P012: bad arguments to ssh.user_keypair, user.account's only_if_unset,
 -- ssh.host_keys_regenerated, grub.setting, grub.cmdline_word(_absent) and
--- hostname.sane's mailname.
---! P012 22
+-- hostname.sane's mailname, service.reloaded.
 --! P012 23
 --! P012 24
 --! P012 25
@@ -15,6 +14,8 @@
 --! P012 33
 --! P012 34
 --! P012 35
+--! P012 36
+--! P012 37
 local PUB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFjBNLXiKat1uOEPxMGF/tSx6TFZ9HMoqQnHbRguY+a"
 local RSA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"
 host "options.example.com" {
@@ -33,4 +34,5 @@ host "options.example.com" {
   grub.cmdline_word "quiet splash",
   grub.cmdline_word_absent "",
   hostname.sane { mailname = "domian" },
+  service.reloaded "-nginx",
 }
