@@ -812,6 +812,11 @@ function pkg.removed(pkgs) end
 ---@return prop.Property
 function pkg.upgraded() end
 
+---FreeBSD.  pkg update, at most once per host and run; ok when the
+---catalogue was up to date.
+---@return prop.Property
+function pkg.updated() end
+
 packages = {}
 
 ---UnixLike, revertable (its revert is `packages.removed`):
