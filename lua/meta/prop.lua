@@ -1393,6 +1393,12 @@ function docker.cap_add(capability) end
 ---@return prop.Property
 function docker.running(c) end
 
+---UnixLike.  Stopped containers, dangling images, unused volumes pruned
+---(those asked for), limited to a label when given; ok: nothing to prune.
+---@param opts { containers?: boolean, images?: boolean, volumes?: boolean, label?: string }
+---@return prop.Property
+function docker.pruned(opts) end
+
 jail = {}
 
 ---A FreeBSD jail called name, with props inside.
