@@ -1525,6 +1525,7 @@ borg = {}
 ---@field when? string "hourly", "daily" (default), "weekly", "monthly" or a cron schedule
 ---@field exclude? string|string[] borg create --exclude patterns: "/proc/*"
 ---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
+---@field env? table<string, string> variables for borg and the job's script: { BORG_REMOTE_PATH = "borg-1.2" } (no secrets)
 
 ---DebianLike, revertable (the job, script and passphrase file removed;
 ---never the repository).  borgbackup and cron installed, cron running, the repository
