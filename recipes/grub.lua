@@ -70,13 +70,14 @@ local function edit_word(sys, recipe, word, want)
    local changed = conf.ensure_edit(sys, recipe, PATH, function(old)
       if old == nil and not want then return "" end
       local v = linux_value(old)
-      local words = v and cmdline_words(v) or {}
-      if v and words == nil then
+      local words = {}
+      if v then words = cmdline_words(v) end
+      if words == nil then
          R.fail("%s: %s=%s in %s is not a quoted list of words prop can edit", recipe, LINUX, v,
                 PATH)
       end
       local out, has = {}, false
-      for _, w in ipairs(words or {}) do
+      for _, w in ipairs(words) do
          if w == word then
             has = true
             if want then out[#out + 1] = w end

@@ -717,9 +717,11 @@ function apt.sources(name, fields) end
 function apt.pinned(pkg, release, priority) end
 
 ---DebianLike, revertable (the revert writes "0"s).  unattended-upgrades
----installed and /etc/apt/apt.conf.d/20auto-upgrades turned on.
+---installed and /etc/apt/apt.conf.d/20auto-upgrades turned on; origins
+---(replacing the package's list) and mail in 51prop-unattended-upgrades.
+---@param opts? { origins?: string[], mail?: string }
 ---@return prop.Property
-function apt.unattended_upgrades() end
+function apt.unattended_upgrades(opts) end
 
 ---DebianLike.  debconf answers { question, type, value } set, then
 ---`dpkg-reconfigure -fnoninteractive pkg`, only when one differs.

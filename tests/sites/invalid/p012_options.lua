@@ -1,9 +1,6 @@
 -- P012: bad arguments to ssh.user_keypair, user.account's only_if_unset,
 -- ssh.host_keys_regenerated, grub.setting, grub.cmdline_word(_absent) and
--- hostname.sane's mailname, service.reloaded.
---! P012 23
---! P012 24
---! P012 25
+-- hostname.sane's mailname, service.reloaded, apt.unattended_upgrades.
 --! P012 26
 --! P012 27
 --! P012 28
@@ -16,6 +13,12 @@
 --! P012 35
 --! P012 36
 --! P012 37
+--! P012 38
+--! P012 39
+--! P012 40
+--! P012 41
+--! P012 42
+--! P012 43
 local PUB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFjBNLXiKat1uOEPxMGF/tSx6TFZ9HMoqQnHbRguY+a"
 local RSA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"
 host "options.example.com" {
@@ -35,4 +38,7 @@ host "options.example.com" {
   grub.cmdline_word_absent "",
   hostname.sane { mailname = "domian" },
   service.reloaded "-nginx",
+  apt.unattended_upgrades { origins = {} },
+  apt.unattended_upgrades { origins = { 'origin=Debian";' } },
+  apt.unattended_upgrades { mail = "root admin" },
 }
