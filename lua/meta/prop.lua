@@ -902,7 +902,7 @@ function systemd.bind(path, container_path, opts) end
 ---@return prop.Property
 function systemd.private_network() end
 
----DebianLike, revertable (the revert removes the file).  Writes
+---Linux, revertable (the revert removes the file).  Writes
 ---/etc/systemd/system/NAME after `systemd-analyze verify` accepts it (a
 ---refusal fails and keeps the old file); daemon-reload only on a change.
 ---@param name string a unit name with its type: "backup.service"
@@ -910,32 +910,32 @@ function systemd.private_network() end
 ---@return prop.Property
 function systemd.unit(name, content) end
 
----DebianLike, revertable (the revert disables it).  `systemctl enable`
+---Linux, revertable (the revert disables it).  `systemctl enable`
 ---unless is-enabled says so.  A name without a type is a service.
 ---@param unit string
 ---@return prop.Property
 function systemd.enabled(unit) end
 
----DebianLike, revertable (the revert stops it).  `systemctl start` unless
+---Linux, revertable (the revert stops it).  `systemctl start` unless
 ---active; ok with a note where no systemd runs (a chroot).
 ---@param unit string
 ---@return prop.Property
 function systemd.started(unit) end
 
----DebianLike, revertable (the revert unmasks it).  /etc/systemd/system/UNIT
+---Linux, revertable (the revert unmasks it).  /etc/systemd/system/UNIT
 ---a link to /dev/null; conflicts (P007) with a systemd.unit or
 ---systemd.enabled of the same unit.
 ---@param unit string
 ---@return prop.Property
 function systemd.masked(unit) end
 
----DebianLike, revertable.  Storage=persistent in
+---Linux, revertable.  Storage=persistent in
 ---/etc/systemd/journald.conf.d/50-prop-persistent.conf; journald restarted
 ---on a change.
 ---@return prop.Property
 function systemd.journald_persistent() end
 
----DebianLike, revertable.  journald.conf's [Journal] settings in
+---Linux, revertable.  journald.conf's [Journal] settings in
 ---/etc/systemd/journald.conf.d/60-prop.conf (give them all in one call);
 ---journald restarted on a change.
 ---@param settings table<string, string|integer|boolean> such as { SystemMaxUse = "500M", Compress = true }
