@@ -1592,3 +1592,12 @@ letsencrypt = {}
 ---@param opts? prop.CertbotOptions
 ---@return prop.Property
 function letsencrypt.certbot(domains, email, opts) end
+
+zfs = {}
+
+---UnixLike.  A ZFS dataset made (zfs create -o) or its properties set
+---(zfs set); revertable (zfs destroy) only with destroy_on_revert = true.
+---@param name string "tank/data"
+---@param opts? { mountpoint?: string, compression?: string, properties?: table<string, string|integer|boolean>, parents?: boolean, destroy_on_revert?: boolean }
+---@return prop.Property
+function zfs.dataset(name, opts) end
