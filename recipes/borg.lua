@@ -18,6 +18,8 @@ local fmt = string.format
 local concat = table.concat
 
 local BORG = "/usr/bin/borg"
+-- borg's keys directory for root (BORG_KEYS_DIR's default).
+local KEYS_DIR = "/root/.config/borg/keys"
 
 local function borg_argv(a, ...)
    local argv = { "env" }
@@ -53,6 +55,14 @@ function impl.init.ensure(sys, a)
       return "changed"
    end
    if repo_exists(sys, a, what) then return "ok" end
+   if a.keyfile then
+      if not sys.dry then
+         R.fail("%s: the repository %s does not exist; with keyfile= prop does not make it (the key "
+                .. "belongs to the repository it was made with)", what, a.repo)
+      end
+      sys:note("the repository " .. a.repo .. " does not exist: with keyfile= the run fails")
+      return "changed"
+   end
    local argv = borg_argv(a, "init", "--encryption=" .. (a.passfile and "repokey" or "none"))
    if is_local(a.repo) then argv[#argv + 1] = "--make-parent-dirs" end
    argv[#argv + 1] = a.repo
@@ -144,6 +154,11 @@ end
 local schema = {
    keep = check_keep,
    env = check_env,
+   keyfile = function(v, what)
+      if core.is_secret(v) then return nil, v end
+      return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a key is '
+                 .. "never written in the site", what, args.got(v))
+   end,
    passphrase = function(v, what)
       if core.is_secret(v) then return nil, v end
       return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
@@ -213,7 +228,7 @@ local function script(name, dirs, repo, o, passfile)
 end
 
 --[[ borg.backup(dirs, repo [, { keep = { daily=, weekly=, monthly= }, passphrase =
-                 secret "name", when = "daily", exclude = { patterns }, name =, env = }])
+                 secret "name", when = "daily", exclude = { patterns }, name =, env =, keyfile = }])
   DebianLike, revertable: its revert removes the cron job, the script and
   the passphrase file (never the repository nor its archives).
   dirs: an absolute path or a list of them.  repo: an absolute path, or
@@ -230,7 +245,13 @@ end
   { BORG_REMOTE_PATH = "borg-1.2", BORG_RSH = "ssh -i /root/.ssh/backup" };
   a secret as a value is refused (they would be on a command line), as
   are BORG_REPO, BORG_PASSPHRASE, BORG_NEW_PASSPHRASE, BORG_PASSCOMMAND
-  and BORG_PASSPHRASE_FD (passphrase= is the way).
+  and BORG_PASSPHRASE_FD (passphrase= is the way).  keyfile: a secret,
+  the key file of a repository made with borg init --encryption=keyfile
+  (stored with prop secret set SITE NAME < ~/.config/borg/keys/FILE),
+  written to /root/.config/borg/keys/NAME (0600; borg finds it by the
+  repository's id); the repository must exist then (prop does not make
+  one with keyfile=); give passphrase= too when the key has one.  The
+  revert removes it.
   Claims: package.installed borgbackup and cron, service.running cron
   (started when it is not, as the job needs it); file.content of
   /usr/local/sbin/NAME (the script, 0700) and /etc/cron.d/NAME (as
@@ -272,6 +293,15 @@ function borg.backup(dirs, repo, opts)
       -- A job nothing runs is no backup: cron's daemon runs too.
       require("prop.service").running "cron",
    }
+   if o.keyfile then
+      -- borg finds a key file in its keys directory by the repository's
+      -- id, whatever the file's name.
+      for _, d in ipairs({ "/root/.config", "/root/.config/borg", KEYS_DIR }) do
+         up[#up + 1] = file.directory(d, { mode = "0700", owner = "root", group = "root" })
+      end
+      up[#up + 1] = file.has_content(KEYS_DIR .. "/" .. name, o.keyfile,
+                                     { mode = "0600", owner = "root", group = "root" })
+   end
    if passfile then
       up[#up + 1] = file.directory("/etc/borg", { mode = "0700", owner = "root", group = "root" })
       up[#up + 1] = file.has_content(passfile, o.passphrase,
@@ -281,11 +311,12 @@ function borg.backup(dirs, repo, opts)
                                   { mode = "0700", owner = "root", group = "root" })
    up[#up + 1] = core.leaf{ desc = "borg repository " .. r, targets = "DebianLike",
                             impl = impl.init, args = { name = name, repo = r, passfile = passfile,
-                                                       env = o.env },
+                                                       env = o.env, keyfile = o.keyfile ~= nil },
                             claims = init_claims, norevert = "the repository is never removed" }
    up[#up + 1] = cron.job(name, o.when or "@daily", { bin })
    local down = { file.absent("/etc/cron.d/" .. name), file.absent(bin) }
    if passfile then down[#down + 1] = file.absent(passfile) end
+   if o.keyfile then down[#down + 1] = file.absent(KEYS_DIR .. "/" .. name) end
    return core.pair(core.props(up):describe(fmt("%s (%s)", desc, name)),
                     core.props(down):describe(fmt("borg backup %s removed", name)))
 end

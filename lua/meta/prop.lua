@@ -1528,6 +1528,7 @@ borg = {}
 ---@field exclude? string|string[] borg create --exclude patterns: "/proc/*"
 ---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
 ---@field env? table<string, string> variables for borg and the job's script: { BORG_REMOTE_PATH = "borg-1.2" } (no secrets)
+---@field keyfile? any secret "name": the repository's key file, written to /root/.config/borg/keys/NAME
 
 ---DebianLike, revertable (the job, script and passphrase file removed;
 ---never the repository).  borgbackup and cron installed, cron running, the repository

@@ -1,9 +1,7 @@
 -- P012: bad arguments to ssh.user_keypair, user.account's only_if_unset,
 -- ssh.host_keys_regenerated, grub.setting, grub.cmdline_word(_absent) and
--- hostname.sane's mailname, service.reloaded, apt.unattended_upgrades.
---! P012 26
---! P012 27
---! P012 28
+-- hostname.sane's mailname, service.reloaded, apt.unattended_upgrades,
+-- borg's env= and keyfile=.
 --! P012 29
 --! P012 30
 --! P012 31
@@ -19,6 +17,11 @@
 --! P012 41
 --! P012 42
 --! P012 43
+--! P012 44
+--! P012 45
+--! P012 46
+--! P012 47
+--! P012 48
 local PUB = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIFjBNLXiKat1uOEPxMGF/tSx6TFZ9HMoqQnHbRguY+a"
 local RSA = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ"
 host "options.example.com" {
@@ -41,4 +44,6 @@ host "options.example.com" {
   apt.unattended_upgrades { origins = {} },
   apt.unattended_upgrades { origins = { 'origin=Debian";' } },
   apt.unattended_upgrades { mail = "root admin" },
+  borg.backup("/etc", "/srv/b", { keyfile = "BORG_KEY 1234" }),
+  borg.backup("/etc", "/srv/b", { env = { BORG_RSH = secret "k" } }),
 }
