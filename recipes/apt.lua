@@ -423,8 +423,8 @@ end
 local function check_apt_conf_value(x, w)
    local err = args.nonempty_string(x, w)
    if err then return err end
-   if x:find('["\\;{}\r\n]') then
-      return fmt('%s %s must not contain a quote, a backslash, ";", "{", "}" or a newline', w,
+   if x:find('["\\\r\n]') then
+      return fmt("%s %s must not contain a double quote, a backslash or a newline", w,
                  args.show(x))
    end
    return nil, x

@@ -17,13 +17,16 @@ local impl = { dataset = {}, destroyed = {} }
 -- Whether the dataset exists: zfs list -H -o name NAME; a target without
 -- zfs fails (a dry run says what it would run).
 local function exists(sys, what, name)
-   local r = sys:query({ "zfs", "list", "-H", "-o", "name", name })
-   if r.code == 127 or r.code == -1 then
+   local found = false
+   for _, p in ipairs({ "/sbin/zfs", "/usr/sbin/zfs", "/usr/local/sbin/zfs" }) do
+      if sys:exists(p) then found = true break end
+   end
+   if not found then
       if not sys.dry then R.fail("%s: zfs is not installed on the target (zfsutils-linux)", what) end
       sys:note("zfs is not on the target: the run fails unless it is installed before it")
       return false
    end
-   return r.code == 0
+   return sys:query({ "zfs", "list", "-H", "-o", "name", name }).code == 0
 end
 
 -- The values of props (a list of names) on the dataset: name -> value,
