@@ -284,6 +284,7 @@ local KEYRINGS = "/etc/apt/keyrings"
 local SOURCES_D = "/etc/apt/sources.list.d"
 local PREFERENCES_D = "/etc/apt/preferences.d"
 local AUTO_UPGRADES = "/etc/apt/apt.conf.d/20auto-upgrades"
+local UU_SETTINGS = "/etc/apt/apt.conf.d/51prop-unattended-upgrades"
 
 function impl.absent.ensure(sys, a)
    local st = sys:stat(a.path)
@@ -359,7 +360,74 @@ end
 
 function impl.auto_upgrades.ensure(sys, a)
    local changed = R.apt_install(sys, "apt.unattended_upgrades", { "unattended-upgrades" })
+   if a.settings then
+      changed = R.ensure_content(sys, a.what, UU_SETTINGS, a.settings, { mode = "0644" }) or changed
+   end
    return result(impl.file.ensure(sys, a) == "changed" or changed)
+end
+
+-- The values apt reads for key (apt-config dump: every file of
+-- apt.conf.d merged), in order: a list's items ("KEY:: ..."), or the
+-- values of a plain setting ("KEY ...").
+local function apt_config_values(sys, key, list)
+   local r = R.query(sys, "apt.unattended_upgrades", { "apt-config", "dump" })
+   if r.code ~= 0 then return nil, R.tail((r.stderr or "") .. (r.stdout or ""), 2) end
+   local vals = {}
+   local lk = key:gsub("%p", "%%%0") .. (list and "::" or "")
+   for l in (r.stdout or ""):gmatch("[^\n]+") do
+      local v = l:match("^" .. lk .. ' "(.*)";$')
+      if v then vals[#vals + 1] = v end
+   end
+   return vals
+end
+
+-- The probe: apt reads the origins and the mail address prop wrote (an
+-- apt.conf.d file read later could add to them or set another).
+function impl.auto_upgrades.verify(sys, a)
+   if not a.settings then return true end
+   if a.origins then
+      local have, err = apt_config_values(sys, "Unattended-Upgrade::Origins-Pattern", true)
+      if have == nil then return false, "apt-config dump fails: " .. err end
+      if table.concat(have, "\n") ~= table.concat(a.origins, "\n") then
+         return false, fmt("apt-config says Unattended-Upgrade::Origins-Pattern is %s, want %s "
+                           .. "(another apt.conf.d file sets it too)",
+                           #have > 0 and table.concat(have, ", ") or "empty",
+                           table.concat(a.origins, ", "))
+      end
+   end
+   if a.mail then
+      local have, err = apt_config_values(sys, "Unattended-Upgrade::Mail", false)
+      if have == nil then return false, "apt-config dump fails: " .. err end
+      if have[#have] ~= a.mail then
+         return false, fmt("apt-config says Unattended-Upgrade::Mail is %s, want %s (another "
+                           .. "apt.conf.d file read later sets it)", have[#have] or "unset", a.mail)
+      end
+   end
+   return true
+end
+
+-- The settings file: the origins replace the package's list (#clear),
+-- the mail address is set.
+local function uu_settings_text(o)
+   local lines = { "// Managed by prop (apt.unattended_upgrades): edits here are overwritten." }
+   if o.origins then
+      lines[#lines + 1] = "#clear Unattended-Upgrade::Origins-Pattern;"
+      lines[#lines + 1] = "Unattended-Upgrade::Origins-Pattern {"
+      for _, x in ipairs(o.origins) do lines[#lines + 1] = fmt('    "%s";', x) end
+      lines[#lines + 1] = "};"
+   end
+   if o.mail then lines[#lines + 1] = fmt('Unattended-Upgrade::Mail "%s";', o.mail) end
+   return table.concat(lines, "\n") .. "\n"
+end
+
+local function check_apt_conf_value(x, w)
+   local err = args.nonempty_string(x, w)
+   if err then return err end
+   if x:find('["\\\r\n]') then
+      return fmt("%s %s must not contain a double quote, a backslash or a newline", w,
+                 args.show(x))
+   end
+   return nil, x
 end
 
 --[[ apt.unattended_upgrades()
@@ -375,21 +443,52 @@ end
   debconf's unattended-upgrades/enable_auto_updates is set to match, so
   that a later dpkg-reconfigure or upgrade of the package keeps the
   choice.  Which upgrades are applied stays the package's own
-  50unattended-upgrades (security updates by default).
+  50unattended-upgrades (security updates by default), unless:
+  origins: a list of Origins-Pattern entries
+  ("origin=Debian,codename=${distro_codename},label=Debian-Security"),
+  which replace the package's list; mail: the address
+  unattended-upgrades mails its reports to.  They are written to
+  /etc/apt/apt.conf.d/51prop-unattended-upgrades (0644; the origins after
+  "#clear Unattended-Upgrade::Origins-Pattern;", so that they replace
+  the list of 50unattended-upgrades rather than add to it).  The revert
+  turns the runs off and leaves that file.
+  Verify (with origins or mail): apt-config dump gives exactly these
+  origins, and this mail address.
   Example:
     apt.unattended_upgrades()
+    apt.unattended_upgrades { origins = { "origin=Debian,codename=${distro_codename},label=Debian-Security" },
+                              mail = "root" }
 ]]
-function apt.unattended_upgrades(...)
-   local err = packaging.no_args("apt.unattended_upgrades", ..., select("#", ...))
+function apt.unattended_upgrades(opts, ...)
+   local err
+   local o = {}
+   if select("#", ...) > 0 then
+      err = "apt.unattended_upgrades takes one table of options"
+   elseif opts ~= nil then
+      err, o = args.options(opts, {
+         origins = function(v, what)
+            return args.list(v, what, check_apt_conf_value, { nonempty = true })
+         end,
+         mail = function(v, what)
+            local e, x = check_apt_conf_value(v, what)
+            if not e and x:find("%s") then e = fmt("%s %s must not contain blanks", what, args.show(x)) end
+            return e, x
+         end,
+      }, "apt.unattended_upgrades")
+      if err then err = "apt.unattended_upgrades: " .. err end
+   end
    if err then return core.invalid("apt unattended upgrades", err) end
+   local settings = (o.origins or o.mail) and uu_settings_text(o) or nil
    local on = { what = "apt.unattended_upgrades", path = AUTO_UPGRADES,
-                content = auto_upgrades_text(true), auto = true }
+                content = auto_upgrades_text(true), auto = true, settings = settings,
+                origins = o.origins, mail = o.mail }
    local off = { what = "apt.unattended_upgrades (revert)", path = AUTO_UPGRADES,
                  content = auto_upgrades_text(false), auto = false }
    local up = core.leaf{ desc = "apt unattended upgrades on", targets = "DebianLike",
                          impl = impl.auto_upgrades, args = on,
                          claims = { claim.package_installed("unattended-upgrades"),
-                                    claim.file_content(AUTO_UPGRADES, on.content) } }
+                                    claim.file_content(AUTO_UPGRADES, on.content),
+                                    settings and claim.file_content(UU_SETTINGS, settings) or nil } }
    local down = core.leaf{ desc = "apt unattended upgrades off", targets = "DebianLike",
                            impl = impl.file, args = off,
                            claims = { claim.file_content(AUTO_UPGRADES, off.content) } }

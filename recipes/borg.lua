@@ -18,10 +18,13 @@ local fmt = string.format
 local concat = table.concat
 
 local BORG = "/usr/bin/borg"
+-- borg's keys directory for root (BORG_KEYS_DIR's default).
+local KEYS_DIR = "/root/.config/borg/keys"
 
 local function borg_argv(a, ...)
    local argv = { "env" }
    if a.passfile then argv[#argv + 1] = "BORG_PASSCOMMAND=cat " .. a.passfile end
+   for _, kv in ipairs(a.env or {}) do argv[#argv + 1] = kv[1] .. "=" .. kv[2] end
    argv[#argv + 1] = "borg"
    for _, w in ipairs({ ... }) do argv[#argv + 1] = w end
    return argv
@@ -52,6 +55,14 @@ function impl.init.ensure(sys, a)
       return "changed"
    end
    if repo_exists(sys, a, what) then return "ok" end
+   if a.keyfile then
+      if not sys.dry then
+         R.fail("%s: the repository %s does not exist; with keyfile= prop does not make it (the key "
+                .. "belongs to the repository it was made with)", what, a.repo)
+      end
+      sys:note("the repository " .. a.repo .. " does not exist: with keyfile= the run fails")
+      return "changed"
+   end
    local argv = borg_argv(a, "init", "--encryption=" .. (a.passfile and "repokey" or "none"))
    if is_local(a.repo) then argv[#argv + 1] = "--make-parent-dirs" end
    argv[#argv + 1] = a.repo
@@ -98,8 +109,56 @@ end
 
 local periods = { hourly = "@hourly", daily = "@daily", weekly = "@weekly", monthly = "@monthly" }
 
+-- Variables prop sets itself, or that would put a secret in the site or
+-- on a command line.
+local env_refused = {
+   BORG_REPO = "it is the repo argument",
+   BORG_PASSCOMMAND = "prop sets it for passphrase=",
+   BORG_PASSPHRASE = "a passphrase is a secret: give passphrase = secret \"name\"",
+   BORG_NEW_PASSPHRASE = "a passphrase is a secret: give passphrase = secret \"name\"",
+   BORG_PASSPHRASE_FD = "prop sets BORG_PASSCOMMAND for passphrase=",
+}
+
+-- env: { NAME = "value", ... } -> a sorted list of { NAME, value }.
+local function check_env(v, what)
+   if type(v) ~= "table" or next(v) == nil or v[1] ~= nil then
+      return fmt('%s must be a table of variables such as { BORG_REMOTE_PATH = "borg-1.2" }, '
+                 .. "got %s", what, args.got(v))
+   end
+   local names = {}
+   for k in pairs(v) do
+      if type(k) ~= "string" or not k:find("^[A-Za-z_][A-Za-z0-9_]*$") then
+         return fmt("%s: %s is not a variable name", what, args.show(k))
+      end
+      if env_refused[k] then return fmt("%s: %s is refused: %s", what, k, env_refused[k]) end
+      names[#names + 1] = k
+   end
+   table.sort(names)
+   local out = {}
+   for _, k in ipairs(names) do
+      local x = v[k]
+      if core.is_secret(x) then
+         return fmt("%s.%s is a secret: prop puts env= values on borg's command line and in the "
+                    .. "script, where secrets never go (use passphrase=)", what, k)
+      end
+      if math.type(x) == "integer" then x = tostring(x) end
+      if type(x) ~= "string" then
+         return fmt("%s.%s must be a string, got %s", what, k, args.got(x))
+      end
+      if x:find("[\r\n%z]") then return fmt("%s.%s contains a newline", what, k) end
+      out[#out + 1] = { k, x }
+   end
+   return nil, out
+end
+
 local schema = {
    keep = check_keep,
+   env = check_env,
+   keyfile = function(v, what)
+      if core.is_secret(v) then return nil, v end
+      return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a key is '
+                 .. "never written in the site", what, args.got(v))
+   end,
    passphrase = function(v, what)
       if core.is_secret(v) then return nil, v end
       return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
@@ -147,6 +206,7 @@ local function script(name, dirs, repo, o, passfile)
       "export BORG_REPO=" .. q(repo),
    }
    if passfile then lines[#lines + 1] = "export BORG_PASSCOMMAND=" .. q("cat " .. passfile) end
+   for _, kv in ipairs(o.env or {}) do lines[#lines + 1] = "export " .. kv[1] .. "=" .. q(kv[2]) end
    lines[#lines + 1] = "rc=0"
    local excl = {}
    for i, e in ipairs(o.exclude or {}) do excl[i] = "--exclude " .. q(e) .. " " end
@@ -168,7 +228,7 @@ local function script(name, dirs, repo, o, passfile)
 end
 
 --[[ borg.backup(dirs, repo [, { keep = { daily=, weekly=, monthly= }, passphrase =
-                 secret "name", when = "daily", exclude = { patterns }, name = }])
+                 secret "name", when = "daily", exclude = { patterns }, name =, env =, keyfile = }])
   DebianLike, revertable: its revert removes the cron job, the script and
   the passphrase file (never the repository nor its archives).
   dirs: an absolute path or a list of them.  repo: an absolute path, or
@@ -179,7 +239,19 @@ end
   (repokey), else not encrypted.  when: "hourly", "daily" (the default),
   "weekly", "monthly", or a cron schedule ("30 3 * * *").  exclude:
   borg create's --exclude patterns ("/var/cache/*", "*.tmp").  name: the
-  backup's name, "borg-" and the repository's words by default.
+  backup's name, "borg-" and the repository's words by default.  env:
+  variables for every borg command prop runs (borg info, borg init) and
+  for the script the cron job runs (exported there), such as
+  { BORG_REMOTE_PATH = "borg-1.2", BORG_RSH = "ssh -i /root/.ssh/backup" };
+  a secret as a value is refused (they would be on a command line), as
+  are BORG_REPO, BORG_PASSPHRASE, BORG_NEW_PASSPHRASE, BORG_PASSCOMMAND
+  and BORG_PASSPHRASE_FD (passphrase= is the way).  keyfile: a secret,
+  the key file of a repository made with borg init --encryption=keyfile
+  (stored with prop secret set SITE NAME < ~/.config/borg/keys/FILE),
+  written to /root/.config/borg/keys/NAME (0600; borg finds it by the
+  repository's id); the repository must exist then (prop does not make
+  one with keyfile=); give passphrase= too when the key has one.  The
+  revert removes it.
   Claims: package.installed borgbackup and cron, service.running cron
   (started when it is not, as the job needs it); file.content of
   /usr/local/sbin/NAME (the script, 0700) and /etc/cron.d/NAME (as
@@ -221,6 +293,15 @@ function borg.backup(dirs, repo, opts)
       -- A job nothing runs is no backup: cron's daemon runs too.
       require("prop.service").running "cron",
    }
+   if o.keyfile then
+      -- borg finds a key file in its keys directory by the repository's
+      -- id, whatever the file's name.
+      for _, d in ipairs({ "/root/.config", "/root/.config/borg", KEYS_DIR }) do
+         up[#up + 1] = file.directory(d, { mode = "0700", owner = "root", group = "root" })
+      end
+      up[#up + 1] = file.has_content(KEYS_DIR .. "/" .. name, o.keyfile,
+                                     { mode = "0600", owner = "root", group = "root" })
+   end
    if passfile then
       up[#up + 1] = file.directory("/etc/borg", { mode = "0700", owner = "root", group = "root" })
       up[#up + 1] = file.has_content(passfile, o.passphrase,
@@ -229,11 +310,13 @@ function borg.backup(dirs, repo, opts)
    up[#up + 1] = file.has_content(bin, script(name, dlist, r, o, passfile),
                                   { mode = "0700", owner = "root", group = "root" })
    up[#up + 1] = core.leaf{ desc = "borg repository " .. r, targets = "DebianLike",
-                            impl = impl.init, args = { name = name, repo = r, passfile = passfile },
+                            impl = impl.init, args = { name = name, repo = r, passfile = passfile,
+                                                       env = o.env, keyfile = o.keyfile ~= nil },
                             claims = init_claims, norevert = "the repository is never removed" }
    up[#up + 1] = cron.job(name, o.when or "@daily", { bin })
    local down = { file.absent("/etc/cron.d/" .. name), file.absent(bin) }
    if passfile then down[#down + 1] = file.absent(passfile) end
+   if o.keyfile then down[#down + 1] = file.absent(KEYS_DIR .. "/" .. name) end
    return core.pair(core.props(up):describe(fmt("%s (%s)", desc, name)),
                     core.props(down):describe(fmt("borg backup %s removed", name)))
 end

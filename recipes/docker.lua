@@ -286,7 +286,7 @@ end
 -- ---------------------------------------------------------------------
 -- Run time, on the parent host.
 
-local impl = { running = {}, removed = {} }
+local impl = { running = {}, removed = {}, pruned = {} }
 
 -- Every docker command of a container's run: docker itself missing, or
 -- dockerd unreachable, is said in those words once.
@@ -578,6 +578,110 @@ function docker.running(c)
    local down = core.leaf{ desc = what .. " removed", targets = "UnixLike", impl = impl.removed,
                            args = a, claims = claims, container = h, detaches = true }
    return core.pair(up, down)
+end
+
+-- ---------------------------------------------------------------------
+-- Pruning.
+
+-- What each kind prunes, the look that lists what it would remove (one id
+-- per line) and the command that removes it; label narrows both.
+local prune_kinds = {
+   containers = { list = { "docker", "container", "ls", "-a", "-q", "--filter", "status=exited",
+                           "--filter", "status=created", "--filter", "status=dead" },
+                  prune = { "docker", "container", "prune", "-f" } },
+   images = { list = { "docker", "image", "ls", "-q", "--filter", "dangling=true" },
+              prune = { "docker", "image", "prune", "-f" } },
+   volumes = { list = { "docker", "volume", "ls", "-q", "--filter", "dangling=true" },
+               prune = { "docker", "volume", "prune", "-f" } },
+}
+local prune_order = { "containers", "images", "volumes" }
+
+local function with(argv, more)
+   local out = {}
+   for _, x in ipairs(argv) do out[#out + 1] = x end
+   for _, x in ipairs(more) do out[#out + 1] = x end
+   return out
+end
+
+-- The ids kind would prune now.
+local function prunable(sys, what, kind, label)
+   local argv = prune_kinds[kind].list
+   if label then argv = with(argv, { "--filter", "label=" .. label }) end
+   local r = R.query(sys, what, argv)
+   if r.code ~= 0 then R.command_failed(what, argv, r) end
+   local ids = {}
+   for id in (r.stdout or ""):gmatch("%S+") do ids[#ids + 1] = id end
+   return ids
+end
+
+function impl.pruned.ensure(sys, a)
+   local what = "docker.pruned"
+   docker_ready(sys, what)
+   local changed = false
+   for _, kind in ipairs(prune_order) do
+      if a[kind] then
+         local ids = prunable(sys, what, kind, a.label)
+         if #ids > 0 then
+            local argv = prune_kinds[kind].prune
+            if a.label then argv = with(argv, { "--filter", "label=" .. a.label }) end
+            R.run(sys, what, argv)
+            -- Listed is not always prunable (a dangling image a stopped
+            -- container uses stays): what went is what counts.
+            local gone = sys.dry and #ids or #ids - #prunable(sys, what, kind, a.label)
+            if gone > 0 then
+               sys:note(fmt("%s %d %s", sys.dry and "would prune" or "pruned", gone,
+                            gone == 1 and kind:sub(1, -2) or kind))
+               changed = true
+            end
+         end
+      end
+   end
+   return changed and "changed" or "ok"
+end
+
+--[[ docker.pruned { containers=, images=, volumes=, label= }
+  UnixLike, not revertable (what a prune removes is gone).
+  What Docker keeps and no longer uses, removed: stopped containers
+  (containers = true: docker container prune), dangling images (images =
+  true: untagged ones no container uses, docker image prune), volumes no
+  container uses (volumes = true: docker volume prune, which loses their
+  data).  At least one must be true.  label = "KEY" or "KEY=VALUE"
+  limits every kind to what carries that label.
+  "ok" means there was nothing to prune: for each kind, docker ... ls
+  with the same filters lists nothing (or the prune removed none of what
+  it listed, such as a dangling image a stopped container still uses);
+  else the prune runs: changed.
+  Claims nothing.
+  Example:
+    docker.pruned { images = true, containers = true }
+]]
+function docker.pruned(opts, ...)
+   local desc = "docker pruned"
+   local oerr, o
+   if type(opts) ~= "table" then
+      oerr = fmt("give what to prune, such as { images = true }, got %s", args.got(opts))
+   else
+      oerr, o = args.options(opts, {
+         containers = args.boolean, images = args.boolean, volumes = args.boolean,
+         label = function(v, what)
+            return args.matching(v, what, "[%w][%w._/-]*=?[^\n\r]*",
+                                 'a label such as "com.example.tmp" or "stage=build"')
+         end,
+      }, "docker.pruned")
+      if not oerr and not (o.containers or o.images or o.volumes) then
+         oerr = "nothing to prune: set containers, images or volumes to true"
+      end
+   end
+   local msg = args.join("docker.pruned", oerr,
+                         select("#", ...) > 0 and "takes one table of options" or nil)
+   if msg then return core.invalid(desc, msg) end
+   local kinds = {}
+   for _, k in ipairs(prune_order) do if o[k] then kinds[#kinds + 1] = k end end
+   desc = desc .. " (" .. table.concat(kinds, ", ") .. (o.label and ", label " .. o.label or "") .. ")"
+   return core.leaf{ desc = desc, targets = "UnixLike", impl = impl.pruned,
+                     args = { containers = o.containers, images = o.images, volumes = o.volumes,
+                              label = o.label },
+                     norevert = "docker.pruned has no revert action: what a prune removes is gone" }
 end
 
 return args.strict_module(docker, "docker")

@@ -130,14 +130,22 @@ end
 
 -- The host's own name, as the site declares it: a container's is the
 -- last part of its full name ("box/web" -> "web").
-function impl.sane.ensure(sys)
+function impl.sane.ensure(sys, o)
    local name = (sys.host or ""):match("([^/]*)$")
    local err = check_hostname(name, "the host's name")
    if err then R.fail("hostname.sane: %s", err) end
    local a = { name = name, short = name:match("^[^.]+") }
+   local mail = name
+   if o.mailname == "domain" then
+      mail = name:match("^[^.]+%.(.+)$")
+      if mail == nil then
+         R.fail('hostname.sane: mailname = "domain" but the host\'s name %s has no domain part',
+                name)
+      end
+   end
    local changed = ensure_name(sys, a) == "changed"
-   if not R.is_freebsd(sys) then
-      changed = impl.mailname.ensure(sys, a) == "changed" or changed
+   if not R.is_freebsd(sys) and o.mailname ~= false then
+      changed = impl.mailname.ensure(sys, { name = mail }) == "changed" or changed
    end
    return changed and "changed" or "ok"
 end
@@ -146,29 +154,45 @@ end
 -- known once the host runs.
 local own_name = "the host's own name (hostname.sane)"
 
---[[ hostname.sane()
+--[[ hostname.sane([{ mailname = "fqdn" | "domain" | false }])
   UnixLike, not revertable.
   The host's name from the site (host "web1.example.com" { ... }; a
   container's own name) set everywhere it is written, as hostname.set
-  does, and as the mail name.
+  does, and as the mail name: /etc/mailname holds the full name
+  (mailname = "fqdn", the default), its domain part (mailname = "domain":
+  "example.com" for "mail.example.com"; a name without a dot then fails),
+  or is left alone (mailname = false; no claim on it).
   Claims: file.generated /etc/hostname and /etc/mailname, and the
   127.0.1.1 setting of /etc/hosts: hostname.set or hostname.mailname
   beside it on one host is P007 (use one or the other).
   Run time: as hostname.set with the host's name (/etc/hostname,
   /etc/hosts, rc.conf on FreeBSD, the running name except on a
-  connect.dir tree or in a chroot), and /etc/mailname = the full name (not on FreeBSD).
+  connect.dir tree or in a chroot), and /etc/mailname (not on FreeBSD).
   A host's name that is not a valid host name (a site name such as
   "localhost/tree" is fine: its last part is used) fails.
   Example:
     host "mail.example.com" { os.debian("bookworm", "amd64"), hostname.sane() }
+    host "mx1.example.com" { os.debian("bookworm", "amd64"), hostname.sane { mailname = "domain" } }
 ]]
 function hostname.sane(opts)
-   local msg = args.join("hostname.sane", (args.options(opts, {}, "hostname.sane")))
+   local oerr, o = args.options(opts, {
+      mailname = function(v, what)
+         if v == false or v == "fqdn" or v == "domain" then return nil, v end
+         return fmt('%s must be "fqdn", "domain" or false, got %s', what, args.got(v))
+      end,
+   }, "hostname.sane")
+   local msg = args.join("hostname.sane", oerr)
    if msg then return core.invalid("hostname sane", msg) end
-   return core.leaf{ desc = "hostname sane", impl = impl.sane, args = {},
-                     claims = { claim.file_generated("/etc/hostname", own_name),
-                                claim.file_generated("/etc/mailname", own_name),
-                                claim.file_setting("/etc/hosts", "127.0.1.1=" .. own_name) },
+   local claims = { claim.file_generated("/etc/hostname", own_name),
+                    claim.file_setting("/etc/hosts", "127.0.1.1=" .. own_name) }
+   if o.mailname ~= false then
+      claims[#claims + 1] = claim.file_generated("/etc/mailname", o.mailname == "domain"
+                                                 and "the domain of the host's own name (hostname.sane)"
+                                                 or own_name)
+   end
+   return core.leaf{ desc = "hostname sane", impl = impl.sane,
+                     args = { mailname = o.mailname == nil and "fqdn" or o.mailname },
+                     claims = claims,
                      norevert = "hostname.sane has no revert action: the old name is not known" }
 end
 

@@ -9,7 +9,7 @@ local packaging = require "prop.packaging"
 
 local pkg = {}
 
-local impl = { installed = {}, removed = {}, upgraded = {} }
+local impl = { installed = {}, removed = {}, upgraded = {}, updated = {} }
 
 
 -- Run time -------------------------------------------------------------
@@ -44,16 +44,36 @@ local runtime = {
    end,
 }
 
+-- pkg update, at most once per host and run (pkg.updated and
+-- pkg.upgraded share it): whether it fetched a new catalogue (pkg says
+-- "All repositories are up to date." when there was none).  A dry run
+-- cannot know, and says it would run.
+local function pkg_update(sys, what)
+   local up = { "pkg", "update" }
+   local done = sys.cache["pkg.update"]
+   if done ~= nil then return false end
+   if sys.dry then
+      R.run(sys, what, up)
+      sys.cache["pkg.update"] = true
+      return true
+   end
+   local r = sys:query(up)
+   if r.code ~= 0 then R.command_failed(what, up, r) end
+   local fresh = not (r.stdout or ""):find("All repositories are up to date", 1, true)
+   sys.cache["pkg.update"] = fresh
+   return fresh
+end
+
+function impl.updated.ensure(sys)
+   freebsd_only(sys, "pkg.updated")
+   return pkg_update(sys, "pkg.updated") and "changed" or "ok"
+end
+
 function impl.upgraded.ensure(sys)
    freebsd_only(sys, "pkg.upgraded")
-   -- pkg update only refreshes the catalogue: run as a look, like
-   -- apt.upgraded's apt-get update, so that "nothing to upgrade" is ok.
-   local up = { "pkg", "update", "-q" }
-   if sys.dry then R.run(sys, "pkg.upgraded", up)
-   else
-      local r = sys:query(up)
-      if r.code ~= 0 then R.command_failed("pkg.upgraded", up, r) end
-   end
+   -- pkg update only refreshes the catalogue: a look, like apt.upgraded's
+   -- apt-get update, so that "nothing to upgrade" is ok.
+   pkg_update(sys, "pkg.upgraded")
    -- pkg upgrade -n: what would be upgraded; exit 1 when something would.
    local r = R.query(sys, "pkg.upgraded", { "pkg", "upgrade", "-n" })
    if r.code == 0 then return "ok" end
@@ -70,6 +90,8 @@ end
 local M = packaging.manager { tool = "pkg", targets = "FreeBSD", impl = impl, check = check_package,
                              runtime = runtime }
 local installed, removed = M.pair("installed", "removed"), M.pair("removed", "installed")
+local updated = M.no_args("updated",
+   "pkg.updated has no revert action: a refreshed catalogue cannot be un-refreshed")
 local upgraded = M.no_args("upgraded",
    "pkg.upgraded has no revert action: pkg cannot downgrade to the versions that were installed before")
 
@@ -96,6 +118,20 @@ end
 ]]
 function pkg.removed(...)
    return removed(...)
+end
+
+--[[ pkg.updated()
+  FreeBSD, not revertable.  The package catalogue refreshed (pkg update).
+  Claims nothing.
+  Run time: FreeBSD only; pkg update at most once per host and run
+  (shared with pkg.upgraded): changed when it fetched a new catalogue, ok
+  when pkg says all repositories are up to date.  A dry run cannot know:
+  it says it would run, changed.
+  Example:
+    pkg.updated():before(pkg.installed "nginx")
+]]
+function pkg.updated(...)
+   return updated(...)
 end
 
 --[[ pkg.upgraded()

@@ -11,7 +11,7 @@ local R = require "prop.runtime"
 
 local service = {}
 
-local impl = { running = {}, stopped = {}, restarted = {}, enabled = {} }
+local impl = { running = {}, stopped = {}, restarted = {}, reloaded = {}, enabled = {} }
 
 local fmt = string.format
 
@@ -35,6 +35,22 @@ end
 function impl.restarted.ensure(sys, a)
    R.service_do(sys, a.name, "restart")
    return R.no_daemons(sys) and "ok" or "changed"
+end
+
+-- A reload, likewise, of a running service: one that is not running has
+-- nothing to reread (it reads its files when it starts); one that cannot
+-- reload fails with what systemctl (or its init script) said.
+function impl.reloaded.ensure(sys, a)
+   if R.no_daemons(sys) then
+      R.service_do(sys, a.name, "reload")
+      return "ok"
+   end
+   if not R.service_is_running(sys, a.name) then
+      sys:note(fmt("service %s is not running: nothing to reload", a.name))
+      return "ok"
+   end
+   R.service_do(sys, a.name, "reload")
+   return "changed"
 end
 
 -- SysV: the start links update-rc.d makes in /etc/rc2.d .. /etc/rc5.d.
@@ -240,6 +256,29 @@ function service.restarted(name, opts)
    return core.leaf{ desc = desc, impl = impl.restarted, args = { name = name },
                      claims = { claim.service_restarted(name) },
                      norevert = "service.restarted has no revert action: a restart cannot be undone" }
+end
+
+--[[ service.reloaded(name)
+  UnixLike, not revertable.  Tells a running service to read its
+  configuration again, every time it runs: meant as the hook of
+  on_change, where a restart would drop connections.
+  Claims: service.restarted name (a reload, as a restart, wants the
+  service up: service.stopped on the same host is P009).
+  Run time: systemctl is-active, then systemctl reload (service NAME
+  reload; onereload on FreeBSD) when it runs: changed.  Not running:
+  ok, with a note (it reads its files when it starts).  A service that
+  cannot reload (a unit without ExecReload, a script without reload)
+  fails with what systemctl or the script said.
+  Example:
+    file.has_content("/etc/nginx/conf.d/a.conf", conf):on_change(service.reloaded "nginx")
+]]
+function service.reloaded(name, opts)
+   local desc = "service " .. (type(name) == "string" and name or "?") .. " reloaded"
+   local err = check_name("service.reloaded", name, opts)
+   if err then return core.invalid(desc, err) end
+   return core.leaf{ desc = desc, impl = impl.reloaded, args = { name = name },
+                     claims = { claim.service_restarted(name) },
+                     norevert = "service.reloaded has no revert action: a reload cannot be undone" }
 end
 
 --[[ service.enabled(name)

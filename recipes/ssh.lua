@@ -16,7 +16,8 @@ local ssh = {}
 local fmt, concat = string.format, table.concat
 
 local impl = { known_hosts = {}, authorized_keys = {}, authorized_keys_absent = {},
-               sshd_config = {}, sshd_reload = {} }
+               sshd_config = {}, sshd_reload = {}, user_keypair = {},
+               host_keys_regenerated = {} }
 
 -- The key types, with the algorithm name their public keys start with.
 local algorithms = {
@@ -102,6 +103,125 @@ function ssh.host_keys(keys)
    end
    local restart = service.restarted "ssh"
    return core.props(parts):on_change(restart):describe(desc .. " " .. concat(ts, " "))
+end
+
+-- ---------------------------------------------------------------------
+-- Host keys made anew, once.
+
+local REGEN_MARKER = "/etc/ssh/.prop-host-keys-regenerated"
+
+-- The private host key files of /etc/ssh (ssh_host_TYPE_key), sorted.
+local function host_key_files(sys)
+   local r = sys:query({ "find", "/etc/ssh", "-maxdepth", "1", "-name", "ssh_host_*_key" })
+   if r.code ~= 0 then
+      R.fail("ssh.host_keys_regenerated: cannot list /etc/ssh: %s", R.tail(r.stderr or "", 1))
+   end
+   local files = {}
+   for l in (r.stdout or ""):gmatch("[^\n]+") do files[#files + 1] = l end
+   table.sort(files)
+   return files
+end
+
+-- The public key ssh-keygen -y derives from a private key file, and
+-- what the .pub beside it says (both "ALGORITHM BASE64"), or nil and why.
+local function derived_public(sys, path)
+   local r = sys:query({ "ssh-keygen", "-y", "-f", path })
+   if r.code ~= 0 then
+      return nil, fmt("ssh-keygen -y -f %s fails: %s", path,
+                      R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 1))
+   end
+   return (r.stdout or ""):match("^%s*(%S+%s+%S+)")
+end
+
+-- Regenerated means: the marker exists (it is written once the new keys
+-- are made) and every host key file is there.  Without the marker, the
+-- old keys (whoever made them: an image, the package's postinst) are
+-- removed and ssh-keygen -A makes every default type anew.  With it, only
+-- missing keys are made (ssh-keygen -A makes those alone).
+function impl.host_keys_regenerated.ensure(sys)
+   local what = "ssh.host_keys_regenerated"
+   if not sys:exists("/etc/ssh") and not sys.dry then
+      R.fail("%s: /etc/ssh does not exist (install openssh-server first)", what)
+   end
+   local marker = sys:stat(REGEN_MARKER)
+   if marker and marker.type ~= "file" then R.fail("%s: %s is not a file", what, REGEN_MARKER) end
+   local files = host_key_files(sys)
+   if marker then
+      local missing, recorded = {}, sys:read(REGEN_MARKER) or ""
+      for _, t in ipairs(types) do
+         if recorded:find("\n" .. t .. "\n", 1, true) then
+            local f = "/etc/ssh/ssh_host_" .. t .. "_key"
+            if not sys:exists(f) or not sys:exists(f .. ".pub") then missing[#missing + 1] = f end
+         end
+      end
+      if #missing == 0 then return "ok" end
+      R.run(sys, what, { "ssh-keygen", "-A" })
+      sys:note((sys.dry and "would make " or "made ") .. concat(missing, ", "))
+      return "changed"
+   end
+   for _, f in ipairs(files) do
+      sys:remove(f)
+      if sys:exists(f .. ".pub") then sys:remove(f .. ".pub") end
+   end
+   R.run(sys, what, { "ssh-keygen", "-A" })
+   local made = {}
+   for _, t in ipairs(types) do
+      if sys.dry or sys:exists("/etc/ssh/ssh_host_" .. t .. "_key") then made[#made + 1] = t end
+   end
+   sys:write(REGEN_MARKER, "host keys made by ssh-keygen -A, once; remove this file to make them "
+                           .. "anew\n" .. concat(made, "\n") .. "\n", { mode = tonumber("0644", 8) })
+   sys:note(fmt("%s the host keys (%s), old ones removed", sys.dry and "would make" or "made",
+                #made > 0 and concat(made, " ") or "ssh-keygen -A's types"))
+   return "changed"
+end
+
+-- The probe: each host key's public half is the one ssh-keygen -y derives
+-- from its private half.
+function impl.host_keys_regenerated.verify(sys)
+   local files = host_key_files(sys)
+   if #files == 0 then return false, "no host key in /etc/ssh" end
+   for _, f in ipairs(files) do
+      local d, err = derived_public(sys, f)
+      if d == nil then return false, err end
+      local pub = (sys:read(f .. ".pub") or ""):match("^%s*(%S+%s+%S+)")
+      if pub ~= d then
+         return false, fmt("%s.pub is not the public half of %s", f, f)
+      end
+   end
+   return true
+end
+
+--[[ ssh.host_keys_regenerated()
+  DebianLike, not revertable (the old keys are gone).
+  New SSH host keys, once: the host keys an image or a package made (the
+  same on every copy of the image) are removed and ssh-keygen -A makes
+  every default type anew; a marker, /etc/ssh/.prop-host-keys-regenerated,
+  records it, so that a second run changes nothing.  A key removed later
+  is made again (ssh-keygen -A makes the missing ones only).  Remove the
+  marker to have them made anew.  sshd is restarted (service "ssh") when
+  they changed.
+  Claims: the marker file; the host key files are generated.
+  Verify: each /etc/ssh/ssh_host_*_key.pub is the public half of its
+  private key (ssh-keygen -y).
+  Example:
+    ssh.host_keys_regenerated()
+]]
+function ssh.host_keys_regenerated(...)
+   local desc = "ssh host keys regenerated"
+   if select("#", ...) > 0 then
+      return core.invalid(desc, "ssh.host_keys_regenerated takes no argument")
+   end
+   local claims = { claim.file_generated(REGEN_MARKER, "the record of ssh.host_keys_regenerated") }
+   for _, t in ipairs({ "ed25519", "rsa", "ecdsa" }) do
+      local f = "/etc/ssh/ssh_host_" .. t .. "_key"
+      claims[#claims + 1] = claim.file_generated(f, "ssh-keygen -A")
+      claims[#claims + 1] = claim.file_generated(f .. ".pub", "ssh-keygen -A")
+   end
+   local leaf = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.host_keys_regenerated,
+                           claims = claims,
+                           norevert = "ssh.host_keys_regenerated has no revert action: the old keys "
+                                      .. "are gone" }
+   return core.props({ leaf }):on_change(service.restarted "ssh"):describe(desc)
 end
 
 -- ---------------------------------------------------------------------
@@ -367,6 +487,163 @@ end
 
 local function default_home(user)
    return user == "root" and "/root" or "/home/" .. user
+end
+
+-- ---------------------------------------------------------------------
+-- A user's key pair.
+
+-- The account's passwd entry and its ~/.ssh, made 0700 and owned by the
+-- account when missing or loose; a symbolic link there is refused.  nil
+-- in a dry run when the account does not exist yet.
+local function user_ssh_dir(sys, what, name, claimed_dir)
+   local u = R.passwd(sys)[name]
+   if u == nil then
+      if not sys.dry then
+         R.fail("%s: user %s does not exist (declare it with user.account)", what, name)
+      end
+      return nil
+   end
+   local home = u.home ~= "" and u.home or "/"
+   local dir = (home:gsub("/+$", "")) .. "/.ssh"
+   local group = tostring(u.gid)
+   local st = sys:stat(dir)
+   if st and st.type == "link" then
+      R.fail("%s: %s is a symbolic link; prop does not follow links in a user's home", what, dir)
+   end
+   if st and st.type ~= "directory" then R.fail("%s: %s is not a directory", what, dir) end
+   local changed = false
+   if st == nil then
+      if not sys:exists(home) and not sys.dry then
+         R.fail("%s: the home directory %s of %s does not exist", what, home, name)
+      end
+      sys:mkdir(dir, { mode = tonumber("0700", 8), owner = name, group = group, via = claimed_dir })
+      changed = true
+   else
+      local fix = R.attrs_to_fix(st, { mode = "0700", owner = name, group = group })
+      if fix then
+         fix.via = claimed_dir
+         sys:chattr(dir, fix)
+         changed = true
+      end
+   end
+   return dir, group, changed
+end
+
+function impl.user_keypair.ensure(sys, a)
+   local what = "ssh.user_keypair"
+   local dir, group, changed = user_ssh_dir(sys, what, a.user, a.claimed_dir)
+   if dir == nil then
+      sys:note(fmt("would write the %s key pair of %s (user %s does not exist yet)", a.type,
+                   a.user, a.user))
+      return "changed"
+   end
+   local base = dir .. "/id_" .. a.type
+   for _, p in ipairs({ base, base .. ".pub" }) do
+      local st = sys:stat(p)
+      if st and st.type == "link" then
+         R.fail("%s: %s is a symbolic link; prop does not follow links in a user's home", what, p)
+      end
+   end
+   if R.ensure_content(sys, what, base, a.private,
+                       { mode = "0600", owner = a.user, group = group, secret = true }) then
+      sys:note((sys.dry and "would write " or "wrote ") .. base)
+      changed = true
+   end
+   if R.ensure_content(sys, what, base .. ".pub", a.public .. "\n",
+                       { mode = "0644", owner = a.user, group = group }) then
+      sys:note((sys.dry and "would write " or "wrote ") .. base .. ".pub")
+      changed = true
+   end
+   return changed and "changed" or "ok"
+end
+
+-- The probe: ssh-keygen -y on the target derives the public key from the
+-- private file (which it reads itself: the key is on no command line);
+-- its type and base64 blob must be the declared public key's.
+function impl.user_keypair.verify(sys, a)
+   local u = R.passwd(sys)[a.user]
+   if u == nil then return false, "user " .. a.user .. " does not exist" end
+   local home = u.home ~= "" and u.home or "/"
+   local path = (home:gsub("/+$", "")) .. "/.ssh/id_" .. a.type
+   local r = sys:query({ "ssh-keygen", "-y", "-f", path })
+   if r.code == 127 then
+      return false, "ssh-keygen is not on the target (install openssh-client) to check " .. path
+   end
+   if r.code ~= 0 then
+      return false, fmt("ssh-keygen -y -f %s fails: %s", path,
+                        R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 2))
+   end
+   local derived = (r.stdout or ""):match("^%s*(%S+%s+%S+)")
+   if derived ~= a.public:match("^(%S+%s+%S+)") then
+      return false, fmt("the private key in %s is not the one of the public key given (ssh-keygen "
+                        .. "-y derives %s)", path, derived or "nothing")
+   end
+   return true
+end
+
+--[[ ssh.user_keypair(user, type, { private = secret "...", public = "..." })
+  UnixLike, not revertable.
+  The key pair of an account: ~USER/.ssh/id_TYPE holds the private key
+  (the secret, 0600) and id_TYPE.pub the public one (0644), both owned by
+  the account and its primary group; ~/.ssh is made 0700 when missing.
+  type: ed25519, rsa, ecdsa or dsa.  private: a secret (plain text is
+  refused), such as the file ssh-keygen wrote, stored with
+  prop secret set SITE NAME < id_ed25519; it reaches the target as the
+  content of the file, never on a command line.  public: its public key
+  line, checked against type.
+  Claims: both files (file.generated), ~/.ssh 0700 owned by the user
+  (the claims name /home/USER, or /root for root).
+  Run time: the home directory is the account's, from /etc/passwd (the
+  account must exist); a file whose content, mode or owner differs is
+  rewritten; a symbolic link at ~/.ssh or at either file is a failure.
+  Nothing differs: ok.
+  Verify: ssh-keygen -y -f ~/.ssh/id_TYPE on the target derives the
+  public key from the private file: it must be the public key given (a
+  private key that is not public's fails, as does a target without
+  ssh-keygen).
+  Example:
+    ssh.user_keypair("deploy", "ed25519",
+                     { private = secret "deploy_id_ed25519", public = "ssh-ed25519 AAAAC3Nza..." })
+]]
+function ssh.user_keypair(user, t, opts)
+   local desc = fmt("ssh key pair %s of %s", type(t) == "string" and t or "?",
+                    type(user) == "string" and user or "?")
+   local uerr = check_user(user, "user")
+   local terr, tt = check_type(t, "type")
+   local oerr, o
+   if type(opts) ~= "table" then
+      oerr = fmt('give the key pair as { private = secret "NAME", public = "ssh-... AAAA..." }, '
+                 .. "got %s", args.got(opts))
+   else
+      oerr, o = args.options(opts, {
+         private = function(v, what)
+            if core.is_secret(v) then return nil, v end
+            return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
+                       .. "private key is never written in the site", what, args.got(v))
+         end,
+         public = function(v, what)
+            if terr then return nil, v end
+            return check_public(tt, v, what)
+         end,
+      }, "ssh.user_keypair")
+      if not oerr and o.private == nil then oerr = 'private= is required (secret "NAME")' end
+      if not oerr and o.public == nil then oerr = 'public= is required ("ssh-... AAAA...")' end
+   end
+   local msg = args.join("ssh.user_keypair", uerr, terr, oerr)
+   if msg then return core.invalid(desc, msg) end
+   local dir = default_home(user) .. "/.ssh"
+   local path = dir .. "/id_" .. tt
+   local claims = {
+      claim.file_generated(path, "the private key of " .. user),
+      claim.file_generated(path .. ".pub", "the public key of " .. user),
+      claim.file_mode(dir, "0700"), claim.file_owner(dir, user .. ":"),
+   }
+   return core.leaf{ desc = desc, impl = impl.user_keypair, targets = "UnixLike",
+                     args = { user = user, type = tt, private = o.private, public = o.public,
+                              claimed_dir = dir },
+                     claims = claims,
+                     norevert = "ssh.user_keypair has no revert action: the key pair it replaces "
+                                .. "is not known" }
 end
 
 --[[ ssh.authorized_keys(user, keys)

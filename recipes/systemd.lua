@@ -409,8 +409,9 @@ end
 
 -- ---------------------------------------------------------------------
 -- Units of the host's own systemd: unit files, their state (enabled,
--- started, masked) and journald's settings.  DebianLike.  In a chroot or
--- a machine that is not booted, systemctl works on the files only, as it
+-- started, masked) and journald's settings.  Linux: Debian, Ubuntu, the
+-- Red Hat family and Arch have the same systemctl and unit paths.  In a
+-- chroot or a machine that is not booted, systemctl works on the files only, as it
 -- does offline, and nothing is started, reloaded or restarted.  A
 -- connect.dir tree runs no command: unit files, masks and journald's
 -- drop-ins (files and links) are written there, enabling fails.
@@ -711,7 +712,7 @@ local function unit_path(name)
 end
 
 --[[ systemd.unit(name, content)
-  DebianLike, revertable: its revert removes the unit file (and reloads
+  Linux, revertable: its revert removes the unit file (and reloads
   systemd); a unit still running keeps running until stopped.
   Claims: file.content /etc/systemd/system/NAME = content, and
   file.generated for its check copy /run/prop-unit-check/NAME and that
@@ -743,11 +744,11 @@ function systemd.unit(name, content, opts)
    if content:sub(-1) ~= "\n" then content = content .. "\n" end
    local a = { name = name, path = unit_path(name), check = CHECK_DIR .. "/" .. name,
                content = content, template = name:find("@%.%a+$") ~= nil }
-   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = unit_impl.unit, args = a,
+   local up = core.leaf{ desc = desc, targets = "Linux", impl = unit_impl.unit, args = a,
                          claims = { claim.file_content(a.path, content),
                                     claim.file_generated(CHECK_DIR, "systemd.unit"),
                                     claim.file_generated(a.check, "systemd.unit") } }
-   local down = core.leaf{ desc = desc .. " absent", targets = "DebianLike",
+   local down = core.leaf{ desc = desc .. " absent", targets = "Linux",
                            impl = unit_impl.unit_absent, args = a,
                            claims = { claim.file_absent(a.path) } }
    return core.pair(up, down)
@@ -769,15 +770,15 @@ local function state_pair(recipe, name, opts, up_which, down_which, up_state, do
    local upc = up_state and state_claim(n, up_state) or {}
    for _, x in ipairs(extra or {}) do upc[#upc + 1] = x end -- claims too
    local downc = down_state and state_claim(n, down_state) or nil
-   local up = core.leaf{ desc = "systemd " .. n .. " " .. up_which, targets = "DebianLike",
+   local up = core.leaf{ desc = "systemd " .. n .. " " .. up_which, targets = "Linux",
                          impl = unit_impl[up_which], args = a, claims = upc }
-   local down = core.leaf{ desc = "systemd " .. n .. " " .. down_which, targets = "DebianLike",
+   local down = core.leaf{ desc = "systemd " .. n .. " " .. down_which, targets = "Linux",
                            impl = unit_impl[down_which], args = a, claims = downc }
    return core.pair(up, down)
 end
 
 --[[ systemd.enabled(unit)
-  DebianLike, revertable: its revert disables the unit.
+  Linux, revertable: its revert disables the unit.
   Claims: file.setting /etc/systemd/system = "UNIT=enabled" (the revert:
   "UNIT=disabled"; systemd.masked claims "UNIT=masked"), so two of them
   for one unit on a host are P007.
@@ -795,7 +796,7 @@ function systemd.enabled(name, opts)
 end
 
 --[[ systemd.started(unit)
-  DebianLike, revertable: its revert stops the unit.
+  Linux, revertable: its revert stops the unit.
   Claims: service.running UNIT (the revert: service.stopped); a service
   is claimed by its bare name, as service.running claims it, so
   service.stopped "nginx" beside systemd.started "nginx.service" is a
@@ -819,16 +820,16 @@ function systemd.started(name, opts)
    local a = { name = n }
    -- Claimed as service.running claims it: "nginx", not "nginx.service".
    local svc = n:gsub("%.service$", "")
-   return core.pair(core.leaf{ desc = "systemd " .. n .. " started", targets = "DebianLike",
+   return core.pair(core.leaf{ desc = "systemd " .. n .. " started", targets = "Linux",
                                impl = unit_impl.started, args = a,
                                claims = { claim.service_running(svc) } },
-                    core.leaf{ desc = "systemd " .. n .. " stopped", targets = "DebianLike",
+                    core.leaf{ desc = "systemd " .. n .. " stopped", targets = "Linux",
                                impl = unit_impl.stopped, args = a,
                                claims = { claim.service_stopped(svc) } })
 end
 
 --[[ systemd.masked(unit)
-  DebianLike, revertable: its revert unmasks the unit.
+  Linux, revertable: its revert unmasks the unit.
   Claims: file.symlink /etc/systemd/system/UNIT = /dev/null and
   file.setting /etc/systemd/system = "UNIT=masked" (so a systemd.unit or a
   systemd.enabled of the same unit on the host is P007); the revert
@@ -880,17 +881,17 @@ end
 local function journald_pair(recipe, desc, file, text)
    local path = JOURNALD_D .. "/" .. file
    local a = { what = recipe, path = path, content = text }
-   local up = core.leaf{ desc = desc, targets = "DebianLike", impl = unit_impl.dropin, args = a,
+   local up = core.leaf{ desc = desc, targets = "Linux", impl = unit_impl.dropin, args = a,
                          claims = { claim.file_directory(JOURNALD_D),
                                     claim.file_content(path, text) } }
-   local down = core.leaf{ desc = desc .. " (removed)", targets = "DebianLike",
+   local down = core.leaf{ desc = desc .. " (removed)", targets = "Linux",
                            impl = unit_impl.dropin_absent, args = a,
                            claims = { claim.file_absent(path) } }
    return core.pair(up, down)
 end
 
 --[[ systemd.journald_persistent()
-  DebianLike, revertable: its revert removes the drop-in (journald's
+  Linux, revertable: its revert removes the drop-in (journald's
   default, Storage=auto, then keeps the journal on disk only where
   /var/log/journal exists).
   Claims: file.directory /etc/systemd/journald.conf.d and file.content
@@ -915,7 +916,7 @@ function systemd.journald_persistent(...)
 end
 
 --[[ systemd.journald_configured(settings)
-  DebianLike, revertable: its revert removes the drop-in.
+  Linux, revertable: its revert removes the drop-in.
   Claims: file.directory /etc/systemd/journald.conf.d and file.content
   of its 60-prop.conf (give every setting in one call: two calls with
   different settings on a host are P007).

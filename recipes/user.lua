@@ -46,6 +46,10 @@ local function shadow_hash(sys, name)
    return nil
 end
 
+-- The shadow fields of an account without a password (useradd leaves
+-- "!", passwd -d ""; "*", "!*" and "!!" are the other spellings of none).
+local no_password = { [""] = true, ["!"] = true, ["*"] = true, ["!*"] = true, ["!!"] = true }
+
 local function ensure_password(sys, a, created)
    if R.is_freebsd(sys) then
       R.fail("user.account %s: password= is supported on Linux (chpasswd) only", a.name)
@@ -55,6 +59,10 @@ local function ensure_password(sys, a, created)
       return true
    end
    local h = shadow_hash(sys, a.name)
+   if a.only_if_unset and h and not no_password[h] then
+      -- The account has a password: only_if_unset never changes it.
+      return false
+   end
    if h and h:find("^%$") then
       local r = sys:query({ "perl", "-e", crypt_script, h }, { stdin = a.password })
       if r.code == 0 and r.stdout == "same" then return false end
@@ -335,6 +343,7 @@ local schema = {
       return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
                  .. 'password is never written in the site', what, args.got(v))
    end,
+   only_if_unset = args.boolean,
 }
 
 -- The claims of an account and the attributes it sets: "user" name = uid,
@@ -357,7 +366,8 @@ local function account_leaf(name, o)
    local desc = "user " .. name .. " exists"
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
-               groups = o.groups, comment = o.comment, password = o.password }
+               groups = o.groups, comment = o.comment, password = o.password,
+               only_if_unset = o.only_if_unset }
    return core.leaf{ desc = desc, impl = impl.account, args = a, claims = account_claims(name, o) }
 end
 
@@ -366,7 +376,7 @@ local function absent_leaf(name)
                      args = { name = name }, claims = { claim.user_absent(name) } }
 end
 
---[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password= }])
+--[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password=, only_if_unset= }])
   UnixLike, revertable: its revert is user.absent(name).
   Claims: user name = uid (or no id when uid is not given), so that the
   pre-pass finds one name with two uids or one uid with two names (P010);
@@ -386,14 +396,22 @@ end
   in /etc/shadow is checked with crypt(3) under the stored salt (through
   perl, the value on standard input) and set with chpasswd when it
   differs; it never appears in a command line or the output.  Linux only.
+  only_if_unset = true: the password is set only while the account has
+  none (its /etc/shadow field is "!", "*", "!*", "!!" or empty, as
+  useradd leaves it); once it has one, whoever set it, it is never
+  compared or changed again (a user may change it).
   Example:
     user.account("alice", { uid = 1001, shell = "/bin/bash", groups = { "adm", "sudo" } })
     user.account("deploy", { password = secret "deploy_password" })
+    user.account("alice", { password = secret "alice_initial", only_if_unset = true })
 ]]
 function user.account(name, opts)
    local desc = "user " .. (type(name) == "string" and name or "?") .. " exists"
    local err = check_name(name, "user name")
    local oerr, o = args.options(opts, schema, "user.account")
+   if not oerr and o.only_if_unset ~= nil and o.password == nil then
+      oerr = "only_if_unset is about password=: give the password too"
+   end
    local msg = args.join("user.account", err, oerr)
    if msg then return core.invalid(desc, msg) end
    return core.pair(account_leaf(name, o), absent_leaf(name))

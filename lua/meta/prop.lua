@@ -792,9 +792,11 @@ function apt.sources(name, fields) end
 function apt.pinned(pkg, release, priority) end
 
 ---DebianLike, revertable (the revert writes "0"s).  unattended-upgrades
----installed and /etc/apt/apt.conf.d/20auto-upgrades turned on.
+---installed and /etc/apt/apt.conf.d/20auto-upgrades turned on; origins
+---(replacing the package's list) and mail in 51prop-unattended-upgrades.
+---@param opts? { origins?: string[], mail?: string }
 ---@return prop.Property
-function apt.unattended_upgrades() end
+function apt.unattended_upgrades(opts) end
 
 ---DebianLike.  debconf answers { question, type, value } set, then
 ---`dpkg-reconfigure -fnoninteractive pkg`, only when one differs.
@@ -887,6 +889,11 @@ function pkg.removed(pkgs) end
 ---@return prop.Property
 function pkg.upgraded() end
 
+---FreeBSD.  pkg update, at most once per host and run; ok when the
+---catalogue was up to date.
+---@return prop.Property
+function pkg.updated() end
+
 packages = {}
 
 ---UnixLike, revertable (its revert is `packages.removed`):
@@ -924,6 +931,12 @@ function service.stopped(name) end
 ---@param name string
 ---@return prop.Property
 function service.restarted(name) end
+
+---UnixLike.  Reloads the service (systemctl reload) each time it runs,
+---when it runs; meant for `on_change`.  A service that cannot reload fails.
+---@param name string
+---@return prop.Property
+function service.reloaded(name) end
 
 ---UnixLike.  The service starts at boot.
 ---@param name string
@@ -964,7 +977,7 @@ function systemd.bind(path, container_path, opts) end
 ---@return prop.Property
 function systemd.private_network() end
 
----DebianLike, revertable (the revert removes the file).  Writes
+---Linux, revertable (the revert removes the file).  Writes
 ---/etc/systemd/system/NAME after `systemd-analyze verify` accepts it (a
 ---refusal fails and keeps the old file); daemon-reload only on a change.
 ---@param name string a unit name with its type: "backup.service"
@@ -972,32 +985,32 @@ function systemd.private_network() end
 ---@return prop.Property
 function systemd.unit(name, content) end
 
----DebianLike, revertable (the revert disables it).  `systemctl enable`
+---Linux, revertable (the revert disables it).  `systemctl enable`
 ---unless is-enabled says so.  A name without a type is a service.
 ---@param unit string
 ---@return prop.Property
 function systemd.enabled(unit) end
 
----DebianLike, revertable (the revert stops it).  `systemctl start` unless
+---Linux, revertable (the revert stops it).  `systemctl start` unless
 ---active; ok with a note where no systemd runs (a chroot).
 ---@param unit string
 ---@return prop.Property
 function systemd.started(unit) end
 
----DebianLike, revertable (the revert unmasks it).  /etc/systemd/system/UNIT
+---Linux, revertable (the revert unmasks it).  /etc/systemd/system/UNIT
 ---a link to /dev/null; conflicts (P007) with a systemd.unit or
 ---systemd.enabled of the same unit.
 ---@param unit string
 ---@return prop.Property
 function systemd.masked(unit) end
 
----DebianLike, revertable.  Storage=persistent in
+---Linux, revertable.  Storage=persistent in
 ---/etc/systemd/journald.conf.d/50-prop-persistent.conf; journald restarted
 ---on a change.
 ---@return prop.Property
 function systemd.journald_persistent() end
 
----DebianLike, revertable.  journald.conf's [Journal] settings in
+---Linux, revertable.  journald.conf's [Journal] settings in
 ---/etc/systemd/journald.conf.d/60-prop.conf (give them all in one call);
 ---journald restarted on a change.
 ---@param settings table<string, string|integer|boolean> such as { SystemMaxUse = "500M", Compress = true }
@@ -1013,6 +1026,8 @@ user = {}
 ---@field home? string absolute
 ---@field groups? string[] supplementary groups
 ---@field comment? string the GECOS field
+---@field password? any secret "name" from the site's store (Linux)
+---@field only_if_unset? boolean set the password only while the account has none
 
 ---UnixLike, revertable (its revert is `user.absent`).  Claims the name
 ---and uid: two accounts with one uid are error P010.
@@ -1098,9 +1113,11 @@ hostname = {}
 function hostname.set(name) end
 
 ---UnixLike.  The host's own name from the site set as hostname.set
----does, and as /etc/mailname.
+---does, and as /etc/mailname: the full name ("fqdn", the default), its
+---domain part ("domain"), or left alone (false).
+---@param opts? { mailname?: "fqdn"|"domain"|false }
 ---@return prop.Property
-function hostname.sane() end
+function hostname.sane(opts) end
 
 ---DebianLike.  /etc/mailname.
 ---@param name string
@@ -1131,6 +1148,25 @@ grub = {}
 ---@param args string|string[] "quiet splash" or { "quiet", "console=ttyS0" }
 ---@return prop.Property
 function grub.cmdline_default(args) end
+
+---DebianLike, revertable.  NAME=VALUE in /etc/default/grub (any variable
+---but the two command lines), then update-grub (on_change).
+---@param name string "GRUB_TIMEOUT"
+---@param value string|integer
+---@return prop.Property
+function grub.setting(name, value) end
+
+---DebianLike, revertable.  One word added to GRUB_CMDLINE_LINUX, the
+---others kept; update-grub (on_change).
+---@param word string "console=ttyS0,115200"
+---@return prop.Property
+function grub.cmdline_word(word) end
+
+---DebianLike, revertable.  One word removed from GRUB_CMDLINE_LINUX, the
+---others kept; update-grub (on_change).
+---@param word string "quiet"
+---@return prop.Property
+function grub.cmdline_word_absent(word) end
 
 mount = {}
 
@@ -1280,6 +1316,19 @@ function ssh.known_hosts(user, opts) end
 ---@return prop.Property
 function ssh.authorized_keys(user, keys) end
 
+---DebianLike.  The host keys removed and made anew by ssh-keygen -A, once
+---(marker /etc/ssh/.prop-host-keys-regenerated); ssh restarted.
+---@return prop.Property
+function ssh.host_keys_regenerated() end
+
+---UnixLike.  ~USER/.ssh/id_TYPE (0600) from a secret and id_TYPE.pub (0644),
+---owned by the user; verified with ssh-keygen -y on the target.
+---@param user string
+---@param type "ed25519"|"rsa"|"ecdsa"|"dsa"
+---@param keys { private: any, public: string } private: secret "name"
+---@return prop.Property
+function ssh.user_keypair(user, type, keys) end
+
 ---UnixLike.  One "Key value" line of /etc/ssh/sshd_config per setting
 ---(Match blocks left alone), checked with sshd -t before it replaces the
 ---file; sshd reloaded.
@@ -1420,6 +1469,12 @@ function docker.cap_add(capability) end
 ---@param c prop.Host
 ---@return prop.Property
 function docker.running(c) end
+
+---UnixLike.  Stopped containers, dangling images, unused volumes pruned
+---(those asked for), limited to a label when given; ok: nothing to prune.
+---@param opts { containers?: boolean, images?: boolean, volumes?: boolean, label?: string }
+---@return prop.Property
+function docker.pruned(opts) end
 
 jail = {}
 
@@ -1673,6 +1728,8 @@ borg = {}
 ---@field when? string "hourly", "daily" (default), "weekly", "monthly" or a cron schedule
 ---@field exclude? string|string[] borg create --exclude patterns: "/proc/*"
 ---@field name? string the cron job's and the script's name (default "borg-" and the repository's words)
+---@field env? table<string, string> variables for borg and the job's script: { BORG_REMOTE_PATH = "borg-1.2" } (no secrets)
+---@field keyfile? any secret "name": the repository's key file, written to /root/.config/borg/keys/NAME
 
 ---DebianLike, revertable (the job, script and passphrase file removed;
 ---never the repository).  borgbackup and cron installed, cron running, the repository
@@ -1790,3 +1847,12 @@ letsencrypt = {}
 ---@param opts? prop.CertbotOptions
 ---@return prop.Property
 function letsencrypt.certbot(domains, email, opts) end
+
+zfs = {}
+
+---UnixLike.  A ZFS dataset made (zfs create -o) or its properties set
+---(zfs set); revertable (zfs destroy) only with destroy_on_revert = true.
+---@param name string "tank/data"
+---@param opts? { mountpoint?: string, compression?: string, properties?: table<string, string|integer|boolean>, parents?: boolean, destroy_on_revert?: boolean }
+---@return prop.Property
+function zfs.dataset(name, opts) end

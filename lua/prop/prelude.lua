@@ -157,10 +157,10 @@ local recipe_modules = {
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
    "nginx", "firewall", "git", "kernel", "grub", "mount", "postfix", "fail2ban", "borg",
-   "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive",
+   "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive", "zfs",
 }
 -- Loaded when first named: a site that writes files need not load the
--- other 42 modules (most of prop's start-up time).
+-- other 43 modules (most of prop's start-up time).
 local lazy = {}
 for _, name in ipairs(recipe_modules) do lazy[name] = "prop." .. name end
 local info = require "prop.info"

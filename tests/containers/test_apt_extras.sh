@@ -65,7 +65,8 @@ PROPS='apt.key("proptest", key),
                               check_valid_until = false }):on_change(apt.update()),
     apt.pinned("prop-test-hello", "o=prop-test", 990),
     apt.pinned("prop-test-hello", "unstable", -10),
-    apt.unattended_upgrades(),
+    apt.unattended_upgrades { origins = { "origin=Debian,codename=${distro_codename},label=Debian-Security" },
+                              mail = "root" },
     apt.service_installed_running "cron",
     apt.cache_cleaned(),'
 write_site "$PROPS"
@@ -111,6 +112,12 @@ same "unattended: debconf says yes" \
   "$(chroot "$R" debconf-show unattended-upgrades | sed -n 's/.*enable_auto_updates: //p')" true
 check "unattended: apt reads the setting" \
   bash -c "chroot '$R' apt-config dump | grep -qx 'APT::Periodic::Unattended-Upgrade \"1\";'"
+same "unattended origins: apt reads exactly these (the package's list cleared)" \
+  "$(chroot "$R" apt-config dump | grep '^Unattended-Upgrade::Origins-Pattern:: ')" \
+  'Unattended-Upgrade::Origins-Pattern:: "origin=Debian,codename=${distro_codename},label=Debian-Security";'
+check "unattended mail: apt reads it" \
+  bash -c "chroot '$R' apt-config dump | grep -qx 'Unattended-Upgrade::Mail \"root\";'"
+same "unattended: the settings file is 0644" "$(mode_of "$R/etc/apt/apt.conf.d/51prop-unattended-upgrades")" 0644
 same "service: cron installed" "$(chroot "$R" dpkg-query -W -f '${Status}' cron)" "install ok installed"
 check "service: no daemon in a chroot, said so" grep -q 'no daemon runs in a chroot' "$TMP/r1.out"
 same "cache: no downloaded package left" "$(find "$R/var/cache/apt/archives" -name '*.deb' | wc -l)" 0

@@ -24,6 +24,8 @@ host "b" {
   borg.backup("/etc", "/srv/borg", { when = "every day" }),
   borg.backup("/etc", "/srv/borg", { when = "dayly" }),
   borg.backup("/etc", "/srv/borg", { exclude = {} }),
+  borg.backup("/etc", "/srv/borg", { env = { BORG_PASSPHRASE = "x" } }),
+  borg.backup("/etc", "/srv/borg", { env = { BORG_RSH = secret "k" } }),
 }
 EOF
 run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
@@ -36,6 +38,8 @@ check "an unknown key, with a suggestion" grep -q 'bad.lua:7: error\[P012\]: unk
 check "a bad schedule is P012" grep -q 'bad.lua:8: error\[P012\]: cron.job: schedule "every day" must have 5 fields' "$TMP/bad.out"
 check "a misspelt period, with a suggestion" grep -q 'bad.lua:9: error\[P012\]: borg.backup: when "dayly" must be hourly, daily, weekly, monthly or a cron schedule such as "30 3 \* \* \*" (did you mean "daily"?)' "$TMP/bad.out"
 check "an empty exclude list is P012" grep -q 'bad.lua:10: error\[P012\]: borg.backup: exclude must not be an empty list' "$TMP/bad.out"
+check "env: BORG_PASSPHRASE refused, P012" grep -q 'bad.lua:11: error\[P012\]: borg.backup: env: BORG_PASSPHRASE is refused' "$TMP/bad.out"
+check "env: a secret refused, P012" grep -q 'bad.lua:12: error\[P012\]: borg.backup: env.BORG_RSH is a secret' "$TMP/bad.out"
 
 gpg_test_key 'Prop Borg Test <borg@example.invalid>'
 
@@ -48,7 +52,7 @@ write_site() { # PROPERTIES...
     'file.has_content("/srv/data/skip.tmp", "not kept\n"),' "$*" >"$TMP/site.lua"
 }
 PLAIN_P='borg.backup("/srv/data", "/var/backups/plain", { keep = { daily = 1 }, exclude = { "/srv/data/*.tmp" }, name = "prop-test-plain" })'
-SECRET_P='borg.backup({ "/srv/data", "/etc/hostname" }, "/var/backups/secret", { passphrase = secret "borg_pass", when = "30 3 * * *", name = "prop-test-secret" })'
+SECRET_P='borg.backup({ "/srv/data", "/etc/hostname" }, "/var/backups/secret", { passphrase = secret "borg_pass", when = "30 3 * * *", name = "prop-test-secret", env = { BORG_CONFIG_DIR = "/var/lib/prop-test-borgcfg" } })'
 PLAIN="$PLAIN_P,"
 SECRET="$SECRET_P,"
 # The chroot's top-level properties with that result.
@@ -91,6 +95,9 @@ same "the other job" "$(grep -v '^#\|^SHELL\|^PATH' "$B/etc/cron.d/prop-test-sec
 same "the script: mode and owner" "$(stat -c '%a %U' "$B/usr/local/sbin/prop-test-plain")" "700 root"
 same "the passphrase file: mode" "$(stat -c '%a %U' "$B/etc/borg/prop-test-secret.passphrase")" "600 root"
 same "the passphrase file: the store's value" "$(cat "$B/etc/borg/prop-test-secret.passphrase")" "$PASS"
+check "env: borg init ran with it (its security directory is there)" test -d "$B/var/lib/prop-test-borgcfg/security"
+check "env: the script exports it" grep -qE "^export BORG_CONFIG_DIR='?/var/lib/prop-test-borgcfg'?$" "$B/usr/local/sbin/prop-test-secret"
+check "env: not in the other backup's script" bash -c "! grep -q BORG_CONFIG_DIR '$B/usr/local/sbin/prop-test-plain'"
 check "the encrypted repository wants the passphrase" bash -c "! BORG_PASSPHRASE=wrong chroot '$B' borg list /var/backups/secret >/dev/null 2>&1"
 
 # ---- the jobs' scripts, run once ---------------------------------------------------

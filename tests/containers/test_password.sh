@@ -16,6 +16,7 @@ T="$TMP/trees"
 cat >"$TMP/site.lua" <<EOF
 local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
   user.account("deploy", { shell = "/bin/bash", password = secret "deploy_password" }),
+  user.account("keep", { password = secret "deploy_password", only_if_unset = true }),
 })
 host "localhost" { os.debian("$SUITE", "$ARCH"), chroot.provisioned(web) }
 EOF
@@ -23,19 +24,20 @@ EOF
 printf %s "$VALUE" | "$PROP" secret set "$TMP/site.lua" deploy_password >/dev/null 2>&1
 
 # crypt(3) of the value under the salt of the shadow entry, in the tree.
-matches() { # VALUE
+matches() { # VALUE [ACCOUNT]
   local h
-  h="$(awk -F: '$1 == "deploy" { print $2 }' "$T/web/etc/shadow")"
+  h="$(awk -F: -v u="${2:-deploy}" '$1 == u { print $2 }' "$T/web/etc/shadow")"
   [[ "$h" == \$* ]] || return 1
   [[ "$(printf %s "$1" | chroot "$T/web" perl -e 'local $/; my $p = <STDIN>; print crypt($p, $ARGV[0])' "$h")" == "$h" ]]
 }
 
 prop_run "$TMP/r1.out" "$TMP/site.lua"
 same "password: exit" "$rc" 0
-same "password: the account was made" "$(host_count "$TMP/r1.out" localhost/web changed)" 1
+same "password: the accounts were made" "$(host_count "$TMP/r1.out" localhost/web changed)" 2
 check "password: set, and it is the store's value" matches "$VALUE"
 check "password: said so" grep -q 'set the password of deploy' "$TMP/r1.out"
 check "password: not in the output" bash -c "! grep -qF -- '$VALUE' '$TMP/r1.out'"
+check "only_if_unset: a new account (no password) gets it" matches "$VALUE" keep
 
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "password again: exit" "$rc" 0
@@ -46,6 +48,15 @@ prop_run "$TMP/r3.out" "$TMP/site.lua"
 same "new password: changed" "$(host_count "$TMP/r3.out" localhost/web changed)" 1
 check "new password: the new value" matches "other-$VALUE"
 if matches "$VALUE"; then fail "new password: the old one no longer" "it still matches"; else pass; fi
+check "only_if_unset: a password once set is never changed" matches "$VALUE" keep
+# A password removed (passwd -d: the field empty, then "!"): set again.
+for f in "" "!" "*"; do
+  awk -F: -v OFS=: -v f="$f" '$1 == "keep" { $2 = f } { print }' "$T/web/etc/shadow" >"$TMP/shadow"
+  cat "$TMP/shadow" >"$T/web/etc/shadow"
+  prop_run "$TMP/u.out" "$TMP/site.lua"
+  same "only_if_unset: field '$f' is no password: set" "$rc/$(host_count "$TMP/u.out" localhost/web changed)" 0/1
+  check "only_if_unset: field '$f': the store's value now" matches "other-$VALUE" keep
+done
 
 # A password in plain text: refused before anything runs.
 cat >"$TMP/plain.lua" <<EOF
@@ -54,5 +65,12 @@ EOF
 run_prop "$TMP/p.out" lint "$TMP/plain.lua"
 same "plain password: lint exit" "$rc" 2
 check "plain password: P012 at its line" grep -q 'plain.lua:1: error\[P012\].*password must be a secret' "$TMP/p.out"
+cat >"$TMP/plain.lua" <<EOF
+host "localhost" { os.debian("$SUITE", "$ARCH"),
+  user.account("deploy", { only_if_unset = true }) }
+EOF
+run_prop "$TMP/p.out" lint "$TMP/plain.lua"
+same "only_if_unset without a password: lint exit" "$rc" 2
+check "only_if_unset without a password: P012 at its line" grep -q 'plain.lua:2: error\[P012\].*only_if_unset is about password=' "$TMP/p.out"
 
 finish

@@ -115,4 +115,77 @@ check "refused: the message says the file was kept" grep -q 'is left as it was' 
 same "refused: the old file is in place" "$(cat "$C")" "$(cat "$TMP/good")"
 check "refused: no check file left" test ! -e "$C.prop-check"
 
+# ---- ssh.user_keypair: a key pair from the site's store ---------------------------
+gpg_test_key 'Prop Keypair Test <kp@example.invalid>'
+ssh-keygen -q -t ed25519 -N "" -C "deploy@prop-test" -f "$TMP/kp"
+ssh-keygen -q -t ed25519 -N "" -C "other@prop-test" -f "$TMP/kp2"
+PUB="$(cut -d' ' -f1,2 "$TMP/kp.pub")"
+H="$T/sshbox/home/deploy/.ssh"
+write_site "user.account \"deploy\",
+    ssh.user_keypair(\"deploy\", \"ed25519\", { private = secret \"deploy_key\", public = \"$PUB\" }),"
+"$PROP" secret recipients "$TMP/site.lua" add "$FPR" >/dev/null 2>&1
+"$PROP" secret set "$TMP/site.lua" deploy_key <"$TMP/kp" >/dev/null 2>&1
+prop_run "$TMP/k1.out" "$TMP/site.lua"
+same "keypair: exit" "$rc" 0
+same "keypair: the private key is the store's" "$(cat "$H/id_ed25519")" "$(cat "$TMP/kp")"
+same "keypair: the public key" "$(cat "$H/id_ed25519.pub")" "$PUB"
+same "keypair: private 0600" "$(mode_of "$H/id_ed25519")" 0600
+same "keypair: public 0644" "$(mode_of "$H/id_ed25519.pub")" 0644
+same "keypair: ~/.ssh 0700" "$(mode_of "$H")" 0700
+same "keypair: owned by deploy" "$(chroot "$T/sshbox" stat -c %U "/home/deploy/.ssh/id_ed25519" \
+  "/home/deploy/.ssh/id_ed25519.pub" /home/deploy/.ssh | sort -u)" deploy
+check "keypair: the private key is not in the output" bash -c "! grep -q 'PRIVATE KEY' '$TMP/k1.out'"
+prop_run "$TMP/k2.out" "$TMP/site.lua"
+same "keypair again: no change" "$rc/$(changed_failed "$TMP/k2.out" localhost/sshbox)" "0/0/0"
+prop_verify "$TMP/kv.out" "$TMP/site.lua"
+same "keypair: prop verify holds (ssh-keygen -y derives the public key)" "$rc" 0
+# Drift: a loosened mode and another private key are put back.
+chmod 0644 "$H/id_ed25519"
+prop_run "$TMP/k3.out" "$TMP/site.lua"
+same "keypair drift: mode put back" "$rc/$(mode_of "$H/id_ed25519")" "0/0600"
+# The store holding another key than the public one given: the probe says so.
+"$PROP" secret set "$TMP/site.lua" deploy_key <"$TMP/kp2" >/dev/null 2>&1
+prop_run "$TMP/k4.out" "$TMP/site.lua"
+same "keypair mismatch: exit" "$rc" 1
+check "keypair mismatch: the probe names it" \
+  grep -q 'verify: the private key in /home/deploy/.ssh/id_ed25519 is not the one of the public key' "$TMP/k4.out"
+# A private key in plain text: refused before anything runs.
+write_site 'ssh.user_keypair("deploy", "ed25519", { private = "-----BEGIN", public = "'"$PUB"'" }),'
+run_prop "$TMP/kp.out" lint "$TMP/site.lua"
+same "keypair plain private: lint exit" "$rc" 2
+check "keypair plain private: said at its line" grep -q 'site.lua:[0-9]*: error.*private must be a secret' "$TMP/kp.out"
+
+# ---- ssh.host_keys_regenerated: new host keys, once -------------------------------
+E="$T/sshbox/etc/ssh"
+check "host keys: the package made some" test -s "$E/ssh_host_ed25519_key.pub"
+cat "$E"/ssh_host_*_key.pub >"$TMP/hk0"
+write_site 'ssh.host_keys_regenerated(),'
+prop_run "$TMP/h1.out" "$TMP/site.lua"
+same "host keys: exit" "$rc" 0
+same "host keys: changed" "$(host_count "$TMP/h1.out" localhost/sshbox changed)" 1
+check "host keys: the marker is there" test -f "$E/.prop-host-keys-regenerated"
+check "host keys: an ed25519 key again" test -s "$E/ssh_host_ed25519_key"
+for k in $(cut -d' ' -f2 "$TMP/hk0"); do
+  if grep -qF "$k" "$E"/ssh_host_*_key.pub; then fail "host keys: the old keys are gone" "$k is still there"; else pass; fi
+done
+same "host keys: private 0600" "$(mode_of "$E/ssh_host_ed25519_key")" 0600
+cat "$E"/ssh_host_*_key.pub >"$TMP/hk1"
+prop_run "$TMP/h2.out" "$TMP/site.lua"
+same "host keys again: nothing changes" "$rc/$(changed_failed "$TMP/h2.out" localhost/sshbox)" "0/0/0"
+same "host keys again: the same keys" "$(cat "$E"/ssh_host_*_key.pub)" "$(cat "$TMP/hk1")"
+prop_verify "$TMP/hv.out" "$TMP/site.lua"
+same "host keys: prop verify holds" "$rc" 0
+# A key removed: made again, the others kept.
+rm "$E/ssh_host_ecdsa_key" "$E/ssh_host_ecdsa_key.pub"
+prop_run "$TMP/h3.out" "$TMP/site.lua"
+same "host keys, one removed: made again" "$rc/$(changed_failed "$TMP/h3.out" localhost/sshbox)" "0/1/0"
+check "host keys, one removed: it is there" test -s "$E/ssh_host_ecdsa_key.pub"
+same "host keys, one removed: ed25519 kept" "$(cat "$E/ssh_host_ed25519_key.pub")" "$(grep ed25519 "$TMP/hk1")"
+# A public half that is not its private key's: the probe says so.
+cp "$E/ssh_host_ed25519_key.pub" "$TMP/pub" && cp "$TMP/kp.pub" "$E/ssh_host_ed25519_key.pub"
+prop_verify "$TMP/hv2.out" "$TMP/site.lua"
+same "host keys, wrong .pub: prop verify fails" "$rc" 2
+check "host keys, wrong .pub: it says which" grep -q 'ssh_host_ed25519_key.pub is not the public half' "$TMP/hv2.out"
+cp "$TMP/pub" "$E/ssh_host_ed25519_key.pub"
+
 finish

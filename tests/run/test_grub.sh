@@ -67,4 +67,75 @@ run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
 check "shell characters: P012" grep -q "bad.lua:1: error\[P012\]" "$TMP/bad.out"
 check "two values: P007" grep -q "bad.lua:2: error\[P007\]" "$TMP/bad.out"
 
+# ---- grub.setting, grub.cmdline_word(_absent) on a fresh copy -----------------
+cp "$TMP/orig" "$F"
+sed -i 's/^GRUB_CMDLINE_LINUX=""$/GRUB_CMDLINE_LINUX="quiet root=\/dev\/sda1 console=tty0"/' "$F"
+cat >"$TMP/words.lua" <<EOF
+host "tree" { connect.dir "$T", os.debian("bookworm", "amd64"),
+  grub.setting("GRUB_TIMEOUT", 3),
+  grub.setting("GRUB_TERMINAL", "console serial"),
+  grub.cmdline_word "console=ttyS0,115200",
+  grub.cmdline_word "console=tty0",
+  grub.cmdline_word_absent "quiet" }
+EOF
+prop_run "$TMP/w1.out" "$TMP/words.lua"
+same "words: exit" "$rc" 0
+same "words: GRUB_TIMEOUT in place, bare" "$(sed -n 3p "$F")" 'GRUB_TIMEOUT=3'
+check "words: GRUB_TERMINAL added, quoted" grep -qx 'GRUB_TERMINAL="console serial"' "$F"
+same "words: the word added, quiet removed, the others kept in order" \
+  "$(grep '^GRUB_CMDLINE_LINUX=' "$F")" 'GRUB_CMDLINE_LINUX="root=/dev/sda1 console=tty0 console=ttyS0,115200"'
+same "words: the default command line untouched" "$(grep '^GRUB_CMDLINE_LINUX_DEFAULT=' "$F")" 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"'
+check "words: update-grub owed (not run in a tree, said)" grep -q "update-grub not run: a directory tree" "$TMP/w1.out"
+prop_run "$TMP/w2.out" "$TMP/words.lua"
+expect_run "words again: nothing changes" "$TMP/w2.out" 0 0 5 0
+# Reverted: the word goes, quiet comes back at the end, the setting's line goes.
+cat >"$TMP/wrev.lua" <<EOF
+host "tree" { connect.dir "$T", os.debian("bookworm", "amd64"),
+  revert(grub.setting("GRUB_TIMEOUT", 3)),
+  revert(grub.cmdline_word "console=ttyS0,115200"),
+  revert(grub.cmdline_word_absent "quiet") }
+EOF
+prop_run "$TMP/w3.out" "$TMP/wrev.lua"
+same "words revert: exit" "$rc" 0
+same "words revert: the line" "$(grep '^GRUB_CMDLINE_LINUX=' "$F")" 'GRUB_CMDLINE_LINUX="root=/dev/sda1 console=tty0 quiet"'
+check "words revert: GRUB_TIMEOUT=3 gone" test "$(grep -c '^GRUB_TIMEOUT' "$F")" = 0
+# No GRUB_CMDLINE_LINUX line at all: one is added; a value prop cannot
+# read as words fails and leaves the file alone.
+sed -i '/^GRUB_CMDLINE_LINUX=/d' "$F"
+prop_run "$TMP/w4.out" "$TMP/words.lua"
+same "words, no line: exit" "$rc" 0
+same "words, no line: added" "$(grep '^GRUB_CMDLINE_LINUX=' "$F")" 'GRUB_CMDLINE_LINUX="console=ttyS0,115200 console=tty0"'
+sed -i 's/^GRUB_CMDLINE_LINUX=.*/GRUB_CMDLINE_LINUX="$EXTRA quiet"/' "$F"
+cp "$F" "$TMP/shelly"
+prop_run "$TMP/w5.out" "$TMP/words.lua"
+same "words, shell in the value: exit" "$rc" 1
+check "words, shell in the value: said" grep -q 'is not a quoted list of words prop can edit' "$TMP/w5.out"
+same "words, shell in the value: the line kept" "$(grep '^GRUB_CMDLINE_LINUX=' "$F")" "$(grep '^GRUB_CMDLINE_LINUX=' "$TMP/shelly")"
+
+# This machine, dry run: a word would trigger update-grub.
+cat >"$TMP/local2.lua" <<EOF
+host "localhost" { grub.cmdline_word "prop-test-word" }
+EOF
+before="$(tree_state /etc/default 2>/dev/null)"
+prop_run "$TMP/ldry2.out" "$TMP/local2.lua" --dry-run
+check "localhost word, dry run: update-grub would run" grep -q 'would run: /usr/sbin/update-grub' "$TMP/ldry2.out"
+same "localhost word, dry run: /etc/default unchanged" "$(tree_state /etc/default 2>/dev/null)" "$before"
+
+# Bad arguments; one word present and absent on one host.
+cat >"$TMP/bad2.lua" <<EOF
+host "a" { grub.setting("TIMEOUT", 3) }
+host "b" { grub.setting("GRUB_CMDLINE_LINUX_DEFAULT", "quiet") }
+host "c" { grub.setting("GRUB_TIMEOUT", '\$(reboot)') }
+host "d" { grub.cmdline_word "quiet splash" }
+host "e" { grub.cmdline_word_absent "" }
+host "f" { grub.cmdline_word "quiet", grub.cmdline_word_absent "quiet" }
+host "g" { grub.setting("GRUB_TIMEOUT", 3), grub.setting("GRUB_TIMEOUT", 5) }
+EOF
+run_prop "$TMP/bad2.out" lint "$TMP/bad2.lua"
+for l in 1 2 3 4 5; do
+  check "bad argument at line $l: P012" grep -q "bad2.lua:$l: error\[P012\]" "$TMP/bad2.out"
+done
+check "a word present and absent: P007" grep -q "bad2.lua:6: error\[P007\]" "$TMP/bad2.out"
+check "two timeouts: P007" grep -q "bad2.lua:7: error\[P007\]" "$TMP/bad2.out"
+
 finish

@@ -36,6 +36,39 @@ expect_run "tree: line added" "$TMP/t3.out" 0 1 0 0
 same "tree: added after localhost" "$(cat "$T/etc/hosts")" \
   $'127.0.0.1 localhost\n127.0.1.1\tweb1.example.com web1\n10.0.0.1 gw'
 
+# hostname.sane's mailname: the full name, the domain part, or left alone.
+S="$TMP/sane"
+mkdir -p "$S/etc"
+cat >"$TMP/sane.lua" <<EOF
+host "mx1.example.com" { connect.dir "$S", hostname.sane { mailname = "domain" } }
+EOF
+prop_run "$TMP/s1.out" "$TMP/sane.lua"
+expect_run "sane, mailname domain: changed" "$TMP/s1.out" 0 1 0 0
+same "sane, mailname domain: /etc/mailname" "$(cat "$S/etc/mailname")" example.com
+same "sane, mailname domain: /etc/hostname" "$(cat "$S/etc/hostname")" mx1
+prop_run "$TMP/s2.out" "$TMP/sane.lua"
+expect_run "sane, mailname domain: second run ok" "$TMP/s2.out" 0 0 1 0
+sed -i 's/mailname = "domain"/mailname = "fqdn"/' "$TMP/sane.lua"
+prop_run "$TMP/s3.out" "$TMP/sane.lua"
+same "sane, mailname fqdn: the full name" "$rc/$(cat "$S/etc/mailname")" 0/mx1.example.com
+echo hand.example.org >"$S/etc/mailname"
+sed -i 's/mailname = "fqdn"/mailname = false/' "$TMP/sane.lua"
+prop_run "$TMP/s4.out" "$TMP/sane.lua"
+expect_run "sane, mailname false: ok" "$TMP/s4.out" 0 0 1 0
+same "sane, mailname false: /etc/mailname left alone" "$(cat "$S/etc/mailname")" hand.example.org
+cat >"$TMP/sane1.lua" <<EOF
+host "mx1" { connect.dir "$S", hostname.sane { mailname = "domain" } }
+EOF
+prop_run "$TMP/s5.out" "$TMP/sane1.lua"
+expect_run "sane, mailname domain of a name without one: fails" "$TMP/s5.out" 1 0 0 1
+check "sane, no domain: said" grep -q 'has no domain part' "$TMP/s5.out"
+same "sane, no domain: /etc/mailname untouched" "$(cat "$S/etc/mailname")" hand.example.org
+cat >"$TMP/sane2.lua" <<EOF
+host "mx1.example.com" { hostname.sane { mailname = "domian" } }
+EOF
+run_prop "$TMP/s6.out" lint "$TMP/sane2.lua"
+check "sane, bad mailname: P012 at its line" grep -q 'sane2.lua:1: error\[P012\].*mailname must be' "$TMP/s6.out"
+
 # This machine: renamed, then back.
 if ! hostname "$running" 2>/dev/null; then
   skip_part "this machine's part: cannot set the host name here"

@@ -21,6 +21,7 @@ Description=prop test service
 [Service]
 ExecStartPre=/bin/sh -c 'echo start >> $STARTS'
 ExecStart=/bin/sh -c 'test -e $STATE/die && exit 1; exec /bin/sleep 100000'
+ExecReload=/bin/sh -c 'test -e $STATE/noreload && { echo "cannot reload" >&2; exit 1; }; echo reload >> $STATE/reloads'
 [Install]
 WantedBy=multi-user.target
 EOF
@@ -59,6 +60,10 @@ case "\$1" in
   restart)
     "\$0" stop
     "\$0" start
+    ;;
+  reload)
+    [ -e "$STATE/noreload" ] && { echo "cannot reload" >&2; exit 2; }
+    echo reload >>"$STATE/reloads"
     ;;
   status)
     if running; then echo running; exit 0; else echo stopped; exit 3; fi
@@ -118,6 +123,22 @@ prop_run "$TMP/o2.out" "$TMP/onchange.lua"
 expect_run "on_change: nothing to do" "$TMP/o2.out" 0 0 1 0
 same "on_change: not restarted" "$(lines "$STARTS")" 3
 
+# reloaded: a running service rereads its files (not restarted); one that
+# cannot reload fails, saying so.
+site "$TMP/reloaded.lua" "service.reloaded \"$S\""
+prop_run "$TMP/rl0.out" "$TMP/reloaded.lua" --dry-run
+expect_run "reloaded, dry run: changed" "$TMP/rl0.out" 0 1 0 0
+same "reloaded, dry run: not reloaded" "$(lines "$STATE/reloads")" 0
+prop_run "$TMP/rl1.out" "$TMP/reloaded.lua"
+expect_run "reloaded: changed" "$TMP/rl1.out" 0 1 0 0
+same "reloaded: reloaded once" "$(lines "$STATE/reloads")" 1
+same "reloaded: not restarted" "$(lines "$STARTS")" 3
+touch "$STATE/noreload"
+prop_run "$TMP/rl2.out" "$TMP/reloaded.lua"
+expect_run "cannot reload: fails" "$TMP/rl2.out" 1 0 0 1
+check "cannot reload: with what it said" grep -q 'cannot reload' "$TMP/rl2.out"
+rm -f "$STATE/noreload"
+
 # stopped
 prop_run "$TMP/s0.out" "$TMP/stopped.lua" --dry-run
 expect_run "stopped, dry run: changed" "$TMP/s0.out" 0 1 0 0
@@ -127,6 +148,10 @@ expect_run "stopped: changed" "$TMP/s1.out" 0 1 0 0
 check "stopped: it does not run" not_running
 prop_run "$TMP/s2.out" "$TMP/stopped.lua"
 expect_run "stopped again: ok" "$TMP/s2.out" 0 0 1 0
+prop_run "$TMP/rl3.out" "$TMP/reloaded.lua"
+expect_run "reloaded, not running: ok" "$TMP/rl3.out" 0 0 1 0
+check "reloaded, not running: said" grep -q 'is not running: nothing to reload' "$TMP/rl3.out"
+same "reloaded, not running: not started" "$(lines "$STARTS")" 3
 
 # enabled
 prop_run "$TMP/e0.out" "$TMP/enabled.lua" --dry-run
