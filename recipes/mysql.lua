@@ -68,11 +68,8 @@ local function unreachable(r)
    return nil
 end
 
-local function sql_failed(what, r)
-   local out = R.tail(r.stderr)
-   if out == "" then out = R.tail(r.stdout) end
-   R.fail("%s: mysql exited with %d%s", what, r.code, out ~= "" and ":\n" .. out or "")
-end
+-- "what: mysql exited with N: <what it printed>".
+local function sql_failed(what, r) R.command_failed(what, { "mysql" }, r) end
 
 -- Asks the server (it only looks, so it also runs in a dry run): its
 -- output, or nil and why it could not be asked.  An SQL error fails the

@@ -52,11 +52,8 @@ local function psql_argv(db)
    return argv
 end
 
-local function psql_failed(what, r)
-   local out = R.tail(r.stderr)
-   if out == "" then out = R.tail(r.stdout) end
-   R.fail("%s: psql exited with %d%s", what, r.code, out ~= "" and ":\n" .. out or "")
-end
+-- "what: psql exited with N: <what it printed>".
+local function psql_failed(what, r) R.command_failed(what, { "psql" }, r) end
 
 -- The rows sql prints (one per line); it only looks.
 local function query_rows(sys, what, sql, db)
