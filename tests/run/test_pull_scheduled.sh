@@ -85,7 +85,10 @@ if [[ "$line" =~ ^([0-9]|1[0-4])-59/15\ \*\ \*\ \*\ \*\ root\ flock\ -n\ -E\ 75\
   printf '#!/bin/sh\necho "$*" >>%s/logger.out\n' "$TMP" >"$TMP/bin/logger"
   chmod +x "$TMP/bin/logger"
   : >"$TMP/pull.lock"
-  flock "$TMP/pull.lock" sleep 120 &
+  # The holder is the sleep itself (the lock on its fd 8), so that killing
+  # it frees the lock; it closes the run tests' lock (fd 9, common.sh) and
+  # the output ctest reads, which it would otherwise hold after the test.
+  (exec 9>&- 8>>"$TMP/pull.lock" >/dev/null 2>&1 && flock 8 && exec sleep 120) &
   holder=$!
   on_exit "kill $holder 2>/dev/null"
   for _ in $(seq 100); do flock -n "$TMP/pull.lock" true || break; sleep 0.05; done
