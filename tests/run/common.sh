@@ -218,7 +218,7 @@ signal_run() {
   touch "$HOLD"
   "$PROP" run "$site" "$@" >"$OUT" 2>&1 &
   pid=$!
-  (sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
+  (exec 9>&-; sleep "$WATCHDOG" && kill -KILL "$pid") >/dev/null 2>&1 &
   dog=$!
   # shellcheck disable=SC2086
   if wait_files $markers; then
@@ -232,6 +232,7 @@ signal_run() {
   fi
   rc=0
   wait "$pid" || rc=$?
+  pkill -P "$dog" sleep 2>/dev/null
   kill "$dog" 2>/dev/null
   wait "$dog" 2>/dev/null
   rm -f "$HOLD"

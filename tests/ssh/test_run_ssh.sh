@@ -534,7 +534,7 @@ OUT="$TMP/term.out"
 "$PROP" run "$TMP/term.lua" >"$OUT" 2>&1 &
 pid=$!
 # A watchdog in place of timeout(1): the signal must reach prop itself.
-(sleep "$PROP_RUN_TIMEOUT" && kill -KILL "$pid") >/dev/null 2>&1 &
+(exec 9>&-; sleep "$PROP_RUN_TIMEOUT" && kill -KILL "$pid") >/dev/null 2>&1 &
 dog=$!
 if wait_sleep "$(cat "$SSH_DIR/sshd.pid")"; then
   kill -TERM "$pid"
@@ -543,6 +543,7 @@ else
 fi
 rc=0
 wait "$pid" || rc=$?
+pkill -P "$dog" sleep 2>/dev/null
 kill "$dog" 2>/dev/null
 wait "$dog" 2>/dev/null
 same "SIGTERM: exit 130" "$rc" 130
