@@ -39,10 +39,8 @@ end
     apache.installed()
 ]]
 function apache.installed(a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      local err = args.options(a, {}, "apache.installed")
-      return core.invalid("apache installed", err or "apache.installed takes no arguments")
-   end
+   local err = args.no_args("apache.installed", a, ...)
+   if err then return core.invalid("apache installed", err) end
    return core.leaf{ desc = "apache installed", targets = "DebianLike", impl = impl.installed,
                      args = { package = "apache2" },
                      claims = { claim.package_installed("apache2") }, ports = { 80, 443 },

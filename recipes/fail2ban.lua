@@ -91,10 +91,8 @@ end
     fail2ban.installed()
 ]]
 function fail2ban.installed(a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      return core.invalid("fail2ban installed", args.options(a, {}, "fail2ban.installed")
-                          or "fail2ban.installed takes no arguments")
-   end
+   local err = args.no_args("fail2ban.installed", a, ...)
+   if err then return core.invalid("fail2ban installed", err) end
    return core.leaf{ desc = "fail2ban installed", targets = "DebianLike", impl = impl.installed,
                      claims = { claim.package_installed("fail2ban"),
                                 claim.service_running("fail2ban") },

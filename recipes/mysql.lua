@@ -148,13 +148,6 @@ function impl.installed.ensure(sys)
    return changed
 end
 
-local function no_args(recipe, a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      return args.options(a, {}, recipe) or (recipe .. " takes no arguments")
-   end
-   return nil
-end
-
 --[[ mysql.installed()
   DebianLike, not revertable, port 3306.
   Claims: package.installed mariadb-server, service.running mariadb.
@@ -164,7 +157,7 @@ end
     mysql.installed()
 ]]
 function mysql.installed(a, ...)
-   local err = no_args("mysql.installed", a, ...)
+   local err = args.no_args("mysql.installed", a, ...)
    if err then return core.invalid("mysql installed", err) end
    return core.leaf{ desc = "mysql installed", targets = "DebianLike", impl = impl.installed,
                      args = {},
@@ -229,14 +222,23 @@ end
 
 -- A database or table name: MariaDB takes 1..64 characters, no NUL, no
 -- blank at the end.
-local function check_object_name(v, what)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   if #v > 64 then return fmt("%s %s is longer than 64 characters", what, args.show(v)) end
-   if v:find("%z") then return fmt("%s %s contains a NUL byte", what, args.show(v)) end
-   if v:find("%s$") then return fmt("%s %s ends with a blank", what, args.show(v)) end
-   return nil, v
+-- A checker of names of at most max characters, without a NUL (nor a
+-- blank at the end, with no_trailing_blank).
+local function name_checker(max, no_trailing_blank)
+   return function(v, what)
+      local err = args.nonempty_string(v, what)
+      if err then return err end
+      if #v > max then
+         return fmt("%s %s is longer than %d characters", what, args.show(v), max)
+      end
+      if v:find("%z") then return fmt("%s %s contains a NUL byte", what, args.show(v)) end
+      if no_trailing_blank and v:find("%s$") then
+         return fmt("%s %s ends with a blank", what, args.show(v))
+      end
+      return nil, v
+   end
 end
+local check_object_name = name_checker(64, true)
 
 local function charset_name(v, what)
    local err = args.nonempty_string(v, what)
@@ -354,13 +356,7 @@ function impl.user_absent.ensure(sys, a)
    return true
 end
 
-local function check_account_name(v, what)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   if #v > 80 then return fmt("%s %s is longer than 80 characters", what, args.show(v)) end
-   if v:find("%z") then return fmt("%s %s contains a NUL byte", what, args.show(v)) end
-   return nil, v
-end
+local check_account_name = name_checker(80)
 
 local function check_host(v, what)
    local err = args.nonempty_string(v, what)

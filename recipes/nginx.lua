@@ -118,13 +118,6 @@ function impl.disabled.ensure(sys, a)
    return V.ensure_disabled(sys, a)
 end
 
-local function no_args(recipe, a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      return args.options(a, {}, recipe) or (recipe .. " takes no arguments")
-   end
-   return nil
-end
-
 --[[ nginx.installed()
   DebianLike, not revertable, ports 80 and 443.
   Claims: package.installed nginx, service.running nginx.  Debian's
@@ -135,7 +128,7 @@ end
     nginx.installed()
 ]]
 function nginx.installed(a, ...)
-   local err = no_args("nginx.installed", a, ...)
+   local err = args.no_args("nginx.installed", a, ...)
    if err then return core.invalid("nginx installed", err) end
    return core.leaf{ desc = "nginx installed", targets = "DebianLike", impl = impl.installed,
                      args = { package = "nginx" },

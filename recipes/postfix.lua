@@ -432,10 +432,8 @@ end
     postfix.installed()
 ]]
 function postfix.installed(a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      return core.invalid("postfix installed",
-                          args.options(a, {}, "postfix.installed") or "postfix.installed takes no arguments")
-   end
+   local err = args.no_args("postfix.installed", a, ...)
+   if err then return core.invalid("postfix installed", err) end
    return install_leaf("Internet Site", nil, nil, {
       ports = { 25 },
       norevert = 'postfix.installed has no revert action: use apt.removed "postfix" to remove it',

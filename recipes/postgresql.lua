@@ -687,13 +687,6 @@ local function check_name(v, what)
    return nil, v
 end
 
-local function no_args(recipe, a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      return args.options(a, {}, recipe) or (recipe .. " takes no arguments")
-   end
-   return nil
-end
-
 local function name_of(v)
    return type(v) == "string" and v or "?"
 end
@@ -707,7 +700,7 @@ end
     postgresql.installed()
 ]]
 function postgresql.installed(a, ...)
-   local err = no_args("postgresql.installed", a, ...)
+   local err = args.no_args("postgresql.installed", a, ...)
    if err then return core.invalid("postgresql installed", err) end
    return core.leaf{ desc = "postgresql installed", targets = "DebianLike", impl = impl.installed,
                      args = { package = "postgresql" },

@@ -212,10 +212,8 @@ local bridge_lines = { "BridgeRelay 1", "ORPort 443", "ExitPolicy reject *:*" }
     tor.bridge()
 ]]
 function tor.bridge(a, ...)
-   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
-      local err = args.options(a, {}, "tor.bridge")
-      return core.invalid("tor bridge", err or "tor.bridge takes no arguments")
-   end
+   local err = args.no_args("tor.bridge", a, ...)
+   if err then return core.invalid("tor bridge", err) end
    local claims = { claim.package_installed("tor") }
    for _, l in ipairs(bridge_lines) do claims[#claims + 1] = claim.file_line(torrc, l) end
    return core.leaf{ desc = "tor bridge", targets = "DebianLike", impl = impl.bridge,

@@ -383,6 +383,16 @@ local no_options = setmetatable({}, {
    __newindex = function() error("prop.args: the shared empty options are read-only", 2) end,
 })
 
+-- For a recipe that takes nothing (or an empty table): nil, or what is
+-- wrong with what it was given (an unknown key named as args.options
+-- names it, else "RECIPE takes no arguments").
+function args.no_args(recipe, a, ...)
+   if select("#", ...) > 0 or (a ~= nil and not (type(a) == "table" and next(a) == nil)) then
+      return args.options(a, {}, recipe) or (recipe .. " takes no arguments")
+   end
+   return nil
+end
+
 -- The normalised table returned is shared when v is nil: callers read it
 -- and never write to it.
 function args.options(v, schema, recipe)
