@@ -7,9 +7,21 @@
 # a missing sha256 is a lint error at the site's line; in a connect.dir
 # tree, where no command runs, prop fetches it here and sends the bytes,
 # and archive.extracted extracts what file.downloaded fetched.
+# The whole test runs in a network namespace of its own (loopback only),
+# so that its server's port is never one of this machine's.
 set -u
+if [[ -z "${PROP_TEST_NETNS:-}" ]]; then
+  if ! unshare --net -- true 2>/dev/null; then
+    echo "SKIP: cannot make a network namespace (unshare --net) for the test's HTTP server"
+    exit 77
+  fi
+  exec env PROP_TEST_NETNS=1 unshare --net -- bash -c 'ip link set lo up && exec bash "$0"' "$0"
+fi
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+check "the test runs in a network namespace of its own" \
+  test "$(readlink /proc/self/ns/net)" != "$(readlink /proc/1/ns/net)"
 
 for cmd in python3 curl; do
   command -v "$cmd" >/dev/null || skip "$cmd is not installed"
