@@ -1215,6 +1215,230 @@ function file.owner(path, user, group, opts)
                      norevert = "file.owner has no revert action: the old owner is not known" }
 end
 
+-- Fragments -----------------------------------------------------------
+--
+-- A file built from parts that several properties (several roles of a
+-- host) give: file.fragment puts one part in it, file.fragments owns it
+-- and assembles the parts.  At run time both find the parts with
+-- sys:claims(path): each fragment's leaf args hold its name, order and
+-- text.
+
+impl.fragments, impl.fragment = {}, {}
+
+local FRAGMENT_ORDER = 50
+
+-- A text: a string, or a list of lines (joined with "\n"); it ends with
+-- a newline in the file (one is added when it lacks it).
+local function check_text(v, what)
+   if type(v) == "table" then
+      local err, lines = args.string_list(v, what, { single = false, nonempty = true })
+      if err then return err end
+      v = concat(lines, "\n")
+   elseif type(v) ~= "string" then
+      return fmt("%s must be a string or a list of lines, got %s", what, args.got(v))
+   end
+   if v == "" then return fmt("%s must not be empty", what) end
+   if v:find("\0", 1, true) then return fmt("%s must not contain a NUL byte", what) end
+   if v:sub(-1) ~= "\n" then v = v .. "\n" end
+   return nil, v
+end
+
+local function check_fragment_name(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if v:find("[%z\n]") then
+      return fmt("%s %s must not contain a newline or NUL byte", what, args.show(v))
+   end
+   return nil, v
+end
+
+local function check_order(v, what)
+   if math.type(v) ~= "integer" and not (type(v) == "number" and v == math.floor(v)) then
+      return fmt("%s must be an integer (fragments are sorted by order, then name), got %s",
+                 what, args.got(v))
+   end
+   v = math.tointeger(v)
+   if v == nil or v < -99999999 or v > 99999999 then
+      return fmt("%s must be within -99999999..99999999", what)
+   end
+   return nil, v
+end
+
+-- The fragments of path, as its file.fragment leaves gave them: their
+-- args, sorted by (order, name); a name given twice counts once.
+local function fragments_of(sys, what, path)
+   local parts, seen = {}, {}
+   for _, c in ipairs(sys:claims(path)) do
+      if c.kind == "file.fragment" and c.key == path then
+         local f = c.args
+         if type(f) ~= "table" or type(f.text) ~= "string" or type(f.name) ~= "string" then
+            R.fail("%s: %s: \"%s\" gives a fragment that is not file.fragment's (it has no "
+                   .. "name and text)", what, path, tostring(c.desc))
+         end
+         if not seen[f.name] then
+            seen[f.name] = true
+            parts[#parts + 1] = f
+         end
+      end
+   end
+   table.sort(parts, function(x, y)
+      if x.order ~= y.order then return x.order < y.order end
+      return x.name < y.name
+   end)
+   return parts
+end
+
+-- The text of the file: the header, then each fragment's text.
+local function assembled(sys, a)
+   local out = { a.header }
+   for _, f in ipairs(fragments_of(sys, "file.fragments", a.path)) do
+      out[#out + 1] = f.text
+   end
+   return concat(out)
+end
+
+-- Makes a.path (a file.fragments' args) the assembled text, checked by
+-- a.validate first when given; whether anything changed.
+local function ensure_assembled(sys, what, a)
+   local text = assembled(sys, a)
+   local st = sys:stat(a.path)
+   if st and st.type ~= "file" and st.type ~= "link" then
+      R.fail("%s: %s is a %s, not a regular file", what, a.path,
+             st.type == "other" and "device, socket or pipe" or st.type)
+   end
+   if st == nil or st.type == "link" or sys:read(a.path) ~= text then
+      write_checked(sys, what, a.validate, a.path, text,
+                    { mode = R.mode_number(a.mode), owner = a.owner, group = a.group })
+      return true
+   end
+   local fix = R.attrs_to_fix(st, a)
+   if fix then
+      sys:chattr(a.path, fix)
+      return true
+   end
+   return false
+end
+
+function impl.fragments.ensure(sys, a)
+   return result(ensure_assembled(sys, "file.fragments", a))
+end
+
+-- A fragment makes the whole file true as its owner does (so that the
+-- order of the roles does not matter): the owner's args are found with
+-- sys:claims; the file then holds this fragment's text among the others.
+function impl.fragment.ensure(sys, a)
+   for _, c in ipairs(sys:claims(a.path)) do
+      if c.kind == "file.fragments" and c.key == a.path then
+         if type(c.args) ~= "table" or c.args.assembler ~= "file.fragments" then
+            R.fail("file.fragment %s: \"%s\" assembles this file, not file.fragments: add to "
+                   .. "it with its own recipe", a.path, tostring(c.desc))
+         end
+         return result(ensure_assembled(sys, "file.fragment " .. a.name, c.args))
+      end
+   end
+   R.fail("file.fragment %s: no file.fragments(\"%s\") on this host assembles the file",
+          a.path, a.path)
+end
+
+local fragment_schema = { order = check_order }
+
+--[[ file.fragment(path, name, text [, { order = 50 }])
+  UnixLike, not revertable (removing it from the site is its revert: the
+  next run's file.fragments leaves it out).
+  One part of a file that file.fragments(path) assembles: several
+  properties (several roles of one host) each add theirs.
+  Claims: file.fragment path, with its name, order and text.  Two
+  fragments of one name with different text or order are P007; the same
+  fragment given twice (two roles alike) is one.  A fragment of a path
+  without file.fragments on the host is P012; a fragment and a fixed
+  content (file.has_content, a template) of one path are P007.
+  name: the fragment's name (no newline); text: a string or a list of
+  lines, put in the file ending with a newline.  order: an integer
+  (default 50); the file holds its fragments sorted by order, then name.
+  Run time: finds its file.fragments with sys:claims and makes the whole
+  file what that assembles (the same bytes, the same validate), so it
+  is ok when the file already is; it never writes anything else.
+  Example:
+    file.fragment("/etc/hosts", "db", "10.0.0.5 db.internal", { order = 20 })
+]]
+function file.fragment(path, name, text, opts, ...)
+   local desc = fmt("file %s has fragment %s", type(path) == "string" and path or "?",
+                    type(name) == "string" and name or "?")
+   local err, v = args.check_all(args.abs_path, path, "path", check_fragment_name, name, "name",
+                                 check_text, text, "text")
+   local oerr, o = args.options(opts, fragment_schema, "file.fragment")
+   local xerr = select("#", ...) > 0
+      and "takes (path, name, text [, { order = }]): too many arguments" or nil
+   local msg = args.join("file.fragment", err, oerr, xerr)
+   if msg then return core.invalid(desc, msg) end
+   local a = { path = v[1], name = v[2], text = v[3], order = o.order or FRAGMENT_ORDER }
+   return core.leaf{ desc = desc, impl = impl.fragment, args = a,
+                     claims = { claim.file_fragment(a.path, fmt("%s\n%d\n%s", a.name, a.order,
+                                                                a.text)) },
+                     norevert = "file.fragment has no revert action: leave it out of the site "
+                        .. "and file.fragments drops it from the file" }
+end
+
+-- What an assembler makes besides its fragments, in words: the value of
+-- its claim (two file.fragments of one path that differ are P007).
+local function fragments_summary(a)
+   local parts = { "file.fragments" }
+   if a.header then parts[#parts + 1] = "header " .. fmt("%q", a.header) end
+   if a.validate then parts[#parts + 1] = "validate " .. R.show_argv(a.validate) end
+   return concat(parts, " ")
+end
+
+local fragments_schema = {
+   header = check_text, mode = args.mode, owner = check_account, group = check_account,
+   validate = function(v, what) return check_validate(v, what) end,
+}
+
+--[[ file.fragments(path [, { header =, mode =, owner =, group =, validate = }])
+  UnixLike, revertable: its revert removes the file.
+  Owns path, and writes it assembled from the host's file.fragment(path,
+  ...): header first, then each fragment's text, sorted by order (default
+  50), then name.  A fragment left out of the site leaves the file at the
+  next run.
+  Claims: file.fragments path (two different ones of one path are P007);
+  file.mode / file.owner when given; path.prop-check with validate.  The
+  revert claims file.absent path.
+  header: a text put first (a string or a list of lines), such as
+  "# managed by prop".  validate: an argv holding "%s", as
+  file.has_content's: the assembled text goes to PATH.prop-check first,
+  the command runs on it, and only when it exits 0 is path written; else
+  the file is left as it was and the property fails with what the
+  command said.
+  Run time: finds the fragments with sys:claims(path), and writes the
+  file atomically when its bytes differ from the assembled text (ok only
+  when they are equal), then sets mode/owner/group when they differ.  A
+  new file without mode is 0644.  A directory at path fails.
+  Example:
+    file.fragments("/etc/sudoers.d/roles", { header = "# managed by prop",
+                   mode = "0440", validate = { "visudo", "-c", "-f", "%s" } })
+]]
+function file.fragments(path, opts, ...)
+   local desc = "file " .. (type(path) == "string" and path or "?") .. " assembled from fragments"
+   local err = args.abs_path(path, "path")
+   local oerr, o = args.options(opts, fragments_schema, "file.fragments")
+   local xerr = select("#", ...) > 0
+      and "takes (path [, { header =, mode =, owner =, group =, validate = }]): too many "
+         .. "arguments" or nil
+   local msg = args.join("file.fragments", err, oerr, xerr)
+   if msg then return core.invalid(desc, msg) end
+   local a = { assembler = "file.fragments", path = path, header = o.header or "",
+               mode = o.mode, owner = o.owner, group = o.group, validate = o.validate }
+   local claims = ownership_claims({ claim.file_fragments(path, fragments_summary(o)) }, path, o)
+   if a.validate then
+      claims[#claims + 1] = claim.file_generated(path .. ".prop-check",
+                                                 "a copy checked before it replaces the file")
+   end
+   local on = core.leaf{ desc = desc, impl = impl.fragments, args = a, claims = claims }
+   local off = core.leaf{ desc = "file " .. path .. " absent (fragments reverted)",
+                          impl = impl.absent, args = { path = path },
+                          claims = { claim.file_absent(path) } }
+   return core.pair(on, off)
+end
+
 --[[ file.downloaded(path, url, { sha256=, owner=, group=, mode= })
   See prop.download (lua/prop/download.lua): sha256 is required.
 ]]

@@ -41,7 +41,33 @@ table inet prop
 delete table inet prop
 ]]
 
-local impl = { nftables = {}, reverted = {} }
+local impl = { nftables = {}, reverted = {}, allow = {} }
+
+-- The nft rule accepting r ({ port =, proto =, from = }), one line.
+local function rule_line(r)
+   if r.from then
+      return fmt("\t\t%s saddr %s %s dport %d accept\n", r.from:find(":") and "ip6" or "ip",
+                 r.from, r.proto, r.port)
+   end
+   return fmt("\t\t%s dport %d accept\n", r.proto, r.port)
+end
+
+-- The rules of the ruleset: a's own allow, then those of every
+-- firewall.allow of the host (found with sys:claims), in that order.
+local function all_allow(sys, a)
+   local out = {}
+   for _, r in ipairs(a.allow) do out[#out + 1] = r end
+   for _, c in ipairs(sys:claims(PATH)) do
+      if c.kind == "file.fragment" and c.key == PATH then
+         if type(c.args) ~= "table" or type(c.args.rules) ~= "table" then
+            R.fail("%s: %s is the firewall's ruleset: \"%s\" adds to it, but only "
+                   .. "firewall.allow may", a.recipe, PATH, tostring(c.desc))
+         end
+         for _, r in ipairs(c.args.rules) do out[#out + 1] = r end
+      end
+   end
+   return out
+end
 
 -- Why the ruleset is not loaded on this target, or nil when it has a
 -- network of its own: a chroot and a directory tree share the network of
@@ -68,7 +94,7 @@ end
 
 -- The text of the ruleset for a host whose declared ports are declared
 -- and whose SSH connection (if any) is on port ssh.
-local function ruleset(a, declared, ssh)
+local function ruleset(a, allow, declared, ssh)
    local out = { fmt(HEADER, a.recipe) }
    local function add(...) out[#out + 1] = fmt(...) end
    add("table inet prop\ndelete table inet prop\n\n")
@@ -89,14 +115,8 @@ local function ruleset(a, declared, ssh)
       add('\t\ttcp dport %d accept comment "SSH: prop\'s connection"\n', ssh)
    end
    local seen = {}
-   for _, r in ipairs(a.allow) do
-      local line
-      if r.from then
-         line = fmt("\t\t%s saddr %s %s dport %d accept\n", r.from:find(":") and "ip6" or "ip",
-                    r.from, r.proto, r.port)
-      else
-         line = fmt("\t\t%s dport %d accept\n", r.proto, r.port)
-      end
+   for _, r in ipairs(allow) do
+      local line = rule_line(r)
       if not seen[line] then
          seen[line] = true
          out[#out + 1] = line
@@ -155,7 +175,7 @@ end
 function impl.nftables.ensure(sys, a)
    local what = a.recipe
    local ssh = ssh_port(sys)
-   local text = ruleset(a, a.declared and sys.ports or nil, ssh)
+   local text = ruleset(a, all_allow(sys, a), a.declared and sys.ports or nil, ssh)
    local old = sys:read(PATH)
    if R.is_dir_tree(sys) then
       -- Files only: nothing to install, check or load with.
@@ -219,7 +239,7 @@ function impl.nftables.verify(sys, a)
    end
    local got, policy = accepted(r.stdout)
    local want = {}
-   for _, x in ipairs(a.allow) do
+   for _, x in ipairs(all_allow(sys, a)) do
       want[#want + 1] = x.proto .. " " .. x.port .. (x.from and " from " .. x.from or "")
    end
    for _, p in ipairs(a.declared and sys.ports or {}) do
@@ -376,7 +396,7 @@ local function make(recipe, opts, with_declared)
    end
    local on = core.leaf{ desc = label, targets = "DebianLike", impl = impl.nftables, args = a,
                          claims = { claim.package_installed("nftables"),
-                                    claim.file_generated(PATH, summary(a)) } }
+                                    claim.file_fragments(PATH, summary(a)) } }
    local off = core.leaf{ desc = "firewall nftables reverted", targets = "DebianLike",
                           impl = impl.reverted, args = { recipe = recipe .. " (reverted)" },
                           claims = { claim.file_generated(PATH, "firewall.nftables reverted") } }
@@ -442,6 +462,82 @@ function firewall.open_declared(opts, ...)
                           "firewall.open_declared takes one table of options")
    end
    return make("firewall.open_declared", opts, false)
+end
+
+-- firewall.allow ----------------------------------------------------------
+
+-- A firewall.allow makes the ruleset what the host's firewall.nftables
+-- (or open_declared) writes, as that does: the order of the roles does
+-- not matter, and nothing else is ever written.
+function impl.allow.ensure(sys, a)
+   for _, c in ipairs(sys:claims(PATH)) do
+      if c.kind == "file.fragments" and c.key == PATH and type(c.args) == "table"
+         and c.args.recipe and c.args.recipe:find("^firewall%.") then
+         return impl.nftables.ensure(sys, c.args)
+      end
+   end
+   R.fail("%s: host has no firewall.nftables nor firewall.open_declared to add it to",
+          a.desc)
+end
+
+local allow_schema = {
+   port = args.port,
+   proto = rule_schema.proto,
+   from = function(v, what)
+      if type(v) == "table" then
+         return args.list(v, what, check_from, { single = false, nonempty = true })
+      end
+      local err, f = check_from(v, what)
+      if err then
+         return err .. " (or a list of them)"
+      end
+      return nil, { f }
+   end,
+}
+
+--[[ firewall.allow { port =, proto = "tcp", from = ADDRESS or { ADDRESS, ... } }
+  DebianLike, not revertable (leave it out of the site: the next run's
+  ruleset lacks it).
+  One more port accepted by the host's firewall, from any property (any
+  role): firewall.nftables and firewall.open_declared put every
+  firewall.allow of the host in the ruleset they write, beside their own
+  allow.  Two roles allowing one port agree.
+  Claims: a file.fragment of /etc/nftables.conf for each rule (named
+  "tcp 22", "tcp 5432 from 192.0.2.0/24").  A firewall.allow on a host
+  without firewall.nftables or firewall.open_declared is P012.
+  port: 1..65535; proto: "tcp" (default) or "udp"; from: an IPv4 or IPv6
+  address or network, or a list of them (one rule each).
+  Run time: makes the ruleset what the host's firewall.nftables writes
+  (found with sys:claims), as that does: ok when it already is.
+  Example:
+    firewall.allow { port = 5432, from = { "192.0.2.0/24", "2001:db8::/32" } }
+]]
+function firewall.allow(opts, ...)
+   local desc = "firewall allow"
+   if type(opts) == "table" and math.type(opts.port) == "integer" then
+      desc = fmt("firewall allow %s %d", type(opts.proto) == "string" and opts.proto or "tcp",
+                 opts.port)
+   end
+   if select("#", ...) > 0 then
+      return core.invalid(desc, "firewall.allow takes one table of options")
+   end
+   local err, o = args.options(opts, allow_schema, "firewall.allow")
+   if not err and opts == nil then err = "firewall.allow needs { port = N }" end
+   if not err and o.port == nil then err = "firewall.allow has no port (port = N)" end
+   if err then return core.invalid(desc, args.join("firewall.allow", err)) end
+   local rules, claims, names = {}, {}, {}
+   for _, from in ipairs(o.from or { false }) do
+      local r = { port = o.port, proto = o.proto or "tcp", from = from or nil }
+      local name = r.proto .. " " .. r.port .. (r.from and " from " .. r.from or "")
+      rules[#rules + 1] = r
+      names[#names + 1] = name
+      claims[#claims + 1] = claim.file_fragment(PATH, fmt("%s\n50\n%s", name, rule_line(r)))
+   end
+   desc = "firewall allows " .. concat(names, ", ")
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.allow,
+                     args = { desc = desc, rules = rules }, claims = claims,
+                     norevert = "firewall.allow has no revert action: leave it out of the site "
+                        .. "and the next ruleset lacks it" }
 end
 
 return args.strict_module(firewall, "firewall")

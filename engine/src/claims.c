@@ -391,6 +391,13 @@ int
 report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
             const char *note)
 {
+    return report_pair_hint(k, code, ri, rj, msg, note, NULL);
+}
+
+int
+report_pair_hint(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
+                 const char *note, const char *hint)
+{
     const ent *ei = &k->ents[ri->ent], *ej = &k->ents[rj->ent];
     diag_builder b;
     int rc;
@@ -405,6 +412,8 @@ report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const ch
         rc = diag_note(&b, ri->node->origin, "%s", note);
     if (rc == PROP_OK)
         rc = note_tops(k, &b, ei, ej);
+    if (rc == PROP_OK && hint != NULL)
+        rc = diag_note(&b, rj->node->origin, "%s", hint);
     if (rc == PROP_OK)
         rc = diag_end(&b);
     return rc == PROP_OK ? 1 : rc;
@@ -589,6 +598,12 @@ check_groups(checker *k, unsigned cls)
 
             if (rc >= 0)
                 rc = file_below_owned(k, g);
+            if (rc < 0)
+                return rc;
+        }
+        if (cls == CLS_FILE) {
+            int rc = file_fragment_owner(k, g);
+
             if (rc < 0)
                 return rc;
         }

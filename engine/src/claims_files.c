@@ -146,6 +146,80 @@ setting_clash(checker *k, const prop_claim *x, const prop_claim *y, const char *
                         (int)(vxl > QUOTE_MAX ? QUOTE_MAX : vxl), vx, at);
 }
 
+/*
+ * A fragment claim's value "NAME\nORDER\nTEXT" split into its parts (a
+ * value lacking a part reads as an empty one, order 50).
+ */
+static void
+fragment_parts(const prop_claim *c, const char **name, size_t *nl, long *order, const char **text,
+               size_t *tl)
+{
+    const char *v, *e1, *e2, *p;
+    size_t len;
+    long o = 0;
+    int neg = 0, digits = 0;
+
+    cval(c, &v, &len);
+    e1 = memchr(v, '\n', len);
+    *name = v;
+    *nl = e1 ? (size_t)(e1 - v) : len;
+    *text = v + len;
+    *tl = 0;
+    *order = 50;
+    if (e1 == NULL)
+        return;
+    e2 = memchr(e1 + 1, '\n', len - *nl - 1);
+    if (e2 == NULL)
+        return;
+    for (p = e1 + 1; p < e2; p++) {
+        if (p == e1 + 1 && *p == '-') {
+            neg = 1;
+        } else if (*p >= '0' && *p <= '9' && o < 100000000L) {
+            o = o * 10 + (*p - '0');
+            digits = 1;
+        }
+    }
+    if (digits)
+        *order = neg ? -o : o;
+    *text = e2 + 1;
+    *tl = len - (size_t)(*text - v);
+}
+
+/* Is k a claim on a file assembled from fragments (a part or the whole)? */
+static int
+is_fragment_kind(prop_claim_kind k)
+{
+    return k == PROP_CLAIM_FILE_FRAGMENT || k == PROP_CLAIM_FILE_FRAGMENTS;
+}
+
+/* Is k a claim on the whole of a file's bytes? */
+static int
+is_whole_kind(prop_claim_kind k)
+{
+    return k == PROP_CLAIM_FILE_CONTENT || k == PROP_CLAIM_FILE_GENERATED ||
+           k == PROP_CLAIM_FILE_OWNED || is_fragment_kind(k);
+}
+
+/* The firewall's ruleset, which firewall.allow adds to. */
+static int
+is_firewall_file(const char *path)
+{
+    return strcmp(path, "/etc/nftables.conf") == 0;
+}
+
+/* What a site does to let several properties build one file. */
+static const char *
+share_hint(checker *k, const char *path)
+{
+    if (is_firewall_file(path))
+        return FMT("a host has one firewall.nftables or firewall.open_declared; each role adds "
+                   "its ports to it with firewall.allow { port = N }");
+    return FMT("to build \"%s\" from parts that several properties give, give the host one "
+               "file.fragments(\"%s\") and let each property add its part with "
+               "file.fragment(\"%s\", name, text)",
+               path, path, path);
+}
+
 /* What a file claim makes the path, as it reads after "must be". */
 static const char *
 file_state(const prop_claim *c, char *buf, size_t n)
@@ -179,6 +253,18 @@ file_state(const prop_claim *c, char *buf, size_t n)
         return buf;
     case PROP_CLAIM_FILE_OWNED:
         return "a file owned whole";
+    case PROP_CLAIM_FILE_FRAGMENTS:
+        return "a file assembled from fragments";
+    case PROP_CLAIM_FILE_FRAGMENT: {
+        const char *name, *text;
+        size_t nl, tl;
+        long order;
+
+        fragment_parts(c, &name, &nl, &order, &text, &tl);
+        snprintf(buf, n, "a file assembled from fragments (this one \"%.*s\")",
+                 (int)(nl > 60 ? 60 : nl), name);
+        return buf;
+    }
     case PROP_CLAIM_FILE_SETTING: {
         const char *name, *val;
         size_t nl, vl;
@@ -284,8 +370,25 @@ enum file_clash {
     FC_OWNED,          /* a file owned whole, and anything else done to it */
     FC_SETTINGS,       /* one setting given two values */
     FC_SETTING_LINE,   /* a required line setting it to another value */
-    FC_SETTING_NOLINE  /* a removed line that is the setting's own */
+    FC_SETTING_NOLINE, /* a removed line that is the setting's own */
+    FC_FRAGMENT,       /* one fragment given two texts or orders */
+    FC_ASSEMBLERS      /* a file assembled from fragments two ways */
 };
+
+/* Two fragments of one file: the same name with other text or order? */
+static int
+fragments_clash(const prop_claim *x, const prop_claim *y)
+{
+    const char *nx, *tx, *ny, *ty;
+    size_t nxl, txl, nyl, tyl;
+    long ox, oy;
+
+    fragment_parts(x, &nx, &nxl, &ox, &tx, &txl);
+    fragment_parts(y, &ny, &nyl, &oy, &ty, &tyl);
+    if (nxl != nyl || memcmp(nx, ny, nxl) != 0)
+        return 0;
+    return !same_value(x, y);
+}
 
 static enum file_clash
 file_clash(const prop_claim *x, const prop_claim *y)
@@ -298,6 +401,19 @@ file_clash(const prop_claim *x, const prop_claim *y)
     if (a == PROP_CLAIM_FILE_OWNED || b == PROP_CLAIM_FILE_OWNED) {
         o = a == PROP_CLAIM_FILE_OWNED ? b : a;
         return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_OWNED;
+    }
+    /* A file assembled from fragments: its assembler (file.fragments) and
+     * its fragments agree, so do its mode and owner; anything else that
+     * writes or edits the file fights the assembler. */
+    if (is_fragment_kind(a) || is_fragment_kind(b)) {
+        if (a == PROP_CLAIM_FILE_FRAGMENT && b == PROP_CLAIM_FILE_FRAGMENT)
+            return fragments_clash(x, y) ? FC_FRAGMENT : FC_NONE;
+        if (a == PROP_CLAIM_FILE_FRAGMENTS && b == PROP_CLAIM_FILE_FRAGMENTS)
+            return same_value(x, y) ? FC_NONE : FC_ASSEMBLERS;
+        o = is_fragment_kind(a) ? b : a;
+        if (is_fragment_kind(o) || o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER)
+            return FC_NONE;
+        return FC_STATES;
     }
     if (a == b) {
         switch (a) {
@@ -425,6 +541,30 @@ file_pair(checker *k, const ref *ri, const ref *rj)
         msg =
             FMT("\"%s\" must be %s here but %s at %s", path, file_state(y, sy, sizeof sy), stx, at);
         break;
+    case FC_FRAGMENT: {
+        const char *nx, *tx, *ny, *ty;
+        size_t nxl, txl, nyl, tyl;
+        long ox, oy;
+
+        fragment_parts(x, &nx, &nxl, &ox, &tx, &txl);
+        fragment_parts(y, &ny, &nyl, &oy, &ty, &tyl);
+        if (ox != oy && txl == tyl && memcmp(tx, ty, txl) == 0)
+            msg = FMT("\"%s\": the fragment \"%.*s\" has order %ld here but %ld at %s: one "
+                      "name is one fragment",
+                      path, (int)(nyl > QUOTE_MAX ? QUOTE_MAX : nyl), ny, oy, ox, at);
+        else
+            msg = FMT("\"%s\": the fragment \"%.*s\" is given other text here than at %s: one "
+                      "name is one fragment (give each part a name of its own)",
+                      path, (int)(nyl > QUOTE_MAX ? QUOTE_MAX : nyl), ny, at);
+        return report_pair(k, "P007", ri, rj, msg,
+                           FMT("\"%s\" gives the fragment \"%.*s\" here", ri->node->desc,
+                               (int)(nxl > QUOTE_MAX ? QUOTE_MAX : nxl), nx));
+    }
+    case FC_ASSEMBLERS:
+        msg = FMT("\"%s\" is assembled by \"%s\" here and by \"%s\" at %s: a file has one "
+                  "assembler",
+                  path, rj->node->desc, ri->node->desc, at);
+        break;
     case FC_CONTENT_NOLINE:
         if (y->kind == PROP_CLAIM_FILE_NO_LINE)
             msg = FMT("\"%s\" must lack the line %s here but its fixed content from \"%s\" at "
@@ -436,7 +576,9 @@ file_pair(checker *k, const ref *ri, const ref *rj)
                       path, quoted(x, q, sizeof q), at);
         break;
     }
-    return report_pair(k, "P007", ri, rj, msg, FMT("\"%s\" makes it %s here", ri->node->desc, stx));
+    return report_pair_hint(
+        k, "P007", ri, rj, msg, FMT("\"%s\" makes it %s here", ri->node->desc, stx),
+        is_whole_kind(x->kind) && is_whole_kind(y->kind) ? share_hint(k, path) : NULL);
 }
 
 /*
@@ -550,6 +692,48 @@ file_below_owned(checker *k, const group *g)
                     return rc;
             }
         }
+    }
+    return PROP_OK;
+}
+
+/*
+ * P012: a fragment (file.fragment, firewall.allow) of a path that no
+ * property of the host assembles (no file.fragments, firewall.nftables
+ * or firewall.open_declared): nothing would ever write it.  Each such
+ * leaf is reported once, at its own line.
+ */
+int
+file_fragment_owner(checker *k, const group *g)
+{
+    const prop_node *last = NULL;
+    int i;
+
+    for (i = g->first; i >= 0; i = k->host.refs[i].next)
+        if (k->host.refs[i].c->kind == PROP_CLAIM_FILE_FRAGMENTS)
+            return PROP_OK;
+    for (i = g->first; i >= 0; i = k->host.refs[i].next) {
+        const ref *r = &k->host.refs[i];
+        diag_builder b;
+        int rc;
+
+        if (r->c->kind != PROP_CLAIM_FILE_FRAGMENT || r->node == last)
+            continue;
+        last = r->node;
+        if (is_firewall_file(r->c->key))
+            rc = diag_begin(&b, k->s, "P012", PROP_SEV_ERROR, r->node->origin,
+                            "\"%s\" adds to the firewall's ruleset \"%s\", but host \"%s\" "
+                            "has no firewall to add it to: add firewall.nftables { ... } or "
+                            "firewall.open_declared() to the host",
+                            r->node->desc, r->c->key, prop_host_fullname(k->h));
+        else
+            rc = diag_begin(&b, k->s, "P012", PROP_SEV_ERROR, r->node->origin,
+                            "\"%s\" adds a fragment to \"%s\", but nothing on host \"%s\" "
+                            "assembles that file: add file.fragments(\"%s\") to the host",
+                            r->node->desc, r->c->key, prop_host_fullname(k->h), r->c->key);
+        if (rc == PROP_OK)
+            rc = diag_end(&b);
+        if (rc != PROP_OK)
+            return rc;
     }
     return PROP_OK;
 }

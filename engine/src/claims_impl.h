@@ -24,6 +24,8 @@
 #define file_pair pp_file_pair
 #define file_below_absent pp_file_below_absent
 #define file_below_owned pp_file_below_owned
+#define file_fragment_owner pp_file_fragment_owner
+#define report_pair_hint pp_report_pair_hint
 
 /* Longest quoted value (a line, a symlink target) inside a message. */
 #define QUOTE_MAX 120
@@ -50,6 +52,10 @@ const char *quoted(const prop_claim *c, char *buf, size_t n);
  */
 int report_pair(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
                 const char *note);
+/* report_pair() with, when hint is not NULL, a second note at the leaf of
+ * rj saying what to do instead (made in the arena). */
+int report_pair_hint(checker *k, const char *code, const ref *ri, const ref *rj, const char *msg,
+                     const char *note, const char *hint);
 
 /* ---- claims_files.c ---- */
 
@@ -66,5 +72,8 @@ int file_pair(checker *k, const ref *ri, const ref *rj);
  * negative code. */
 int file_below_absent(checker *k, const group *g);
 int file_below_owned(checker *k, const group *g);
+/* P012 for each fragment of group g (a path) that no property of the
+ * host assembles: 0 or a negative code. */
+int file_fragment_owner(checker *k, const group *g);
 
 #endif /* PROP_CLAIMS_IMPL_H */

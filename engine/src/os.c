@@ -57,6 +57,8 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "file.owned",
     "file.setting",
     "user.setting",
+    "file.fragment",
+    "file.fragments",
 };
 
 const char *

@@ -994,7 +994,9 @@ START_TEST(test_claim_and_kind_names)
                                                           "hostname",
                                                           "file.owned",
                                                           "file.setting",
-                                                          "user.setting"};
+                                                          "user.setting",
+                                                          "file.fragment",
+                                                          "file.fragments"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {
