@@ -245,6 +245,7 @@ static const luaL_Reg sys_methods[] = {
     {"symlink", lsys_file_symlink},
     {"chattr", lsys_file_chattr},
     {"note", sys_note},
+    {"claims", lsys_claims},
     {"tcp", lsys_net_tcp},
     {"http", lsys_net_http},
     {NULL, NULL},

@@ -43,6 +43,8 @@ typedef struct lsys {
     /* The host whose properties' declared ports (ports=) sys.ports lists,
      * or NULL for an empty list. */
     const struct prop_host *declared;
+    /* The site of declared, for sys:claims (NULL: no claims). */
+    const struct prop_site *site;
     /* A dry run: commands that change are noted, not run, and a secret
      * written is not decrypted; t is then a prop_transport_dry() that
      * notes the file changes (lsys_dry_note), as it is for --diff. */

@@ -46,4 +46,7 @@ int lsys_cmd_query(lua_State *L);
 int lsys_net_tcp(lua_State *L);
 int lsys_net_http(lua_State *L);
 
+/* lsys_claims.c: sys:claims. */
+int lsys_claims(lua_State *L);
+
 #endif /* LSYS_METHODS_H */

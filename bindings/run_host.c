@@ -332,6 +332,7 @@ run_host_in(lprop_ctx *ctx, const run_opts *o, const prop_host *h, prop_transpor
         hr.sys.container = (size_t)kind < sizeof kinds / sizeof kinds[0] ? kinds[kind] : NULL;
     }
     hr.sys.declared = h;
+    hr.sys.site = ctx->site;
     hr.sys.dry = o->dry;
     hr.sys.keep_diffs = o->diff && run_report_fd >= 0;
     hr.sys.reveal = run_reveal_secret;

@@ -272,8 +272,10 @@ walk_top(query *q, walker *w, const prop_node *top, prop_os_set os)
     return rc;
 }
 
-int
-prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit, void *ud)
+/* The walk of prop_site_find_claims, over every host or only over host only. */
+static int
+find_claims(const prop_site *s, const prop_host *only, const char *thing, prop_claim_visit visit,
+            void *ud)
 {
     query q;
     walker w;
@@ -315,6 +317,9 @@ prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit vi
         const prop_host *h = s->hosts.v[i];
         prop_os_set os = prop_host_os(h);
 
+        if (only != NULL && h != only)
+            continue;
+
         /* A container that the pre-pass found named only by leaves that
          * remove it (a reverted systemd.nspawned, say) is put on no host:
          * its properties claim nothing. */
@@ -330,4 +335,19 @@ prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit vi
     free((void *)w.chain);
     free(w.mark);
     return rc;
+}
+
+int
+prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit, void *ud)
+{
+    return find_claims(s, NULL, thing, visit, ud);
+}
+
+int
+prop_host_find_claims(const prop_site *s, const prop_host *h, const char *thing,
+                      prop_claim_visit visit, void *ud)
+{
+    if (!h)
+        return PROP_EINVAL;
+    return find_claims(s, h, thing, visit, ud);
 }

@@ -479,6 +479,9 @@ typedef int (*prop_claim_visit)(void *ud, const prop_claim_match *m);
  */
 PROP_API int prop_site_find_claims(const prop_site *s, const char *thing, prop_claim_visit visit,
                                    void *ud);
+/* The same walk over the properties of host h of s only (not its containers). */
+PROP_API int prop_host_find_claims(const prop_site *s, const prop_host *h, const char *thing,
+                                   prop_claim_visit visit, void *ud);
 
 /* ---------------------------------------------------------------------
  * The pre-pass and its diagnostics.
