@@ -1383,7 +1383,7 @@ end
 -- its claim (two file.fragments of one path that differ are P007).
 local function fragments_summary(a)
    local parts = { "file.fragments" }
-   if a.header then parts[#parts + 1] = "header " .. fmt("%q", a.header) end
+   if a.header then parts[#parts + 1] = "header \"" .. a.header:gsub("\n", "\\n") .. "\"" end
    if a.validate then parts[#parts + 1] = "validate " .. R.show_argv(a.validate) end
    return concat(parts, " ")
 end
