@@ -207,13 +207,21 @@ is_firewall_file(const char *path)
     return strcmp(path, "/etc/nftables.conf") == 0;
 }
 
-/* What a site does to let several properties build one file. */
+/*
+ * What a site does to let several properties build one file (x and y
+ * the two claims that clash over it).
+ */
 static const char *
-share_hint(checker *k, const char *path)
+share_hint(checker *k, const char *path, const prop_claim *x, const prop_claim *y)
 {
     if (is_firewall_file(path))
         return FMT("a host has one firewall.nftables or firewall.open_declared; each role adds "
                    "its ports to it with firewall.allow { port = N }");
+    if ((is_fragment_kind(x->kind) || is_fragment_kind(y->kind)) &&
+        x->kind != PROP_CLAIM_FILE_OWNED && y->kind != PROP_CLAIM_FILE_OWNED && x->kind != y->kind)
+        return FMT("\"%s\" is assembled from fragments: give that content as a "
+                   "file.fragment(\"%s\", name, text) instead",
+                   path, path);
     return FMT("to build \"%s\" from parts that several properties give, give the host one "
                "file.fragments(\"%s\") and let each property add its part with "
                "file.fragment(\"%s\", name, text)",
@@ -578,7 +586,7 @@ file_pair(checker *k, const ref *ri, const ref *rj)
     }
     return report_pair_hint(
         k, "P007", ri, rj, msg, FMT("\"%s\" makes it %s here", ri->node->desc, stx),
-        is_whole_kind(x->kind) && is_whole_kind(y->kind) ? share_hint(k, path) : NULL);
+        is_whole_kind(x->kind) && is_whole_kind(y->kind) ? share_hint(k, path, x, y) : NULL);
 }
 
 /*
