@@ -12,8 +12,11 @@
 # throwaway sshd in a mount and network namespace of the test's own, with
 # a copy of /etc), the ruleset accepts the port prop is connected to: a
 # dry run shows it and changes nothing, a run loads it, a table deleted
-# by hand is loaded again, revert deletes it.  Lint: two properties on one port are P006,
-# two firewalls on one host P007, bad arguments P012.
+# by hand is loaded again, revert deletes it; the firewall.allow of three
+# roles are loaded with it.  Lint: two properties on one port are P006,
+# two firewalls on one host P007 (saying firewall.allow is how each role
+# adds its ports), a firewall.allow without a firewall and bad arguments
+# P012.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -42,18 +45,24 @@ host "bad" {
   firewall.open_declared { declared = true },
   firewall.nftables { allow = 22 },
 }
+host "noowner" {
+  os.debian("bookworm", "amd64"),
+  firewall.allow { port = 22 },
+}
 EOF
 run_prop "$TMP/lint.out" lint "$TMP/lint.lua"
 same "lint: exit" "$rc" 2
 check "two services on port 80 are P006" grep -q 'lint.lua:4: error\[P006\]: port 80 is used by both "apache installed" and "nginx installed"' "$TMP/lint.out"
 check "two firewalls on one host are P007" grep -q 'lint.lua:9: error\[P007\]: "/etc/nftables.conf"' "$TMP/lint.out"
+check "... whose note says firewall.allow adds each role's ports" grep -q 'lint.lua:9: note: a host has one firewall.nftables or firewall.open_declared; each role adds its ports to it with firewall.allow' "$TMP/lint.out"
+check "firewall.allow without a firewall is P012" grep -q 'lint.lua:22: error\[P012\]: "firewall allows tcp 22" adds to the firewall.s ruleset "/etc/nftables.conf", but host "noowner" has no firewall to add it to' "$TMP/lint.out"
 check "port 0 is P012" grep -q 'lint.lua:13: error\[P012\]: firewall.nftables: allow\[1\] 0 is outside 1..65535' "$TMP/lint.out"
 check "an unknown protocol is P012" grep -q 'lint.lua:14: error\[P012\].*proto must be "tcp" or "udp", got "icmp"' "$TMP/lint.out"
 check "a bad address is P012" grep -q 'lint.lua:15: error\[P012\].*from "300.0.0.1" is not an address or network' "$TMP/lint.out"
 check "a misspelt option is P012 with a suggestion" grep -q 'lint.lua:16: error\[P012\]: unknown key "polcy" for firewall.nftables (did you mean "policy"?)' "$TMP/lint.out"
 check "open_declared has no declared option" grep -q 'lint.lua:17: error\[P012\]: unknown key "declared" for firewall.open_declared' "$TMP/lint.out"
 check "allow must be a list" grep -q 'lint.lua:18: error\[P012\]: firewall.nftables: allow must be a list of ports and rules' "$TMP/lint.out"
-same "lint: eight errors" "$(grep -c 'error\[P' "$TMP/lint.out")" 8
+same "lint: nine errors" "$(grep -c 'error\[P' "$TMP/lint.out")" 9
 
 # ---- open_declared on a tree: exactly the declared ports -------------------------------
 T="$TMP/tree"
@@ -231,6 +240,24 @@ run repaired_verify verify
 site "revert(firewall.open_declared()),"
 run revert
 run again
+# Three roles each add a port with firewall.allow (a role function, a
+# nested list, the host's own list; port 8080 twice).
+cat >"$D/ssh.lua" <<LUA
+local function web(h) return { firewall.allow { port = 8080 } } end
+local db = { firewall.allow { port = 5432, from = "192.0.2.0/24" } }
+host "box" {
+  connect.ssh { address = "$SSH_HOST", port = $SSH_PORT, identity = "$SSH_KEY",
+                known_hosts = "$SSH_KNOWN_HOSTS" },
+  os.debian("bookworm", "amd64"),
+  web,
+  db,
+  { firewall.allow { port = 53, proto = "udp" }, firewall.allow { port = 8080 } },
+  firewall.open_declared(),
+}
+LUA
+run roles
+run roles_again
+run roles_verify verify
 INNER
   D="$D" PROP="$PROP" PROP_SOURCE_DIR="$PROP_SOURCE_DIR" timeout 600 unshare -m -n bash "$D/inner.sh" \
     >"$D/inner.log" 2>&1 || true
@@ -281,6 +308,18 @@ udp dport 8443 accept comment \"declared by the host's properties\""
   check "ssh: revert leaves a file that only deletes it" grep -q '^delete table inet prop$' "$D/revert.conf"
   OUT="$D/again.out"
   check "ssh: revert again: nothing to do" grep -q '^box: 2 ok, 0 changed, 0 failed' "$D/again.out"
+  OUT="$D/roles.out"
+  same "ssh: three roles' firewall.allow: exit" "$(res roles)" 0
+  same "ssh: the live ruleset accepts each role's port, 8080 once" \
+    "$(grep -E 'dport (8080|5432|53) ' "$D/roles.rules" | sed 's/^\s*//')" \
+"tcp dport 8080 accept
+ip saddr 192.0.2.0/24 tcp dport 5432 accept
+udp dport 53 accept"
+  check "ssh: and prop's SSH port" grep -q "tcp dport $port accept" "$D/roles.rules"
+  OUT="$D/roles_again.out"
+  check "ssh: three roles: a second run changes nothing" grep -q '^box: 5 ok, 0 changed, 0 failed' "$D/roles_again.out"
+  OUT="$D/roles_verify.out"
+  same "ssh: three roles: prop verify exits 0" "$(res roles_verify)" 0
   OUT=""
   same "ssh: this machine's /etc/nftables.conf is untouched" "$(md5sum /etc/nftables.conf 2>/dev/null || echo none)" "$sum_before"
   check "ssh: this machine's firewall has no prop table" bash -c "! nft list table inet prop >/dev/null 2>&1"
