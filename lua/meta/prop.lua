@@ -606,6 +606,30 @@ file = {}
 ---@return prop.Property
 function file.has_content(path, content, opts) end
 
+---@class prop.FragmentsOptions: prop.FileOptions
+---@field header? string|string[] text put first, such as "# managed by prop"
+---@field validate? string[] argv with "%s" (a copy of the assembled text beside the file); written only when it exits 0
+
+---UnixLike, revertable (its revert removes the file).  The file is its
+---header, then the text of each `file.fragment` of path on the host,
+---sorted by order (default 50), then name; rebuilt at each run from what
+---the site says (a fragment left out of the site leaves the file).
+---Claims file.fragments path.
+---@param path string absolute
+---@param opts? prop.FragmentsOptions
+---@return prop.Property
+function file.fragments(path, opts) end
+
+---UnixLike, not revertable.  One part of the file `file.fragments(path)`
+---assembles (P012 without one); one name is one text and order (P007).
+---At run time it makes the whole file what file.fragments assembles.
+---@param path string absolute
+---@param name string no newline
+---@param text string|string[] ends with a newline in the file
+---@param opts? { order?: integer } default 50: sorted by order, then name
+---@return prop.Property
+function file.fragment(path, name, text, opts) end
+
 ---UnixLike.  The file exists: made empty when missing, its content never
 ---changed; mode/owner/group set when given.  A converged touch changes
 ---nothing (the file's times are left alone).
@@ -1539,6 +1563,18 @@ function firewall.nftables(opts) end
 ---@param opts? prop.FirewallOptions
 ---@return prop.Property
 function firewall.open_declared(opts) end
+
+---@class prop.FirewallAllowOptions
+---@field port integer
+---@field proto? "tcp"|"udp" default "tcp"
+---@field from? string|string[] an address or network, or a list of them (a rule each)
+
+---DebianLike, not revertable.  One more port the host's firewall.nftables
+---or firewall.open_declared accepts, from any role (P012 on a host
+---without one); two roles allowing one port agree.
+---@param opts prop.FirewallAllowOptions
+---@return prop.Property
+function firewall.allow(opts) end
 
 selinux = {}
 
