@@ -1226,6 +1226,7 @@ end
 impl.fragments, impl.fragment = {}, {}
 
 local FRAGMENT_ORDER = 50
+local CHECK_COPY = "a copy checked before it replaces the file"
 
 -- A text: a string, or a list of lines (joined with "\n"); it ends with
 -- a newline in the file (one is added when it lacks it).
@@ -1347,7 +1348,8 @@ local fragment_schema = { order = check_order }
   next run's file.fragments leaves it out).
   One part of a file that file.fragments(path) assembles: several
   properties (several roles of one host) each add theirs.
-  Claims: file.fragment path, with its name, order and text.  Two
+  Claims: file.fragment path, with its name, order and text; file.generated
+  path.prop-check (the copy a validate of file.fragments checks).  Two
   fragments of one name with different text or order are P007; the same
   fragment given twice (two roles alike) is one.  A fragment of a path
   without file.fragments on the host is P012; a fragment and a fixed
@@ -1372,9 +1374,12 @@ function file.fragment(path, name, text, opts, ...)
    local msg = args.join("file.fragment", err, oerr, xerr)
    if msg then return core.invalid(desc, msg) end
    local a = { path = v[1], name = v[2], text = v[3], order = o.order or FRAGMENT_ORDER }
+   -- It writes the whole file as file.fragments does, and so the copy
+   -- that file.fragments' validate checks.
    return core.leaf{ desc = desc, impl = impl.fragment, args = a,
                      claims = { claim.file_fragment(a.path, fmt("%s\n%d\n%s", a.name, a.order,
-                                                                a.text)) },
+                                                                a.text)),
+                                claim.file_generated(a.path .. ".prop-check", CHECK_COPY) },
                      norevert = "file.fragment has no revert action: leave it out of the site "
                         .. "and file.fragments drops it from the file" }
 end
@@ -1429,8 +1434,7 @@ function file.fragments(path, opts, ...)
                mode = o.mode, owner = o.owner, group = o.group, validate = o.validate }
    local claims = ownership_claims({ claim.file_fragments(path, fragments_summary(o)) }, path, o)
    if a.validate then
-      claims[#claims + 1] = claim.file_generated(path .. ".prop-check",
-                                                 "a copy checked before it replaces the file")
+      claims[#claims + 1] = claim.file_generated(path .. ".prop-check", CHECK_COPY)
    end
    local on = core.leaf{ desc = desc, impl = impl.fragments, args = a, claims = claims }
    local off = core.leaf{ desc = "file " .. path .. " absent (fragments reverted)",

@@ -70,6 +70,10 @@ tcp dport 22 accept
 ip saddr 192.0.2.0/24 tcp dport 5432 accept
 ip6 saddr 2001:db8::/32 tcp dport 5432 accept"
 
+run_prop "$TMP/claims.out" claims "$TMP/site.lua" /etc/hosts
+same "prop claims /etc/hosts: file.fragments and each fragment" \
+  "$(awk '{print $2, $3}' "$TMP/claims.out" | sort | tr '\n' ' ')" \
+  "file.fragment /etc/hosts file.fragment /etc/hosts file.fragment /etc/hosts file.fragment /etc/hosts file.fragment /etc/hosts file.fragments /etc/hosts file.mode /etc/hosts "
 cp -p "$T/etc/hosts" "$TMP/hosts.before"
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: nothing changed" "$(changed_failed "$TMP/r2.out" tree)" "0/0"
@@ -102,12 +106,16 @@ host "tree" {
   file.fragment("/etc/hosts", "db", "10.0.0.3 db"),
   file.has_content("/etc/hosts", "127.0.0.1 localhost\n"),
   file.fragment("/etc/motd", "hello", "hello"),
+  file.has_content("/etc/issue", "one\n"),
+  file.has_content("/etc/issue", "two\n"),
 }
 EOF
 cp -p "$T/etc/hosts" "$TMP/hosts.before"
 prop_run "$TMP/bad.out" "$TMP/bad.lua"
 same "a bad site: exit 2" "$rc" 2
 check "... P007 at the fixed content" grep -q 'bad.lua:6: error\[P007\]' "$TMP/bad.out"
+check "two contents of one file: P007 with a note naming file.fragments and file.fragment" \
+  grep -qF 'bad.lua:9: note: to build "/etc/issue" from parts that several properties give, give the host one file.fragments("/etc/issue") and let each property add its part with file.fragment("/etc/issue", name, text)' "$TMP/bad.out"
 check "... P012 at the fragment without file.fragments" \
   grep -qF 'bad.lua:7: error[P012]: "file /etc/motd has fragment hello" adds a fragment to "/etc/motd", but nothing on host "tree" assembles that file: add file.fragments("/etc/motd") to the host' "$TMP/bad.out"
 check "... and a note saying how to give the content as a fragment" \
@@ -131,9 +139,9 @@ local monitoring = {
   file.fragment("$S", "monitoring", "nobody ALL=(root) NOPASSWD: /usr/bin/true", { order = 30 }),
 }
 host "localhost" {
+  deploy,
   file.fragments("$S", { header = "# managed by prop", mode = "0440",
                           validate = { "visudo", "-c", "-f", "%s" } }),
-  deploy,
   monitoring,
   file.fragment("$S", "defaults", "Defaults:nobody !requiretty", { order = 10 }),
 }
@@ -149,6 +157,8 @@ nobody ALL=(root) NOPASSWD: /bin/systemctl restart app"
 same "sudoers: mode 0440" "$(stat -c %a "$S")" 440
 check "sudoers: visudo accepts the file" sh -c "visudo -c -f '$S' >/dev/null"
 check "sudoers: no check copy left" test ! -e "$S.prop-check"
+check "sudoers: the fragment that ran first wrote the file, and the check copy it claims" \
+  sh -c "grep -q '\"desc\":\"file $S has fragment deploy\".*\"result\":\"changed\"' '$TMP/s1.out' && ! grep -q W104 '$TMP/s1.out'"
 prop_run "$TMP/s2.out" "$TMP/sudo.lua"
 same "sudoers, second run: nothing changed" "$(changed_failed "$TMP/s2.out" localhost)" "0/0"
 
