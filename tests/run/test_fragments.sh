@@ -5,7 +5,10 @@
 # first, then the fragments sorted by order, then name; a second run
 # changes nothing; a fragment taken out of the site leaves the file at the
 # next run; a fragment listed before its file.fragments makes the same
-# file.  firewall.allow of three roles in the ruleset firewall.nftables
+# file; reverted, file.fragments removes it; prop claims lists the
+# fragments; a fragment beside fixed content, two contents of one file
+# (with a note naming file.fragments) and a fragment nothing assembles
+# are refused before anything runs.  firewall.allow of three roles in the ruleset firewall.nftables
 # writes (loaded in a container by tests/containers/test_firewall.sh).
 # Then on this machine (host "localhost", files under the scratch
 # directory): a sudoers file whose fragments visudo -c -f %s checks
@@ -96,6 +99,22 @@ prop_run "$TMP/r4.out" "$TMP/site.lua"
 same "an edit by hand: put back" "$(changed_failed "$TMP/r4.out" tree)" "1/0"
 check "... no intruder left" sh -c "! grep -q intruder '$T/etc/hosts'"
 
+# Reverted, file.fragments removes the file (its fragments leave the site
+# with it).
+cat >"$TMP/revert.lua" <<EOF
+host "tree" {
+  connect.dir "$T",
+  os.debian("bookworm", "amd64"),
+  revert(file.fragments("/etc/hosts", { header = "# managed by prop" })),
+}
+EOF
+prop_run "$TMP/rv.out" "$TMP/revert.lua"
+same "revert: a change, no failure" "$(changed_failed "$TMP/rv.out" tree)" "1/0"
+check "revert: the file is gone" test ! -e "$T/etc/hosts"
+prop_run "$TMP/r5.out" "$TMP/site.lua"
+same "assembled again" "$(changed_failed "$TMP/r5.out" tree)" "1/0"
+check "... the file is back" grep -qx "10.0.0.9 cache" "$T/etc/hosts"
+
 # A fragment and the fixed content of one file, and a fragment nothing
 # assembles: prop run refuses the site (P007, P012) before it runs.
 cat >"$TMP/bad.lua" <<EOF
@@ -125,7 +144,9 @@ check "... no motd" test ! -e "$T/etc/motd"
 
 # sudoers on this machine, checked by visudo.
 if ! command -v visudo >/dev/null; then
-  skip "visudo is not installed (package sudo): the validate part is not run"
+  part_missing sudo "visudo is not installed: the sudoers part (validate) is not run"
+  finish
+  exit
 fi
 L="$TMP/local"
 mkdir -p "$L"
