@@ -873,6 +873,125 @@ START_TEST(p007_two_contents)
 }
 END_TEST
 
+/* ---- files built from fragments ---- */
+
+#define FRAG(path, value, line)                                                                    \
+    file_state("has a fragment", PROP_CLAIM_FILE_FRAGMENT, path, value, line)
+#define FRAGS(path, value, line)                                                                   \
+    file_state("assembled from fragments", PROP_CLAIM_FILE_FRAGMENTS, path, value, line)
+
+START_TEST(p007_fragments_agree)
+{
+    /* Other names, the same fragment twice, a mode and the assembler. */
+    HOST("web1", 1, debian(2), FRAGS("/etc/hosts", "file.fragments", 3),
+         FRAG("/etc/hosts", "db\n50\n10.0.0.3 db\n", 4),
+         FRAG("/etc/hosts", "web\n20\n10.0.0.2 web\n", 5),
+         file_state("is a fragment too", PROP_CLAIM_FILE_FRAGMENT, "/etc/hosts",
+                    "db\n50\n10.0.0.3 db\n", 6),
+         file_state("mode", PROP_CLAIM_FILE_MODE, "/etc/hosts", "0644", 7));
+    ck_assert_int_eq(prop_site_check(S), 0);
+    ck_assert_uint_eq(count("P007"), 0);
+    ck_assert_uint_eq(count("P012"), 0);
+}
+END_TEST
+
+START_TEST(p007_fragment_two_texts)
+{
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), FRAGS("/etc/hosts", "file.fragments", 3),
+         FRAG("/etc/hosts", "db\n50\n10.0.0.3 db\n", 4),
+         FRAG("/etc/hosts", "db\n50\n10.0.0.4 db\n", 5),
+         FRAG("/etc/hosts", "web\n20\n10.0.0.2 web\n", 6),
+         FRAG("/etc/hosts", "web\n10\n10.0.0.2 web\n", 7));
+    ck_assert_int_eq(prop_site_check(S), 2);
+    d = nth("P007", 0);
+    ck_assert_int_eq(d->line, 5);
+    ck_assert_str_eq(d->message, "\"/etc/hosts\": the fragment \"db\" is given other text here "
+                                 "than at site.lua:4: one name is one fragment (give each part a "
+                                 "name of its own)");
+    expect_note(d, 0, 4, "\"file /etc/hosts has a fragment\" gives the fragment \"db\" here");
+    d = nth("P007", 1);
+    ck_assert_int_eq(d->line, 7);
+    ck_assert_str_eq(d->message, "\"/etc/hosts\": the fragment \"web\" has order 10 here but 20 "
+                                 "at site.lua:6: one name is one fragment");
+}
+END_TEST
+
+START_TEST(p007_fragments_and_content)
+{
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), FRAGS("/etc/hosts", "file.fragments", 3),
+         file_content("/etc/hosts", "127.0.0.1 localhost\n", 4));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P007");
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(d->message, "\"/etc/hosts\" must be a file with fixed content here but a "
+                                 "file assembled from fragments at site.lua:3");
+    expect_note(d, 1, 4,
+                "\"/etc/hosts\" is assembled from fragments: give that content as a "
+                "file.fragment(\"/etc/hosts\", name, text) instead");
+}
+END_TEST
+
+START_TEST(p007_two_assemblers)
+{
+    const prop_diag *d;
+
+    HOST("fw", 1, debian(2), FRAGS("/etc/nftables.conf", "firewall.nftables 22/tcp", 3),
+         FRAGS("/etc/nftables.conf", "firewall.nftables 443/tcp", 4));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P007");
+    ck_assert_int_eq(d->line, 4);
+    ck_assert_str_eq(d->message,
+                     "\"/etc/nftables.conf\" is assembled by \"file /etc/nftables.conf assembled "
+                     "from fragments\" here and by \"file /etc/nftables.conf assembled from "
+                     "fragments\" at site.lua:3: a file has one assembler");
+    expect_note(d, 1, 4,
+                "a host has one firewall.nftables or firewall.open_declared; each role adds its "
+                "ports to it with firewall.allow { port = N }");
+}
+END_TEST
+
+START_TEST(p007_two_contents_name_fragments)
+{
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), file_content("/etc/foo", "a\n", 3),
+         file_content("/etc/foo", "b\n", 4));
+    prop_site_check(S);
+    d = only("P007");
+    ck_assert_uint_eq(d->nnotes, 2);
+    expect_note(d, 1, 4,
+                "to build \"/etc/foo\" from parts that several properties give, give the host "
+                "one file.fragments(\"/etc/foo\") and let each property add its part with "
+                "file.fragment(\"/etc/foo\", name, text)");
+}
+END_TEST
+
+START_TEST(p012_fragment_without_assembler)
+{
+    const prop_diag *d;
+
+    HOST("web1", 1, debian(2), FRAG("/etc/hosts", "db\n50\n10.0.0.3 db\n", 3),
+         FRAGS("/etc/motd", "file.fragments", 4),
+         FRAG("/etc/nftables.conf", "tcp 22\n50\n\t\ttcp dport 22 accept\n", 5));
+    ck_assert_int_eq(prop_site_check(S), 2);
+    d = nth("P012", 0);
+    ck_assert_int_eq(d->line, 3);
+    ck_assert_str_eq(d->message, "\"file /etc/hosts has a fragment\" adds a fragment to "
+                                 "\"/etc/hosts\", but nothing on host \"web1\" assembles that "
+                                 "file: add file.fragments(\"/etc/hosts\") to the host");
+    d = nth("P012", 1);
+    ck_assert_int_eq(d->line, 5);
+    ck_assert_str_eq(d->message,
+                     "\"file /etc/nftables.conf has a fragment\" adds to the firewall's ruleset "
+                     "\"/etc/nftables.conf\", but host \"web1\" has no firewall to add it to: add "
+                     "firewall.nftables { ... } or firewall.open_declared() to the host");
+}
+END_TEST
+
 START_TEST(p007_content_lacks_line)
 {
     const prop_diag *d;
@@ -1962,6 +2081,12 @@ prepass_suite(void)
     tc = tcase(s, "P007");
     tcase_add_test(tc, p007_absent_vs_directory);
     tcase_add_test(tc, p007_two_contents);
+    tcase_add_test(tc, p007_fragments_agree);
+    tcase_add_test(tc, p007_fragment_two_texts);
+    tcase_add_test(tc, p007_fragments_and_content);
+    tcase_add_test(tc, p007_two_assemblers);
+    tcase_add_test(tc, p007_two_contents_name_fragments);
+    tcase_add_test(tc, p012_fragment_without_assembler);
     tcase_add_test(tc, p007_content_lacks_line);
     tcase_add_test(tc, p007_content_after_line);
     tcase_add_test(tc, p007_content_has_removed_line);
