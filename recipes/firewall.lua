@@ -10,6 +10,11 @@
 -- before it is written, and loaded with nft -f once written.  When prop
 -- reaches the host over SSH, the port it is connected to is always
 -- accepted: a run never locks itself out.
+--
+-- Every role of a host may add ports with firewall.allow: the host's one
+-- firewall.nftables (or open_declared) finds them with sys:claims and
+-- puts them in the ruleset; each firewall.allow, run before or after it,
+-- makes the same ruleset.
 
 local core = require "prop.core"
 local claim = core.claim
@@ -359,7 +364,7 @@ local function schema(with_declared)
    return s
 end
 
--- What the ruleset is made of, in words: the value of its file.generated
+-- What the ruleset is made of, in words: the value of its file.fragments
 -- claim, so that two different firewalls on one host conflict (P007).
 local function summary(a)
    local parts = { a.recipe }
@@ -407,9 +412,11 @@ end
                          declared = false, policy = "drop", ping = true }
   DebianLike, revertable: its revert empties prop's table (the file then
   deletes it when loaded) and removes it from the running ruleset.
-  Claims: package.installed nftables, file.generated /etc/nftables.conf
+  Claims: package.installed nftables, file.fragments /etc/nftables.conf
   (the value names the rules: two different firewalls on one host are
-  P007).  The revert claims file.generated /etc/nftables.conf too.
+  P007; each role adds its ports with firewall.allow, whose rules the
+  ruleset holds after allow's).  The revert claims file.generated
+  /etc/nftables.conf.
   allow: ports accepted; a number is a TCP port, a table gives proto
   ("tcp" or "udp") and from (an IPv4 or IPv6 address or network that
   the connection must come from).  declared: also accept every port the
