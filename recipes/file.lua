@@ -1289,13 +1289,20 @@ local function fragments_of(sys, what, path)
    return parts
 end
 
--- The text of the file: the header, then each fragment's text.
+-- The text of the file: the header, then each fragment's text.  What the
+-- site claims does not change during a run: it is assembled once per
+-- host per run (kept in sys.cache), not once per fragment.
 local function assembled(sys, a)
+   local key = "file.fragments " .. a.path
+   local text = sys.cache[key]
+   if text then return text end
    local out = { a.header }
    for _, f in ipairs(fragments_of(sys, "file.fragments", a.path)) do
       out[#out + 1] = f.text
    end
-   return concat(out)
+   text = concat(out)
+   sys.cache[key] = text
+   return text
 end
 
 -- Makes a.path (a file.fragments' args) the assembled text, checked by
@@ -1327,18 +1334,30 @@ end
 -- A fragment makes the whole file true as its owner does (so that the
 -- order of the roles does not matter): the owner's args are found with
 -- sys:claims; the file then holds this fragment's text among the others.
-function impl.fragment.ensure(sys, a)
-   for _, c in ipairs(sys:claims(a.path)) do
-      if c.kind == "file.fragments" and c.key == a.path then
-         if type(c.args) ~= "table" or c.args.assembler ~= "file.fragments" then
-            R.fail("file.fragment %s: \"%s\" assembles this file, not file.fragments: add to "
-                   .. "it with its own recipe", a.path, tostring(c.desc))
-         end
-         return result(ensure_assembled(sys, "file.fragment " .. a.name, c.args))
+local function assembler_of(sys, path)
+   local key = "file.fragments of " .. path
+   local c = sys.cache[key]
+   if c then return c end
+   for _, e in ipairs(sys:claims(path)) do
+      if e.kind == "file.fragments" and e.key == path then
+         sys.cache[key] = e
+         return e
       end
    end
-   R.fail("file.fragment %s: no file.fragments(\"%s\") on this host assembles the file",
-          a.path, a.path)
+   return nil
+end
+
+function impl.fragment.ensure(sys, a)
+   local c = assembler_of(sys, a.path)
+   if c == nil then
+      R.fail("file.fragment %s: no file.fragments(\"%s\") on this host assembles the file",
+             a.path, a.path)
+   end
+   if type(c.args) ~= "table" or c.args.assembler ~= "file.fragments" then
+      R.fail("file.fragment %s: \"%s\" assembles this file, not file.fragments: add to it "
+             .. "with its own recipe", a.path, tostring(c.desc))
+   end
+   return result(ensure_assembled(sys, "file.fragment " .. a.name, c.args))
 end
 
 local fragment_schema = { order = check_order }
