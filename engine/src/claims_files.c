@@ -569,6 +569,13 @@ file_pair(checker *k, const ref *ri, const ref *rj)
                                (int)(nxl > QUOTE_MAX ? QUOTE_MAX : nxl), nx));
     }
     case FC_ASSEMBLERS:
+        if (is_firewall_file(path))
+            return report_pair(k, "P007", ri, rj,
+                               FMT("\"%s\" is written by \"%s\" here and by \"%s\" at %s: a "
+                                   "host has one firewall; each role adds its ports to it with "
+                                   "firewall.allow { port = N }",
+                                   path, rj->node->desc, ri->node->desc, at),
+                               FMT("\"%s\" writes it here", ri->node->desc));
         msg = FMT("\"%s\" is assembled by \"%s\" here and by \"%s\" at %s: a file has one "
                   "assembler",
                   path, rj->node->desc, ri->node->desc, at);

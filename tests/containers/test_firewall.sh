@@ -54,7 +54,7 @@ run_prop "$TMP/lint.out" lint "$TMP/lint.lua"
 same "lint: exit" "$rc" 2
 check "two services on port 80 are P006" grep -q 'lint.lua:4: error\[P006\]: port 80 is used by both "apache installed" and "nginx installed"' "$TMP/lint.out"
 check "two firewalls on one host are P007" grep -q 'lint.lua:9: error\[P007\]: "/etc/nftables.conf"' "$TMP/lint.out"
-check "... whose note says firewall.allow adds each role's ports" grep -q 'lint.lua:9: note: a host has one firewall.nftables or firewall.open_declared; each role adds its ports to it with firewall.allow' "$TMP/lint.out"
+check "... saying firewall.allow adds each role's ports" grep -q 'lint.lua:9: error\[P007\]: "/etc/nftables.conf" is written by "firewall nftables allows 22" here and by "firewall allows the declared ports" at .*lint.lua:8: a host has one firewall; each role adds its ports to it with firewall.allow' "$TMP/lint.out"
 check "firewall.allow without a firewall is P012" grep -q 'lint.lua:22: error\[P012\]: "firewall allows tcp 22" adds to the firewall.s ruleset "/etc/nftables.conf", but host "noowner" has no firewall to add it to' "$TMP/lint.out"
 check "port 0 is P012" grep -q 'lint.lua:13: error\[P012\]: firewall.nftables: allow\[1\] 0 is outside 1..65535' "$TMP/lint.out"
 check "an unknown protocol is P012" grep -q 'lint.lua:14: error\[P012\].*proto must be "tcp" or "udp", got "icmp"' "$TMP/lint.out"

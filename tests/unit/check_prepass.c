@@ -939,18 +939,35 @@ START_TEST(p007_two_assemblers)
 {
     const prop_diag *d;
 
+    HOST("web1", 1, debian(2), FRAGS("/etc/motd", "file.fragments", 3),
+         FRAGS("/etc/motd", "file.fragments header \"#\"", 4));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P007");
+    ck_assert_str_eq(d->message, "\"/etc/motd\" is assembled by \"file /etc/motd assembled from "
+                                 "fragments\" here and by \"file /etc/motd assembled from "
+                                 "fragments\" at site.lua:3: a file has one assembler");
+    expect_note(d, 1, 4,
+                "to build \"/etc/motd\" from parts that several properties give, give the host "
+                "one file.fragments(\"/etc/motd\") and let each property add its part with "
+                "file.fragment(\"/etc/motd\", name, text)");
+}
+END_TEST
+
+START_TEST(p007_two_firewalls)
+{
+    const prop_diag *d;
+
     HOST("fw", 1, debian(2), FRAGS("/etc/nftables.conf", "firewall.nftables 22/tcp", 3),
          FRAGS("/etc/nftables.conf", "firewall.nftables 443/tcp", 4));
     ck_assert_int_eq(prop_site_check(S), 1);
     d = only("P007");
     ck_assert_int_eq(d->line, 4);
     ck_assert_str_eq(d->message,
-                     "\"/etc/nftables.conf\" is assembled by \"file /etc/nftables.conf assembled "
+                     "\"/etc/nftables.conf\" is written by \"file /etc/nftables.conf assembled "
                      "from fragments\" here and by \"file /etc/nftables.conf assembled from "
-                     "fragments\" at site.lua:3: a file has one assembler");
-    expect_note(d, 1, 4,
-                "a host has one firewall.nftables or firewall.open_declared; each role adds its "
-                "ports to it with firewall.allow { port = N }");
+                     "fragments\" at site.lua:3: a host has one firewall; each role adds its "
+                     "ports to it with firewall.allow { port = N }");
+    ck_assert_uint_eq(d->nnotes, 1);
 }
 END_TEST
 
@@ -2085,6 +2102,7 @@ prepass_suite(void)
     tcase_add_test(tc, p007_fragment_two_texts);
     tcase_add_test(tc, p007_fragments_and_content);
     tcase_add_test(tc, p007_two_assemblers);
+    tcase_add_test(tc, p007_two_firewalls);
     tcase_add_test(tc, p007_two_contents_name_fragments);
     tcase_add_test(tc, p012_fragment_without_assembler);
     tcase_add_test(tc, p007_content_lacks_line);
