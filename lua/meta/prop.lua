@@ -1026,8 +1026,9 @@ user = {}
 ---@field home? string absolute
 ---@field groups? string[] supplementary groups
 ---@field comment? string the GECOS field
----@field password? any secret "name" from the site's store (Linux)
+---@field password? any secret "name" from the site's store (Linux), or "*" for no password (locked)
 ---@field only_if_unset? boolean set the password only while the account has none
+---@field locked? boolean lock (true) or unlock (false) the password, as user.locked
 
 ---UnixLike, revertable (its revert is `user.absent`).  Claims the name
 ---and uid: two accounts with one uid are error P010.
