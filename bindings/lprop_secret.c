@@ -259,8 +259,8 @@ yaml_escapes(long cp)
 /*
  * The body of the quoted string for the UTF-8 text s (n bytes), without
  * its quotes, into out when out is not NULL; its length, or (size_t)-1
- * when s is not UTF-8.  A quote, a backslash, control characters and DEL
- * are escaped.  JSON (yaml 0): every character above ASCII is \\uXXXX (a
+ * when s is not UTF-8.  A quote, a backslash and control characters are
+ * escaped (DEL too for YAML).  JSON (yaml 0): every character above ASCII is \\uXXXX (a
  * surrogate pair above U+FFFF), as Python's json.dumps writes them.  YAML
  * (yaml 1): they stay UTF-8, except those YAML does not allow raw.
  */
@@ -284,7 +284,7 @@ quoted_body(const unsigned char *s, size_t n, char *out, int yaml)
                 e[1] = shorts[k + 1];
                 el = 2;
             }
-        if (el == 0 && cp >= 0x20 && cp < 0x7f) {
+        if (el == 0 && ((cp >= 0x20 && cp < 0x7f) || (cp == 0x7f && !yaml))) {
             e[0] = (char)cp;
             el = 1;
         } else if (el == 0 && yaml && cp >= 0x80 && !yaml_escapes(cp)) {

@@ -46,7 +46,7 @@ function M.quote_string(s, fail, yaml)
       local ch = utf8.char(c)
       if esc[ch] then
          out[#out + 1] = esc[ch]
-      elseif c >= 0x20 and c < 0x7f then
+      elseif (c >= 0x20 and c < 0x7f) or (c == 0x7f and not yaml) then
          out[#out + 1] = ch
       elseif yaml and c >= 0x80 and not yaml_escapes(c) then
          out[#out + 1] = ch
