@@ -330,28 +330,10 @@ end
 -- JSON, for to_json and to_nice_json: keys in sorted order, non-ASCII
 -- written as \uXXXX (as Python's json.dumps does).
 
-local json_esc = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t",
-                   ["\b"] = "\\b", ["\f"] = "\\f" }
+local json = require "prop.json"
 
 local function json_str(s, w)
-   if not utf8.len(s) then ferr(w, "to_json: a string that is not UTF-8 cannot be written as JSON") end
-   local out = {}
-   for _, c in utf8.codes(s) do
-      local ch = utf8.char(c)
-      if json_esc[ch] then
-         out[#out + 1] = json_esc[ch]
-      elseif c < 0x20 then
-         out[#out + 1] = fmt("\\u%04x", c)
-      elseif c < 0x80 then
-         out[#out + 1] = ch
-      elseif c < 0x10000 then
-         out[#out + 1] = fmt("\\u%04x", c)
-      else
-         c = c - 0x10000
-         out[#out + 1] = fmt("\\u%04x\\u%04x", 0xd800 + (c >> 10), 0xdc00 + (c & 0x3ff))
-      end
-   end
-   return '"' .. concat(out) .. '"'
+   return json.quote_string(s, function(msg) ferr(w, "to_json: %s", msg) end)
 end
 
 local function to_json(v, w, indent, depth)
