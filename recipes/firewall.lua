@@ -48,6 +48,11 @@ delete table inet prop
 
 local impl = { nftables = {}, reverted = {}, allow = {} }
 
+-- sys.cache key: the ruleset text that firewall.nftables (or a
+-- firewall.allow for it) made true in this run, checked with nft -c and
+-- enabled at boot.
+local ENSURED = "firewall.ensured"
+
 -- The nft rule accepting r ({ port =, proto =, from = }), one line.
 local function rule_line(r)
    if r.from then
@@ -210,6 +215,7 @@ function impl.nftables.ensure(sys, a)
       changed = load(sys, what, why_not) or changed
    end
    if enable_at_boot(sys, what) then changed = true end
+   sys.cache[ENSURED] = text
    return changed and "changed" or "ok"
 end
 
@@ -480,7 +486,17 @@ function impl.allow.ensure(sys, a)
    for _, c in ipairs(sys:claims(PATH)) do
       if c.kind == "file.fragments" and c.key == PATH and type(c.args) == "table"
          and c.args.recipe and c.args.recipe:find("^firewall%.") then
-         return impl.nftables.ensure(sys, c.args)
+         local fw = c.args
+         -- Once this run made the ruleset true (nft -c, enabled at boot),
+         -- the file's bytes and the loaded table are what is looked at.
+         local done = sys.cache[ENSURED]
+         if done and done == ruleset(fw, all_allow(sys, fw), fw.declared and sys.ports or nil,
+                                     ssh_port(sys))
+            and sys:read(PATH) == done
+            and (R.is_dir_tree(sys) or network_not_own(sys) or table_loaded(sys, a.desc)) then
+            return "ok"
+         end
+         return impl.nftables.ensure(sys, fw)
       end
    end
    R.fail("%s: host has no firewall.nftables nor firewall.open_declared to add it to",
@@ -515,7 +531,9 @@ local allow_schema = {
   port: 1..65535; proto: "tcp" (default) or "udp"; from: an IPv4 or IPv6
   address or network, or a list of them (one rule each).
   Run time: makes the ruleset what the host's firewall.nftables writes
-  (found with sys:claims), as that does: ok when it already is.
+  (found with sys:claims), as that does: ok when it already is.  Once
+  the ruleset was made true in this run (nft -c, enabled at boot), only
+  the file's bytes and the loaded table are checked.
   Example:
     firewall.allow { port = 5432, from = { "192.0.2.0/24", "2001:db8::/32" } }
 ]]
