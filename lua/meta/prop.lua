@@ -650,8 +650,11 @@ function file.line_absent(path, line, opts) end
 
 ---UnixLike.  The path is a directory.  `recurse = true`: every entry
 ---below gets mode/owner/group too (symlinks not followed).
+---`purge = true`: every entry directly in it that no property of the host
+---claims is removed at run time (a subdirectory holding a claimed path is
+---kept whole); not revertable; a system directory is refused (P012).
 ---@param path string absolute
----@param opts? { mode?: prop.Mode, owner?: prop.Account, group?: prop.Account, recurse?: boolean, hardlinks?: boolean }
+---@param opts? { mode?: prop.Mode, owner?: prop.Account, group?: prop.Account, recurse?: boolean, hardlinks?: boolean, purge?: boolean }
 ---@return prop.Property
 function file.directory(path, opts) end
 
