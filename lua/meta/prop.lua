@@ -786,6 +786,13 @@ function apt.key(name, armored) end
 ---@return prop.Property
 function apt.sources(name, fields) end
 
+---DebianLike, not revertable.  /etc/apt/sources.list.d holds only the
+---sources the host declares: every other entry is removed at run time
+---(debian.sources / ubuntu.sources stay unless apt.std_sources_list is
+---declared; a package's files stay).  Chain `:on_change(apt.update())`.
+---@return prop.Property
+function apt.sources_purged() end
+
 ---DebianLike, revertable.  /etc/apt/preferences.d/prop-PKG-RELEASE.pref:
 ---one package pinned to one release twice with two priorities is P007.
 ---@param pkg string
@@ -1099,6 +1106,12 @@ function cron.job(name, schedule, argv, opts) end
 ---@return prop.Property
 function cron.nice_job(name, schedule, user, cwd, command) end
 
+---UnixLike, not revertable.  /etc/cron.d holds only the jobs the host
+---declares: every other entry is removed at run time (a package's files
+---stay).
+---@return prop.Property
+function cron.purged() end
+
 cmd = {}
 
 ---UnixLike.  Run a command (no shell).
@@ -1259,9 +1272,13 @@ function pull.scheduled(repo, opts) end
 
 apache = {}
 
----DebianLike, ports 80 and 443.  Installs apache2.
+---DebianLike, ports 80 and 443.  Installs apache2.  `purge_sites = true`:
+---/etc/apache2/sites-enabled holds only the sites the host declares (the
+---rest removed, the configuration tested, apache reloaded only when
+---something was removed).
+---@param opts? { purge_sites?: boolean }
 ---@return prop.Property
-function apache.installed() end
+function apache.installed(opts) end
 
 ---DebianLike, revertable (to apache.site_disabled).  sites-available/NAME.conf
 ---and its sites-enabled link; apachectl configtest before the reload, and
@@ -1357,6 +1374,12 @@ sudo = {}
 ---@param opts? { nopasswd?: boolean, commands?: string[] }
 ---@return prop.Property
 function sudo.enabled_for(user, opts) end
+
+---DebianLike, not revertable.  /etc/sudoers.d holds only the rules the
+---host declares: every other entry is removed at run time (a package's
+---files, Debian's README, stay).
+---@return prop.Property
+function sudo.rules_purged() end
 
 conffile = {}
 
@@ -1497,8 +1520,12 @@ function jail.running(c) end
 nginx = {}
 
 ---DebianLike, ports 80 and 443.  Installs nginx and starts it.
+---`purge_sites = true`: /etc/nginx/sites-enabled holds only the sites the
+---host declares (the rest removed, nginx -t, nginx reloaded only when
+---something was removed).
+---@param opts? { purge_sites?: boolean }
 ---@return prop.Property
-function nginx.installed() end
+function nginx.installed(opts) end
 
 ---DebianLike, revertable (to nginx.site_disabled).  sites-available/NAME
 ---and its sites-enabled link; nginx -t before the reload, and a

@@ -119,4 +119,48 @@ function P.purge(sys, what, dir, keep)
    return gone
 end
 
+-- A keep function for P.unclaimed: an entry a package installed (dpkg
+-- on Debian and Ubuntu, rpm on the Red Hat family, pkg on FreeBSD says
+-- it owns the path) is the package's: kept.  Nothing is kept when the
+-- target has none of these.
+function P.packaged(sys)
+   local argv
+   if sys:exists("/usr/bin/dpkg-query") then
+      argv = { "dpkg-query", "-S" }
+   elseif sys:exists("/usr/bin/rpm") or sys:exists("/bin/rpm") then
+      argv = { "rpm", "-qf" }
+   elseif sys:exists("/usr/sbin/pkg") then
+      argv = { "pkg", "which", "-q" }
+   else
+      return nil
+   end
+   return function(_, path)
+      local q = { table.unpack(argv) }
+      q[#q + 1] = path
+      local ok, r = pcall(sys.query, sys, q)
+      if not ok then R.fail("purge: %s could not run: %s", argv[1], tostring(r)) end
+      return r.code == 0 and (r.stdout or ""):find("%S") ~= nil
+   end
+end
+
+-- The directory recipes: a leaf whose run purges dir, with a keep
+-- function made at run time (keep(sys) -> function or nil).  claims:
+-- file.directory and file.purged dir.
+function P.leaf(o)
+   local core = require "prop.core"
+   local claim = core.claim
+   local impl = {
+      ensure = function(sys, a)
+         -- A missing directory holds nothing the site does not declare.
+         if sys:stat(a.dir) == nil then return "ok" end
+         local keep = a.keep and a.keep(sys)
+         return #P.purge(sys, a.what, a.dir, keep) > 0 and "changed" or "ok"
+      end,
+   }
+   return core.leaf{ desc = o.desc, targets = o.targets, impl = impl,
+                     args = { what = o.what, dir = o.dir, keep = o.keep },
+                     claims = { claim.file_directory(o.dir), claim.file_purged(o.dir) },
+                     norevert = o.what .. " has no revert action: what a purge removed is gone" }
+end
+
 return P

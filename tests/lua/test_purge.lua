@@ -91,4 +91,36 @@ T.err(T.invalid(F.directory, D, { purge = "yes" }), "file.directory: purge",
 T.err(T.invalid(F.directory, D, { pruge = true }), 'did you mean "purge"', "purge: misspelt")
 T.eq(T.invalid(F.directory, D, { purge = true, mode = "0750" }), nil, "purge: good")
 
+-- packaged: what dpkg says a package owns is kept.
+local pk = fakesys.new { files = { ["/usr/bin/dpkg-query"] = "" },
+                         replies = { ["dpkg-query -S /etc/cron.d/e2scrub_all"] =
+                                        { code = 0, stdout = "e2fsprogs: /etc/cron.d/e2scrub_all\n" },
+                                     ["dpkg-query"] = { code = 1, stderr = "no path found\n" } } }
+local keep = P.packaged(pk)
+T.eq(keep("e2scrub_all", "/etc/cron.d/e2scrub_all"), true, "packaged: a package's file")
+T.eq(keep("stale", "/etc/cron.d/stale"), false, "packaged: a stale file")
+T.eq(P.packaged(fakesys.new {}), nil, "packaged: no package manager")
+
+-- The recipes built on it take no arguments, or { purge_sites = }.
+local sudo, cron, apt = prop_module "sudo", prop_module "cron", prop_module "apt"
+local nginx, apache = prop_module "nginx", prop_module "apache"
+T.err(T.invalid(sudo.rules_purged, { dir = "/etc" }), 'unknown key "dir" for sudo.rules_purged',
+      "sudo.rules_purged: no options")
+T.err(T.invalid(cron.purged, "/etc/cron.d"), "cron.purged", "cron.purged: no path")
+T.err(T.invalid(apt.sources_purged, {}, 1), "apt.sources_purged takes no arguments",
+      "apt.sources_purged: no arguments")
+T.eq(T.invalid(sudo.rules_purged), nil, "sudo.rules_purged: good")
+T.eq(T.invalid(cron.purged), nil, "cron.purged: good")
+T.eq(T.invalid(apt.sources_purged), nil, "apt.sources_purged: good")
+T.err(T.invalid(nginx.installed, { purge_sites = "yes" }),
+      "nginx.installed: purge_sites must be true or false", "nginx: purge_sites a boolean")
+T.err(T.invalid(nginx.installed, { purge = true }), 'unknown key "purge" for nginx.installed',
+      "nginx: misspelt")
+T.err(T.invalid(apache.installed, { purge_sites = true }, 2),
+      "apache.installed takes one options table at most", "apache: one table")
+T.err(T.invalid(apache.installed, { purge_sites = 1 }),
+      "apache.installed: purge_sites must be true or false", "apache: purge_sites a boolean")
+T.eq(T.invalid(nginx.installed, { purge_sites = true }), nil, "nginx: good")
+T.eq(T.invalid(apache.installed), nil, "apache: no options")
+
 T.done()
