@@ -1331,10 +1331,14 @@ function ssh.known_hosts(user, opts) end
 
 ---UnixLike, revertable (removes exactly these lines).  The keys in
 ---~USER/.ssh/authorized_keys (0600, directory 0700), other lines kept.
+---`exact = true`: no key but those every ssh.authorized_keys of the user
+---on the host lists (the others removed, named by comment and
+---fingerprint).
 ---@param user string
 ---@param keys string|string[] "ssh-ed25519 AAAA... comment"
+---@param opts? { exact?: boolean }
 ---@return prop.Property
-function ssh.authorized_keys(user, keys) end
+function ssh.authorized_keys(user, keys, opts) end
 
 ---DebianLike.  The host keys removed and made anew by ssh-keygen -A, once
 ---(marker /etc/ssh/.prop-host-keys-regenerated); ssh restarted.

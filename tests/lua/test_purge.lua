@@ -123,4 +123,13 @@ T.err(T.invalid(apache.installed, { purge_sites = 1 }),
 T.eq(T.invalid(nginx.installed, { purge_sites = true }), nil, "nginx: good")
 T.eq(T.invalid(apache.installed), nil, "apache: no options")
 
+-- ssh.authorized_keys { exact = }.
+local ssh = prop_module "ssh"
+local KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHandAddedKeyHandAddedKeyHandAddedKeyAAA hand"
+T.err(T.invalid(ssh.authorized_keys, "alice", KEY, { exact = "yes" }),
+      "ssh.authorized_keys: exact must be true or false", "exact: a boolean")
+T.err(T.invalid(ssh.authorized_keys, "alice", KEY, { exakt = true }),
+      'unknown key "exakt" for ssh.authorized_keys (did you mean "exact"?)', "exact: misspelt")
+T.eq(T.invalid(ssh.authorized_keys, "alice", KEY, { exact = true }), nil, "exact: good")
+
 T.done()
