@@ -8,7 +8,9 @@
 # a note; a link is removed, never what it points to; a file.absent claim
 # keeps nothing; a dry run lists what would go and removes nothing; the
 # second run changes nothing.  A tree (connect.dir) runs no find: a clear
-# failure that removes nothing.
+# failure that removes nothing.  A purge of the directory that holds a
+# container's tree is refused before anything runs: the container's
+# files stay.
 set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -123,5 +125,26 @@ prop_run "$TMP/tree.out" "$TMP/tree.lua"
 same "tree: the purge fails" "$rc/$(result_of "$TMP/tree.out" "directory /etc/cron.d")" "1/failed"
 check "tree: says why" grep -qF 'a directory tree (connect.dir) runs no command' "$TMP/tree.out"
 check "tree: nothing removed" test -f "$T/etc/cron.d/stale"
+
+# A container's tree in the purged directory: P012, nothing runs, nothing
+# is removed (the container is never made either).
+M="$TMP/machines"
+mkdir -p "$M/web/etc"
+echo "the container's" >"$M/web/etc/motd"
+echo stale >"$M/stale"
+cat >"$TMP/ctr.lua" <<EOF
+local web = chroot.debootstrapped("$M/web", os.debian("bookworm", "amd64"), {})
+host "localhost" {
+  os.debian("bookworm", "amd64"),
+  chroot.provisioned(web),
+  file.directory("$M", { purge = true }),
+}
+EOF
+prop_run "$TMP/ctr.out" "$TMP/ctr.lua"
+same "container tree: refused before anything runs" "$rc" 2
+check "container tree: P012 at the purge's line, naming the tree" \
+  grep -qF "ctr.lua:5: error[P012]: directory $M holds only what the site declares: refusing to purge \"$M\": it holds \"$M/web\", which container" "$TMP/ctr.out"
+check "container tree: the container's files stay" test -f "$M/web/etc/motd"
+check "container tree: nothing else removed either" test -f "$M/stale"
 
 finish

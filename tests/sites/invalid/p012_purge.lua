@@ -15,6 +15,9 @@ host "box" {
   -- Allowed: directories the site fills itself, below system ones.
   file.directory("/etc/sudoers.d", { purge = true, mode = "0750" }),
   file.directory("/var/lib/machines/other", { purge = true }),
+  -- What a purge removed is gone: not revertable.
+  revert(file.directory("/srv/www/sites", { purge = true })),
+  revert(sudo.rules_purged()),
 }
 
 --! P012 9
@@ -22,3 +25,5 @@ host "box" {
 --! P012 11
 --! P012 12
 --! P012 14
+--! P001 19
+--! P001 20
