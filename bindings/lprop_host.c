@@ -52,7 +52,7 @@ l_container(lua_State *L)
     lprop_origin(L, &o, fr, MAX_FRAMES);
     rc = prop_container_new(ctx->site, (prop_container_kind)(kind + 1), name, &o, &h);
     for (i = 0; rc == PROP_OK && i < b.n; i++)
-        rc = prop_host_add(ctx->site, h, b.v[i]);
+        rc = prop_host_add_in(ctx->site, h, b.v[i], b.lists[i]);
     if (rc != PROP_OK)
         return lprop_engine_error(L, rc);
     lprop_push_host(L, h);
@@ -80,7 +80,7 @@ declare_host(lua_State *L, const char *name, int list)
     lprop_origin(L, &o, fr, MAX_FRAMES);
     rc = prop_host_new(ctx->site, name, &o, &h);
     for (i = 0; rc == PROP_OK && i < b.n; i++)
-        rc = prop_host_add(ctx->site, h, b.v[i]);
+        rc = prop_host_add_in(ctx->site, h, b.v[i], b.lists[i]);
     if (rc != PROP_OK)
         return lprop_engine_error(L, rc);
     lprop_push_host(L, h);

@@ -119,17 +119,23 @@ lprop_is_plain_list(lua_State *L, int idx)
  * error.  ptrs is a Lua-owned buffer userdata grown on the stack.
  */
 static void
-nodebuf_push(lua_State *L, lprop_nodebuf *b, int bufidx, prop_node *n)
+nodebuf_push(lua_State *L, lprop_nodebuf *b, int bufidx, prop_node *n, const void *list)
 {
     if (b->n == b->cap) {
         size_t ncap = b->cap ? b->cap * 2 : 64;
-        prop_node **nv = lua_newuserdatauv(L, ncap * sizeof *nv, 0);
-        if (b->n)
+        /* One block: the nodes, then their lists (both pointer-sized). */
+        prop_node **nv = lua_newuserdatauv(L, ncap * (sizeof *nv + sizeof *b->lists), 0);
+        const void **nl = (const void **)(void *)(nv + ncap);
+        if (b->n) {
             memcpy(nv, b->v, b->n * sizeof *nv);
+            memcpy(nl, b->lists, b->n * sizeof *nl);
+        }
         lua_replace(L, bufidx);
         b->v = nv;
+        b->lists = nl;
         b->cap = ncap;
     }
+    b->lists[b->n] = list;
     b->v[b->n++] = n;
 }
 
@@ -166,7 +172,7 @@ lprop_collect_list(lua_State *L, int idx, lprop_nodebuf *b, int bufidx, const ch
                         what, (int)i);
         n = lprop_tonode(L, -1);
         if (n) {
-            nodebuf_push(L, b, bufidx, n);
+            nodebuf_push(L, b, bufidx, n, lua_topointer(L, idx));
         } else if (lprop_is_plain_list(L, -1)) {
             lprop_collect_list(L, -1, b, bufidx, what, depth + 1);
         } else if (lprop_is_secret(L, -1)) {
@@ -374,7 +380,7 @@ list_combinator(lua_State *L, prop_kind kind, const char *fname)
     for (i = 1; i <= n; i++) {
         prop_node *p = lprop_tonode(L, i);
         if (p)
-            nodebuf_push(L, &b, bufidx, p);
+            nodebuf_push(L, &b, bufidx, p, NULL);
         else if (lprop_is_plain_list(L, i))
             lprop_collect_list(L, i, &b, bufidx, lua_tostring(L, bufidx + 1), 0);
         else

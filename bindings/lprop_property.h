@@ -37,9 +37,12 @@ prop_host *lprop_tohost(lua_State *L, int idx);
  * Shared by the files of prop.core (lprop_property.c, lprop_entry.c,
  * lprop_host.c).
  */
-/* A growable list of nodes in a Lua-owned buffer userdata at bufidx. */
+/* A growable list of nodes in a Lua-owned buffer userdata at bufidx, and
+ * beside each, the list of the site it was written in (lists[i] for v[i]:
+ * the address of that Lua table, a token for prop_host_add_in). */
 typedef struct {
     prop_node **v;
+    const void **lists;
     size_t n, cap;
 } lprop_nodebuf;
 /* Append the properties of the list at idx to b (flattening nested plain

@@ -194,6 +194,183 @@ secret_compare(lua_State *L)
                           "is evaluated");
 }
 
+/* How the secret of the name part (a table) at idx is to be quoted when
+ * revealed (core.secret_json): a string of modes applied in order, 'j'
+ * for a JSON string's body, 'y' for a YAML double-quoted scalar's; ""
+ * for its bytes as they are.  Pushes nothing. */
+static const char *
+part_quoted(lua_State *L, int idx)
+{
+    const char *modes = "";
+
+    if (lua_rawgeti(L, idx, 2) == LUA_TSTRING)
+        modes = lua_tostring(L, -1); /* kept alive by the part table */
+    lua_pop(L, 1);
+    return modes;
+}
+
+/*
+ * The next code point of the UTF-8 text s (n bytes) at *i, moving *i past
+ * it; -1 for a byte sequence that is not UTF-8 (overlong, a surrogate,
+ * above U+10FFFF, cut short).
+ */
+static long
+next_code_point(const unsigned char *s, size_t n, size_t *i)
+{
+    unsigned char c = s[*i];
+    size_t need, k;
+    long cp, min;
+
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    }
+    if ((c & 0xe0) == 0xc0)
+        need = 1, cp = c & 0x1f, min = 0x80;
+    else if ((c & 0xf0) == 0xe0)
+        need = 2, cp = c & 0x0f, min = 0x800;
+    else if ((c & 0xf8) == 0xf0)
+        need = 3, cp = c & 0x07, min = 0x10000;
+    else
+        return -1;
+    if (n - *i <= need)
+        return -1;
+    for (k = 1; k <= need; k++) {
+        if ((s[*i + k] & 0xc0) != 0x80)
+            return -1;
+        cp = (cp << 6) | (s[*i + k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return -1;
+    *i += need + 1;
+    return cp;
+}
+
+/* Whether YAML must escape code point cp (above ASCII) in a double-quoted
+ * scalar: C1 controls, the line and paragraph separators, the byte-order
+ * mark, the non-characters U+FFFE and U+FFFF. */
+static int
+yaml_escapes(long cp)
+{
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+           cp == 0xfffe || cp == 0xffff;
+}
+
+/*
+ * The body of the quoted string for the UTF-8 text s (n bytes), without
+ * its quotes, into out when out is not NULL; its length, or (size_t)-1
+ * when s is not UTF-8.  A quote, a backslash, control characters and DEL
+ * are escaped.  JSON (yaml 0): every character above ASCII is \\uXXXX (a
+ * surrogate pair above U+FFFF), as Python's json.dumps writes them.  YAML
+ * (yaml 1): they stay UTF-8, except those YAML does not allow raw.
+ */
+static size_t
+quoted_body(const unsigned char *s, size_t n, char *out, int yaml)
+{
+    static const char hex[] = "0123456789abcdef";
+    static const char shorts[] = "\"\"\\\\\nn\rr\tt\bb\ff";
+    size_t i = 0, len = 0;
+
+    while (i < n) {
+        size_t start = i, el = 0, k;
+        long cp = next_code_point(s, n, &i);
+        char e[13];
+
+        if (cp < 0)
+            return (size_t)-1;
+        for (k = 0; shorts[k] != '\0' && el == 0; k += 2)
+            if (cp == (unsigned char)shorts[k]) {
+                e[0] = '\\';
+                e[1] = shorts[k + 1];
+                el = 2;
+            }
+        if (el == 0 && cp >= 0x20 && cp < 0x7f) {
+            e[0] = (char)cp;
+            el = 1;
+        } else if (el == 0 && yaml && cp >= 0x80 && !yaml_escapes(cp)) {
+            if (out != NULL)
+                memcpy(out + len, s + start, i - start);
+            len += i - start;
+            continue;
+        } else if (el == 0) {
+            long units[2];
+            int nu = 1, u;
+
+            units[0] = cp;
+            if (cp > 0xffff) {
+                units[0] = 0xd800 + ((cp - 0x10000) >> 10);
+                units[1] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+                nu = 2;
+            }
+            for (u = 0; u < nu; u++) {
+                e[el++] = '\\';
+                e[el++] = 'u';
+                e[el++] = hex[(units[u] >> 12) & 0xf];
+                e[el++] = hex[(units[u] >> 8) & 0xf];
+                e[el++] = hex[(units[u] >> 4) & 0xf];
+                e[el++] = hex[units[u] & 0xf];
+            }
+        }
+        if (out != NULL)
+            memcpy(out + len, e, el);
+        len += el;
+    }
+    return len;
+}
+
+/*
+ * core.secret_json(v [, "yaml"]): the Secret v as one JSON string (quotes
+ * included), or one YAML double-quoted scalar, escaped when its value is
+ * revealed.  Its literal parts are escaped now; one that is not UTF-8
+ * raises.
+ */
+static int
+l_secret_json(lua_State *L)
+{
+    int yaml = lua_toboolean(L, 2) && strcmp(luaL_checkstring(L, 2), "yaml") == 0;
+    lua_Integer i, n, k = 0;
+
+    luaL_checkudata(L, 1, LPROP_SECRET);
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    n = (lua_Integer)lua_rawlen(L, -1);
+    if (n + 2 > MAX_PARTS)
+        lprop_error(L, "a secret made of more than %d parts", MAX_PARTS);
+    lua_createtable(L, (int)n + 2, 0);
+    lua_pushliteral(L, "\"");
+    lua_rawseti(L, -2, ++k);
+    for (i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, -2, i) == LUA_TTABLE) {
+            const char *modes = part_quoted(L, -1);
+
+            lua_createtable(L, 2, 0);
+            lua_rawgeti(L, -2, 1);
+            lua_rawseti(L, -2, 1);
+            if (strlen(modes) >= 8)
+                lprop_error(L, "a secret quoted more than 8 times");
+            lua_pushfstring(L, "%s%c", modes, yaml ? 'y' : 'j');
+            lua_rawseti(L, -2, 2);
+        } else {
+            size_t len;
+            const char *lit = lua_tolstring(L, -1, &len);
+            size_t blen = quoted_body((const unsigned char *)lit, len, NULL, yaml);
+            luaL_Buffer b;
+
+            if (blen == (size_t)-1)
+                lprop_error(L, "a string joined to a secret is not UTF-8 text: it cannot be in "
+                               "JSON or YAML");
+            quoted_body((const unsigned char *)lit, len, luaL_buffinitsize(L, &b, blen), yaml);
+            luaL_pushresultsize(&b, blen);
+        }
+        lua_remove(L, -2);
+        lua_rawseti(L, -2, ++k);
+    }
+    lua_pushliteral(L, "\"");
+    lua_rawseti(L, -2, ++k);
+    push_secret(L);
+    return 1;
+}
+
 /* The claim key of a Secret: its parts, encoded so that equal Secrets
  * have equal tokens and different ones different tokens (the pre-pass
  * compares them; nothing shows them). */
@@ -212,13 +389,19 @@ push_token(lua_State *L, int idx)
     for (i = 1; i <= n; i++) {
         size_t len;
         int name = lua_rawgeti(L, parts, i) == LUA_TTABLE;
+        const char *quoted = "";
 
         if (name) {
+            quoted = part_quoted(L, -1);
             lua_rawgeti(L, -1, 1);
             lua_remove(L, -2);
         }
         lua_tolstring(L, -1, &len);
-        lua_pushfstring(L, "%c%d:", name ? 'S' : 'L', (int)len);
+        /* quoted is kept alive by the part table until the fstring copies it */
+        if (*quoted != '\0')
+            lua_pushfstring(L, "Q%s,%d:", quoted, (int)len);
+        else
+            lua_pushfstring(L, "%c%d:", name ? 'S' : 'L', (int)len);
         lua_insert(L, -2);
         /* Keep the stack short: join as we go. */
         lua_concat(L, lua_gettop(L) - base + 1);
@@ -335,8 +518,8 @@ lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud, un
                      size_t *outlen, char *why, size_t whysize)
 {
     lua_Integer i, n;
-    size_t len = 0, cap = 0;
-    unsigned char *buf = NULL;
+    size_t len = 0, cap = 0, quoted_len = 0;
+    unsigned char *buf = NULL, *quoted_part = NULL;
     int rc = 0;
 
     *out = NULL;
@@ -349,6 +532,7 @@ lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud, un
         size_t plen;
 
         if (lua_rawgeti(L, -1, i) == LUA_TTABLE) {
+            const char *quoted = part_quoted(L, -1), *q;
             const char *name;
 
             lua_rawgeti(L, -1, 1);
@@ -358,6 +542,30 @@ lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud, un
                 rc = -1;
             } else if (reveal(ud, name, &part, &plen, why, whysize) != 0) {
                 rc = -1;
+            }
+            /* Quoted for JSON: into memory of its own, wiped when done. */
+            for (q = quoted; rc == 0 && *q != '\0'; q++) {
+                size_t qlen = quoted_body(part, plen, NULL, *q == 'y');
+                char *qbuf;
+
+                if (qlen == (size_t)-1) {
+                    snprintf(why, whysize,
+                             "secret \"%s\" is not UTF-8 text: it cannot be in JSON or YAML", name);
+                    rc = -1;
+                } else if ((qbuf = malloc(qlen + 1)) == NULL) {
+                    snprintf(why, whysize, "out of memory");
+                    rc = -1;
+                } else {
+                    quoted_body(part, plen, qbuf, *q == 'y');
+                    if (quoted_part != NULL) {
+                        lprop_wipe(quoted_part, quoted_len);
+                        free(quoted_part);
+                    }
+                    quoted_part = (unsigned char *)qbuf;
+                    quoted_len = qlen;
+                    part = quoted_part;
+                    plen = qlen;
+                }
             }
             lua_pop(L, 1);
         } else {
@@ -383,6 +591,11 @@ lprop_secret_resolve(lua_State *L, int idx, lprop_reveal_fn reveal, void *ud, un
         if (rc == 0) {
             memcpy(buf + len, part, plen);
             len += plen;
+        }
+        if (quoted_part != NULL) {
+            lprop_wipe(quoted_part, quoted_len);
+            free(quoted_part);
+            quoted_part = NULL;
         }
         lua_pop(L, 1);
     }
@@ -418,6 +631,7 @@ static const luaL_Reg secret_funcs[] = {
     {"is_secret", l_is_secret},
     {"secret_token", l_secret_token},
     {"secret_names", l_secret_names},
+    {"secret_json", l_secret_json},
     {NULL, NULL},
 };
 

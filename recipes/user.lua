@@ -72,7 +72,7 @@ local function ensure_password(sys, a, created)
    return true
 end
 
-function impl.account.ensure(sys, a)
+local function ensure_account(sys, a)
    local name = a.name
    local users = R.passwd(sys)
    local groups = R.groups(sys)
@@ -232,6 +232,37 @@ end
 function impl.locked.ensure(sys, a) return set_lock(sys, "user.locked", a.name, true) end
 function impl.unlocked.ensure(sys, a) return set_lock(sys, "user.locked (revert)", a.name, false) end
 
+-- password = "*": no password at all, as Puppet's "*" (the hash erased,
+-- not only disabled): the shadow field "*" on Linux, as usermod -p '*'
+-- sets it ("!", "!*" and "!!", useradd's spellings of none, are as
+-- good); on FreeBSD "*" in master.passwd (pw usermod -w no).  Whether
+-- it changed.
+local function ensure_no_password(sys, a)
+   local name, freebsd = a.name, R.is_freebsd(sys)
+   local _, h = lock_state(sys, "user.account", name)
+   if h == nil and not sys.dry then R.fail("user.account %s: the account has no entry in the shadow file", name) end
+   if h == "*" or (not freebsd and (h == "!" or h == "!*" or h == "!!")) then return false end
+   if freebsd then
+      R.run(sys, "user.account", { "pw", "usermod", name, "-w", "no" })
+   else
+      R.run(sys, "user.account", { "usermod", "-p", "*", name })
+   end
+   sys:note(fmt("%s the password of %s (the account is locked: \"*\")",
+                sys.dry and "would remove" or "removed", name))
+   return true
+end
+
+function impl.account.ensure(sys, a)
+   local r = ensure_account(sys, a)
+   local changed = false
+   if a.no_password then
+      changed = ensure_no_password(sys, a)
+   elseif a.locked ~= nil then
+      changed = set_lock(sys, "user.account", a.name, a.locked) == "changed"
+   end
+   return (r == "changed" or changed) and "changed" or "ok"
+end
+
 -- Membership of a supplementary group: the account's primary group counts
 -- as membership and cannot be taken away by this recipe.
 local function set_member(sys, what, name, group, want)
@@ -337,13 +368,16 @@ local schema = {
       if not err and v:find("[:\n]") then err = what .. ' must not contain ":" or a newline' end
       return err, v
    end,
-   -- A password is a secret: never plain text in the site.
+   -- A password is a secret: never plain text in the site; "*" or "!"
+   -- (Puppet's spellings) is no password: the account locked.
    password = function(v, what)
-      if core.is_secret(v) then return nil, v end
-      return fmt('%s must be a secret (secret "name" from the site\'s store), got %s: a '
-                 .. 'password is never written in the site', what, args.got(v))
+      if core.is_secret(v) or v == "*" or v == "!" then return nil, v end
+      return fmt('%s must be a secret (secret "name" from the site\'s store), or "*" for no '
+                 .. 'password (the account locked), got %s: a password is never written in '
+                 .. 'the site', what, args.got(v))
    end,
    only_if_unset = args.boolean,
+   locked = args.boolean,
 }
 
 -- The claims of an account and the attributes it sets: "user" name = uid,
@@ -359,15 +393,26 @@ local function account_claims(name, o)
    setting("home", o.home)
    setting("comment", o.comment)
    for _, g in ipairs(o.groups or {}) do setting("member of " .. g, "yes") end
+   -- No password, or locked = true: locked as user.locked claims it; a
+   -- password set (chpasswd writes a hash without "!") or locked = false:
+   -- unlocked, so that user.locked beside it is P010, not a flip each run.
+   local no_password = o.password == "*" or o.password == "!"
+   if no_password or o.locked == true then
+      setting("locked", "yes")
+   elseif o.locked == false or (o.password ~= nil and not o.only_if_unset) then
+      setting("locked", "no")
+   end
    return claims
 end
 
 local function account_leaf(name, o)
    local desc = "user " .. name .. " exists"
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
+   local no_password = o.password == "*" or o.password == "!"
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
-               groups = o.groups, comment = o.comment, password = o.password,
-               only_if_unset = o.only_if_unset }
+               groups = o.groups, comment = o.comment,
+               password = not no_password and o.password or nil, no_password = no_password,
+               locked = o.locked, only_if_unset = o.only_if_unset }
    return core.leaf{ desc = desc, impl = impl.account, args = a, claims = account_claims(name, o) }
 end
 
@@ -376,7 +421,7 @@ local function absent_leaf(name)
                      args = { name = name }, claims = { claim.user_absent(name) } }
 end
 
---[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password=, only_if_unset= }])
+--[[ user.account(name [, { uid=, gid=, shell=, home=, groups=, comment=, password=, only_if_unset=, locked= }])
   UnixLike, revertable: its revert is user.absent(name).
   Claims: user name = uid (or no id when uid is not given), so that the
   pre-pass finds one name with two uids or one uid with two names (P010);
@@ -400,17 +445,30 @@ end
   none (its /etc/shadow field is "!", "*", "!*", "!!" or empty, as
   useradd leaves it); once it has one, whoever set it, it is never
   compared or changed again (a user may change it).
+  password = "*" (or "!", Puppet's spellings): no password, the account
+  locked: the hash is erased (usermod -p '*'; pw usermod -w no on
+  FreeBSD), ok when the field holds none ("*", "!", "!*", "!!").  Keys
+  still log in.  locked = true locks the password as user.locked does
+  (the hash kept behind "!"), locked = false unlocks it.  Claims
+  user.setting name = "locked=yes" for both ("locked=no" for locked =
+  false and for a password set), so user.locked's revert beside them is
+  P010.
   Example:
     user.account("alice", { uid = 1001, shell = "/bin/bash", groups = { "adm", "sudo" } })
     user.account("deploy", { password = secret "deploy_password" })
     user.account("alice", { password = secret "alice_initial", only_if_unset = true })
+    user.account("olduser", { password = "*" })
 ]]
 function user.account(name, opts)
    local desc = "user " .. (type(name) == "string" and name or "?") .. " exists"
    local err = check_name(name, "user name")
    local oerr, o = args.options(opts, schema, "user.account")
-   if not oerr and o.only_if_unset ~= nil and o.password == nil then
-      oerr = "only_if_unset is about password=: give the password too"
+   if not oerr and o.only_if_unset ~= nil and (o.password == nil or o.password == "*" or o.password == "!") then
+      oerr = "only_if_unset is about password=: give the password (a secret) too"
+   end
+   if not oerr and o.locked ~= nil and o.password ~= nil then
+      oerr = o.password == "*" and 'password = "*" locks the account already: leave out locked'
+         or "password= and locked = contradict: a password set is unlocked (give one of them)"
    end
    local msg = args.join("user.account", err, oerr)
    if msg then return core.invalid(desc, msg) end

@@ -434,12 +434,69 @@ svc_state(const prop_claim *c)
     }
 }
 
+/*
+ * Service names that are aliases of another unit, as the distributions'
+ * packages install them (an Alias= line or a symlink in the unit
+ * directory): systemctl show -p Names lists both for one unit.  Only for
+ * the families whose packages do so; prop-site(5) lists the table.
+ */
+static const struct {
+    prop_os_set os;
+    const char *alias, *unit;
+} svc_aliases[] = {
+    {PROP_OS_DEBIANLIKE, "sshd", "ssh"},
+    {PROP_OS_DEBIANLIKE, "bind9", "named"},
+    {PROP_OS_DEBIANLIKE, "chronyd", "chrony"},
+    {PROP_OS_DEBIANLIKE, "redis", "redis-server"},
+    {PROP_OS_DEBIANLIKE, "nfs-kernel-server", "nfs-server"},
+    {PROP_OS_DEBIANLIKE, "portmap", "rpcbind"},
+    {PROP_OS_DEBIANLIKE, "smb", "smbd"},
+    {PROP_OS_DEBIANLIKE, "nmb", "nmbd"},
+    {PROP_OS_DEBIANLIKE | PROP_OS_REDHATLIKE | PROP_OS_ARCH, "mysql", "mariadb"},
+    {PROP_OS_DEBIANLIKE | PROP_OS_REDHATLIKE | PROP_OS_ARCH, "mysqld", "mariadb"},
+    {PROP_OS_DEBIANLIKE | PROP_OS_REDHATLIKE, "syslog", "rsyslog"},
+};
+
+const char *
+pp_service_unit(prop_os_set os, const char *name, size_t *len)
+{
+    size_t n = strlen(name), i;
+
+    if (n > 8 && strcmp(name + n - 8, ".service") == 0)
+        n -= 8;
+    /* A host of no single family (none declared) gets no alias. */
+    for (i = 0; os != PROP_OS_NONE && i < sizeof svc_aliases / sizeof svc_aliases[0]; i++)
+        if ((os & ~svc_aliases[i].os) == 0 && strlen(svc_aliases[i].alias) == n &&
+            strncmp(svc_aliases[i].alias, name, n) == 0) {
+            *len = strlen(svc_aliases[i].unit);
+            return svc_aliases[i].unit;
+        }
+    *len = n;
+    return name;
+}
+
+/* " (NAME and UNIT are one unit: ...)" when two claims name one service
+ * differently, else "". */
+static const char *
+svc_same_unit(checker *k, const prop_claim *x, const prop_claim *y, char *buf, size_t n)
+{
+    size_t lx;
+    const char *ux;
+
+    if (strcmp(x->key, y->key) == 0)
+        return "";
+    ux = pp_service_unit(k->os, x->key, &lx);
+    (void)snprintf(buf, n, " (\"%s\" and \"%s\" are one unit on this system: %.*s.service)", y->key,
+                   x->key, (int)lx, ux);
+    return buf;
+}
+
 /* Compare two members of one group (ri before rj): 0, 1 or a negative code. */
 static int
 pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
 {
     const prop_claim *x = ri->c, *y = rj->c;
-    char at[512];
+    char at[512], unit[600];
 
     switch (g->cls) {
     case CLS_FILE:
@@ -457,8 +514,9 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
             !KINDS(x->kind, y->kind, PROP_CLAIM_SVC_RESTARTED, PROP_CLAIM_SVC_STOPPED))
             return 0;
         return report_pair(k, "P009", ri, rj,
-                           FMT("service \"%s\" must be %s here but %s at %s", y->key, svc_state(y),
-                               svc_state(x), AT),
+                           FMT("service \"%s\" must be %s here but %s at %s%s", y->key,
+                               svc_state(y), svc_state(x), AT,
+                               svc_same_unit(k, x, y, unit, sizeof unit)),
                            FMT("\"%s\" wants it %s here", ri->node->desc, svc_state(x)));
     case CLS_USER:
         /* user and user.setting claims need the account; user.absent not. */
@@ -600,6 +658,7 @@ check_groups(checker *k, unsigned cls)
 static int
 collect(checker *k)
 {
+    prop_os_set os = k->os;
     size_t e, gi;
     unsigned i;
 
@@ -640,8 +699,16 @@ collect(checker *k)
                 cls = CLS_FILE;
                 break;
             }
-            if (pp_table_group(k->s, &k->host, cls, c->key, strlen(c->key), 0, &gi) != PROP_OK ||
-                pp_table_add(k->s, &k->host, gi, c, l, k->h, (unsigned)e) != PROP_OK)
+            if (cls == CLS_SVC) {
+                size_t len;
+                const char *unit = pp_service_unit(os, c->key, &len);
+
+                if (pp_table_group(k->s, &k->host, cls, unit, len, 0, &gi) != PROP_OK)
+                    return PROP_ENOMEM;
+            } else if (pp_table_group(k->s, &k->host, cls, c->key, strlen(c->key), 0, &gi) !=
+                       PROP_OK)
+                return PROP_ENOMEM;
+            if (pp_table_add(k->s, &k->host, gi, c, l, k->h, (unsigned)e) != PROP_OK)
                 return PROP_ENOMEM;
             if (idcls != 0 &&
                 (pp_table_group(k->s, &k->host, idcls, NULL, 0, c->id, &gi) != PROP_OK ||

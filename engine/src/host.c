@@ -6,6 +6,7 @@
  * Ownership: every prop_host lives in its site's arena; the site's host
  * tables (site.c frees them) are grown from the site's allocator.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,15 +191,26 @@ prop_host_fullname(const prop_host *h)
 }
 
 int
-prop_host_add(prop_site *s, prop_host *h, prop_node *p)
+prop_host_add_in(prop_site *s, prop_host *h, prop_node *p, const void *list)
 {
     if (!s)
         return PROP_EINVAL;
     if (!h || !p)
         return site_fail(s, PROP_EINVAL, "prop_host_add: no host or no property");
-    if (ptrvec_push(&s->mem, &h->props, p) != PROP_OK)
+    /* lists.v[i] is the list of props.v[i]: both grow together or not at all. */
+    if (ptrvec_push(&s->mem, &h->lists, (void *)(uintptr_t)list) != PROP_OK)
         return site_fail(s, PROP_ENOMEM, "out of memory");
+    if (ptrvec_push(&s->mem, &h->props, p) != PROP_OK) {
+        h->lists.n--;
+        return site_fail(s, PROP_ENOMEM, "out of memory");
+    }
     return PROP_OK;
+}
+
+int
+prop_host_add(prop_site *s, prop_host *h, prop_node *p)
+{
+    return prop_host_add_in(s, h, p, NULL);
 }
 
 const char *

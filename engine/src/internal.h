@@ -170,6 +170,7 @@ struct prop_host {
     const char *name;
     const prop_origin *origin;
     ptrvec props; /* prop_node * */
+    ptrvec lists; /* const void *: the list props.v[i] was written in (prop_host_add_in) */
     unsigned index;
     /* prop_host_os(): props only grow at the end, so the first os.* leaf,
      * once found, stays the first; os_scanned props hold none. */

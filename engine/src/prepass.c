@@ -365,7 +365,24 @@ check_inferred_os(checker *k)
     return PROP_OK;
 }
 
-/* W101 for top-level property i: the same as an earlier one of the host. */
+/*
+ * Whether top-level properties a and b of h were written in one list of
+ * the site (prop_host_add_in); not knowing counts as one list.
+ */
+static int
+same_list(const prop_host *h, size_t a, size_t b)
+{
+    const void *la, *lb;
+
+    if (a >= h->lists.n || b >= h->lists.n)
+        return 1;
+    la = h->lists.v[a];
+    lb = h->lists.v[b];
+    return la == NULL || lb == NULL || la == lb;
+}
+
+/* W101 for top-level property i: the same as an earlier one of the host
+ * written in the same list. */
 static int
 check_duplicate(checker *k, const prop_node *top, size_t i)
 {
@@ -383,6 +400,10 @@ check_duplicate(checker *k, const prop_node *top, size_t i)
         int rc;
 
         if (!same_tree(prev, top, &budget))
+            continue;
+        /* Written in two lists (two roles, a role and the host's own
+         * list): two needs that agree, not a slip. */
+        if (!same_list(k->h, k->host.refs[r].ent, i))
             continue;
         if (prev == top) {
             rc = diag_begin(&b, k->s, "W101", PROP_SEV_WARNING, top->origin,

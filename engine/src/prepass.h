@@ -148,6 +148,13 @@ int pp_check_structure(checker *k);
  * group their claims and ports, then compare within each group.
  */
 int pp_check_claims(checker *k);
+/*
+ * The unit a service name stands for on a host of os: name without a
+ * ".service" suffix, or the unit it is an alias of on that system
+ * ("sshd" is ssh.service on Debian), in *len bytes at the pointer
+ * returned.  So P009 and uses compare units, not names.
+ */
+const char *pp_service_unit(prop_os_set os, const char *name, size_t *len);
 
 /*
  * W106 and P016 over the effective leaves in k->ents, once pp_check_claims

@@ -196,7 +196,9 @@ pp_check_uses(checker *k)
 
         for (i = 0; i < ld->nuses_services; i++) {
             const char *name = ld->uses_services[i];
-            const group *g = pp_table_find(&k->host, CLS_SVC, name, strlen(name), 0);
+            size_t len;
+            const char *unit = pp_service_unit(k->os, name, &len);
+            const group *g = pp_table_find(&k->host, CLS_SVC, unit, len, 0);
 
             if (strlen(name) > 256)
                 (void)snprintf(what, sizeof what, "service \"%.256s...\"", name);

@@ -468,6 +468,41 @@ template = {}
 ---@return string
 function template.text(text, vars) end
 
+---JSON text for content: json.encode(value, { indent = N }), json.quote(v),
+---json.null, json.object{}.  A secret inside is quoted when it is revealed
+---at run time; the result is then a secret.
+json = {}
+
+---The JSON text of value: a table with keys 1..n is an array, any other
+---table an object (keys sorted; json.object{} for an empty one); strings,
+---numbers, booleans, json.null and secrets.
+---@param value any
+---@param opts? { indent?: integer }
+---@return string|prop.Secret
+function json.encode(value, opts) end
+
+---One string, number or secret as a JSON string, quotes included.
+---@param v string|number|prop.Secret
+---@return string|prop.Secret
+function json.quote(v) end
+
+---Marks t (or a new table) to be written as an object, even when empty.
+---@param t? table
+---@return table
+function json.object(t) end
+
+---JSON's null.
+json.null = {}
+
+---YAML for content: yaml.quote(v) is one double-quoted scalar.
+yaml = {}
+
+---One string, number or secret as a YAML double-quoted scalar, quotes
+---included; a secret is quoted when it is revealed at run time.
+---@param v string|number|prop.Secret
+---@return string|prop.Secret
+function yaml.quote(v) end
+
 ---Info: the host's IPv4 address.  `shared = true` on every host that
 ---holds it for an address held on purpose by several (floating, anycast).
 ---@param address string "192.0.2.10"
@@ -1036,8 +1071,9 @@ user = {}
 ---@field home? string absolute
 ---@field groups? string[] supplementary groups
 ---@field comment? string the GECOS field
----@field password? any secret "name" from the site's store (Linux)
+---@field password? any secret "name" from the site's store (Linux), or "*" for no password (locked)
 ---@field only_if_unset? boolean set the password only while the account has none
+---@field locked? boolean lock (true) or unlock (false) the password, as user.locked
 
 ---UnixLike, revertable (its revert is `user.absent`).  Claims the name
 ---and uid: two accounts with one uid are error P010.

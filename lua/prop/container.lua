@@ -134,20 +134,30 @@ local function has_role(list, depth)
    return false
 end
 
-local function expand(name, list, view, depth)
+-- Each list is copied once (done maps a list or a role to its copy), and
+-- what a role returns is a list of its own even when it is one property:
+-- the pre-pass tells the lists apart (the same property twice in one
+-- list is W101, from two lists two needs that agree), so a list or a
+-- role given twice stays one list.
+local function expand(name, list, view, depth, done)
    local out = {}
+   done[list] = out
    for i, v in ipairs(list) do
-      if type(v) == "function" then
+      if done[v] then
+         out[#out + 1] = done[v]
+      elseif type(v) == "function" then
          local r = v(view)
          if r == nil then
             error({ own = string.format('host "%s": the role at entry %d returned nothing; a role '
                                         .. "returns a property or a list of them (an empty list "
                                         .. "for none)", name, i) })
          end
-         if depth < MAX_DEPTH and is_list(r) then r = expand(name, r, view, depth + 1) end
+         if core.is_property(r) then r = { r } end
+         if depth < MAX_DEPTH then r = expand(name, r, view, depth + 1, done) end
+         done[v] = r
          out[#out + 1] = r
       elseif depth < MAX_DEPTH and is_list(v) then
-         out[#out + 1] = expand(name, v, view, depth + 1)
+         out[#out + 1] = expand(name, v, view, depth + 1, done)
       else
          out[#out + 1] = v
       end
@@ -161,7 +171,7 @@ end
 -- list itself when nil; a container passes its os property too).
 function M.expand_roles(name, list, context)
    if not is_list(list) or not has_role(list, 0) then return list end
-   local ok, r = pcall(expand, name, list, host_view(name, context or list), 0)
+   local ok, r = pcall(expand, name, list, host_view(name, context or list), 0, {})
    if ok then return r end
    if type(r) == "table" and r.own then error(r.own, 3) end
    error(r, 0)

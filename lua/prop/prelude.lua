@@ -151,6 +151,26 @@ env.template = setmetatable({
    __metatable = false,
 })
 
+-- json.encode / json.quote / yaml.quote: structured content that may hold
+-- secrets, each quoted for its format when revealed (see prop.json).
+local json = require "prop.json"
+local function library(name, fields)
+   return setmetatable(fields, {
+      __index = function(_, k)
+         local names = {}
+         for n in pairs(fields) do names[#names + 1] = n end
+         table.sort(names)
+         error(string.format('%s has no field "%s" (it has %s)', name, tostring(k),
+                             table.concat(names, ", ")), 2)
+      end,
+      __newindex = function() error(name .. " is read-only", 2) end,
+      __metatable = false,
+   })
+end
+env.json = library("json", { encode = json.encode, quote = json.quote, null = json.null,
+                             object = json.object })
+env.yaml = library("yaml", { quote = json.yaml_quote })
+
 -- The recipe library: each module is a global of its own name.
 local recipe_modules = {
    "file", "apt", "dnf", "pacman", "pkg", "packages", "service", "user", "group", "cron", "cmd",

@@ -3,8 +3,9 @@
 # (its own /etc/shadow): the password from the site's store (a real gpg,
 # keys in a scratch GNUPGHOME) is set with chpasswd, a second run compares
 # it with crypt(3) and changes nothing, a new value in the store changes it
-# again, and the value is in no output and no command line.  A plain string
-# as a password is refused by the pre-pass.
+# again, and the value is in no output and no command line; password =
+# "*" erases it, locked = true locks it.  A plain string as a password is
+# refused by the pre-pass.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -57,6 +58,31 @@ for f in "" "!" "*"; do
   same "only_if_unset: field '$f' is no password: set" "$rc/$(host_count "$TMP/u.out" localhost/web changed)" 0/1
   check "only_if_unset: field '$f': the store's value now" matches "other-$VALUE" keep
 done
+
+# password = "*": no password, the account locked, as Puppet's "*": an
+# account with a password loses it (the hash erased, so no unlock brings
+# it back); locked = true keeps the hash behind "!".  Keys would still
+# log in; a second run changes nothing.
+field() { awk -F: -v u="$1" '$1 == u { print $2 }' "$T/web/etc/shadow"; }
+cat >"$TMP/locked.lua" <<EOF
+local web = chroot.from_tarball("$T/web", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  user.account("deploy", { shell = "/bin/bash", password = "*" }),
+  user.account("keep", { locked = true }),
+})
+host "localhost" { os.debian("$SUITE", "$ARCH"), chroot.provisioned(web) }
+EOF
+check "locked: deploy has a password before" matches "other-$VALUE"
+prop_run "$TMP/l1.out" "$TMP/locked.lua" --dry-run
+check "locked: a dry run says it would remove the password" grep -q 'would remove the password of deploy' "$TMP/l1.out"
+check "locked: a dry run leaves it" matches "other-$VALUE"
+prop_run "$TMP/l2.out" "$TMP/locked.lua"
+same "locked: exit, both changed" "$rc/$(host_count "$TMP/l2.out" localhost/web changed)" 0/2
+same 'password "*": the field is "*" (no hash left)' "$(field deploy)" "*"
+check 'password "*": said so' grep -q 'removed the password of deploy' "$TMP/l2.out"
+h="$(field keep)"
+if [[ "$h" == '!$'* ]]; then pass; else fail "locked = true: the hash kept behind !" "got [$h]"; fi
+prop_run "$TMP/l3.out" "$TMP/locked.lua"
+same "locked again: no change" "$rc/$(host_count "$TMP/l3.out" localhost/web changed)" 0/0
 
 # A password in plain text: refused before anything runs.
 cat >"$TMP/plain.lua" <<EOF

@@ -420,6 +420,14 @@ PROP_API const char *prop_host_fullname(const prop_host *h);
 /* The container a leaf attaches (NULL for any other node). */
 PROP_API prop_host *prop_node_container(const prop_node *n);
 PROP_API int prop_host_add(prop_site *s, prop_host *h, prop_node *p);
+/*
+ * prop_host_add, saying in which list of the site p was written: list is
+ * an opaque token, equal for properties written in one list (a host's own
+ * list, one role's, one profile's), NULL for "not known" (prop_host_add).
+ * The same property twice in one list is W101; the same property from two
+ * lists (two roles that each need a package) is two needs that agree.
+ */
+PROP_API int prop_host_add_in(prop_site *s, prop_host *h, prop_node *p, const void *list);
 PROP_API const char *prop_host_name(const prop_host *h);
 PROP_API const prop_origin *prop_host_origin(const prop_host *h);
 PROP_API size_t prop_host_nprops(const prop_host *h);

@@ -1,12 +1,12 @@
 -- Equal recipe calls on every host of a loop: each host's conflicts and
--- duplicates are found at its own lines, as if every call had run.
+-- duplicates (in one list) are found at its own lines, as if all had run.
 --! P007 14
 --! note 13
 --! P008 16
 --! note 15
 --! P012 18
 --! W101 26 warning
---! note 17
+--! note 24
 --! note 25
 local function roles()
   return {
@@ -21,7 +21,7 @@ end
 
 for i = 1, 3 do
   host(("web%d.example.com"):format(i)) {
-    os.debian("bookworm", "amd64"),
+    os.debian("bookworm", "amd64"), service.running "ssh",
     roles(),
     service.running "ssh",
   }
