@@ -123,6 +123,53 @@ T.err(T.invalid(apache.installed, { purge_sites = 1 }),
 T.eq(T.invalid(nginx.installed, { purge_sites = true }), nil, "nginx: good")
 T.eq(T.invalid(apache.installed), nil, "apache: no options")
 
+-- purge_sites (prop.vhost): stale entries of sites-enabled removed, the
+-- configuration tested, the server reloaded only when something went; a
+-- refused configuration puts the links back.
+local V = prop_module "vhost"
+local EN = "/etc/demo/sites-enabled"
+local function web(o)
+   local files = { [EN] = { type = "directory", mode = tonumber("0755", 8) },
+                   [EN .. "/keep"] = { type = "link", target = "/etc/demo/sites-available/keep" } }
+   local listing = { EN .. "/keep\0" }
+   if not o.clean then
+      files[EN .. "/stale"] = { type = "link", target = "/etc/demo/sites-available/stale" }
+      listing[#listing + 1] = EN .. "/stale\0"
+   end
+   local replies = o.replies or {}
+   replies.find = { code = 0, stdout = table.concat(listing) }
+   local w = fakesys.new { files = files, replies = replies, dry = o.dry }
+   w.claims = function()
+      return { { kind = "file.directory", key = EN }, { kind = "file.purged", key = EN },
+               { kind = "file.symlink", key = EN .. "/keep" } }
+   end
+   return w
+end
+local pa = { what = "demo.installed", service = "demo", install = "demo.installed()", dir = EN,
+             test = { "demo", "-t" } }
+local w = web {}
+T.eq(V.purge_enabled(w, pa), true, "purge_sites: something removed")
+T.eq(w.files[EN .. "/stale"], nil, "purge_sites: the stale link gone")
+T.ok(w.files[EN .. "/keep"] ~= nil, "purge_sites: the declared link kept")
+T.eq({ w.log[#w.log - 2], w.log[#w.log] }, { "demo -t", "service demo reload" },
+     "purge_sites: tested, then reloaded")
+T.eq(w.notes, { "removed " .. EN .. "/stale", "demo reloaded" }, "purge_sites: notes")
+w = web { clean = true }
+T.eq(V.purge_enabled(w, pa), false, "purge_sites, nothing stale: nothing removed")
+T.ok(not table.concat(w.log, "\n"):find("reload"), "purge_sites, nothing stale: no reload")
+w = web { replies = { ["demo -t"] = { code = 1, stderr = "keep: unknown upstream\n" } } }
+T.raises(function() V.purge_enabled(w, pa) end,
+         "demo.installed: demo -t refused the configuration with the stale sites removed, so it was "
+            .. "put back as it was", "purge_sites refused: the message")
+T.eq(w.files[EN .. "/stale"], { type = "link", target = "/etc/demo/sites-available/stale" },
+     "purge_sites refused: the link is back")
+T.ok(not table.concat(w.log, "\n"):find("reload"), "purge_sites refused: not reloaded")
+w = web { dry = true }
+T.eq(V.purge_enabled(w, pa), true, "purge_sites, dry run: would remove")
+T.ok(w.files[EN .. "/stale"] ~= nil, "purge_sites, dry run: nothing removed")
+T.eq(w.notes, { "would remove " .. EN .. "/stale", "the new configuration would be tested with demo -t",
+                "demo would be reloaded" }, "purge_sites, dry run: notes")
+
 -- ssh.authorized_keys { exact = }.
 local ssh = prop_module "ssh"
 local KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHandAddedKeyHandAddedKeyHandAddedKeyAAA hand"
