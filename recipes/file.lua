@@ -271,8 +271,9 @@ function impl.directory.ensure(sys, a)
    end
    local fix = R.attrs_to_fix(st, a)
    if fix then sys:chattr(real, fix) end
-   local below = a.recurse and fix_below(sys, "file.directory", real, a)
+   -- The purge first: recurse then gives attributes only to what stays.
    local purged = a.purge and #purge.purge(sys, "file.directory", path) > 0
+   local below = a.recurse and fix_below(sys, "file.directory", real, a)
    return result(fix or below or purged)
 end
 
