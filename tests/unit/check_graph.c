@@ -994,7 +994,8 @@ START_TEST(test_claim_and_kind_names)
                                                           "hostname",
                                                           "file.owned",
                                                           "file.setting",
-                                                          "user.setting"};
+                                                          "user.setting",
+                                                          "file.purged"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {
