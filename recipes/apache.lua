@@ -26,6 +26,7 @@ local impl = { installed = {}, site = {}, disabled = {}, module = {}, nomodule =
 function impl.installed.ensure(sys, a)
    local changed = R.apt_install(sys, "apache.installed", { a.package })
    if R.ensure_running(sys, a.package) then changed = true end
+   if a.purge and V.purge_enabled(sys, a.purge) then changed = true end
    return changed and "changed" or "ok"
 end
 
@@ -38,12 +39,24 @@ end
   Example:
     apache.installed()
 ]]
-function apache.installed(a, ...)
-   local err = args.no_args("apache.installed", a, ...)
-   if err then return core.invalid("apache installed", err) end
-   return core.leaf{ desc = "apache installed", targets = "DebianLike", impl = impl.installed,
-                     args = { package = "apache2" },
-                     claims = { claim.package_installed("apache2") }, ports = { 80, 443 },
+function apache.installed(opts, ...)
+   local err = select("#", ...) > 0 and "apache.installed takes one options table at most" or nil
+   local oerr, o = args.options(opts, { purge_sites = args.boolean }, "apache.installed")
+   local msg = args.join("apache.installed", err, oerr)
+   if msg then return core.invalid("apache installed", msg) end
+   local claims = { claim.package_installed("apache2") }
+   local a = { package = "apache2" }
+   local desc = "apache installed"
+   if o.purge_sites then
+      local dir = ETC .. "sites-enabled"
+      a.purge = { what = "apache.installed", service = "apache2", install = INSTALL,
+                  dir = dir, test = TEST }
+      claims[#claims + 1] = claim.file_directory(dir)
+      claims[#claims + 1] = claim.file_purged(dir)
+      desc = "apache installed, sites-enabled purged"
+   end
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.installed,
+                     args = a, claims = claims, ports = { 80, 443 },
                      norevert = 'apache.installed has no revert action: use apt.removed "apache2" to remove it' }
 end
 

@@ -8,6 +8,7 @@ local claim = core.claim
 local args = require "prop.args"
 local conf = require "prop.conf"
 local R = require "prop.runtime"
+local purge = require "prop.purge"
 local packaging = require "prop.packaging"
 local debconf = require "prop.apt_debconf"
 local openpgp = require "prop.openpgp"
@@ -739,6 +740,40 @@ function apt.sources(name, fields)
                needs = o.signed_by }
    return core.pair(file_leaf(desc, a), absent_leaf(desc .. " absent",
                                                     "apt.sources " .. name .. " (revert)", path))
+end
+
+--[[ apt.sources_purged()
+  DebianLike, not revertable (what a purge removed is gone).
+  Claims: file.directory and file.purged /etc/apt/sources.list.d.
+  /etc/apt/sources.list.d holds exactly the sources the host's properties
+  declare (apt.sources, docker.installed's, and any other property
+  claiming a file there): at run time every other entry is removed and
+  named in a note (a dry run says "would remove ..."), as
+  file.directory's purge = true does.  The system's standard sources
+  (debian.sources, ubuntu.sources) stay unless the host declares them
+  with apt.std_sources_list (in /etc/apt/sources.list): then they go, and
+  apt no longer lists them twice.  Files a package installed there stay.
+  It does not refresh the lists: chain :on_change(apt.update()).
+  Example:
+    apt.sources_purged():on_change(apt.update())
+]]
+function apt.sources_purged(a, ...)
+   local err = args.no_args("apt.sources_purged", a, ...)
+   if err then return core.invalid("apt sources purged", err) end
+   return purge.leaf{
+      desc = SOURCES_D .. " holds only the site's sources", targets = "DebianLike",
+      what = "apt.sources_purged", dir = SOURCES_D,
+      keep = function(sys)
+         local packaged = purge.packaged(sys)
+         local std = #sys:claims("/etc/apt/sources.list") == 0
+         return function(name, path)
+            if std and (name == "debian.sources" or name == "ubuntu.sources") then
+               return true
+            end
+            return packaged ~= nil and packaged(name, path)
+         end
+      end,
+   }
 end
 
 -- Pins ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ local core = require "prop.core"
 local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
+local purge = require "prop.purge"
 
 local cron = {}
 
@@ -172,6 +173,27 @@ function cron.nice_job(name, schedule, user, cwd, command, opts)
                            args = { name = name, path = path },
                            claims = { claim.file_absent(path) } }
    return core.pair(job, gone)
+end
+
+--[[ cron.purged()
+  UnixLike, not revertable (what a purge removed is gone).
+  Claims: file.directory and file.purged /etc/cron.d.
+  /etc/cron.d holds exactly the jobs the host's properties declare
+  (cron.job, cron.nice_job, and any other property claiming a file
+  there): at run time every other entry is removed and named in a note
+  (a dry run says "would remove ..."), as file.directory's purge = true
+  does.  Jobs a package installed there (dpkg, rpm or pkg says it owns
+  the file: e2scrub_all, sysstat, certbot ...) are the package's and
+  stay: remove the package to remove them.
+  Example:
+    cron.purged()
+    cron.job("backup", "30 4 * * *", { "/usr/local/bin/backup" })
+]]
+function cron.purged(a, ...)
+   local err = args.no_args("cron.purged", a, ...)
+   if err then return core.invalid("cron jobs purged", err) end
+   return purge.leaf{ desc = "/etc/cron.d holds only the site's cron jobs", what = "cron.purged",
+                      dir = "/etc/cron.d", keep = purge.packaged }
 end
 
 return args.strict_module(cron, "cron")

@@ -9,6 +9,7 @@ local core = require "prop.core"
 local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
+local purge = require "prop.purge"
 
 local file = {}
 
@@ -270,8 +271,10 @@ function impl.directory.ensure(sys, a)
    end
    local fix = R.attrs_to_fix(st, a)
    if fix then sys:chattr(real, fix) end
+   -- The purge first: recurse then gives attributes only to what stays.
+   local purged = a.purge and #purge.purge(sys, "file.directory", path) > 0
    local below = a.recurse and fix_below(sys, "file.directory", real, a)
-   return result(fix or below)
+   return result(fix or below or purged)
 end
 
 function impl.absent.ensure(sys, a)
@@ -1072,19 +1075,25 @@ function file.line_absent(path, line, opts)
    return core.pair(down, up)
 end
 
---[[ file.directory(path [, { mode=, owner=, group=, recurse=, hardlinks= }])
+--[[ file.directory(path [, { mode=, owner=, group=, recurse=, hardlinks=, purge= }])
   UnixLike, not revertable.
-  Claims: file.directory path; file.mode / file.owner when given.
+  Claims: file.directory path; file.mode / file.owner when given;
+  file.purged path with purge = true.
   Run time: makes the directory when missing, and its missing parents too
   (as mkdir -p: parents 0755, root); mode/owner/group (default 0755) apply
   to path itself and are corrected when they differ.  A file or link at
   path is a failure (a link to a directory counts as the directory).
   recurse = true: every entry below gets them too, as file.mode's.
+  purge = true: every entry directly in the directory that no property of
+  the host claims is removed (prop.purge); a subdirectory holding a
+  claimed path is kept whole.
   Example:
     file.directory("/srv/www", { mode = "0755", owner = "www-data" })
+    file.directory("/etc/sudoers.d", { purge = true })
 ]]
 local directory_schema = { mode = args.mode, owner = check_account, group = check_account,
-                           recurse = args.boolean, hardlinks = args.boolean }
+                           recurse = args.boolean, hardlinks = args.boolean,
+                           purge = args.boolean }
 
 function file.directory(path, opts)
    local desc = "directory " .. (type(path) == "string" and path or "?") .. " exists"
@@ -1097,10 +1106,17 @@ function file.directory(path, opts)
    local msg = args.join("file.directory", err, oerr, rerr)
    if msg then return core.invalid(desc, msg) end
    local a = { path = path, mode = o.mode, owner = o.owner, group = o.group,
-               recurse = o.recurse, hardlinks = o.hardlinks }
+               recurse = o.recurse, hardlinks = o.hardlinks, purge = o.purge }
+   local claims = { claim.file_directory(path) }
+   if o.purge then
+      claims[2] = claim.file_purged(path)
+      desc = "directory " .. path .. " holds only what the site declares"
+   end
    return core.leaf{ desc = desc, impl = impl.directory, args = a,
-                     claims = ownership_claims({ claim.file_directory(path) }, path, o),
-                     norevert = "file.directory has no revert action: removing a directory "
+                     claims = ownership_claims(claims, path, o),
+                     norevert = o.purge and "file.directory with purge = true has no revert "
+                        .. "action: what a purge removed is gone"
+                        or "file.directory has no revert action: removing a directory "
                  .. "would remove whatever else was put in it" }
 end
 

@@ -28,6 +28,7 @@ local impl = { installed = {}, site = {}, disabled = {} }
 function impl.installed.ensure(sys, a)
    local changed = R.apt_install(sys, "nginx.installed", { a.package })
    if R.ensure_running(sys, a.package) then changed = true end
+   if a.purge and V.purge_enabled(sys, a.purge) then changed = true end
    return changed and "changed" or "ok"
 end
 
@@ -127,12 +128,24 @@ end
   Example:
     nginx.installed()
 ]]
-function nginx.installed(a, ...)
-   local err = args.no_args("nginx.installed", a, ...)
-   if err then return core.invalid("nginx installed", err) end
-   return core.leaf{ desc = "nginx installed", targets = "DebianLike", impl = impl.installed,
-                     args = { package = "nginx" },
-                     claims = { claim.package_installed("nginx"), claim.service_running("nginx") },
+function nginx.installed(opts, ...)
+   local err = select("#", ...) > 0 and "nginx.installed takes one options table at most" or nil
+   local oerr, o = args.options(opts, { purge_sites = args.boolean }, "nginx.installed")
+   local msg = args.join("nginx.installed", err, oerr)
+   if msg then return core.invalid("nginx installed", msg) end
+   local claims = { claim.package_installed("nginx"), claim.service_running("nginx") }
+   local a = { package = "nginx" }
+   local desc = "nginx installed"
+   if o.purge_sites then
+      local dir = ENABLED:sub(1, -2)
+      a.purge = { what = "nginx.installed", service = "nginx", install = "nginx.installed()",
+                  dir = dir, test = { "nginx", "-t", "-q" } }
+      claims[#claims + 1] = claim.file_directory(dir)
+      claims[#claims + 1] = claim.file_purged(dir)
+      desc = "nginx installed, sites-enabled purged"
+   end
+   return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.installed,
+                     args = a, claims = claims,
                      ports = { 80, 443 },
                      norevert = 'nginx.installed has no revert action: use apt.removed "nginx" to remove it' }
 end

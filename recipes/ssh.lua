@@ -391,11 +391,105 @@ end
 
 -- Refuses a symlink where prop writes as root into a user's home: the
 -- user could point it at any file of the system.
+local exact_keys
+
 local function not_a_link(what, path, st)
    if st and st.type == "link" then
       R.fail("%s: %s is a symbolic link; prop does not follow links in a user's home", what, path)
    end
    if st and st.type == "other" then R.fail("%s: %s is not a regular file", what, path) end
+end
+
+-- How a key line is named in a note: its comment and its fingerprint as
+-- ssh-keygen -l shows it (SHA256:base64 of the blob's SHA-256), never the
+-- key itself.
+local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function b64_encode(bytes)
+   local out = {}
+   for i = 1, #bytes, 3 do
+      local a, b, c = bytes:byte(i, i + 2)
+      local n = (a << 16) | ((b or 0) << 8) | (c or 0)
+      local k = b == nil and 2 or c == nil and 3 or 4
+      for j = 1, k do
+         local v = (n >> (18 - 6 * (j - 1))) & 63
+         out[#out + 1] = B64:sub(v + 1, v + 1)
+      end
+   end
+   return concat(out)
+end
+
+local function key_name(line)
+   -- The type may follow options (from="...",no-pty): the first word
+   -- that is a key type, then its blob, then the comment.
+   local t, blob, comment
+   local pos = 1
+   while true do
+      local s1, e1, w = line:find("(%S+)", pos)
+      if s1 == nil then break end
+      if key_types[w] then
+         local b, rest = line:sub(e1 + 1):match("^%s+([A-Za-z0-9+/]+=*)%s*(.-)%s*$")
+         t, blob, comment = w, b, rest
+         break
+      end
+      pos = e1 + 1
+   end
+   local raw = blob and core.base64_decode(blob)
+   if type(raw) ~= "string" then return "(a line that is not a key)" end
+   local hex = core.sha256(raw)
+   local digest = hex:gsub("%x%x", function(h) return string.char(tonumber(h, 16)) end)
+   local fp = "SHA256:" .. b64_encode(digest)
+   if comment ~= nil and comment ~= "" then return fmt("%s (%s %s)", comment, t, fp) end
+   return fmt("%s %s", t, fp)
+end
+
+-- exact = true: the file holds exactly the keys the host's properties
+-- list for the user (every ssh.authorized_keys of the user, from any
+-- role: the file.line claims on the claimed path), in the order they
+-- are in the file, the missing ones appended; comment and blank lines
+-- stay; every other line goes, named by key_name in a note.  Whether it
+-- changed the file.
+exact_keys = function(sys, a, path, content, st, attrs)
+   local want, order = {}, {}
+   local function wanted(k)
+      if not want[k] then want[k], order[#order + 1] = true, k end
+   end
+   for _, c in ipairs(sys:claims(a.claimed)) do
+      if c.kind == "file.line" and c.key == a.claimed and type(c.value) == "string" then
+         wanted(c.value)
+      end
+   end
+   for _, k in ipairs(a.keys) do wanted(k) end
+   local keep, have, gone = {}, {}, {}
+   for _, l in ipairs((R.split_lines(content))) do
+      if want[l] and not have[l] then
+         keep[#keep + 1], have[l] = l, true
+      elseif l:find("^%s*$") or l:find("^%s*#") then
+         keep[#keep + 1] = l
+      else
+         gone[#gone + 1] = l
+      end
+   end
+   local added = 0
+   for _, k in ipairs(order) do
+      if not have[k] then keep[#keep + 1], added = k, added + 1 end
+   end
+   if #gone == 0 and added == 0 then
+      local fix = st and R.attrs_to_fix(st, attrs)
+      if not fix then return false end
+      fix.via = a.claimed
+      sys:chattr(path, fix)
+      return true
+   end
+   sys:write(path, concat(keep, "\n") .. "\n",
+             { mode = tonumber("0600", 8), owner = attrs.owner, group = attrs.group,
+               via = a.claimed })
+   for _, l in ipairs(gone) do
+      sys:note(fmt("%s key %s from %s", sys.dry and "would remove" or "removed", key_name(l), path))
+   end
+   if added > 0 then
+      sys:note(fmt("%s %d key(s) to %s", sys.dry and "would add" or "added", added, path))
+   end
+   return true
 end
 
 function impl.authorized_keys.ensure(sys, a)
@@ -433,6 +527,11 @@ function impl.authorized_keys.ensure(sys, a)
    not_a_link(what, path, st)
    if st and st.type ~= "file" then R.fail("%s: %s is not a file", what, path) end
    local content = st and sys:read(path) or nil
+   if a.exact then
+      return exact_keys(sys, a, path, content, st, { mode = "0600", owner = a.user,
+                                                     group = owner.group }) or changed
+         and "changed" or "ok"
+   end
    local have = {}
    for _, l in ipairs((R.split_lines(content))) do have[l] = true end
    local add = {}
@@ -646,7 +745,7 @@ function ssh.user_keypair(user, t, opts)
                                 .. "is not known" }
 end
 
---[[ ssh.authorized_keys(user, keys)
+--[[ ssh.authorized_keys(user, keys [, { exact= }])
   UnixLike, revertable: its revert removes exactly these key lines.
   keys: a list of public key lines ("TYPE BASE64 [comment]"), or one;
   each is checked before anything runs: a known key type (ssh-ed25519,
@@ -664,6 +763,12 @@ end
   kept.  A symbolic link at ~/.ssh or at the file is a failure: prop
   writes there as root and does not follow a user's links.  Reverted:
   the lines equal to these keys are removed, the rest kept.
+  exact = true: the file holds exactly the keys the host's properties
+  list for the user: these and those of every other ssh.authorized_keys
+  of the user on the host, from any role (their file.line claims, seen
+  with sys:claims); every other key line is removed and named in a note
+  by its comment and fingerprint, never the key; comment and blank lines
+  stay.
   Example:
     ssh.authorized_keys("alice", { "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI... alice@laptop" })
 ]]
@@ -673,12 +778,12 @@ function ssh.authorized_keys(user, keys, opts)
       if core.is_secret(x) then return secret_key(x, what) end
       return args.list(x, what, check_key, { nonempty = true })
    end, keys, "keys")
-   local msg = args.join("ssh.authorized_keys", err,
-                         (args.options(opts, {}, "ssh.authorized_keys")))
+   local oerr, o = args.options(opts, { exact = args.boolean }, "ssh.authorized_keys")
+   local msg = args.join("ssh.authorized_keys", err, oerr)
    if msg then return core.invalid(desc, msg) end
    local dir = default_home(user) .. "/.ssh"
    local path = dir .. "/authorized_keys"
-   local a = { user = user, keys = v[2], claimed = path, claimed_dir = dir }
+   local a = { user = user, keys = v[2], claimed = path, claimed_dir = dir, exact = o.exact }
    local function claims(kind)
       local c = {}
       for _, k in ipairs(a.keys) do c[#c + 1] = claim[kind](path, k) end
@@ -691,7 +796,8 @@ function ssh.authorized_keys(user, keys, opts)
       return c
    end
    local n = #a.keys
-   local up = core.leaf{ desc = fmt("%s (%d key%s)", desc, n, n == 1 and "" or "s"),
+   local up = core.leaf{ desc = fmt("%s (%d key%s%s)", desc, n, n == 1 and "" or "s",
+                                    o.exact and ", no others" or ""),
                          impl = impl.authorized_keys, args = a, claims = claims("file_line") }
    local down = core.leaf{ desc = fmt("%s lacks %d key%s", desc, n, n == 1 and "" or "s"),
                            impl = impl.authorized_keys_absent, args = a,

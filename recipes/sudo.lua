@@ -9,6 +9,7 @@ local core = require "prop.core"
 local claim = core.claim
 local args = require "prop.args"
 local R = require "prop.runtime"
+local purge = require "prop.purge"
 
 local sudo = {}
 
@@ -191,6 +192,27 @@ function sudo.enabled_for(name, opts)
    local down = core.leaf{ desc = "no sudo for " .. name, targets = "DebianLike",
                            impl = impl.disabled, args = a, claims = { claim.file_absent(path) } }
    return core.pair(up, down)
+end
+
+--[[ sudo.rules_purged()
+  DebianLike, not revertable (what a purge removed is gone).
+  Claims: file.directory and file.purged /etc/sudoers.d.
+  /etc/sudoers.d holds exactly the rules the host's properties declare
+  (sudo.enabled_for, and any other property claiming a file there): at
+  run time every other entry is removed and named in a note (a dry run
+  says "would remove ..."), as file.directory's purge = true does.
+  Files a package installed there (Debian's README) are the package's and
+  stay.  The pre-pass refuses nothing more than file.directory's purge.
+  Example:
+    sudo.rules_purged()
+    sudo.enabled_for("alice")
+]]
+function sudo.rules_purged(a, ...)
+   local err = args.no_args("sudo.rules_purged", a, ...)
+   if err then return core.invalid("sudo rules purged", err) end
+   return purge.leaf{ desc = "/etc/sudoers.d holds only the site's sudo rules",
+                      targets = "DebianLike", what = "sudo.rules_purged", dir = DIR,
+                      keep = purge.packaged }
 end
 
 return args.strict_module(sudo, "sudo")

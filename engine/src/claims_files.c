@@ -261,6 +261,8 @@ file_state(const prop_claim *c, char *buf, size_t n)
         return buf;
     case PROP_CLAIM_FILE_OWNED:
         return "a file owned whole";
+    case PROP_CLAIM_FILE_PURGED:
+        return "a directory holding only what the site declares";
     case PROP_CLAIM_FILE_FRAGMENTS:
         return "a file assembled from fragments";
     case PROP_CLAIM_FILE_FRAGMENT: {
@@ -409,6 +411,15 @@ file_clash(const prop_claim *x, const prop_claim *y)
     if (a == PROP_CLAIM_FILE_OWNED || b == PROP_CLAIM_FILE_OWNED) {
         o = a == PROP_CLAIM_FILE_OWNED ? b : a;
         return o == PROP_CLAIM_FILE_MODE || o == PROP_CLAIM_FILE_OWNER ? FC_NONE : FC_OWNED;
+    }
+    /* A purged directory is a directory: its mode, owner and another
+     * purge of it agree; anything that makes the path a file does not. */
+    if (a == PROP_CLAIM_FILE_PURGED || b == PROP_CLAIM_FILE_PURGED) {
+        o = a == PROP_CLAIM_FILE_PURGED ? b : a;
+        return o == PROP_CLAIM_FILE_DIRECTORY || o == PROP_CLAIM_FILE_MODE ||
+                       o == PROP_CLAIM_FILE_OWNER || o == PROP_CLAIM_FILE_PURGED
+                   ? FC_NONE
+                   : FC_STATES;
     }
     /* A file assembled from fragments: its assembler (file.fragments) and
      * its fragments agree, so do its mode and owner; anything else that

@@ -370,7 +370,22 @@ static const explanation table[] = {
      "Fix: correct the arguments:\n"
      "\n"
      "    file.directory(\"/srv/www\"),\n"
-     "    file.has_content(\"/etc/motd\", \"hi\\n\", { mode = \"0644\" }),\n"},
+     "    file.has_content(\"/etc/motd\", \"hi\\n\", { mode = \"0644\" }),\n"
+     "\n"
+     "A purge (file.directory with purge = true, and the recipe options built\n"
+     "on it: claim file.purged) is refused too when it would empty a directory\n"
+     "the site does not fill itself: a system directory or one above it (/,\n"
+     "/etc, /usr, /usr/local, /var, /var/lib, /var/log, /home, /srv, /opt,\n"
+     "/tmp, ...: the full list is in prop-diagnostics(7)), or a directory that\n"
+     "is or holds a container's tree or a file its attaching property claims:\n"
+     "\n"
+     "  file.directory(\"/etc\", { purge = true }),\n"
+     "  site.lua:5: error[P012]: directory /etc holds only what the site declares: "
+     "refusing to purge \"/etc\": it is a system directory, most of what it holds comes "
+     "from packages and the system, not from the site\n"
+     "\n"
+     "Fix: purge the directory the site fills itself (/etc/sudoers.d,\n"
+     "/etc/nginx/sites-enabled), not the one above it.\n"},
     {"P013", "conflicting info: one address claimed by two hosts, two hostnames on one host",
      "P013 (error): conflicting info\n"
      "\n"

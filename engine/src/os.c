@@ -57,6 +57,7 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "file.owned",
     "file.setting",
     "user.setting",
+    "file.purged",
     "file.fragment",
     "file.fragments",
 };

@@ -800,7 +800,8 @@ check_host(checker *k, const prop_host *h)
     if (k->os == PROP_OS_NONE && (rc = check_inferred_os(k)) != PROP_OK)
         return rc;
     if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK ||
-        (rc = pp_check_uses(k)) != PROP_OK || (rc = check_alias_target(k)) != PROP_OK)
+        (rc = pp_check_purge_host(k)) != PROP_OK || (rc = pp_check_uses(k)) != PROP_OK ||
+        (rc = check_alias_target(k)) != PROP_OK)
         return rc;
     return collect_addresses(k);
 }

@@ -135,6 +135,11 @@ int pp_same_leaf(const prop_node *a, const prop_node *b);
 /* The names of the systems in set into buf, for messages. */
 #define os_name prop_os_set_name
 
+/* prepass_purge.c: P012 for a purge of a system directory (each node
+ * once) or of a directory holding a container's files (per host). */
+int pp_check_purge_node(checker *k, const prop_node *n);
+int pp_check_purge_host(checker *k);
+
 /* P001, P005, P006 inside one combinator, W102 and W108: each node once. */
 int pp_check_structure(checker *k);
 

@@ -343,7 +343,8 @@ pp_check_structure(checker *k)
             continue;
         if ((rc = check_revert(k, n)) != PROP_OK || (rc = check_conflict(k, n)) != PROP_OK ||
             (rc = check_hook(k, n)) != PROP_OK || (rc = check_ports(k, n)) != PROP_OK ||
-            (rc = check_secret_mode(k, n)) != PROP_OK)
+            (rc = check_secret_mode(k, n)) != PROP_OK ||
+            (rc = pp_check_purge_node(k, n)) != PROP_OK)
             return rc;
     }
     return PROP_OK;

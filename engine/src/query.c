@@ -81,6 +81,7 @@ is_file_kind(prop_claim_kind k)
     case PROP_CLAIM_FILE_NO_LINE:
     case PROP_CLAIM_FILE_OWNED:
     case PROP_CLAIM_FILE_SETTING:
+    case PROP_CLAIM_FILE_PURGED:
     case PROP_CLAIM_FILE_FRAGMENT:
     case PROP_CLAIM_FILE_FRAGMENTS:
         return 1;

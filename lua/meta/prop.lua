@@ -709,8 +709,11 @@ function file.line_absent(path, line, opts) end
 
 ---UnixLike.  The path is a directory.  `recurse = true`: every entry
 ---below gets mode/owner/group too (symlinks not followed).
+---`purge = true`: every entry directly in it that no property of the host
+---claims is removed at run time (a subdirectory holding a claimed path is
+---kept whole); not revertable; a system directory is refused (P012).
 ---@param path string absolute
----@param opts? { mode?: prop.Mode, owner?: prop.Account, group?: prop.Account, recurse?: boolean, hardlinks?: boolean }
+---@param opts? { mode?: prop.Mode, owner?: prop.Account, group?: prop.Account, recurse?: boolean, hardlinks?: boolean, purge?: boolean }
 ---@return prop.Property
 function file.directory(path, opts) end
 
@@ -841,6 +844,13 @@ function apt.key(name, armored) end
 ---@param fields prop.AptSource
 ---@return prop.Property
 function apt.sources(name, fields) end
+
+---DebianLike, not revertable.  /etc/apt/sources.list.d holds only the
+---sources the host declares: every other entry is removed at run time
+---(debian.sources / ubuntu.sources stay unless apt.std_sources_list is
+---declared; a package's files stay).  Chain `:on_change(apt.update())`.
+---@return prop.Property
+function apt.sources_purged() end
 
 ---DebianLike, revertable.  /etc/apt/preferences.d/prop-PKG-RELEASE.pref:
 ---one package pinned to one release twice with two priorities is P007.
@@ -1156,6 +1166,12 @@ function cron.job(name, schedule, argv, opts) end
 ---@return prop.Property
 function cron.nice_job(name, schedule, user, cwd, command) end
 
+---UnixLike, not revertable.  /etc/cron.d holds only the jobs the host
+---declares: every other entry is removed at run time (a package's files
+---stay).
+---@return prop.Property
+function cron.purged() end
+
 cmd = {}
 
 ---UnixLike.  Run a command (no shell).
@@ -1316,9 +1332,13 @@ function pull.scheduled(repo, opts) end
 
 apache = {}
 
----DebianLike, ports 80 and 443.  Installs apache2.
+---DebianLike, ports 80 and 443.  Installs apache2.  `purge_sites = true`:
+---/etc/apache2/sites-enabled holds only the sites the host declares (the
+---rest removed, the configuration tested, apache reloaded only when
+---something was removed).
+---@param opts? { purge_sites?: boolean }
 ---@return prop.Property
-function apache.installed() end
+function apache.installed(opts) end
 
 ---DebianLike, revertable (to apache.site_disabled).  sites-available/NAME.conf
 ---and its sites-enabled link; apachectl configtest before the reload, and
@@ -1371,10 +1391,14 @@ function ssh.known_hosts(user, opts) end
 
 ---UnixLike, revertable (removes exactly these lines).  The keys in
 ---~USER/.ssh/authorized_keys (0600, directory 0700), other lines kept.
+---`exact = true`: no key but those every ssh.authorized_keys of the user
+---on the host lists (the others removed, named by comment and
+---fingerprint).
 ---@param user string
 ---@param keys string|string[] "ssh-ed25519 AAAA... comment"
+---@param opts? { exact?: boolean }
 ---@return prop.Property
-function ssh.authorized_keys(user, keys) end
+function ssh.authorized_keys(user, keys, opts) end
 
 ---DebianLike.  The host keys removed and made anew by ssh-keygen -A, once
 ---(marker /etc/ssh/.prop-host-keys-regenerated); ssh restarted.
@@ -1414,6 +1438,12 @@ sudo = {}
 ---@param opts? { nopasswd?: boolean, commands?: string[] }
 ---@return prop.Property
 function sudo.enabled_for(user, opts) end
+
+---DebianLike, not revertable.  /etc/sudoers.d holds only the rules the
+---host declares: every other entry is removed at run time (a package's
+---files, Debian's README, stay).
+---@return prop.Property
+function sudo.rules_purged() end
 
 conffile = {}
 
@@ -1554,8 +1584,12 @@ function jail.running(c) end
 nginx = {}
 
 ---DebianLike, ports 80 and 443.  Installs nginx and starts it.
+---`purge_sites = true`: /etc/nginx/sites-enabled holds only the sites the
+---host declares (the rest removed, nginx -t, nginx reloaded only when
+---something was removed).
+---@param opts? { purge_sites?: boolean }
 ---@return prop.Property
-function nginx.installed() end
+function nginx.installed(opts) end
 
 ---DebianLike, revertable (to nginx.site_disabled).  sites-available/NAME
 ---and its sites-enabled link; nginx -t before the reload, and a

@@ -126,6 +126,36 @@ function V.ensure_disabled(sys, a)
    return "changed"
 end
 
+-- purge_sites = true of the server's installed recipe: every entry of
+-- the "-enabled" directory a.dir that no property of the host claims is
+-- removed (prop.purge); then the configuration is tested (a refusal puts
+-- the links and files back and fails) and the running server reloaded,
+-- only when something was removed.  Whether anything was.
+function V.purge_enabled(sys, a)
+   local P = require "prop.purge"
+   local st = sys:stat(a.dir)
+   if st == nil and sys.dry then
+      sys:note(fmt("%s would be purged once %s is installed (%s is missing)", a.dir,
+                   a.service, a.dir))
+      return false
+   end
+   local stale = P.unclaimed(sys, a.what, a.dir)
+   if #stale == 0 then return false end
+   local undo = {}
+   for _, p in ipairs(stale) do
+      local pst = sys:stat(p)
+      if pst and pst.type ~= "directory" then undo[#undo + 1] = { p, save(sys, a.what, p) } end
+   end
+   P.purge(sys, a.what, a.dir)
+   if sys.dry then
+      sys:note(fmt("the new configuration would be tested with %s", R.show_argv(a.test)))
+   else
+      test_or_undo(sys, a, undo, "the stale sites removed")
+   end
+   reload(sys, a)
+   return true
+end
+
 -- A command that changes the configuration (a2enmod), then the test;
 -- when the test fails, undo runs and the property fails.
 function V.run_tested(sys, a, argv, undo, doing)

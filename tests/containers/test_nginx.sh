@@ -10,8 +10,10 @@
 # what is missing; a broken site is
 # refused by nginx -t, put back, and the old one is still served; a
 # broken new site leaves no file behind; revert(nginx.site) and
-# nginx.site_disabled take sites out; bad arguments are P012 at their
-# line.  Every image and container is named prop-test-* and removed on
+# nginx.site_disabled take sites out; purge_sites = true removes a stale
+# vhost nobody declares (a dry run lists it and removes nothing; nginx is
+# reloaded and no longer serves it; a second run neither removes nor
+# reloads); bad arguments are P012 at their line.  Every image and container is named prop-test-* and removed on
 # exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -25,6 +27,7 @@ host "web" {
   nginx.site("ok", 42),
   nginx.site_disabled(""),
   nginx.installed { port = 80 },
+  nginx.installed { purge_sites = "yes" },
 }
 EOF
 run_prop "$TMP/bad.out" lint "$TMP/bad.lua"
@@ -32,7 +35,8 @@ same "bad arguments: exit" "$rc" 2
 check "a name with a slash is P012 at its line" grep -q 'bad.lua:4: error\[P012\]: nginx.site: name "../etc" is not valid' "$TMP/bad.out"
 check "content must be a string" grep -q 'bad.lua:5: error\[P012\]: nginx.site: content must be a string, got number' "$TMP/bad.out"
 check "an empty name" grep -q 'bad.lua:6: error\[P012\]: nginx.site_disabled: name must not be empty' "$TMP/bad.out"
-check "nginx.installed takes no options" grep -q 'bad.lua:7: error\[P012\]: unknown key "port" for nginx.installed' "$TMP/bad.out"
+check "nginx.installed takes no port" grep -q 'bad.lua:7: error\[P012\]: unknown key "port" for nginx.installed' "$TMP/bad.out"
+check "purge_sites is true or false" grep -q 'bad.lua:8: error\[P012\]: nginx.installed: purge_sites must be' "$TMP/bad.out"
 
 cat >"$TMP/types.lua" <<'EOF'
 host "web" {
@@ -98,7 +102,7 @@ write_site() { # PROPERTIES...
   cat >"$TMP/site.lua" <<EOF
 local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
 local web = docker.container("$CTR", base, {
-  nginx.installed(),
+  ${INSTALLED:-nginx.installed()},
   apt.installed { "curl" },
   file.directory "/var/www/prop-a",
   file.directory "/var/www/prop-b",
@@ -269,5 +273,34 @@ check "disabled: port 80 is closed" bash -c "! docker exec $CTR curl -s -o /dev/
 check "disabled: nginx still runs" inside service nginx status
 prop_run "$TMP/r7.out" "$TMP/site.lua"
 same "disabled, again: nothing changed" "$(changed_inside "$TMP/r7.out")" "0/0"
+
+# ---- purge_sites: a stale vhost put there by hand goes -------------------------------
+inside sh -c 'printf "server { listen 8083; return 200 \"stale\\n\"; }\n" >/etc/nginx/sites-available/prop-stale &&
+  ln -s /etc/nginx/sites-available/prop-stale /etc/nginx/sites-enabled/prop-stale &&
+  echo "# left by hand" >/etc/nginx/sites-enabled/notes.txt && nginx -s reload'
+stale() { docker exec "$CTR" curl -sS --max-time 5 http://127.0.0.1:8083/ 2>&1 || true; }
+for ((i = 0; i < 100; i++)); do [[ "$(stale)" == stale ]] && break; sleep 0.1; done
+same "purge: setup, the stale vhost is served" "$(stale)" "stale"
+INSTALLED='nginx.installed { purge_sites = true }'
+write_site "nginx.site(\"prop-a\", \"$SITE_A\")"
+prop_run "$TMP/pg0.out" "$TMP/site.lua" --dry-run
+same "purge, dry run: exit" "$rc" 0
+check "purge, dry run: lists the stale link" grep -qF '"text":"would remove /etc/nginx/sites-enabled/prop-stale"' "$TMP/pg0.out"
+check "purge, dry run: and the stale file" grep -qF '"text":"would remove /etc/nginx/sites-enabled/notes.txt"' "$TMP/pg0.out"
+check "purge, dry run: not the declared site" bash -c "! grep -q 'would remove /etc/nginx/sites-enabled/prop-a' '$TMP/pg0.out'"
+check "purge, dry run: the link is still there" inside test -L /etc/nginx/sites-enabled/prop-stale
+same "purge, dry run: still served" "$(stale)" "stale"
+prop_run "$TMP/pg1.out" "$TMP/site.lua"
+same "purge: exit" "$rc" 0
+same "purge: nginx installed changed" "$(ctr_result "$TMP/pg1.out" "nginx installed, sites-enabled purged")" changed
+check "purge: the removal is noted" grep -qF '"text":"removed /etc/nginx/sites-enabled/prop-stale"' "$TMP/pg1.out"
+check "purge: nginx reloaded" grep -q 'nginx reloaded' "$TMP/pg1.out"
+same "purge: sites-enabled holds the declared site alone" "$(inside ls /etc/nginx/sites-enabled)" "prop-a"
+check "purge: sites-available keeps the file" inside test -f /etc/nginx/sites-available/prop-stale
+check "purge: the stale vhost is no longer served" bash -c "! docker exec $CTR curl -s -o /dev/null --max-time 5 http://127.0.0.1:8083/"
+same "purge: the declared site is served" "$(fetch 8081)" "site a"
+prop_run "$TMP/pg2.out" "$TMP/site.lua"
+same "purge, again: nothing changed" "$rc/$(changed_inside "$TMP/pg2.out")" "0/0/0"
+check "purge, again: no reload" bash -c "! grep -q 'nginx reloaded' '$TMP/pg2.out'"
 
 finish

@@ -2,8 +2,11 @@
 # ssh.authorized_keys on this machine: an account whose home is not under
 # /home (found in /etc/passwd at run time), its ~/.ssh and authorized_keys
 # made with the right modes and owner, other lines kept, drift corrected,
-# revert removing exactly its keys, and the failures (no such user, a
-# symlink planted in the home) that must change nothing.
+# revert removing exactly its keys, exact = true (two roles each listing
+# a key for the user, one of them exact: the file ends with exactly their
+# union, stale keys removed and named by comment and fingerprint, never
+# by the key), and the failures (no such user, a symlink planted in the
+# home) that must change nothing.
 set -u
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -74,6 +77,48 @@ hand"
 same "revert: mode kept" "$(mode_of "$AK")" 0600
 prop_run "$TMP/r2.out" "$TMP/r.lua"
 expect_run "revert: second run ok" "$TMP/r2.out" 0 0 1 0
+
+# exact = true on one of two roles: the file holds exactly the union of
+# the keys the host lists for the user; comment lines stay.
+ssh-keygen -q -t ed25519 -N "" -C "three@prop-test" -f "$TMP/k3"
+K3="$(cat "$TMP/k3.pub")"
+ssh-keygen -q -t ed25519 -N "" -C "" -f "$TMP/k4"
+K4="$(cat "$TMP/k4.pub")"
+printf '%s\n# kept comment\nno-pty %s\n' "$K3" "$K4" >>"$AK"
+cat >"$TMP/x.lua" <<SITE
+local function admins(h) return { ssh.authorized_keys("$U", "$K1", { exact = true }) } end
+local function deployers(h) return { ssh.authorized_keys("$U", "$K2") } end
+host "localhost" { admins, deployers }
+SITE
+cp -p "$AK" "$TMP/ak.before"
+fp3="$(ssh-keygen -l -f "$TMP/k3.pub" | cut -d' ' -f2)"
+fp4="$(ssh-keygen -l -f "$TMP/k4.pub" | cut -d' ' -f2)"
+prop_run "$TMP/xdry.out" "$TMP/x.lua" --dry-run
+expect_run "exact, dry run: would change" "$TMP/xdry.out" 0 1 1 0
+check "exact, dry run: the file is untouched" cmp -s "$AK" "$TMP/ak.before"
+same "exact, dry run: names each stale key by comment and fingerprint" \
+  "$(grep '"event":"note"' "$TMP/xdry.out" | sed -n 's/.*"text":"would remove key \([^"]*\) from .*/\1/p' |
+    sed 's/^hand (ssh-ed25519 SHA256:[A-Za-z0-9+\/]\{43\})$/hand/')" \
+  "hand
+three@prop-test (ssh-ed25519 $fp3)
+ssh-ed25519 $fp4"
+prop_run "$TMP/x1.out" "$TMP/x.lua"
+expect_run "exact: changed" "$TMP/x1.out" 0 1 1 0
+same "exact: the listed keys of both roles and the comment, nothing else" "$(cat "$AK")" "$K2
+# kept comment
+$K1"
+check "exact: a removed key named by its fingerprint" grep -qF "removed key three@prop-test (ssh-ed25519 $fp3) from $AK" "$TMP/x1.out"
+check "exact: the whole key is never shown" bash -c "! grep -qF '$(cut -d' ' -f2 "$TMP/k3.pub")' '$TMP/x1.out'"
+same "exact: mode kept" "$(mode_of "$AK")" 0600
+prop_run "$TMP/x2.out" "$TMP/x.lua"
+expect_run "exact: second run ok" "$TMP/x2.out" 0 0 2 0
+# Without exact, the same keys leave a stale one alone (appending stays
+# the default).
+echo "$K3" >>"$AK"
+sed -i 's/{ exact = true }/{ exact = false }/' "$TMP/x.lua"
+prop_run "$TMP/x3.out" "$TMP/x.lua"
+expect_run "exact = false: nothing removed" "$TMP/x3.out" 0 0 2 0
+check "exact = false: the stale key stays" grep -qF "$K3" "$AK"
 
 # Failures: an account that does not exist; a symlink planted where
 # authorized_keys goes (root would otherwise write through it).

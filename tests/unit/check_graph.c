@@ -995,6 +995,7 @@ START_TEST(test_claim_and_kind_names)
                                                           "file.owned",
                                                           "file.setting",
                                                           "user.setting",
+                                                          "file.purged",
                                                           "file.fragment",
                                                           "file.fragments"};
     prop_claim_kind k;

@@ -189,6 +189,7 @@ typedef enum prop_claim_kind {
     PROP_CLAIM_FILE_OWNED,     /* key path: the whole file is this property's */
     PROP_CLAIM_FILE_SETTING,   /* key path, value "NAME=VALUE": one setting of a config file */
     PROP_CLAIM_USER_SETTING,   /* key name, value "NAME=VALUE": one attribute of an account */
+    PROP_CLAIM_FILE_PURGED,    /* key path: a directory holding only what the host claims */
     PROP_CLAIM_FILE_FRAGMENT,  /* key path, value "NAME\nORDER\nTEXT": one part of a file */
     PROP_CLAIM_FILE_FRAGMENTS, /* key path, value what else makes the file: it is assembled from
                                 * its fragments */
