@@ -8,6 +8,11 @@
 # key, and a password login is refused; port 22 and 80 answer while a
 # port nothing declared is dropped; the cron job's command makes its
 # archive; unattended upgrades are on.  A second run changes nothing.
+# Beside the example's list, two profiles each add a firewall port, a
+# sudoers rule and a vhost (file.fragment, firewall.allow) and purge
+# sudoers.d and cron.d: the rules are assembled and accepted by visudo,
+# the status vhost answers on the port its profile allowed, and stale
+# files nobody declares are removed by the next run.
 # docker.cap_add's arguments are checked before anything runs.  The image
 # and container are named prop-test-* and removed on exit.
 set -euo pipefail
@@ -46,11 +51,35 @@ ssh-keygen -q -t ed25519 -N '' -C deploy@test -f "$TMP/key"
 KEY="$(cat "$TMP/key.pub")"
 web="$(sed -n '/^-- web: begin$/,/^-- web: end$/p' "$EXAMPLE")"
 check "the example has its property list between the markers" grep -q 'firewall.open_declared' <<<"$web"
+# Two more profiles beside the example's list, as a roles-and-profiles
+# site composes them: each adds its own firewall port, sudoers rule and
+# vhost to what one property owns (the firewall, file.fragments), and
+# sudoers.d and cron.d hold exactly what the site declares.
 cat >"$TMP/site.lua" <<EOF
 local deploy_key = "$KEY"
 $web
+local function profile_admin(h)
+  return {
+    apt.installed { "sudo", "cron" },
+    file.fragments("/etc/sudoers.d/site", { header = "# the site's sudoers rules", mode = "0440",
+                                            validate = { "visudo", "-c", "-f", "%s" } }),
+    file.fragment("/etc/sudoers.d/site", "deploy", "deploy ALL=(root) NOPASSWD: /usr/sbin/service nginx reload",
+                  { order = 10 }),
+    sudo.rules_purged(),
+    cron.purged(),
+  }
+end
+local function profile_status(h)
+  return {
+    file.directory "/srv/status",
+    file.has_content("/srv/status/index.html", "status ok\n"),
+    nginx.site("status", "server {\n\tlisten 8090;\n\troot /srv/status;\n}\n"),
+    firewall.allow { port = 8090 },
+    file.fragment("/etc/sudoers.d/site", "status", "deploy ALL=(root) NOPASSWD: /usr/sbin/nginx -t"),
+  }
+end
 local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
-local box = docker.container("$CTR", base, { web, docker.cap_add "NET_ADMIN" })
+local box = docker.container("$CTR", base, { web, profile_admin, profile_status, docker.cap_add "NET_ADMIN" })
 host "localhost" {
   os.debian("$SUITE", "$ARCH"),
   docker.running(box),
@@ -63,9 +92,37 @@ same "first run: nothing failed in the container" "$(host_count "$TMP/r1.out" "l
 check "first run: something changed in the container" \
   bash -c "[[ \$(grep '\"event\":\"host\"' '$TMP/r1.out' | grep -F 'localhost/$CTR' | sed -n 's/.*\"changed\":\([0-9]*\).*/\1/p') -gt 5 ]]"
 
+run_prop "$TMP/lint.out" lint "$TMP/site.lua"
+same "the profiles lint clean (no W101 for what two lists both say)" "$rc/$(grep -c 'warning\|error' "$TMP/lint.out")" "0/0"
+
 prop_run "$TMP/r2.out" "$TMP/site.lua"
 same "second run: exit" "$rc" 0
 same "second run: nothing changed, nothing failed" "$(changed_inside "$TMP/r2.out")" "0/0"
+
+# The profiles' parts, assembled: one sudoers file visudo accepts, with
+# both profiles' rules in order after the header; port 8090 of the
+# status profile's vhost accepted by the firewall the example owns.
+same "sudoers: both profiles' rules, in order" "$(inside cat /etc/sudoers.d/site)" \
+  "# the site's sudoers rules
+deploy ALL=(root) NOPASSWD: /usr/sbin/service nginx reload
+deploy ALL=(root) NOPASSWD: /usr/sbin/nginx -t"
+check "sudoers: visudo accepts the whole configuration" inside visudo -c
+same "sudoers: what it lets deploy do" "$(inside sudo -l -U deploy | grep -c NOPASSWD)" 2
+check "the firewall accepts the status profile's port" \
+  bash -c "docker exec $CTR nft list ruleset | grep -Eq 'dport (8090|\\{[^}]*\\b8090\\b)'"
+# A stale sudoers rule and cron file nobody declares: the next run removes
+# exactly those, and names them; the cron package's own file stays.
+inside sh -c 'echo "deploy ALL=(ALL) NOPASSWD: ALL" >/etc/sudoers.d/stale && chmod 0440 /etc/sudoers.d/stale'
+inside sh -c 'echo "* * * * * root true" >/etc/cron.d/stale'
+cron_own="$(inside sh -c 'ls /etc/cron.d | grep -vx stale | grep -vx www-backup | tr "\n" " "')"
+prop_run "$TMP/r3.out" "$TMP/site.lua"
+same "purge: exit, two changed" "$rc/$(changed_inside "$TMP/r3.out")" "0/2/0"
+check "purge: the stale sudoers rule is gone" bash -c "! docker exec $CTR test -e /etc/sudoers.d/stale"
+check "purge: the stale cron file is gone" bash -c "! docker exec $CTR test -e /etc/cron.d/stale"
+check "purge: named in the output" grep -q 'removed /etc/sudoers.d/stale' "$TMP/r3.out"
+same "purge: the packages' cron files and the site's job stay" \
+  "$(inside sh -c 'ls /etc/cron.d | grep -vx www-backup | tr "\n" " "')" "$cron_own"
+same "purge: deploy may no longer do everything" "$(inside sudo -l -U deploy | grep -c '(ALL) NOPASSWD: ALL')" 0
 
 addr="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$CTR")"
 check "the container has an address" test -n "$addr"
@@ -86,6 +143,9 @@ http_get() {
 }
 same "nginx serves the deploy account's file on the container's address" \
   "$(http_get "$addr" 2>&1)" "hello from the site"
+same "the status profile's vhost answers from outside on the port it allowed" \
+  "$(timeout 20 bash -c 'exec 3<>"/dev/tcp/$1/8090" && printf "GET / HTTP/1.0\r\n\r\n" >&3 && cat <&3' _ "$addr" |
+     tr -d '\r' | sed '1,/^$/d')" "status ok"
 check "the default site is gone" bash -c "! docker exec $CTR test -e /etc/nginx/sites-enabled/default"
 
 # The firewall: loaded in the container's namespace, 22 and 80 answer from
