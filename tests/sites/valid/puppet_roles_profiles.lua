@@ -18,11 +18,20 @@ local nodes = {
   ["web2.example.com"] = { sites = { "shop" }, ipv4 = "192.0.2.12" },
   ["db1.example.com"] = { ipv4 = "192.0.2.21" },
 }
+-- A Lua table's pairs() has no order: walk the data by sorted keys, so
+-- that every evaluation lists the same properties in the same order.
+local function sorted(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
 
 -- profile::base: every node.
 local function profile_base(h)
   local keys = {}
-  for admin, key in pairs(common.admins) do
+  for _, admin in ipairs(sorted(common.admins)) do
+    local key = common.admins[admin]
     keys[#keys + 1] = user.account(admin, { shell = "/bin/bash" })
     keys[#keys + 1] = ssh.authorized_keys(admin, key, { exact = true })
     keys[#keys + 1] = file.fragment("/etc/sudoers.d/site", "admin " .. admin,
@@ -87,8 +96,8 @@ end
 -- Every node's /etc/hosts knows every other node: one fragment each.
 local function profile_hosts(h)
   local p = {}
-  for name, data in pairs(nodes) do
-    p[#p + 1] = file.fragment("/etc/hosts", name, data.ipv4 .. " " .. name)
+  for _, name in ipairs(sorted(nodes)) do
+    p[#p + 1] = file.fragment("/etc/hosts", name, nodes[name].ipv4 .. " " .. name)
   end
   return p
 end
