@@ -143,18 +143,9 @@ local function dir_mode(mode)
 end
 
 local function fix_below(sys, what, dir, o)
-   local ok, r = pcall(sys.query, sys, { "find", dir, "-mindepth", "1", "-print0" })
-   if not ok then
-      R.fail("%s: recurse: the entries below %s are listed with find, which did not run: %s",
-             what, dir, tostring(r))
-   end
-   if r.code ~= 0 then
-      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
-      R.fail("%s: recurse: find could not list %s (exit %d)%s", what, dir, r.code,
-             said ~= "" and ": " .. said or "")
-   end
    local changed = false
-   for p in (r.stdout or ""):gmatch("([^%z]+)%z") do
+   for _, p in ipairs(R.find_paths(sys, what, "recurse", dir,
+                                   { "find", dir, "-mindepth", "1", "-print0" })) do
       local st = sys:stat(p)
       if st and st.type ~= "link" then
          local want = { owner = o.owner, group = o.group }

@@ -357,6 +357,10 @@ local function check_group(v, what)
    return args.matching(v, what, "[a-z_][a-z0-9_-]*", 'a group name such as "adm"')
 end
 
+-- password = "*" or "!" (Puppet's spellings): no password, the account
+-- locked.
+local no_password_word = { ["*"] = true, ["!"] = true }
+
 local schema = {
    uid = args.id,
    gid = args.id,
@@ -371,7 +375,7 @@ local schema = {
    -- A password is a secret: never plain text in the site; "*" or "!"
    -- (Puppet's spellings) is no password: the account locked.
    password = function(v, what)
-      if core.is_secret(v) or v == "*" or v == "!" then return nil, v end
+      if core.is_secret(v) or no_password_word[v] then return nil, v end
       return fmt('%s must be a secret (secret "name" from the site\'s store), or "*" for no '
                  .. 'password (the account locked), got %s: a password is never written in '
                  .. 'the site', what, args.got(v))
@@ -396,7 +400,7 @@ local function account_claims(name, o)
    -- No password, or locked = true: locked as user.locked claims it; a
    -- password set (chpasswd writes a hash without "!") or locked = false:
    -- unlocked, so that user.locked beside it is P010, not a flip each run.
-   local no_password = o.password == "*" or o.password == "!"
+   local no_password = no_password_word[o.password]
    if no_password or o.locked == true then
       setting("locked", "yes")
    elseif o.locked == false or (o.password ~= nil and not o.only_if_unset) then
@@ -408,7 +412,7 @@ end
 local function account_leaf(name, o)
    local desc = "user " .. name .. " exists"
    if o.uid then desc = "user " .. name .. " exists (uid " .. o.uid .. ")" end
-   local no_password = o.password == "*" or o.password == "!"
+   local no_password = no_password_word[o.password] or false
    local a = { name = name, uid = o.uid, gid = o.gid, shell = o.shell, home = o.home,
                groups = o.groups, comment = o.comment,
                password = not no_password and o.password or nil, no_password = no_password,
@@ -463,7 +467,7 @@ function user.account(name, opts)
    local desc = "user " .. (type(name) == "string" and name or "?") .. " exists"
    local err = check_name(name, "user name")
    local oerr, o = args.options(opts, schema, "user.account")
-   if not oerr and o.only_if_unset ~= nil and (o.password == nil or o.password == "*" or o.password == "!") then
+   if not oerr and o.only_if_unset ~= nil and (o.password == nil or no_password_word[o.password]) then
       oerr = "only_if_unset is about password=: give the password (a secret) too"
    end
    if not oerr and o.locked ~= nil and o.password ~= nil then

@@ -74,7 +74,8 @@ local function number(n, fail)
    return s
 end
 
--- Strings and secrets, joined: a string, or a secret when one is.
+-- Strings and secrets, joined: a string, or a secret when one is (the
+-- template's output is joined so too).
 local function join(parts)
    local out, run = nil, {}
    for _, p in ipairs(parts) do
@@ -210,6 +211,8 @@ M.quote = quote("json.quote")
 --[[ yaml.quote(v): v as one YAML double-quoted scalar (text other than
   ASCII stays UTF-8: YAML's \u is 16 bits wide). ]]
 M.yaml_quote = quote("yaml.quote", true)
+
+M.join = join
 
 function M.object(t)
    if t == nil then t = {} end

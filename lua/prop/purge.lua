@@ -61,19 +61,9 @@ function P.entries(sys, what, dir)
       R.fail("%s: purge lists %s with find, and a directory tree (connect.dir) runs no "
              .. "command: purge on a host or container that runs commands", what, dir)
    end
-   local ok, r = pcall(sys.query, sys, { "find", real, "-mindepth", "1", "-maxdepth", "1",
-                                         "-print0" })
-   if not ok then
-      R.fail("%s: purge: the entries of %s are listed with find, which did not run: %s",
-             what, dir, tostring(r))
-   end
-   if r.code ~= 0 then
-      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
-      R.fail("%s: purge: find could not list %s (exit %d)%s", what, dir, r.code,
-             said ~= "" and ": " .. said or "")
-   end
    local list = {}
-   for p in (r.stdout or ""):gmatch("([^%z]+)%z") do
+   for _, p in ipairs(R.find_paths(sys, what, "purge", dir,
+                                   { "find", real, "-mindepth", "1", "-maxdepth", "1", "-print0" })) do
       local name = p:match("([^/]+)$")
       if name then list[#list + 1] = { name = name, path = (dir == "/" and "" or dir) .. "/" .. name } end
    end

@@ -35,6 +35,25 @@ function R.tail(s, n)
    return concat(lines, "\n", from, #lines)
 end
 
+-- The paths find prints (argv ends in -print0) under dir, for recipe what
+-- doing something ("purge", "recurse"): find that does not run, or exits
+-- non-zero, fails the property with what it said.
+function R.find_paths(sys, what, doing, dir, argv)
+   local ok, r = pcall(sys.query, sys, argv)
+   if not ok then
+      R.fail("%s: %s: the entries of %s are listed with find, which did not run: %s",
+             what, doing, dir, tostring(r))
+   end
+   if r.code ~= 0 then
+      local said = R.tail(((r.stderr or "") .. (r.stdout or "")):gsub("\r", ""), 4)
+      R.fail("%s: %s: find could not list %s (exit %d)%s", what, doing, dir, r.code,
+             said ~= "" and ": " .. said or "")
+   end
+   local paths = {}
+   for path in (r.stdout or ""):gmatch("([^%z]+)%z") do paths[#paths + 1] = path end
+   return paths
+end
+
 -- The argv shell-quoted, for messages.  The environment and "-o OPTION"
 -- pairs that prop adds to apt-get are left out: they hide what ran.
 function R.show_argv(argv)

@@ -1824,21 +1824,7 @@ local function run_all(nodes)
 end
 
 -- The pieces joined: a string, or a secret when one was written.
-local function join(out)
-   local plain, acc, secret = {}, nil, false
-   for _, x in ipairs(out) do
-      if type(x) == "string" then
-         plain[#plain + 1] = x
-      else
-         local s = concat(plain)
-         plain = {}
-         acc = (acc == nil and s or acc .. s) .. x
-         secret = true
-      end
-   end
-   if not secret then return concat(plain) end
-   return acc .. concat(plain)
-end
+local join = json.join
 
 local tag_names = "if, elif, else, endif, for, endfor, set, endset, macro, endmacro, raw, endraw"
 
