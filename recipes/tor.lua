@@ -49,7 +49,14 @@ end
 
 function impl.bridge.ensure(sys, a)
    local installed = R.apt_install(sys, "tor.bridge", { a.package })
-   local conf = R.ensure_lines(sys, "tor.bridge", a.torrc, a.lines)
+   -- Another ORPort (the bridge moved to another port) goes: tor would
+   -- listen on both.
+   local other = {}
+   for _, l in ipairs((R.split_lines(sys:read(a.torrc)))) do
+      if l:find("^%s*ORPort%s") and l ~= a.orport then other[#other + 1] = l end
+   end
+   local dropped = #other > 0 and R.ensure_no_lines(sys, "tor.bridge", a.torrc, other)
+   local conf = R.ensure_lines(sys, "tor.bridge", a.torrc, a.lines) or dropped
    if conf then
       -- A running tor (started by the package's installation, too) reads
       -- these lines only when it starts.
@@ -199,26 +206,33 @@ function impl.hidden.repair(sys, a)
    sys:note("tor reloaded: " .. a.dir .. "hostname was missing")
 end
 
-local bridge_lines = { "BridgeRelay 1", "ORPort 443", "ExitPolicy reject *:*" }
-
---[[ tor.bridge()
-  DebianLike, not revertable, port 443.
-  Claims: package.installed tor, and the lines of /etc/tor/torrc that make
-  a bridge relay (BridgeRelay 1, ORPort 443, ExitPolicy reject *:*).
+--[[ tor.bridge([{ port = 443 }])
+  DebianLike, not revertable, its port (443 unless told).
+  Claims: package.installed tor, the lines of /etc/tor/torrc that make a
+  bridge relay (BridgeRelay 1, ORPort PORT, ExitPolicy reject *:*), and
+  its ORPort as a setting of torrc (two bridges on two ports are P007).
   Run time: apt-installs tor when missing; appends the missing bridge
-  lines to /etc/tor/torrc (the rest of the file is kept); restarts tor
-  when torrc changed, else starts it when it is not running.
+  lines to /etc/tor/torrc (the rest of the file is kept) and removes any
+  other ORPort line (a bridge moved to another port listens only there);
+  restarts tor when torrc changed, else starts it when it is not running.
   Example:
     tor.bridge()
+    tor.bridge { port = 9001 }   -- port 443 left to a web site
 ]]
-function tor.bridge(a, ...)
-   local err = args.no_args("tor.bridge", a, ...)
-   if err then return core.invalid("tor bridge", err) end
-   local claims = { claim.package_installed("tor") }
-   for _, l in ipairs(bridge_lines) do claims[#claims + 1] = claim.file_line(torrc, l) end
-   return core.leaf{ desc = "tor bridge", targets = "DebianLike", impl = impl.bridge,
-                     args = { package = "tor", torrc = torrc, lines = bridge_lines },
-                     claims = claims, ports = { 443 },
+function tor.bridge(opts, ...)
+   local err = select("#", ...) > 0 and "tor.bridge takes one options table at most" or nil
+   local oerr, o = args.options(opts, { port = args.port }, "tor.bridge")
+   local msg = args.join("tor.bridge", err, oerr)
+   if msg then return core.invalid("tor bridge", msg) end
+   local port = o.port or 443
+   local orport = "ORPort " .. port
+   local lines = { "BridgeRelay 1", orport, "ExitPolicy reject *:*" }
+   local claims = { claim.package_installed("tor"), claim.file_setting(torrc, "ORPort=" .. port) }
+   for _, l in ipairs(lines) do claims[#claims + 1] = claim.file_line(torrc, l) end
+   return core.leaf{ desc = port == 443 and "tor bridge" or "tor bridge on port " .. port,
+                     targets = "DebianLike", impl = impl.bridge,
+                     args = { package = "tor", torrc = torrc, lines = lines, orport = orport },
+                     claims = claims, ports = { port },
                      norevert = "tor.bridge has no revert action: use apt.removed \"tor\" to remove it" }
 end
 

@@ -1702,9 +1702,11 @@ function selinux.module(name, opts) end
 
 tor = {}
 
----DebianLike, port 443.  A Tor bridge relay.
+---DebianLike, port 443 unless told.  A Tor bridge relay; another ORPort
+---line of torrc is removed.
+---@param opts? { port?: integer }
 ---@return prop.Property
-function tor.bridge() end
+function tor.bridge(opts) end
 
 postfix = {}
 

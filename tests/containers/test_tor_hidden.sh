@@ -11,7 +11,8 @@
 # target tor refuses (a host name) is caught by tor --verify-config, the
 # old file is left and tor goes on running; the revert removes the file.
 # Then tor.bridge in the same container: its lines in torrc, tor
-# restarted only when torrc changed.
+# restarted only when torrc changed; moved to another port, the old
+# ORPort line removed.
 # Every image and container is named prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -206,5 +207,16 @@ check "bridge: ORPort back" inside grep -q '^ORPort 443$' /etc/tor/torrc
 pid2="$(tor_pid)"
 check "bridge: restarted, a new pid" test -n "$pid2" -a "$pid2" != "$pid1"
 check "bridge: the new tor runs" inside test -d "/proc/$pid2"
+# Moved to 9001 (443 left to a web site): the ORPort 443 line goes, tor
+# restarted on the new port only.
+write_site 'tor.bridge { port = 9001 }'
+prop_run "$TMP/g4.out" "$TMP/site.lua"
+same "bridge moved: changed" "$(changed_inside "$TMP/g4.out")/$rc" "1/0/0"
+check "bridge moved: ORPort 9001" inside grep -q '^ORPort 9001$' /etc/tor/torrc
+same "bridge moved: no other ORPort" "$(inside grep -c '^ORPort' /etc/tor/torrc)" "1"
+pid3="$(tor_pid)"
+check "bridge moved: restarted" test -n "$pid3" -a "$pid3" != "$pid2"
+prop_run "$TMP/g5.out" "$TMP/site.lua"
+same "bridge moved, second run: nothing changes" "$(changed_inside "$TMP/g5.out")/$rc" "0/0/0"
 
 finish
