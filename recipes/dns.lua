@@ -769,7 +769,8 @@ end
                         ns = { names }, records = { record, ... }, dnssec = false })
   DebianLike, port 53 (bind9); revertable.
   Claims: file.generated /etc/bind/db.ZONE (/var/lib/bind/db.ZONE when
-  signed), file.content of its stanza /etc/bind/prop/ZONE.conf, the line
+  signed, and file.directory /var/lib/bind/keys and
+  /var/lib/bind/keys/ZONE), file.content of its stanza /etc/bind/prop/ZONE.conf, the line
   include "/etc/bind/prop/ZONE.conf"; of /etc/bind/named.conf.local,
   package bind9, service named.
   The zone holds an A and AAAA record for every host of the site whose
