@@ -297,11 +297,10 @@ host_tostring(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg host_funcs[] = {{"host", l_host},
-                                      {"hosts", l_hosts},
-                                      {"find_host", l_find_host},
-                                      {"container", l_container},
-                                      {NULL, NULL}};
+static const luaL_Reg host_funcs[] = {
+    {"host", l_host},           {"hosts", l_hosts},
+    {"find_host", l_find_host}, {"at_site_end", lprop_at_site_end},
+    {"container", l_container}, {NULL, NULL}};
 
 void
 lprop_host_register(lua_State *L)

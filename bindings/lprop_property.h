@@ -59,5 +59,7 @@ void lprop_entry_register(lua_State *L);
 /* Make the Host metatable and add host, hosts, find_host and container
  * (lprop_host.c) to the core table on top. */
 void lprop_host_register(lua_State *L);
+/* core.at_site_end(fn): fn runs after the site file (lprop_eval.c). */
+int lprop_at_site_end(lua_State *L);
 
 #endif /* LPROP_PROPERTY_H */

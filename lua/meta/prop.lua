@@ -1476,17 +1476,32 @@ dns = {}
 ---@field expire? integer
 ---@field minimum? integer
 
----DebianLike, port 53 (bind9).  A primary zone: A/AAAA of the site's
----hosts in it, CNAMEs of their aliases, NS and the records given; checked
----with named-checkzone and named-checkconf before bind reloads.
+---A record of a zone: { name, type, fields... }, name "@" or in the zone:
+---{ "www", "CNAME", "web1.example.com." }, { "@", "MX", 10, "mail.example.com." },
+---{ "_sip._tcp", "SRV", 10, 5, 5060, "sip.example.com." }, { "@", "TXT", "v=spf1 -all" },
+---{ "@", "CAA", 0, "issue", "letsencrypt.org" }; or the fields as one string
+---{ "@", "MX", "10 mail.example.com." }.
+---@alias prop.DnsRecord (string|integer)[]
+
+---DebianLike, port 53 (bind9); revertable (the zone's files, stanza,
+---include line and keys removed, named told; bind9 stays).  A primary
+---zone: A/AAAA of the site's hosts in it, CNAMEs of their aliases, NS and
+---the records given (typed MX, SRV, TXT, CAA...: P012 when malformed, and
+---an MX, SRV or CNAME target in a zone of the site must have an address in
+---it); checked with named-checkzone and named-checkconf before bind
+---reloads.  dnssec = true signs it (dnssec-policy default, inline
+---signing, keys in /var/lib/bind/keys/ZONE); each run notes the DS record
+---for the parent.
 ---@param zone string "example.com"
----@param opts { soa?: prop.Soa, ns: string[], records?: string[][] }
+---@param opts { soa?: prop.Soa, ns: string[], records?: prop.DnsRecord[], dnssec?: boolean }
 ---@return prop.Property
 function dns.primary(zone, opts) end
 
----DebianLike, port 53 (bind9).  A secondary zone taken from masters.
+---DebianLike, port 53 (bind9); revertable.  A secondary zone taken from
+---masters: addresses, or names of hosts of the site (their ipv4/ipv6;
+---P012 when not in the site or without an address).
 ---@param zone string
----@param masters string[] addresses
+---@param masters string[] addresses or host names
 ---@return prop.Property
 function dns.secondary(zone, masters) end
 

@@ -12,8 +12,14 @@
 # file's, or stopped, says so in a dry run and has it repaired by a run;
 # a reload that fails is owed (the
 # pending record in the container) and the next run makes it, after which
-# named serves the new address.  Every image and container is named
-# prop-test-* and removed on exit.
+# named serves the new address.  A signed zone (dnssec = true) with MX,
+# SRV, TXT and CAA records: named serves it with RRSIGs, delv validates it
+# with a trust anchor made from the key-signing key named serves, the run
+# notes the DS that dnssec-dsfromkey makes of that key, dig answers the
+# typed records; its revert removes its files and keys, named forgets it
+# while the other zone still answers, bind9 stays.  In the chroot, a
+# secondary whose master is named by its host gets that host's addresses.
+# Every image and container is named prop-test-* and removed on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -79,6 +85,21 @@ check "new address: in the zone" grep -Eq 'A[[:space:]]+192\.0\.2\.81$' "$zone"
 s3="$(serial)"
 check "new address: the serial went up ($s1 -> $s3)" test "${s3:-0}" -gt "${s1:-0}"
 check "new address: still valid" chroot "$T/ns1" named-checkzone example.com /etc/bind/db.example.com
+
+# A secondary whose master is named by its host: the stanza has that
+# host's address, named-checkconf accepts it.
+cat >"$TMP/sec.lua" <<EOF
+host "ns1.example.com" { ipv4 "192.0.2.53", ipv6 "2001:db8::53" }
+local ns = chroot.from_tarball("$T/ns1", os.debian("$SUITE", "$ARCH"), "$ROOTFS", {
+  dns.secondary("example.net", { "ns1.example.com", "192.0.2.54" }),
+})
+host "localhost" { os.debian("$SUITE", "$ARCH"), chroot.provisioned(ns) }
+EOF
+prop_run "$TMP/sec.out" "$TMP/sec.lua"
+same "secondary by host: exit" "$rc" 0
+check "secondary by host: the host's addresses" \
+  grep -q 'masters { 192.0.2.53; 2001:db8::53; 192.0.2.54; };' "$T/ns1/etc/bind/prop/example.net.conf"
+check "secondary by host: named.conf is valid" chroot "$T/ns1" named-checkconf /etc/bind/named.conf
 
 # A zone named-checkzone refuses (its name server has no address): the
 # property fails with named-checkzone's words and installs nothing.
@@ -188,5 +209,74 @@ same "owed reload: the new address is served" "$(dig_a db.example.com)" 192.0.2.
 same "owed reload: the serial written is served" "$(served_serial)" "$(dserial)"
 check "owed reload: nothing is owed any more" \
   bash -c "! docker exec $CTR grep -q 'dns zone' '$PROP_STATE_DIR/pending' 2>/dev/null"
+
+# ---- a signed zone with typed records, then its revert -----------------------------
+write_ssite() { # REVERT-OR-EMPTY
+  cat >"$TMP/ssite.lua" <<EOF
+local base = docker.image("$IMG", os.debian("$SUITE", "$ARCH"), { cache = "$ROOTFS_CACHE" })
+local signed = dns.primary("example.org", { ns = { "ns1.example.com" }, dnssec = true, records = {
+  { "@", "MX", 10, "mail.example.org." },
+  { "_sip._tcp", "SRV", 10, 5, 5060, "sip.example.org." },
+  { "sip", "A", "192.0.2.60" },
+  { "@", "TXT", "v=spf1 -all" },
+  { "long", "TXT", string.rep("a", 300) },
+  { "@", "CAA", 0, "issue", "letsencrypt.org" } } })
+local ns = docker.container("$CTR", base, {
+  apt.installed { "bind9-dnsutils" },
+  dns.primary("example.com", { ns = { "ns1.example.com" } }),
+  $1(signed),
+})
+host "db" { ipv4 "192.0.2.11", alias "db.example.com" }
+host "ns1.example.com" { ipv4 "192.0.2.53" }
+host "mail.example.org" { ipv4 "192.0.2.25" }
+host "localhost" { os.debian("$SUITE", "$ARCH"), docker.running(ns) }
+EOF
+}
+dig_s() { inside dig +short @127.0.0.1 "$@" 2>/dev/null; }
+t_signed=$SECONDS
+write_ssite ""
+prop_run "$TMP/s1.out" "$TMP/ssite.lua" localhost
+same "signed: exit" "$rc" 0
+same "signed: nothing failed" "$(host_count "$TMP/s1.out" "localhost/$CTR" failed)" 0
+check "signed: the SOA comes with its RRSIG" \
+  bash -c "docker exec $CTR dig +dnssec +norec @127.0.0.1 example.org SOA | grep -q 'RRSIG[[:space:]]*SOA'"
+# The trust anchor from the DNSKEY named serves; delv validates with it.
+inside sh -c 'dig +noall +answer @127.0.0.1 example.org DNSKEY | awk '\''$5 == 257 { k = ""; for (i = 8; i <= NF; i++) k = k $i; printf "trust-anchors { example.org. static-key %s %s %s \"%s\"; };\n", $5, $6, $7, k }'\'' >/tmp/anchor.conf'
+check "signed: a trust anchor from the key-signing key" inside grep -q static-key /tmp/anchor.conf
+check "signed: delv validates the zone" \
+  bash -c "docker exec $CTR delv -a /tmp/anchor.conf +root=example.org @127.0.0.1 example.org SOA 2>&1 | grep -q 'fully validated'"
+ds_served="$(inside sh -c 'dig +noall +answer @127.0.0.1 example.org DNSKEY | dnssec-dsfromkey -2 -f - example.org' | awk '{ print $NF }')"
+check "signed: a DS from the served key ($ds_served)" test -n "$ds_served"
+check "signed: the run printed that DS" grep -q "DS for the parent zone: example.org. IN DS .* $ds_served" "$TMP/s1.out"
+check "signed: the keys in their directory" bash -c "docker exec $CTR sh -c 'ls /var/lib/bind/keys/example.org/K*.private' >/dev/null"
+same "typed: MX" "$(dig_s example.org MX)" "10 mail.example.org."
+same "typed: SRV" "$(dig_s _sip._tcp.example.org SRV)" "10 5 5060 sip.example.org."
+same "typed: TXT" "$(dig_s example.org TXT)" '"v=spf1 -all"'
+same "typed: a long TXT in strings of 255" "$(dig_s long.example.org TXT)" "\"$(printf 'a%.0s' $(seq 255))\" \"$(printf 'a%.0s' $(seq 45))\""
+same "typed: CAA" "$(dig_s example.org CAA)" '0 issue "letsencrypt.org"'
+prop_run "$TMP/s2.out" "$TMP/ssite.lua" localhost
+same "signed again: exit" "$rc" 0
+same "signed again: nothing changed" "$(changed_inside "$TMP/s2.out")" "0/0"
+check "signed again: the DS noted again" grep -q "DS for the parent zone: example.org. IN DS .* $ds_served" "$TMP/s2.out"
+
+write_ssite revert
+prop_run "$TMP/s3.out" "$TMP/ssite.lua" localhost
+same "revert: exit" "$rc" 0
+same "revert: nothing failed" "$(host_count "$TMP/s3.out" "localhost/$CTR" failed)" 0
+check "revert: named no longer knows the zone" bash -c "! docker exec $CTR rndc zonestatus example.org >/dev/null 2>&1"
+same "revert: no answer for it" "$(dig_s +norec example.org SOA)" ""
+check "revert: nor with authority" bash -c "! docker exec $CTR dig +norec @127.0.0.1 example.org SOA | grep -q 'flags:.* aa'"
+same "revert: the other zone still answers" "$(dig_a db.example.com)" 192.0.2.11
+check "revert: the zone file gone" inside test ! -e /var/lib/bind/db.example.org
+check "revert: named's signed copy gone" inside test ! -e /var/lib/bind/db.example.org.signed
+check "revert: the keys gone" inside test ! -e /var/lib/bind/keys/example.org
+check "revert: the stanza gone" inside test ! -e /etc/bind/prop/example.org.conf
+check "revert: the include line gone" bash -c "! docker exec $CTR grep -q example.org /etc/bind/named.conf.local"
+check "revert: bind9 still installed" inside dpkg -s bind9
+check "revert: named still runs" inside service named status
+prop_run "$TMP/s4.out" "$TMP/ssite.lua" localhost
+same "revert again: exit" "$rc" 0
+same "revert again: nothing changed" "$(changed_inside "$TMP/s4.out")" "0/0"
+echo "the signed zone, its records and its revert took $((SECONDS - t_signed)) s"
 
 finish
