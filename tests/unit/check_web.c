@@ -386,9 +386,9 @@ container(prop_container_kind kind, const char *name, int line, const char *info
     return c;
 }
 
-/* What puts container c on its host. */
+/* What puts container c on its host (takes it off when detach). */
 static prop_node *
-put(prop_host *c, int line)
+put_or_detach(prop_host *c, int line, int detach)
 {
     prop_leaf_spec spec;
     prop_origin o = at(line);
@@ -398,9 +398,30 @@ put(prop_host *c, int line)
     spec.desc = prop_host_name(c);
     spec.behaviour = -1;
     spec.container = c;
+    spec.detaches = detach;
     ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
     return n;
 }
+
+static prop_node *
+put(prop_host *c, int line)
+{
+    return put_or_detach(c, line, 0);
+}
+
+/* A chroot the host takes off (a reverted chroot.provisioned) runs no
+ * site there. */
+START_TEST(p017_chroot_removed)
+{
+    prop_host *c = container(PROP_CONTAINER_CHROOT, "old", 1, NULL, NULL,
+                             site("nginx site old", 2, "www.example.com:80", 80, 1));
+
+    HOST("box", 3, debian(4), site("nginx site new", 5, "www.example.com:80", 80, 1),
+         put_or_detach(c, 6, 1));
+    prop_site_check(S);
+    ck_assert_uint_eq(count("P017"), 0);
+}
+END_TEST
 
 START_TEST(p017_chroot)
 {
@@ -531,6 +552,7 @@ web_suite(void)
     tcase_add_test(tc, p017_near_miss);
     tcase_add_test(tc, p017_pick_os);
     tcase_add_test(tc, p017_chroot);
+    tcase_add_test(tc, p017_chroot_removed);
     tcase_add_test(tc, p017_nested);
     tcase_add_test(tc, p017_own_networks);
     tcase_add_test(tc, query_sites);
