@@ -8,6 +8,8 @@
  *   claims_files.c       the conflicts between claims on files (P007)
  *   prepass_uses.c       what a property uses against what provides it
  *                        (W106, P016)
+ *   prepass_web.c        P017 between hosts of one network (a host and
+ *                        the containers sharing its network)
  *
  * Ownership: every table here is scratch memory from malloc, owned by the
  * checker of one prop_site_check() call and freed before it returns.
@@ -34,7 +36,9 @@ enum {
     CLS_HOST,     /* site-wide; key: host name */
     CLS_IPV4,     /* site-wide; key: address */
     CLS_IPV6,     /* site-wide; key: address */
-    CLS_ALIAS     /* site-wide; key: a DNS name given with alias */
+    CLS_ALIAS,    /* site-wide; key: a DNS name given with alias */
+    CLS_WEB_NAME, /* key: "NAME:PORT" a web site answers */
+    CLS_WEB_DEF   /* key: a port ("80") of which a web site is the default */
 };
 
 /* One member of a group: a claim of a leaf, a port user, a host, ... */
@@ -101,6 +105,11 @@ typedef struct checker {
     size_t freshcap;
     const prop_host *h;
     prop_os_set os;
+    /* prepass_web.c: the web claims of every host checked so far, and per
+     * host index whether it has a network of its own. */
+    ref *web;
+    size_t nweb, webcap;
+    unsigned char *ownnet;
 } checker;
 
 /* Set the site's error to "out of memory" and return PROP_ENOMEM. */
@@ -131,6 +140,9 @@ int pp_same_place(const prop_origin *a, const prop_origin *b);
 int pp_same_str(const char *a, const char *b);
 /* Two leaves that say the same thing (never in conflict). */
 int pp_same_leaf(const prop_node *a, const prop_node *b);
+/* Two leaves of one web server's sites (the same shares_ports): they
+ * declare its ports together, without P006. */
+int pp_shares_ports(const prop_node *a, const prop_node *b);
 
 /* The names of the systems in set into buf, for messages. */
 #define os_name prop_os_set_name
@@ -144,7 +156,8 @@ int pp_check_purge_host(checker *k);
 int pp_check_structure(checker *k);
 
 /*
- * P006-P010 and P013 (hostname) over the effective leaves in k->ents:
+ * P006-P010, P013 (hostname) and P017 (web sites) over the effective
+ * leaves in k->ents:
  * group their claims and ports, then compare within each group.
  */
 int pp_check_claims(checker *k);
@@ -162,5 +175,13 @@ const char *pp_service_unit(prop_os_set os, const char *name, size_t *len);
  * what provides it, and the order they run in (prepass_uses.c).
  */
 int pp_check_uses(checker *k);
+
+/*
+ * prepass_web.c: keep the web claims of the host being checked (k->h, its
+ * leaves in k->ents) and whether it has a network of its own; once every
+ * host is checked, P017 between the sites of two hosts of one network.
+ */
+int pp_web_keep(checker *k);
+int pp_check_web(checker *k);
 
 #endif /* PROP_PREPASS_H */
