@@ -279,32 +279,6 @@ msgh(lua_State *L)
     return 1;
 }
 
-/* The registry's list of functions core.at_site_end was given. */
-#define SITE_END_KEY "prop.site_end"
-
-/*
- * core.at_site_end(fn): fn runs once the whole site file has been
- * evaluated, before the pre-pass (a recipe's check that needs every host
- * of the site).  Accepted only while one of prop's own modules loads, as
- * core.entry is: a recipe call must make nothing but its tree.
- */
-int
-lprop_at_site_end(lua_State *L)
-{
-    luaL_checktype(L, 1, LUA_TFUNCTION);
-    if (lprop_getctx(L)->paths.in_embedded == 0)
-        return lprop_error(L, "core.at_site_end is for prop's own modules, while they load");
-    if (lua_getfield(L, LUA_REGISTRYINDEX, SITE_END_KEY) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, SITE_END_KEY);
-    }
-    lua_pushvalue(L, 1);
-    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-    return 0;
-}
-
 /* Protected: the site file, whose path is a light userdata (pushing a
  * string before the call could raise outside it), then the functions
  * given to core.at_site_end, in the order they were given. */
@@ -315,7 +289,7 @@ eval_main(lua_State *L)
 
     lua_pushstring(L, lua_touserdata(L, 1));
     lprop_run_user_file(L, lua_tostring(L, -1), lua_tostring(L, -1));
-    if (lua_getfield(L, LUA_REGISTRYINDEX, SITE_END_KEY) == LUA_TTABLE) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LPROP_SITE_END_KEY) == LUA_TTABLE) {
         for (i = 1; i <= (lua_Integer)lua_rawlen(L, -1); i++) {
             lua_rawgeti(L, -1, i);
             lua_call(L, 0, 0);

@@ -297,10 +297,32 @@ host_tostring(lua_State *L)
     return 1;
 }
 
-static const luaL_Reg host_funcs[] = {
-    {"host", l_host},           {"hosts", l_hosts},
-    {"find_host", l_find_host}, {"at_site_end", lprop_at_site_end},
-    {"container", l_container}, {NULL, NULL}};
+/*
+ * core.at_site_end(fn): fn runs once the whole site file has been
+ * evaluated, before the pre-pass (a recipe's check that needs every host
+ * of the site).  Accepted only while one of prop's own modules loads, as
+ * core.entry is: a recipe call must make nothing but its tree.
+ */
+static int
+l_at_site_end(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    if (lprop_getctx(L)->paths.in_embedded == 0)
+        return lprop_error(L, "core.at_site_end is for prop's own modules, while they load");
+    if (lua_getfield(L, LUA_REGISTRYINDEX, LPROP_SITE_END_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, LPROP_SITE_END_KEY);
+    }
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+    return 0;
+}
+
+static const luaL_Reg host_funcs[] = {{"host", l_host},           {"hosts", l_hosts},
+                                      {"find_host", l_find_host}, {"at_site_end", l_at_site_end},
+                                      {"container", l_container}, {NULL, NULL}};
 
 void
 lprop_host_register(lua_State *L)

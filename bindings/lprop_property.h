@@ -59,7 +59,9 @@ void lprop_entry_register(lua_State *L);
 /* Make the Host metatable and add host, hosts, find_host and container
  * (lprop_host.c) to the core table on top. */
 void lprop_host_register(lua_State *L);
-/* core.at_site_end(fn): fn runs after the site file (lprop_eval.c). */
-int lprop_at_site_end(lua_State *L);
+/* The registry's list of the functions core.at_site_end was given
+ * (lprop_host.c), which lprop_eval.c calls once the site file is
+ * evaluated, before the pre-pass. */
+#define LPROP_SITE_END_KEY "prop.site_end"
 
 #endif /* LPROP_PROPERTY_H */
