@@ -307,7 +307,8 @@ leaf_info(lua_State *L, prop_leaf_spec *spec)
 }
 
 /* The rest of what a leaf says, from the leaf's table at idx: ports,
- * info, norevert, info_only, secret, os, container, publishes, detaches.
+ * info, norevert, info_only, secret, os, container, publishes, detaches,
+ * shares_ports.
  * Returns the leaf's info array (NULL: none). */
 static prop_info *
 leaf_extra(lua_State *L, int idx, prop_leaf_spec *spec)
@@ -350,6 +351,22 @@ leaf_extra(lua_State *L, int idx, prop_leaf_spec *spec)
     lua_getfield(L, idx, "detaches");
     spec->detaches = lua_toboolean(L, -1);
     lua_pop(L, 1);
+    /* The web server whose sites share these ports (the table keeps the
+     * string alive until prop_leaf_new has copied it). */
+    switch (lua_getfield(L, idx, "shares_ports")) {
+    case LUA_TNIL:
+        break;
+    case LUA_TSTRING:
+        if (lua_rawlen(L, -1) == 0 || strlen(lua_tostring(L, -1)) != lua_rawlen(L, -1))
+            luaL_error(L, "shares_ports must name a server (\"nginx\"), got an empty or "
+                          "binary string");
+        spec->shares_ports = lua_tostring(L, -1);
+        break;
+    default:
+        luaL_error(L, "shares_ports must be a string naming a server (\"nginx\"), got %s",
+                   luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
     return info;
 }
 
@@ -377,8 +394,9 @@ leaf_behaviour(lua_State *L, prop_leaf_spec *spec)
 
 /* The keys of core.leaf's named form. */
 static const char *const leaf_keys[] = {
-    "desc",      "targets", "impl", "args",      "claims",    "ports",    "info", "norevert",
-    "info_only", "secret",  "os",   "container", "publishes", "detaches", "uses", NULL};
+    "desc",      "targets",  "impl",      "args",         "claims", "ports",
+    "info",      "norevert", "info_only", "secret",       "os",     "container",
+    "publishes", "detaches", "uses",      "shares_ports", NULL};
 
 /*
  * core.leaf{desc =, targets =, impl =, args =, claims =, ...}: the named

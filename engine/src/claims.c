@@ -2,7 +2,8 @@
  * claims.c - the resources a host's properties claim, and their conflicts:
  * the tables that group claims by resource, reporting a pair of leaves,
  * and P006 (ports), P008 (packages), P009 (services), P010 (accounts and
- * ids), P013 (hostnames).  P007 (files) is claims_files.c's.
+ * ids), P013 (hostnames), P017 (web sites).  P007 (files) is
+ * claims_files.c's.
  *
  * The claims of a host's effective leaves are grouped by resource (one
  * path, one package, one uid, one port) in a hash table, and compared
@@ -326,6 +327,13 @@ same_claim(const prop_claim *a, const prop_claim *b)
  * the same arguments).  Such duplicates never conflict with each other.
  */
 int
+pp_shares_ports(const prop_node *a, const prop_node *b)
+{
+    return a->leaf->shares_ports && b->leaf->shares_ports &&
+           pp_same_str(a->leaf->shares_ports, b->leaf->shares_ports);
+}
+
+int
 pp_same_leaf(const prop_node *a, const prop_node *b)
 {
     unsigned i;
@@ -356,7 +364,7 @@ pp_same_leaf(const prop_node *a, const prop_node *b)
     for (i = 0; i < a->leaf->nuses_ports; i++)
         if (a->leaf->uses_ports[i] != b->leaf->uses_ports[i])
             return 0;
-    return 1;
+    return pp_same_str(a->leaf->shares_ports, b->leaf->shares_ports);
 }
 
 /* ---- per host: reporting a pair of leaves ---- */
@@ -500,6 +508,41 @@ svc_same_unit(checker *k, const prop_claim *x, const prop_claim *y, char *buf, s
     return buf;
 }
 
+/* ---- P017: web sites ---- */
+
+/*
+ * Two properties whose sites answer one name on one port (web.name), or
+ * are both the default site of one port (web.default): the server would
+ * take one and drop the other with a warning in its log.
+ */
+static int
+web_pair(checker *k, const group *g, const ref *ri, const ref *rj)
+{
+    const prop_claim *y = rj->c;
+    char at[512];
+
+    if (g->cls == CLS_WEB_DEF)
+        return report_pair(
+            k, "P017", ri, rj,
+            FMT("two default web sites for port %s on host \"%s\": \"%s\" here "
+                "and \"%s\" at %s: a server has one default site per port",
+                y->key, prop_host_fullname(k->h), rj->node->desc, ri->node->desc, AT),
+            FMT("\"%s\" is the default site of port %s here", ri->node->desc, y->key));
+    {
+        const char *colon = strrchr(y->key, ':');
+        int nlen = colon ? (int)(colon - y->key) : (int)strlen(y->key);
+        const char *port = colon ? colon + 1 : "?";
+
+        return report_pair(
+            k, "P017", ri, rj,
+            FMT("two web sites answer %.*s on port %s on host \"%s\": \"%s\" "
+                "here and \"%s\" at %s: the server would answer with one of "
+                "them only",
+                nlen, y->key, port, prop_host_fullname(k->h), rj->node->desc, ri->node->desc, AT),
+            FMT("\"%s\" answers %.*s on port %s here", ri->node->desc, nlen, y->key, port));
+    }
+}
+
 /* Compare two members of one group (ri before rj): 0, 1 or a negative code. */
 static int
 pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
@@ -584,7 +627,8 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
     case CLS_PORT: {
         int port = (int)g->id;
 
-        if (pp_same_leaf(ri->node, rj->node) || (ri->node->targets & rj->node->targets) == 0)
+        if (pp_same_leaf(ri->node, rj->node) || (ri->node->targets & rj->node->targets) == 0 ||
+            pp_shares_ports(ri->node, rj->node))
             return 0;
         if (ri->node->leaf->publishes || rj->node->leaf->publishes) {
             const ref *pub = rj->node->leaf->publishes ? rj : ri, *other = pub == rj ? ri : rj;
@@ -613,6 +657,9 @@ pair_conflict(checker *k, const group *g, const ref *ri, const ref *rj)
                                port, rj->node->desc, ri->node->desc, prop_host_fullname(k->h)),
                            FMT("\"%s\" uses port %d here", ri->node->desc, port));
     }
+    case CLS_WEB_NAME:
+    case CLS_WEB_DEF:
+        return web_pair(k, g, ri, rj);
     default:
         return 0;
     }
@@ -708,6 +755,12 @@ collect(checker *k)
             case PROP_CLAIM_HOSTNAME:
                 cls = CLS_HOSTNAME;
                 break;
+            case PROP_CLAIM_WEB_NAME:
+                cls = CLS_WEB_NAME;
+                break;
+            case PROP_CLAIM_WEB_DEFAULT:
+                cls = CLS_WEB_DEF;
+                break;
             case PROP_CLAIM__COUNT:
                 continue;
             default:
@@ -745,8 +798,11 @@ pp_check_claims(checker *k)
 {
     /* Hostnames first: hostname.set also claims /etc/hostname, and that
      * pair is better reported as two hostnames than as two contents. */
-    static const unsigned order[] = {CLS_HOSTNAME, CLS_UID, CLS_GID,  CLS_USER, CLS_GROUP,
-                                     CLS_PKG,      CLS_SVC, CLS_FILE, CLS_PORT};
+    /* Web sites after ports: an nginx and an Apache site on one port are
+     * two servers on it (P006) before they are two sites of one name. */
+    static const unsigned order[] = {CLS_HOSTNAME, CLS_UID,      CLS_GID,    CLS_USER,
+                                     CLS_GROUP,    CLS_PKG,      CLS_SVC,    CLS_FILE,
+                                     CLS_PORT,     CLS_WEB_NAME, CLS_WEB_DEF};
     size_t i;
     int rc;
 

@@ -247,6 +247,8 @@ typedef struct leaf_data {
     int *uses_ports;
     unsigned nuses_services;
     unsigned nuses_ports;
+    /* The server whose virtual hosts share its ports (interned), or NULL. */
+    const char *shares_ports;
 } leaf_data;
 
 /* A site holds millions of nodes: this is kept to 64 bytes. */

@@ -37,8 +37,8 @@ nomem(prop_site *s)
 }
 
 /* The leaf data of every node that is not a leaf: nothing. */
-static const leaf_data no_leaf = {NULL, NULL, NULL, -1,   0,    0, PROP_OS_NONE,
-                                  0,    0,    NULL, NULL, NULL, 0, 0};
+static const leaf_data no_leaf = {NULL, NULL, NULL, -1,   0, 0, PROP_OS_NONE, 0,
+                                  0,    NULL, NULL, NULL, 0, 0, NULL};
 
 /*
  * A zeroed node with room for nchildren child pointers right after it (one
@@ -536,6 +536,42 @@ done:
     return rc;
 }
 
+/* "1".."65535" in len bytes at p, without a sign or a leading zero. */
+static int
+port_text(const char *p, size_t len)
+{
+    long v = 0;
+
+    if (len == 0 || len > 5 || p[0] == '0')
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+        v = v * 10 + (p[i] - '0');
+    }
+    return v <= MAX_PORT;
+}
+
+/* The key of a web claim has its form: "NAME:PORT" (web.name), "PORT"
+ * (web.default).  Other kinds' keys are not looked at. */
+static int
+web_key_ok(const prop_claim *c)
+{
+    const char *key = c->key, *colon;
+
+    if (c->kind == PROP_CLAIM_WEB_DEFAULT)
+        return port_text(key, strlen(key));
+    if (c->kind != PROP_CLAIM_WEB_NAME)
+        return 1;
+    colon = strrchr(key, ':');
+    if (!colon || colon == key || !port_text(colon + 1, strlen(colon + 1)))
+        return 0;
+    for (const char *p = key; p < colon; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return 0;
+    return 1;
+}
+
 /* ---- constructors ---- */
 
 static int
@@ -569,7 +605,17 @@ check_spec(prop_site *s, const prop_leaf_spec *spec)
         if (!spec->claims[i].key)
             return site_fail(s, PROP_EINVAL, "a %s claim without a key",
                              prop_claim_kind_name(spec->claims[i].kind));
+        if (!web_key_ok(&spec->claims[i]))
+            return site_fail(s, PROP_EINVAL,
+                             spec->claims[i].kind == PROP_CLAIM_WEB_NAME
+                                 ? "a web.name claim's key must be \"NAME:PORT\" (a name without "
+                                   "spaces, a port in 1..65535), got \"%s\""
+                                 : "a web.default claim's key must be a port in 1..65535, got "
+                                   "\"%s\"",
+                             spec->claims[i].key);
     }
+    if (spec->shares_ports && !spec->shares_ports[0])
+        return site_fail(s, PROP_EINVAL, "shares_ports: an empty server name");
     for (size_t i = 0; i < spec->ninfo; i++)
         if (!spec->info[i].key || !spec->info[i].value)
             return site_fail(s, PROP_EINVAL, "info without a key or a value");
@@ -585,6 +631,28 @@ check_spec(prop_site *s, const prop_leaf_spec *spec)
             return site_fail(s, PROP_EINVAL, "uses: port %d is outside 1..65535",
                              spec->uses_ports[i]);
     return PROP_OK;
+}
+
+/* The key of claim c interned, lower-cased for web.name (host names are
+ * compared without case).  NULL when out of memory. */
+static const char *
+claim_key(prop_site *s, const prop_claim *c)
+{
+    size_t len = strlen(c->key);
+    const char *out;
+    char *low;
+
+    if (c->kind != PROP_CLAIM_WEB_NAME)
+        return site_intern_n(s, c->key, len);
+    if (!(low = malloc(len + 1))) {
+        nomem(s);
+        return NULL;
+    }
+    for (size_t i = 0; i <= len; i++)
+        low[i] = (c->key[i] >= 'A' && c->key[i] <= 'Z') ? (char)(c->key[i] - 'A' + 'a') : c->key[i];
+    out = site_intern_n(s, low, len);
+    free(low);
+    return out;
 }
 
 /* uses = { services=, ports= } of spec into ld (ports sorted, without
@@ -658,7 +726,7 @@ copy_spec(prop_site *s, prop_node *n, leaf_data *ld, const prop_leaf_spec *spec)
             c[i].flags = from->flags & PROP_CLAIM_SECRET;
             c[i].value = NULL;
             c[i].value_len = len;
-            if (!(c[i].key = site_intern_n(s, from->key, strlen(from->key))))
+            if (!(c[i].key = claim_key(s, from)))
                 return PROP_ENOMEM;
             if (from->value && !(c[i].value = site_intern_n(s, from->value, len)))
                 return PROP_ENOMEM;
@@ -711,6 +779,9 @@ prop_leaf_new(prop_site *s, const prop_leaf_spec *spec, const prop_origin *o, pr
         !(ld->norevert = site_intern_n(s, spec->norevert, strlen(spec->norevert))))
         return PROP_ENOMEM;
     if (copy_spec(s, n, ld, spec) != PROP_OK || copy_uses(s, ld, spec) != PROP_OK)
+        return PROP_ENOMEM;
+    if (spec->shares_ports &&
+        !(ld->shares_ports = site_intern_n(s, spec->shares_ports, strlen(spec->shares_ports))))
         return PROP_ENOMEM;
     n->targets = spec->targets ? spec->targets : PROP_OS_UNIXLIKE;
     ld->os_family = spec->os_family;

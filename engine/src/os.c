@@ -60,6 +60,8 @@ static const char *const claim_names[PROP_CLAIM__COUNT] = {
     "file.purged",
     "file.fragment",
     "file.fragments",
+    "web.name",
+    "web.default",
 };
 
 const char *

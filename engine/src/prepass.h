@@ -34,7 +34,9 @@ enum {
     CLS_HOST,     /* site-wide; key: host name */
     CLS_IPV4,     /* site-wide; key: address */
     CLS_IPV6,     /* site-wide; key: address */
-    CLS_ALIAS     /* site-wide; key: a DNS name given with alias */
+    CLS_ALIAS,    /* site-wide; key: a DNS name given with alias */
+    CLS_WEB_NAME, /* key: "NAME:PORT" a web site answers */
+    CLS_WEB_DEF   /* key: a port ("80") of which a web site is the default */
 };
 
 /* One member of a group: a claim of a leaf, a port user, a host, ... */
@@ -131,6 +133,9 @@ int pp_same_place(const prop_origin *a, const prop_origin *b);
 int pp_same_str(const char *a, const char *b);
 /* Two leaves that say the same thing (never in conflict). */
 int pp_same_leaf(const prop_node *a, const prop_node *b);
+/* Two leaves of one web server's sites (the same shares_ports): they
+ * declare its ports together, without P006. */
+int pp_shares_ports(const prop_node *a, const prop_node *b);
 
 /* The names of the systems in set into buf, for messages. */
 #define os_name prop_os_set_name
@@ -144,7 +149,8 @@ int pp_check_purge_host(checker *k);
 int pp_check_structure(checker *k);
 
 /*
- * P006-P010 and P013 (hostname) over the effective leaves in k->ents:
+ * P006-P010, P013 (hostname) and P017 (web sites) over the effective
+ * leaves in k->ents:
  * group their claims and ports, then compare within each group.
  */
 int pp_check_claims(checker *k);

@@ -303,7 +303,7 @@ check_ports(checker *k, const prop_node *n)
                 q++;
                 la = port_leaf(x, port);
                 lb = port_leaf(y, port);
-                if (la == NULL || lb == NULL || pp_same_leaf(la, lb) ||
+                if (la == NULL || lb == NULL || pp_same_leaf(la, lb) || pp_shares_ports(la, lb) ||
                     (la->targets & lb->targets) == PROP_OS_NONE)
                     continue;
                 rc = pp_pair_take(k->s, &k->pairs, la, lb);

@@ -2,7 +2,9 @@
  * query.c - "what manages this?": the claims, ports and info of a site
  * that match a thing (a path, package:NAME, service:NAME, user:NAME,
  * group:NAME, port:N), each with its host, its leaf and the composites
- * above it (prop claims, the REPL's :claims).
+ * above it (prop claims, the REPL's :claims).  Web sites are found by
+ * their web.name claims ("NAME:PORT"): by the name alone, by the key
+ * whole, and, with web.default claims, by port:N or N.
  *
  * The walk follows what takes effect on each host, as the executor and
  * the pre-pass do (a revert its reverted form, a pick_os the alternative
@@ -96,6 +98,43 @@ same_name(const query *q, const char *key)
     return strlen(key) == q->len && memcmp(key, q->name, q->len) == 0;
 }
 
+/* A web claim about port q->num: web.name "NAME:PORT", web.default "PORT". */
+static int
+web_port_matches(const query *q, const prop_claim *c)
+{
+    const char *colon;
+
+    if (q->num <= 0)
+        return 0;
+    if (c->kind == PROP_CLAIM_WEB_DEFAULT)
+        return as_number(c->key, strlen(c->key)) == q->num;
+    if (c->kind != PROP_CLAIM_WEB_NAME || !(colon = strrchr(c->key, ':')))
+        return 0;
+    return as_number(colon + 1, strlen(colon + 1)) == q->num;
+}
+
+/* A web.name claim of the name q->name, on any port ("www.example.com"
+ * finds "www.example.com:80" and ":443"); names are compared without case,
+ * as the claims' keys are lower-cased. */
+static int
+web_name_matches(const query *q, const prop_claim *c)
+{
+    const char *colon;
+
+    if (c->kind != PROP_CLAIM_WEB_NAME || !(colon = strrchr(c->key, ':')) ||
+        (size_t)(colon - c->key) != q->len)
+        return 0;
+    for (size_t i = 0; i < q->len; i++) {
+        char a = c->key[i], b = q->name[i];
+
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b - 'A' + 'a');
+        if (a != b)
+            return 0;
+    }
+    return 1;
+}
+
 /* The path itself, or (for a directory) a path below it. */
 static int
 path_matches(const query *q, const char *key)
@@ -127,9 +166,9 @@ claim_matches(const query *q, const prop_claim *c)
         return (c->kind == PROP_CLAIM_GROUP && same_name(q, c->key)) ||
                (c->kind == PROP_CLAIM_GROUP && q->num >= 0 && c->id == q->num);
     case THING_PORT:
-        return 0;
+        return web_port_matches(q, c);
     case THING_ANY:
-        return same_name(q, c->key) ||
+        return same_name(q, c->key) || web_name_matches(q, c) || web_port_matches(q, c) ||
                (q->num >= 0 && c->id == q->num &&
                 (c->kind == PROP_CLAIM_USER || c->kind == PROP_CLAIM_GROUP));
     }

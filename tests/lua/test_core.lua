@@ -35,6 +35,22 @@ T.raises(function() return core.leaf{ desc = "x", claims = { "file.content" } } 
 T.raises(function() return core.leaf{ desc = "x", claims = { { "no.such", "/x", false } } } end,
          "unknown kind", "leaf: an unknown kind")
 
+-- Web sites: their claim kinds, and the ports a server's sites share.
+T.eq(claim.web_name("www.example.com:80", "nginx"), { "web.name", "www.example.com:80", "nginx" },
+     "claim: web_name")
+T.eq(claim.web_default("443", "nginx"), { "web.default", "443", "nginx" }, "claim: web_default")
+local s = core.leaf{ desc = "nginx site a", targets = "DebianLike", ports = { 80, 443 },
+                     shares_ports = "nginx",
+                     claims = { claim.web_name("WWW.Example.com:443", "nginx") } }
+T.eq(s.claims[1].key, "www.example.com:443", "leaf: a web.name key is lower-cased")
+T.raises(function() return core.leaf{ desc = "x", shares_ports = 80 } end,
+         "shares_ports must be a string naming a server", "leaf: shares_ports not a string")
+T.raises(function() return core.leaf{ desc = "x", shares_ports = "" } end,
+         "shares_ports must name a server", "leaf: shares_ports empty")
+T.raises(function()
+   return core.leaf{ desc = "x", claims = { claim.web_name("www.example.com", "nginx") } }
+end, 'key must be "NAME:PORT"', "leaf: a web.name key without a port")
+
 -- The positional form of old is refused, with the form to use.
 T.raises(function()
    return core.leaf("old form", "DebianLike", impl, {}, { "file.content", "/etc/issue", "x\n" })

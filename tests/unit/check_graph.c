@@ -997,7 +997,9 @@ START_TEST(test_claim_and_kind_names)
                                                           "user.setting",
                                                           "file.purged",
                                                           "file.fragment",
-                                                          "file.fragments"};
+                                                          "file.fragments",
+                                                          "web.name",
+                                                          "web.default"};
     prop_claim_kind k;
 
     for (unsigned i = 0; i < PROP_CLAIM__COUNT; i++) {

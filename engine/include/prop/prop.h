@@ -193,6 +193,10 @@ typedef enum prop_claim_kind {
     PROP_CLAIM_FILE_FRAGMENT,  /* key path, value "NAME\nORDER\nTEXT": one part of a file */
     PROP_CLAIM_FILE_FRAGMENTS, /* key path, value what else makes the file: it is assembled from
                                 * its fragments */
+    PROP_CLAIM_WEB_NAME,       /* key "NAME:PORT" (NAME lower-cased), value the web server:
+                                * a site answers NAME on PORT */
+    PROP_CLAIM_WEB_DEFAULT,    /* key the port ("80"), value the web server: the default site
+                                * of that port */
     PROP_CLAIM__COUNT
 } prop_claim_kind;
 
@@ -277,6 +281,10 @@ typedef struct prop_leaf_spec {
     size_t nuses_services;
     const int *uses_ports; /* 1..65535 */
     size_t nuses_ports;
+    /* The web server whose virtual hosts this leaf's ports are ("nginx"):
+     * leaves with the same shares_ports declare one port without P006.
+     * NULL: the ports are the leaf's alone. */
+    const char *shares_ports;
 } prop_leaf_spec;
 
 /*
@@ -479,7 +487,10 @@ typedef int (*prop_claim_visit)(void *ud, const prop_claim_match *m);
  * "/path" (that path, and paths below it), "package:NAME",
  * "service:NAME", "user:NAME" or "user:UID", "group:NAME" or "group:GID",
  * "port:N", or a bare word (any claim whose key it is, a port, uid or gid
- * equal to it, an info value equal to it).  What takes effect on each
+ * equal to it, an info value equal to it).  A web site's claims match its
+ * port (web.name "NAME:PORT" and web.default "PORT" by "port:N" or "N")
+ * and its name ("www.example.com" finds web.name "www.example.com:PORT"
+ * on every port, in any case).  What takes effect on each
  * host is walked (the alternative of a pick_os for the host's OS, the
  * reverted form of a revert); a node is entered once per top-level
  * property.  A non-zero return from visit stops the walk and is returned;
