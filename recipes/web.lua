@@ -369,14 +369,12 @@ local function site_file(s, fname, content, port, default, desc, uses)
    a.names = s.names
    local claims = { claim.file_content(a.available, content),
                     claim.file_symlink(a.enabled, a.target) }
-   if claim.web_name then -- TEMP until webcheck lands
    for _, n in ipairs(s.names) do
       claims[#claims + 1] = claim.web_name(n .. ":" .. port, s.server)
    end
    if default then claims[#claims + 1] = claim.web_default(tostring(port), s.server) end
-   end
    local on = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.site, args = a,
-                         claims = claims, uses = uses, ports = claim.web_name and { port } or nil, shares_ports = claim.web_name and s.server or nil }
+                         claims = claims, uses = uses, ports = { port }, shares_ports = s.server }
    local d = file_args(s.server, fname)
    d.what = "web.site " .. fname .. " disabled"
    local off = core.leaf{ desc = desc .. " disabled", targets = "DebianLike", impl = impl.disabled,
