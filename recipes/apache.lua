@@ -31,9 +31,11 @@ function impl.installed.ensure(sys, a)
 end
 
 --[[ apache.installed()
-  DebianLike, not revertable, ports 80 and 443.
+  DebianLike, not revertable, port 80 (shared with Apache's sites).
   Claims: package.installed apache2.  Installs apache2 with Debian's
-  default configuration, which listens on both ports.
+  default configuration, whose default site listens on port 80; a site
+  declares its own ports (a TLS site 443), which Apache's sites share
+  among them without P006.
   Run time: apt-installs apache2 when missing (as apt.installed), then
   starts the apache2 service when it is not running (as service.running).
   Example:
@@ -56,7 +58,7 @@ function apache.installed(opts, ...)
       desc = "apache installed, sites-enabled purged"
    end
    return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.installed,
-                     args = a, claims = claims, ports = { 80, 443 },
+                     args = a, claims = claims, ports = { 80 }, shares_ports = "apache",
                      norevert = 'apache.installed has no revert action: use apt.removed "apache2" to remove it' }
 end
 
@@ -140,7 +142,16 @@ end
   DebianLike, revertable: its revert is apache.site_disabled(name).
   Claims: file.content /etc/apache2/sites-available/NAME.conf = content,
   and file.symlink /etc/apache2/sites-enabled/NAME.conf =
-  ../sites-available/NAME.conf (as a2ensite makes it).
+  ../sites-available/NAME.conf (as a2ensite makes it); and what its
+  <VirtualHost> blocks say: web.name NAME:PORT for each ServerName and
+  ServerAlias and port of a block (*:PORT; 80, or 443 with SSLEngine on,
+  when it gives none), web.default PORT for <VirtualHost _default_:PORT>.
+  Two sites of a host (or of one network) answering one name on one
+  port, or two default sites of one port, are P017.  Ports: those of its
+  blocks and of its Listen lines, shared with Apache's other sites
+  (another service on one of them is P006).  A text prop cannot read (no
+  <VirtualHost>, Include, Use, a variable in those lines) is warning
+  W110: the site is then not checked.
   name: without ".conf" ("example.org", "000-default").  content: the
   VirtualHost blocks, a string.  Needs apache.installed().
   Run time: writes the file and makes the link when either differs, then
@@ -165,9 +176,12 @@ function apache.site(name, content, opts)
    if msg then return core.invalid(desc, msg) end
    local a = site_args(name)
    a.content = content
+   local claims = { claim.file_content(a.available, content),
+                    claim.file_symlink(a.enabled, a.target) }
+   local ports = V.declare(claims, "apache", V.declared.apache2, content, "apache.site", name)
    local site = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.site, args = a,
-                           claims = { claim.file_content(a.available, content),
-                                      claim.file_symlink(a.enabled, a.target) } }
+                           claims = claims, ports = ports,
+                           shares_ports = ports and "apache" or nil }
    return core.pair(site, disabled_leaf(name))
 end
 
@@ -223,9 +237,9 @@ end
 --[[ apache.listen_ports(ports)
   DebianLike, not revertable.  The ports Apache listens on.
   Claims: file.content /etc/apache2/ports.conf (one "Listen PORT" line
-  each).  Ports: those given, but 80 and 443, which apache.installed
-  declares already (so apache.listen_ports { 80, 8080 } beside it is no
-  P006; another service on 8080 is).
+  each).  Ports: those given, shared with apache.installed and Apache's
+  sites (so apache.listen_ports { 80, 8080 } beside them is no P006;
+  another service on 8080 is).
   ports: a non-empty list of port numbers.
   Run time: writes ports.conf when it differs, runs apachectl configtest
   (putting the old file back and failing when Apache refuses), then
@@ -243,7 +257,7 @@ function apache.listen_ports(ports, opts)
    end
    local msg = args.join("apache.listen_ports", err, (args.options(opts, {}, "apache.listen_ports")))
    if msg then return core.invalid("apache listen ports", msg) end
-   local sorted, seen, declared = {}, {}, {}
+   local sorted, seen = {}, {}
    for _, p in ipairs(list) do
       if not seen[p] then
          seen[p] = true
@@ -254,7 +268,6 @@ function apache.listen_ports(ports, opts)
    local lines = { "# Written by prop (apache.listen_ports): the ports Apache listens on." }
    for _, p in ipairs(sorted) do
       lines[#lines + 1] = "Listen " .. p
-      if p ~= 80 and p ~= 443 then declared[#declared + 1] = p end
    end
    local content = concat(lines, "\n") .. "\n"
    local a = { what = "apache.listen_ports", service = "apache2", install = INSTALL, test = TEST,
@@ -262,12 +275,13 @@ function apache.listen_ports(ports, opts)
    return core.leaf{ desc = "apache listens on " .. concat(sorted, " "), targets = "DebianLike",
                      impl = impl.ports, args = a,
                      claims = { claim.file_content(a.available, content) },
-                     ports = #declared > 0 and declared or nil,
+                     ports = sorted, shares_ports = "apache",
                      norevert = "apache.listen_ports has no revert action: the ports.conf it replaced is not kept" }
 end
 
 -- In a machine that shares its host's network, apache.listen_ports says
--- which ports apache.installed's Apache takes there (prop.container).
+-- which ports apache.installed's Apache takes there (prop.container):
+-- they replace the port apache.installed declares.
 require("prop.container").replaced_ports("apache installed", function(leaf)
    local list = type(leaf.desc) == "string" and leaf.desc:match("^apache listens on ([%d ]+)$")
    if not list then return nil end

@@ -120,9 +120,10 @@ function impl.disabled.ensure(sys, a)
 end
 
 --[[ nginx.installed()
-  DebianLike, not revertable, ports 80 and 443.
+  DebianLike, not revertable, port 80 (shared with nginx's sites).
   Claims: package.installed nginx, service.running nginx.  Debian's
-  default site listens on port 80; a TLS site on 443.
+  default site listens on port 80; a site declares its own ports (a TLS
+  site 443), which nginx's sites share among them without P006.
   Run time: apt-installs nginx when missing (as apt.installed), then
   starts the nginx service when it is not running (as service.running).
   Example:
@@ -146,7 +147,7 @@ function nginx.installed(opts, ...)
    end
    return core.leaf{ desc = desc, targets = "DebianLike", impl = impl.installed,
                      args = a, claims = claims,
-                     ports = { 80, 443 },
+                     ports = { 80 }, shares_ports = "nginx",
                      norevert = 'nginx.installed has no revert action: use apt.removed "nginx" to remove it' }
 end
 
@@ -170,7 +171,16 @@ end
   DebianLike, revertable: its revert is nginx.site_disabled(name).
   Claims: file.content /etc/nginx/sites-available/NAME = content, and
   file.symlink /etc/nginx/sites-enabled/NAME =
-  /etc/nginx/sites-available/NAME (as Debian's default site is linked).
+  /etc/nginx/sites-available/NAME (as Debian's default site is linked);
+  and what its server blocks say: web.name NAME:PORT for each
+  server_name and listen port of a block (80 when it has no listen;
+  "_", "" and regular expressions are no names), web.default PORT for a
+  listen ... default_server.  Two sites of a host (or of one network)
+  answering one name on one port, or two default sites of one port, are
+  P017.  Ports: those of its listen lines, shared with nginx's other
+  sites (another service on one of them is P006).  A text prop cannot
+  read (no server block, an include where listen or server_name may be,
+  a variable in them) is warning W110: the site is then not checked.
   name: a file name ("example.org").  content: the server blocks, a
   string (template.text makes one from variables).
   Needs nginx installed (nginx.installed()): without /etc/nginx/sites-*
@@ -201,9 +211,12 @@ function nginx.site(name, content, opts)
    if msg then return core.invalid(desc, msg) end
    local a = site_args(name)
    a.content = content
+   local claims = { claim.file_content(a.available, content),
+                    claim.file_symlink(a.enabled, a.target) }
+   local ports = V.declare(claims, "nginx", V.declared.nginx, content, "nginx.site", name)
    local site = core.leaf{ desc = desc, targets = "DebianLike", impl = impl.site, args = a,
-                           claims = { claim.file_content(a.available, content),
-                                      claim.file_symlink(a.enabled, a.target) } }
+                           claims = claims, ports = ports,
+                           shares_ports = ports and "nginx" or nil }
    return core.pair(site, disabled_leaf(name))
 end
 

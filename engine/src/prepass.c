@@ -8,9 +8,11 @@
  * takes effect on each host: its top-level properties (P002, P003, W101)
  * and its effective leaves, whose claims are grouped by resource in a hash
  * table and compared within each group (P004 here; P006, P008-P010 and
- * P013 in claims.c, P007 in claims_files.c; W106 and P016, what a leaf uses
- * against what provides it, in prepass_uses.c).  Site-wide tables catch two
- * hosts of one name (P011) and one address on two hosts (P013).
+ * P013 and P017 in claims.c, P007 in claims_files.c; W106 and P016, what a
+ * leaf uses against what provides it, in prepass_uses.c).  Site-wide tables
+ * catch two hosts of one name (P011), one address on two hosts (P013), and
+ * two web sites of one name in one network shared by a host and its
+ * containers (P017, prepass_web.c).
  *
  * Findings accumulate; nothing stops at the first.  A pair of leaves gives
  * at most one diagnostic, whatever the number of claims they disagree on.
@@ -801,7 +803,7 @@ check_host(checker *k, const prop_host *h)
         return rc;
     if ((rc = check_os_twice(k)) != PROP_OK || (rc = pp_check_claims(k)) != PROP_OK ||
         (rc = pp_check_purge_host(k)) != PROP_OK || (rc = pp_check_uses(k)) != PROP_OK ||
-        (rc = check_alias_target(k)) != PROP_OK)
+        (rc = check_alias_target(k)) != PROP_OK || (rc = pp_web_keep(k)) != PROP_OK)
         return rc;
     return collect_addresses(k);
 }
@@ -842,7 +844,9 @@ prop_site_check(prop_site *s)
     for (i = 0; i < s->hosts.n; i++)
         if ((rc = check_host(&k, s->hosts.v[i])) != PROP_OK)
             goto done;
-    rc = check_shared_addresses(&k);
+    if ((rc = check_shared_addresses(&k)) != PROP_OK)
+        goto done;
+    rc = pp_check_web(&k);
 done:
     pp_table_free(&k.host);
     pp_table_free(&k.site);
@@ -851,6 +855,8 @@ done:
     free(k.ents);
     free((void *)k.stack);
     free(k.fresh);
+    free(k.web);
+    free(k.ownnet);
     if (rc != PROP_OK)
         return rc;
 sort:

@@ -8,6 +8,8 @@
  *   claims_files.c       the conflicts between claims on files (P007)
  *   prepass_uses.c       what a property uses against what provides it
  *                        (W106, P016)
+ *   prepass_web.c        P017 between hosts of one network (a host and
+ *                        the containers sharing its network)
  *
  * Ownership: every table here is scratch memory from malloc, owned by the
  * checker of one prop_site_check() call and freed before it returns.
@@ -103,6 +105,11 @@ typedef struct checker {
     size_t freshcap;
     const prop_host *h;
     prop_os_set os;
+    /* prepass_web.c: the web claims of every host checked so far, and per
+     * host index whether it has a network of its own. */
+    ref *web;
+    size_t nweb, webcap;
+    unsigned char *ownnet;
 } checker;
 
 /* Set the site's error to "out of memory" and return PROP_ENOMEM. */
@@ -168,5 +175,13 @@ const char *pp_service_unit(prop_os_set os, const char *name, size_t *len);
  * what provides it, and the order they run in (prepass_uses.c).
  */
 int pp_check_uses(checker *k);
+
+/*
+ * prepass_web.c: keep the web claims of the host being checked (k->h, its
+ * leaves in k->ents) and whether it has a network of its own; once every
+ * host is checked, P017 between the sites of two hosts of one network.
+ */
+int pp_web_keep(checker *k);
+int pp_check_web(checker *k);
 
 #endif /* PROP_PREPASS_H */

@@ -261,6 +261,200 @@ function V.parsers.apache2(content)
    return { listens = listens, names = names }
 end
 
+-- ---------------------------------------------------------------------
+-- What a site's text says it answers, read when the site is declared:
+-- V.declared[server](content) -> { names = { "NAME:PORT", ... },
+-- defaults = { PORT, ... }, ports = { PORT, ... } }, or nil and why the
+-- text cannot be read (the site is then not checked for clashes, W110).
+-- Names are lower-cased; a name given twice is listed once.
+V.declared = {}
+
+-- The declaration as sorted, duplicate-free lists.
+local function declaration(blocks)
+   local names, defaults, ports, seen = {}, {}, {}, {}
+   local function add(list, v)
+      if not seen[list] then seen[list] = {} end
+      if not seen[list][v] then
+         seen[list][v] = true
+         list[#list + 1] = v
+      end
+   end
+   for _, b in ipairs(blocks) do
+      for _, p in ipairs(b.ports) do
+         add(ports, p)
+         for _, n in ipairs(b.names) do add(names, n:lower() .. ":" .. p) end
+      end
+      for _, p in ipairs(b.defaults) do add(defaults, p) end
+   end
+   table.sort(ports)
+   table.sort(defaults)
+   table.sort(names)
+   return { names = names, defaults = defaults, ports = ports }
+end
+
+-- nginx's text (comments gone) split by braces: the text at the top
+-- level outside every block, and the text of each top-level server
+-- block without the blocks inside it (location { }: no listen or
+-- server_name is allowed there).  Or nil and why not.
+local function nginx_servers(text)
+   local outside, servers, depth, i, cur = {}, {}, 0, 1, nil
+   while true do
+      local a, _, c = text:find("([{}])", i)
+      local piece = text:sub(i, (a or #text + 1) - 1)
+      if depth == 0 then
+         outside[#outside + 1] = piece
+      elseif depth == 1 and cur then
+         cur[#cur + 1] = piece
+      end
+      if not a then break end
+      if c == "{" then
+         if depth == 0 and piece:find("%f[%w_]server%s*$") then cur = {} end
+         depth = depth + 1
+      else
+         depth = depth - 1
+         if depth < 0 then return nil, 'a "}" closes no block' end
+         if depth == 0 and cur then
+            servers[#servers + 1] = table.concat(cur, " ")
+            cur = nil
+         end
+      end
+      i = a + 1
+   end
+   if depth ~= 0 then return nil, 'a "{" is not closed' end
+   return table.concat(outside, " "), servers
+end
+
+-- The port of a listen line's first word; nil for a unix socket.
+local function nginx_port(first)
+   if first:find("^%d+$") then return tonumber(first) end
+   if first:find("^unix:") then return nil end
+   return tonumber(first:match(":(%d+)$") or "80")
+end
+
+function V.declared.nginx(content)
+   local text = content:gsub("#[^\n]*", "")
+   local outside, servers = nginx_servers(text)
+   if not outside then return nil, servers end
+   for _, t in ipairs { outside, table.unpack(servers) } do
+      if t:find("%f[%w_]include%s") then
+         return nil, "it includes other files (include) where listen or server_name may be, "
+            .. "which prop does not read"
+      end
+   end
+   if #servers == 0 then return nil, "no server { } block was found in it" end
+   local blocks = {}
+   for _, body in ipairs(servers) do
+      local b = { names = {}, ports = {}, defaults = {} }
+      local listens = 0
+      for spec in body:gmatch("%f[%w_]listen%s+([^;]*);") do
+         listens = listens + 1
+         if spec:find("%$") then
+            return nil, "a listen line holds a variable (listen " .. spec .. ")"
+         end
+         local port = nginx_port(spec:match("^%S*"))
+         if port and (port < 1 or port > 65535) then
+            return nil, "a listen line gives a port outside 1..65535 (listen " .. spec .. ")"
+         end
+         if port then
+            b.ports[#b.ports + 1] = port
+            if spec:find("%f[%w_]default_server%f[^%w_]") or spec:find("%f[%w_]default%f[^%w_]") then
+               b.defaults[#b.defaults + 1] = port
+            end
+         end
+      end
+      -- A server without listen listens on 80.
+      if listens == 0 then b.ports[1] = 80 end
+      for spec in body:gmatch("%f[%w_]server_name%s+([^;]*);") do
+         for w in spec:gmatch("%S+") do
+            if w:find("%$") then
+               return nil, "a server_name line holds a variable (server_name " .. spec .. ")"
+            end
+            -- "_" and "" name nothing; a regular expression (~) is not a name.
+            if w ~= "_" and w ~= '""' and w ~= "''" and not w:find("^~") then
+               b.names[#b.names + 1] = w
+            end
+         end
+      end
+      blocks[#blocks + 1] = b
+   end
+   return declaration(blocks)
+end
+
+function V.declared.apache2(content)
+   local text = content:gsub("\n%s*#[^\n]*", "\n"):gsub("^%s*#[^\n]*", "")
+   if ("\n" .. text):find("\n%s*[Ii]nclude") then
+      return nil, "it includes other files (Include), which prop does not read"
+   end
+   if ("\n" .. text):find("\n%s*Use%s") then
+      return nil, "it uses macros (Use), which prop does not expand"
+   end
+   local blocks, listen = {}, { names = {}, ports = {}, defaults = {} }
+   for spec in ("\n" .. text):gmatch("\n%s*Listen%s+([^\n]+)") do
+      if spec:find("%$") then return nil, "a Listen line holds a variable (" .. spec .. ")" end
+      local w = spec:match("^%S+") or ""
+      local port = tonumber(w:match("^(%d+)$") or w:match(":(%d+)$"))
+      if not port or port < 1 or port > 65535 then
+         return nil, "a Listen line is not one prop can read (" .. spec .. ")"
+      end
+      listen.ports[#listen.ports + 1] = port
+   end
+   blocks[1] = listen
+   local found = false
+   for specs, body in text:gmatch("<[Vv]irtual[Hh]ost%s+([^>]*)>(.-)</[Vv]irtual[Hh]ost>") do
+      found = true
+      if specs:find("%$") then return nil, "a <VirtualHost> holds a variable (" .. specs .. ")" end
+      local tls = body:find("\n%s*SSLEngine%s+[Oo]n") ~= nil
+      local b = { names = {}, ports = {}, defaults = {} }
+      for spec in specs:gmatch("%S+") do
+         local addr, port = spec:match("^(.*):(%d+)$")
+         if not addr then addr, port = spec, (tls and 443 or 80) end
+         port = tonumber(port)
+         if port < 1 or port > 65535 then
+            return nil, "a <VirtualHost> gives a port outside 1..65535 (" .. spec .. ")"
+         end
+         b.ports[#b.ports + 1] = port
+         if addr == "_default_" then b.defaults[#b.defaults + 1] = port end
+      end
+      for _, d in ipairs { "ServerName", "ServerAlias" } do
+         for line in ("\n" .. body):gmatch("\n%s*" .. d .. "%s+([^\n]+)") do
+            if line:find("%$") then
+               return nil, fmt("a %s line holds a variable (%s %s)", d, d, line)
+            end
+         end
+      end
+      for n in ("\n" .. body):gmatch("\n%s*ServerName%s+(%S+)") do
+         b.names[#b.names + 1] = (n:gsub("^https?://", ""):gsub(":%d+$", ""))
+      end
+      for list in ("\n" .. body):gmatch("\n%s*ServerAlias%s+([^\n]+)") do
+         for w in list:gmatch("%S+") do b.names[#b.names + 1] = w end
+      end
+      blocks[#blocks + 1] = b
+   end
+   if not found then return nil, "no <VirtualHost> block was found in it" end
+   return declaration(blocks)
+end
+
+-- A site's declaration added to claims (web.name, web.default with
+-- server as value); its ports returned (nil when none).  A text read()
+-- cannot read is warning W110 at the user's line, naming the site and
+-- why: it is then not checked for names or ports another site has.
+function V.declare(claims, server, read, content, what, name)
+   local core = require "prop.core"
+   local d, why = read(content)
+   if not d then
+      core.warn("W110", fmt("%s %s: prop cannot read which names and ports the site answers, "
+                            .. "as %s: it is not checked for a name, default site or port "
+                            .. "that another site or service of the host has", what,
+                            string.format("%q", name), why))
+      return nil
+   end
+   for _, k in ipairs(d.names) do claims[#claims + 1] = core.claim.web_name(k, server) end
+   for _, p in ipairs(d.defaults) do
+      claims[#claims + 1] = core.claim.web_default(tostring(p), server)
+   end
+   return #d.ports > 0 and d.ports or nil
+end
+
 -- Whether the site (a.enabled) is the server's default one for port: the
 -- one that answers a name no site has.  By server; false when it cannot
 -- be told (the answers are then compared).

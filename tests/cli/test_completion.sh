@@ -29,7 +29,7 @@ expect_words "lint options" "--format= --help --max-cpu --max-instructions --max
 expect_words "format names" "github json sarif text" lint --format=
 expect_words "format names after --format" "sarif" lint --format s
 expect_words "an option's value is not completed" "" show --max-memory ""
-expect_words "codes for explain" "P010 P011 P012 P013 P014 P015 P016" explain P01
+expect_words "codes for explain" "P010 P011 P012 P013 P014 P015 P016 P017" explain P01
 expect_words "site files" "examples/site.lua" show examples/si
 expect_words "host names" "files.example.com foo.example.com" show examples/site.lua f
 expect_words "host names after options" "www.example.com" graph --max-instructions 100000000 examples/site.lua w

@@ -1989,18 +1989,20 @@ START_TEST(explain_every_code)
         if (n > 0)
             ck_assert_msg(strcmp(codes[n - 1], codes[n]) < 0, "codes in order");
     }
-    ck_assert_uint_eq(n, 25);
+    ck_assert_uint_eq(n, 27);
     ck_assert_str_eq(codes[0], "P001");
     ck_assert_str_eq(codes[13], "P014");
     ck_assert_str_eq(codes[14], "P015");
     ck_assert_str_eq(codes[15], "P016");
-    ck_assert_str_eq(codes[18], "W103");
-    ck_assert_str_eq(codes[19], "W104");
-    ck_assert_str_eq(codes[20], "W105");
-    ck_assert_str_eq(codes[21], "W106");
-    ck_assert_str_eq(codes[22], "W107");
-    ck_assert_str_eq(codes[23], "W108");
-    ck_assert_str_eq(codes[24], "W109");
+    ck_assert_str_eq(codes[16], "P017");
+    ck_assert_str_eq(codes[19], "W103");
+    ck_assert_str_eq(codes[20], "W104");
+    ck_assert_str_eq(codes[21], "W105");
+    ck_assert_str_eq(codes[22], "W106");
+    ck_assert_str_eq(codes[23], "W107");
+    ck_assert_str_eq(codes[24], "W108");
+    ck_assert_str_eq(codes[25], "W109");
+    ck_assert_str_eq(codes[26], "W110");
     ck_assert_ptr_null(prop_explain("P999"));
     ck_assert_ptr_null(prop_explain_summary(NULL));
     ck_assert_ptr_null(prop_explain("p001"));

@@ -326,6 +326,117 @@ START_TEST(p017_near_miss)
 }
 END_TEST
 
+/* ---- P017 across a host and the containers sharing its network ---- */
+
+/* A container of kind with its OS and props (an info leaf when info_key). */
+static prop_host *
+container(prop_container_kind kind, const char *name, int line, const char *info_key,
+          const char *info_value, prop_node *site_node)
+{
+    prop_origin o = at(line);
+    prop_host *c = NULL;
+
+    ck_assert_int_eq(prop_container_new(S, kind, name, &o, &c), PROP_OK);
+    ck_assert_int_eq(prop_host_add(S, c, debian(line)), PROP_OK);
+    if (info_key) {
+        prop_leaf_spec spec;
+        prop_info info = {info_key, info_value};
+        prop_node *n = NULL;
+
+        memset(&spec, 0, sizeof spec);
+        spec.desc = info_key;
+        spec.info = &info;
+        spec.ninfo = 1;
+        spec.info_only = 1;
+        spec.behaviour = -1;
+        ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+        ck_assert_int_eq(prop_host_add(S, c, n), PROP_OK);
+    }
+    if (site_node)
+        ck_assert_int_eq(prop_host_add(S, c, site_node), PROP_OK);
+    return c;
+}
+
+/* What puts container c on its host. */
+static prop_node *
+put(prop_host *c, int line)
+{
+    prop_leaf_spec spec;
+    prop_origin o = at(line);
+    prop_node *n = NULL;
+
+    memset(&spec, 0, sizeof spec);
+    spec.desc = prop_host_name(c);
+    spec.behaviour = -1;
+    spec.container = c;
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &n), PROP_OK);
+    return n;
+}
+
+START_TEST(p017_chroot)
+{
+    const prop_diag *d;
+    prop_host *c = container(PROP_CONTAINER_CHROOT, "old", 1, NULL, NULL,
+                             site("nginx site old", 2, "www.example.com:80", 80, 1));
+
+    HOST("box", 3, debian(4), site("nginx site new", 5, "www.example.com:80", 80, 0), put(c, 6));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P017");
+    ck_assert_int_eq(d->line, 5);
+    ck_assert_str_eq(d->message,
+                     "two web sites answer www.example.com on port 80 in the network of host "
+                     "\"box\": \"nginx site new\" on \"box\" here and \"nginx site old\" on "
+                     "\"box/old\" at site.lua:2 (\"box/old\" has no network of its own): only "
+                     "one of them can answer there");
+    expect_note(d, 0, 2, "\"nginx site old\" answers www.example.com on port 80 here");
+}
+END_TEST
+
+/* A chroot in an nspawn machine without a network of its own, on a host
+ * that is itself the default site's: the default clash crosses both. */
+START_TEST(p017_nested)
+{
+    const prop_diag *d;
+    prop_host *inner = container(PROP_CONTAINER_CHROOT, "inner", 1, NULL, NULL,
+                                 site("nginx site b", 2, "b.example.com:80", 80, 1));
+    prop_host *m = container(PROP_CONTAINER_NSPAWN, "m", 3, NULL, NULL, put(inner, 4));
+
+    HOST("box", 5, debian(6), site("nginx site a", 7, "a.example.com:80", 80, 1), put(m, 8));
+    ck_assert_int_eq(prop_site_check(S), 1);
+    d = only("P017");
+    ck_assert_ptr_nonnull(strstr(d->message, "two default web sites for port 80 in the network "
+                                             "of host \"box\""));
+}
+END_TEST
+
+/* Containers with a network of their own: Docker, a machine with a private
+ * network or published ports, a jail with an address; and a jail that
+ * inherits the host's, which clashes. */
+START_TEST(p017_own_networks)
+{
+    const prop_diag *d;
+    prop_host *dk = container(PROP_CONTAINER_DOCKER, "dk", 1, NULL, NULL,
+                              site("nginx site d", 2, "www.example.com:80", 80, 1));
+    prop_host *pn = container(PROP_CONTAINER_NSPAWN, "pn", 3, "container.private_network", "yes",
+                              site("nginx site p", 4, "www.example.com:80", 80, 1));
+    prop_host *pub = container(PROP_CONTAINER_NSPAWN, "pub", 5, "container.publish", "tcp:8080:80",
+                               site("nginx site q", 6, "www.example.com:80", 80, 1));
+    prop_host *j = container(PROP_CONTAINER_JAIL, "j", 7, "container.ip4", "em0|192.0.2.50",
+                             site("nginx site j", 8, "www.example.com:80", 80, 1));
+    prop_host *ji = container(PROP_CONTAINER_JAIL, "ji", 9, "container.ip4", "inherit",
+                              site("nginx site ji", 10, "www.example.com:80", 80, 0));
+
+    HOST("box", 11, debian(12), site("nginx site a", 13, "www.example.com:80", 80, 1), put(dk, 14),
+         put(pn, 15), put(pub, 16), put(j, 17));
+    HOST("bsd", 18, debian(19), site("nginx site a", 13, "www.example.com:80", 80, 1), put(ji, 20));
+    prop_site_check(S);
+    d = only("P017");
+    ck_assert_int_eq(d->line, 13);
+    ck_assert_ptr_nonnull(strstr(d->message, "on \"bsd\" here and \"nginx site ji\" on "
+                                             "\"bsd/ji\" at site.lua:10"));
+}
+END_TEST
+
 /* ---- prop claims: port:N, a name, a key ---- */
 
 typedef struct found {
@@ -389,6 +500,9 @@ web_suite(void)
     tcase_add_test(tc, p017_name);
     tcase_add_test(tc, p017_default);
     tcase_add_test(tc, p017_near_miss);
+    tcase_add_test(tc, p017_chroot);
+    tcase_add_test(tc, p017_nested);
+    tcase_add_test(tc, p017_own_networks);
     tcase_add_test(tc, query_sites);
     suite_add_tcase(s, tc);
     return s;
