@@ -408,7 +408,13 @@ local function build(s)
    local what = fmt("web site %s (%s)", first, srv)
    if #s.names > 1 then what = what .. fmt(" (+%d)", #s.names - 1) end
    local parts = {}
-   local fname = (srv == "apache" and s.default) and "00-" .. first or first
+   -- The files are named by the first name, with the port when it is
+   -- not the usual one (80, or 443 with TLS); an Apache default site
+   -- sorts before Debian's 000-default, as Apache's default is the first
+   -- site loaded for its port.
+   local fname = first
+   if s.port ~= (s.tls and 443 or 80) then fname = fname .. "-" .. s.port end
+   if srv == "apache" and s.default then fname = "00-" .. fname end
    if srv == "nginx" and s.default and s.port == 80 then
       -- Debian's default site is default_server on 80: two defaults for
       -- one port are refused by nginx -t.
