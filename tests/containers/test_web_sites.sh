@@ -12,7 +12,8 @@
 # the challenge on the container's port 80, served by nginx): the https
 # site comes up, its http site redirects, and a forced renewal (certbot
 # renew --force-renewal) reloads nginx through the deploy hook, so the
-# served certificate's serial changes.  Then the same kinds of sites with
+# served certificate's serial changes.  prop verify asks each site for
+# each of its names, and sees one that nginx does not serve.  Then the same kinds of sites with
 # Apache, the server picked from the host's list (web.site without
 # server=): modules, the port's Listen and the default site made as
 # needed.  Every image and container is named prop-test-* and removed
@@ -20,8 +21,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-command -v gpg >/dev/null || skip "no gpg"
-command -v openssl >/dev/null || skip "no openssl"
+command -v gpg >/dev/null || skip_missing gnupg "no gpg"
+command -v openssl >/dev/null || skip_missing openssl "no openssl command"
 docker_up
 rootfs_cache
 docker_test "prop-test-web-img-$$" "prop-test-web-$$"
@@ -111,6 +112,17 @@ same "nginx: the site file is named by the first name" "$(inside readlink /etc/n
   "/etc/nginx/sites-available/a.test"
 prop_run "$TMP/n2.out" "$TMP/site.lua"
 same "nginx: second run: nothing changed" "$rc/$(changed_inside "$TMP/n2.out")" "0/0/0"
+prop_verify "$TMP/v1.out" "$TMP/site.lua"
+same "nginx: prop verify: every site holds" "$rc" 0
+# The site not loaded (its link taken away, nginx reloaded, the link put
+# back): its names get the default site's answer, and verify says so.
+inside sh -c 'mv /etc/nginx/sites-enabled/a.test /tmp/ && nginx -s reload && sleep 1 && mv /tmp/a.test /etc/nginx/sites-enabled/'
+for _ in $(seq 50); do [[ "$(get www.a.test)" != "site a" ]] && break; sleep 0.2; done
+prop_verify "$TMP/v2.out" "$TMP/site.lua"
+same "nginx: not loaded: prop verify fails" "$rc" 2
+check "nginx: not loaded: verify names what it asked" grep -q 'GET http://127.0.0.1:80/ with Host a.test: answered 200 with [0-9]* bytes, as a name no site has is answered' "$TMP/v2.out"
+prop_run "$TMP/n3.out" "$TMP/site.lua"
+same "nginx: not loaded: a run repairs it" "$rc/$(get www.a.test)" "0/site a"
 
 # ---- letsencrypt against pebble ---------------------------------------------------
 write_site "${NGINX_SITES[@]}" 'apt.installed { "pebble" }'
