@@ -278,4 +278,5 @@ run_claims(int argc, char **argv)
 const cli_command cmd_claims = {
     "claims", run_claims, "what manages a path, package, service, port or account, on which hosts",
     "prop claims SITE THING [--json] [--max-instructions N] [--max-memory MIB]\n"
-    "   THING: /path, package:NAME, service:NAME, port:N, user:NAME, group:NAME"};
+    "   THING: /path, package:NAME, service:NAME, port:N, user:NAME, group:NAME,\n"
+    "          a web site's name (www.example.com, www.example.com:443), any word"};

@@ -28,7 +28,9 @@ local web = props {
   service.running "ssh",
 
   -- The site: files the deploy account owns, served by nginx (which
-  -- declares ports 80 and 443).  nginx -t checks the site before nginx
+  -- declares port 80; the site declares the ports of its listen lines,
+  -- and no other site of the host may answer on them as the default
+  -- one: P017).  nginx -t checks the site before nginx
   -- reloads it: a broken site never replaces a working one.
   -- Debian's default site holds port 80's default_server: it goes first,
   -- or nginx -t refuses the new site (and prop says so, at its line).
@@ -41,7 +43,7 @@ local web = props {
   apt.installed { "cron" },
   cron.job("www-backup", "30 3 * * *", { "tar", "-czf", "/var/backups/www.tar.gz", "-C", "/srv", "www" }),
 
-  -- Ports 22, 80 and 443, and nothing else.
+  -- Ports 22 and 80 (what the properties above declare), and nothing else.
   firewall.open_declared(),
 }
 -- web: end

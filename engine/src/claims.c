@@ -321,11 +321,6 @@ same_claim(const prop_claim *a, const prop_claim *b)
     return a->kind == b->kind && a->id == b->id && pp_same_str(a->key, b->key) && same_value(a, b);
 }
 
-/*
- * Two leaves that say the same thing: the same node, or the same kind,
- * description, type, claims, ports and info (two calls of one recipe with
- * the same arguments).  Such duplicates never conflict with each other.
- */
 int
 pp_shares_ports(const prop_node *a, const prop_node *b)
 {
@@ -333,6 +328,11 @@ pp_shares_ports(const prop_node *a, const prop_node *b)
            pp_same_str(a->leaf->shares_ports, b->leaf->shares_ports);
 }
 
+/*
+ * Two leaves that say the same thing: the same node, or the same kind,
+ * description, type, claims, ports and info (two calls of one recipe with
+ * the same arguments).  Such duplicates never conflict with each other.
+ */
 int
 pp_same_leaf(const prop_node *a, const prop_node *b)
 {

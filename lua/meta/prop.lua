@@ -1333,7 +1333,7 @@ function pull.scheduled(repo, opts) end
 
 apache = {}
 
----DebianLike, ports 80 and 443.  Installs apache2.  `purge_sites = true`:
+---DebianLike, port 80 (shared with Apache's sites).  Installs apache2.  `purge_sites = true`:
 ---/etc/apache2/sites-enabled holds only the sites the host declares (the
 ---rest removed, the configuration tested, apache reloaded only when
 ---something was removed).
@@ -1343,7 +1343,12 @@ function apache.installed(opts) end
 
 ---DebianLike, revertable (to apache.site_disabled).  sites-available/NAME.conf
 ---and its sites-enabled link; apachectl configtest before the reload, and
----a configuration Apache refuses is put back as it was.
+---a configuration Apache refuses is put back as it was.  Claims web.name
+---NAME:PORT for each ServerName/ServerAlias and <VirtualHost *:PORT>,
+---web.default PORT for _default_:PORT (two sites of one name and port:
+---P017); declares those ports and its Listen lines' (shared with Apache's
+---sites).  A text prop cannot read (Include, Use, a variable, no
+---VirtualHost) is W110.
 ---@param name string without ".conf": "example.org"
 ---@param content string the VirtualHost blocks
 ---@return prop.Property
@@ -1362,8 +1367,8 @@ function apache.site_disabled(name) end
 function apache.module(name) end
 
 ---DebianLike.  /etc/apache2/ports.conf with one Listen line per port,
----tested, reloaded; declares the ports (but 80 and 443, which
----apache.installed declares).
+---tested, reloaded; declares the ports (shared with apache.installed and
+---Apache's sites).
 ---@param ports integer[] { 80, 8080 }
 ---@return prop.Property
 function apache.listen_ports(ports) end
@@ -1584,7 +1589,7 @@ function jail.running(c) end
 
 nginx = {}
 
----DebianLike, ports 80 and 443.  Installs nginx and starts it.
+---DebianLike, port 80 (shared with nginx's sites).  Installs nginx and starts it.
 ---`purge_sites = true`: /etc/nginx/sites-enabled holds only the sites the
 ---host declares (the rest removed, nginx -t, nginx reloaded only when
 ---something was removed).
@@ -1594,7 +1599,12 @@ function nginx.installed(opts) end
 
 ---DebianLike, revertable (to nginx.site_disabled).  sites-available/NAME
 ---and its sites-enabled link; nginx -t before the reload, and a
----configuration nginx refuses is put back as it was.
+---configuration nginx refuses is put back as it was.  Claims web.name
+---NAME:PORT for each server_name and listen port of a server block (80
+---without listen), web.default PORT for default_server (two sites of one
+---name and port: P017); declares its listen ports (shared with nginx's
+---sites).  A text prop cannot read (an include, a variable, no server
+---block) is W110.
 ---@param name string a file name: "example.org"
 ---@param content string the server blocks
 ---@return prop.Property

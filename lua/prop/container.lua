@@ -208,7 +208,7 @@ function M.info(desc, pairs_)
 end
 
 -- Ports a recipe declares by default that another property of the same
--- machine replaces (apache.installed's 80 and 443, by apache.listen_ports):
+-- machine replaces (apache.installed's 80, by apache.listen_ports):
 -- each rule is { owner = the description prefix of the leaves whose ports
 -- are replaced, by = function(leaf) -> the ports that replace them, or nil
 -- for a leaf that replaces none }.  Recipes add theirs.

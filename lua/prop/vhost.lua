@@ -266,7 +266,8 @@ end
 -- V.declared[server](content) -> { names = { "NAME:PORT", ... },
 -- defaults = { PORT, ... }, ports = { PORT, ... } }, or nil and why the
 -- text cannot be read (the site is then not checked for clashes, W110).
--- Names are lower-cased; a name given twice is listed once.
+-- Names are lower-cased; a name given twice is listed once.  Empty text
+-- declares nothing.
 V.declared = {}
 
 -- The declaration as sorted, duplicate-free lists.
@@ -341,7 +342,11 @@ function V.declared.nginx(content)
             .. "which prop does not read"
       end
    end
-   if #servers == 0 then return nil, "no server { } block was found in it" end
+   if #servers == 0 then
+      -- Empty text (a site to be reverted, say) answers nothing.
+      if not text:find("%S") then return declaration({}) end
+      return nil, "no server { } block was found in it"
+   end
    local blocks = {}
    for _, body in ipairs(servers) do
       local b = { names = {}, ports = {}, defaults = {} }
@@ -366,13 +371,13 @@ function V.declared.nginx(content)
       if listens == 0 then b.ports[1] = 80 end
       for spec in body:gmatch("%f[%w_]server_name%s+([^;]*);") do
          for w in spec:gmatch("%S+") do
-            if w:find("%$") then
+            -- "_" and "" name nothing; a regular expression (~) is not a name.
+            if w:find("^~") or w == "_" or w == '""' or w == "''" then
+               w = nil
+            elseif w:find("%$") then
                return nil, "a server_name line holds a variable (server_name " .. spec .. ")"
             end
-            -- "_" and "" name nothing; a regular expression (~) is not a name.
-            if w ~= "_" and w ~= '""' and w ~= "''" and not w:find("^~") then
-               b.names[#b.names + 1] = w
-            end
+            if w then b.names[#b.names + 1] = w end
          end
       end
       blocks[#blocks + 1] = b
@@ -430,7 +435,10 @@ function V.declared.apache2(content)
       end
       blocks[#blocks + 1] = b
    end
-   if not found then return nil, "no <VirtualHost> block was found in it" end
+   if not found then
+      if not text:find("%S") then return declaration({}) end
+      return nil, "no <VirtualHost> block was found in it"
+   end
    return declaration(blocks)
 end
 

@@ -165,4 +165,20 @@ run_prop "$TMP/out" claims --json "$TMP/ctr.lua" package:nginx
 grep -qF '"host":"box.example.com/web"' "$TMP/out" && pass ||
   fail "containers: --json names the container host/container" "not as expected" "$TMP/out"
 
+# ---- web sites: by name, by name and port, by port -------------------------
+run_prop "$TMP/out" claims near_p017.lua WWW.example.com
+[[ "$rc" == 0 ]] && grep -qF 'web1.example.com  web.name www.example.com:80 "nginx"  by "nginx site www" (near_p017.lua:21)' "$TMP/out" &&
+  grep -qF 'web1.example.com  web.name www.example.com:443 "nginx"  by "nginx site www-tls"' "$TMP/out" &&
+  grep -qF 'web2.example.com  web.name www.example.com:80 "nginx"' "$TMP/out" &&
+  grep -qF 'web1.example.com/batch  web.name www.example.com:80 "apache"' "$TMP/out" &&
+  ! grep -q 'site old' "$TMP/out" && pass ||
+  fail "web: a name finds its sites on every port and host, not a reverted one" "not as expected" "$TMP/out"
+run_prop "$TMP/out" claims near_p017.lua www.example.com:443
+[[ "$rc" == 0 && "$(wc -l <"$TMP/out")" == 1 ]] && pass ||
+  fail "web: NAME:PORT finds the sites on that port" "exit $rc" "$TMP/out"
+run_prop "$TMP/out" claims --json near_p017.lua port:443
+[[ "$rc" == 0 ]] && jq -e 'map(select(.kind == "web.default" and .key == "443")) | length == 1' "$TMP/out" >/dev/null &&
+  jq -e 'map(select(.kind == "port" and .port == 443)) | length == 1' "$TMP/out" >/dev/null && pass ||
+  fail "web: port:N finds the default site and the site's port" "not as expected" "$TMP/out"
+
 finish

@@ -62,7 +62,8 @@ check "nginx on FreeBSD is a type error" grep -q 'types.lua:14: error\[P00[0-9]\
 check "the first host is clean" bash -c "! grep -q 'types.lua:[345]:' '$TMP/types.out'"
 sed -n '1,6p' "$TMP/types.lua" >"$TMP/web.lua"
 run_prop "$TMP/show.out" show "$TMP/web.lua" web
-check "show: nginx installed declares 80 and 443" grep -q 'nginx installed : DebianLike, ports 80 443' "$TMP/show.out"
+check "show: nginx installed declares 80 (Debian's default site)" grep -q 'nginx installed : DebianLike, ports 80  (' "$TMP/show.out"
+check "show: a site declares the port of its listen line" grep -q 'nginx site a : DebianLike, revertable, ports 8081  (' "$TMP/show.out"
 check "show: the site claims its file" grep -q 'claims file.content /etc/nginx/sites-available/a' "$TMP/show.out"
 check "show: and its link" grep -q 'claims file.symlink /etc/nginx/sites-enabled/a "/etc/nginx/sites-available/a"' "$TMP/show.out"
 check "show: the revert takes the link away" grep -q 'claims file.absent /etc/nginx/sites-enabled/b' "$TMP/show.out"

@@ -48,7 +48,7 @@ T.err(ty, "  targets     buntish, debian", ":type: targets")
 T.err(ty, "  revertable  yes", ":type: revertable")
 T.err(ty, "  ports       none", ":type: no ports")
 T.err(ty, "  claims      package.installed x", ":type: claims")
-T.err(repl.type_of(nginx.installed()), "  ports       80, 443", ":type: ports")
+T.err(repl.type_of(nginx.installed()), "  ports       80\n", ":type: ports")
 T.err(repl.type_of(file.has_content("/x", string.rep("z", 300))), '... (300 bytes)', ":type: a long claim cut")
 local h = host "rh" { os.debian("bookworm", "amd64") }
 T.err(repl.type_of(h), "host : debian, 1 properties  (", ":type: a host")

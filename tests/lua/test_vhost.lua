@@ -117,4 +117,50 @@ T.eq({ V.check_name("example.org", "name") }, { nil, "example.org" }, "check_nam
 T.err(V.check_name("../x", "name"), 'name "../x" is not valid', "check_name: a path")
 T.err(V.check_name(".hidden", "name"), 'name ".hidden" is not valid', "check_name: a dot first")
 
+-- What a site's text declares, read when the site is declared (P017, W110).
+local d = V.declared.nginx([[
+# a comment: listen 9999;
+server {
+  listen 80 default_server;
+  listen [::]:80 default_server;
+  listen 127.0.0.1:8080;
+  listen unix:/run/www.sock;
+  server_name WWW.Example.com example.com _ "" ~^(?<u>.+)\.example\.net$;
+  location / { include snippets/proxy.conf; listen 1; }
+}
+server { server_name other.example.com; }
+]])
+T.eq(d, { names = { "example.com:80", "example.com:8080", "other.example.com:80",
+                    "www.example.com:80", "www.example.com:8080" },
+          defaults = { 80 }, ports = { 80, 8080 } }, "nginx declared: names, defaults, ports")
+local none, why = V.declared.nginx("include sites/*.conf;\n")
+T.ok(none == nil and why:find("include", 1, true), "nginx declared: an include")
+none, why = V.declared.nginx("server { listen 80; server_name $host; }")
+T.ok(none == nil and why:find("variable", 1, true), "nginx declared: a variable")
+none, why = V.declared.nginx("server { listen 70000; }")
+T.ok(none == nil and why:find("outside 1..65535", 1, true), "nginx declared: a bad port")
+none, why = V.declared.nginx("map $a $b { }\n")
+T.ok(none == nil and why:find("no server", 1, true), "nginx declared: no server block")
+T.eq(V.declared.nginx("server { }"), { names = {}, defaults = {}, ports = { 80 } },
+     "nginx declared: no listen is port 80")
+d = V.declared.apache2([[
+Listen 8443
+# <VirtualHost *:9999>
+<VirtualHost *:80 [::]:80>
+  ServerName http://Shop.example.com:80
+  ServerAlias www.shop.example.com *.shop.example.com
+</VirtualHost>
+<VirtualHost _default_:443>
+  ServerName shop.example.com
+  SSLEngine on
+</VirtualHost>
+]])
+T.eq(d, { names = { "*.shop.example.com:80", "shop.example.com:443", "shop.example.com:80",
+                    "www.shop.example.com:80" },
+          defaults = { 443 }, ports = { 80, 443, 8443 } }, "apache declared: names, defaults, ports")
+none, why = V.declared.apache2("<VirtualHost *:80>\n  IncludeOptional conf.d/*.conf\n</VirtualHost>\n")
+T.ok(none == nil and why:find("Include", 1, true), "apache declared: an Include")
+none, why = V.declared.apache2("ServerName localhost\n")
+T.ok(none == nil and why:find("no <VirtualHost>", 1, true), "apache declared: no VirtualHost")
+
 T.done()

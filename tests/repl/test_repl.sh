@@ -36,10 +36,10 @@ else
   cat "$TMP/basic.err"
 fi
 
-piped cmds $':hosts\n:claims /etc/foo\n:claims 443\n:type apt.installed { "x" }\n:lint\n'
+piped cmds $':hosts\n:claims /etc/foo\n:claims 80\n:type apt.installed { "x" }\n:lint\n'
 if [[ $rc == 0 ]] && grep -Eq '^demo +no OS +6 properties +site.lua:71$' "$TMP/cmds.out" &&
    grep -Fq 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54)' "$TMP/cmds.out" &&
-   grep -Fq 'www.example.com  port 443  by "apache installed" (site.lua:35)' "$TMP/cmds.out" &&
+   grep -Fq 'www.example.com  port 80  by "apache installed" (site.lua:35)' "$TMP/cmds.out" &&
    grep -Eq '^  revertable +yes$' "$TMP/cmds.out" &&
    grep -Eq '^  claims +package.installed x$' "$TMP/cmds.out" &&
    grep -Fxq 'no findings' "$TMP/cmds.out"; then
@@ -295,8 +295,8 @@ line ':type apt.installed { "typed" }'
 check_screen ":type" wait_line '^  claims +package\.installed typed$'
 line ':claims /etc/foo'
 check_screen ":claims of a path" wait_for 'foo.example.com  file.line /etc/foo "secure=1"  by "file /etc/foo contains lines" (site.lua:54), in "apt installed foo" (site.lua:53)'
-line ':claims 443'
-check_screen ":claims of a port" wait_for 'www.example.com  port 443  by "apache installed" (site.lua:35)'
+line ':claims 80'
+check_screen ":claims of a port" wait_for 'www.example.com  port 80  by "apache installed" (site.lua:35)'
 line ':lint'
 check_screen ":lint" wait_line '^no findings$'
 line ':plan demo'

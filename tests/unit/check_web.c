@@ -326,6 +326,35 @@ START_TEST(p017_near_miss)
 }
 END_TEST
 
+/* Only what takes effect counts: a pick_os alternative for another OS
+ * answering the same name is not a second site. */
+START_TEST(p017_pick_os)
+{
+    prop_leaf_spec spec;
+    prop_claim c = {PROP_CLAIM_WEB_NAME, "www.example.com:80", "nginx", 0, -1, 0};
+    int port = 80;
+    prop_origin o = at(4);
+    prop_node *bsd = NULL, *alt[2], *pick = NULL;
+
+    memset(&spec, 0, sizeof spec);
+    spec.desc = "freebsd nginx site www";
+    spec.targets = PROP_OS_FREEBSD;
+    spec.claims = &c;
+    spec.nclaims = 1;
+    spec.ports = &port;
+    spec.nports = 1;
+    spec.shares_ports = "nginx";
+    spec.behaviour = -1;
+    ck_assert_int_eq(prop_leaf_new(S, &spec, &o, &bsd), PROP_OK);
+    alt[0] = bsd;
+    alt[1] = site("nginx site www", 5, "www.example.com:80", 80, 0);
+    ck_assert_int_eq(prop_list_new(S, PROP_PICK_OS, alt, 2, &o, &pick), PROP_OK);
+    HOST("web1", 1, debian(2), site("nginx site old", 3, "www.example.com:80", 80, 0), pick);
+    ck_assert_int_eq(prop_site_check(S), 1);
+    ck_assert_int_eq(only("P017")->line, 5);
+}
+END_TEST
+
 /* ---- P017 across a host and the containers sharing its network ---- */
 
 /* A container of kind with its OS and props (an info leaf when info_key). */
@@ -500,6 +529,7 @@ web_suite(void)
     tcase_add_test(tc, p017_name);
     tcase_add_test(tc, p017_default);
     tcase_add_test(tc, p017_near_miss);
+    tcase_add_test(tc, p017_pick_os);
     tcase_add_test(tc, p017_chroot);
     tcase_add_test(tc, p017_nested);
     tcase_add_test(tc, p017_own_networks);

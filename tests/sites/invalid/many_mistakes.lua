@@ -29,7 +29,7 @@ host "mixed.example.com" {
 host "mixed.example.com" {
   os.debian("bookworm", "amd64"),
   tor.bridge(),
-  apache.installed(),
+  apache.site("tls", "<VirtualHost *:443>\n  SSLEngine on\n</VirtualHost>\n"),
   apt.installed "curl",
   apt.installed "curl",
 }
