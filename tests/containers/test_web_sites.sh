@@ -7,16 +7,17 @@
 # throwaway CA made by openssl here and its key from the site's secret
 # store (a real gpg, keys in a scratch GNUPGHOME) answers https for each
 # name while its http site redirects there; the key is 0600 and never in
-# prop's output; a second run changes nothing.  Then tls = "letsencrypt"
+# prop's output; a default site takes the place of Debian's; a second
+# run changes nothing.  Then tls = "letsencrypt"
 # against Debian's pebble in the container (an ACME server that checks
 # the challenge on the container's port 80, served by nginx): the https
 # site comes up, its http site redirects, and a forced renewal (certbot
 # renew --force-renewal) reloads nginx through the deploy hook, so the
 # served certificate's serial changes.  prop verify asks each site for
-# each of its names, and sees one that nginx does not serve.  Then the same kinds of sites with
-# Apache, the server picked from the host's list (web.site without
-# server=): modules, the port's Listen and the default site made as
-# needed.  Every image and container is named prop-test-* and removed
+# each of its names, and sees one that nginx does not serve.  Then the
+# same kinds of sites with Apache, the server picked from the host's
+# list (web.site without server=): modules, the port's Listen and the
+# default site made as needed.  Every image and container is named prop-test-* and removed
 # on exit.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -52,7 +53,9 @@ local box = docker.container("$CTR", base, {
   apt.installed { "curl", "python3", "openssl", "ca-certificates" },
   file.directory "/srv/a",
   file.directory "/srv/backend",
+  file.directory "/srv/fallback",
   file.has_content("/srv/a/index.html", "site a\n"),
+  file.has_content("/srv/fallback/index.html", "fallback\n"),
   file.has_content("/srv/backend/index.html", "backend\n"),
   property { desc = "backend on 8080", ports = { 8080 },
              check = function(sys) return (sys:tcp { host = "127.0.0.1", port = 8080, framing = "connect", timeout = 2 }) end,
@@ -86,6 +89,7 @@ NGINX_SITES=(
   'web.site("old.test", { redirect = "http://a.test/", server = "nginx" })'
   'nginx.site("raw", "server { listen 80; server_name raw.test; return 200 \"raw\\n\"; }\n")'
   'web.site({ "tls.test", "www.tls.test" }, { root = "/srv/a", tls = { cert = CERT, key = secret "tls_key" }, server = "nginx" })'
+  'web.site("fallback.test", { root = "/srv/fallback", default = true, server = "nginx" })'
 )
 
 # ---- nginx ----------------------------------------------------------------------
@@ -106,6 +110,8 @@ same "nginx: the raw site beside them" "$(get raw.test)" "raw"
 same "nginx: https, first name" "$(gets tls.test)" "site a"
 same "nginx: https, second name" "$(gets www.tls.test)" "site a"
 same "nginx: the http site redirects to https" "$(location www.tls.test /p?q)" "301 https://www.tls.test/p?q"
+same "nginx: the default site answers a name no site has" "$(get nobody.test)" "fallback"
+check "nginx: Debian's default site is disabled" bash -c "! docker exec $CTR test -e /etc/nginx/sites-enabled/default"
 same "nginx: the key is 0600" "$(inside stat -c %a /etc/ssl/prop/tls.test.key)" "600"
 check "nginx: the key is in no output" bash -c "! grep -qF '$(sed -n 2p "$TMP/ca/tls.key")' '$TMP/n1.out'"
 same "nginx: the site file is named by the first name" "$(inside readlink /etc/nginx/sites-enabled/a.test)" \
