@@ -53,6 +53,10 @@ local schema = {
    web_server = function(v, what)
       return args.matching(v, what, "[%w_.@-]+", 'the name of the web server\'s service, such as "nginx"')
    end,
+   reload = function(v, what)
+      return args.matching(v, what, "[%w_][%w_.@-]*",
+                           'the name of the service to reload, such as "nginx" or "apache2"')
+   end,
    server = function(v, what)
       return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@]+",
                            'an ACME directory URL such as '
@@ -61,6 +65,33 @@ local schema = {
 }
 
 local impl = {}
+
+local HOOKS = "/etc/letsencrypt/renewal-hooks/deploy/"
+
+-- The deploy hook that reloads service after each renewal (certbot runs
+-- every executable file of renewal-hooks/deploy once a certificate of
+-- this machine is renewed).
+local function hook_text(service)
+   return fmt([[#!/bin/sh
+# Written by prop (letsencrypt.certbot reload = "%s"): certbot runs this
+# after it renews a certificate, so that %s serves the new one.
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+  exec systemctl reload %s
+fi
+exec service %s reload
+]], service, service, service, service)
+end
+
+-- The hook of a.reload in place; whether it changed.
+local function ensure_hook(sys, a)
+   if not a.reload then return false end
+   if sys.dry and not sys:exists(HOOKS) then
+      sys:note(fmt("%s would be written", a.hook))
+      return true
+   end
+   R.run(sys, a.what, { "mkdir", "-p", HOOKS })
+   return R.ensure_content(sys, a.what, a.hook, hook_text(a.reload), { mode = "0755" })
+end
 
 -- The DNS names of the certificate at path, and whether it is still
 -- valid for RENEW_SECONDS; nil when there is none.
@@ -112,7 +143,10 @@ function impl.ensure(sys, a)
       return "changed"
    end
    local why = why_request(sys, what, a)
-   if why == nil then return installed and "changed" or "ok" end
+   if why == nil then
+      local hooked = ensure_hook(sys, a)
+      return (installed or hooked) and "changed" or "ok"
+   end
    local st = sys:stat(a.webroot)
    if not st or st.type ~= "directory" then
       local msg = fmt("the webroot %s is not a directory: the web server must serve it for the "
@@ -134,6 +168,7 @@ function impl.ensure(sys, a)
    local still = why_request(sys, what, a)
    if still then R.fail("%s: certbot succeeded, but %s", what, still) end
    sys:note(fmt("%s: certificate obtained for %s", why, concat(a.domains, " ")))
+   ensure_hook(sys, a)
    return "changed"
 end
 
@@ -178,7 +213,7 @@ function impl.repair(sys, a)
    sys:note(fmt("certificate renewed for %s (its files were broken)", concat(a.domains, " ")))
 end
 
---[[ letsencrypt.certbot(domains, email [, { webroot=, server=, web_server= }])
+--[[ letsencrypt.certbot(domains, email [, { webroot=, server=, web_server=, reload= }])
   DebianLike, not revertable (certbot delete --cert-name FIRST removes a
   certificate).
   A certificate for domains (a name or a list: the first names it) from
@@ -196,7 +231,11 @@ end
   --webroot --non-interactive --agree-tos --cert-name FIRST --expand and
   checks the certificate again.  A refusal (the challenge not served,
   the server unreachable) fails with certbot's words and leaves the old
-  certificate.  Use on_change to reload the web server.
+  certificate.  Use on_change to reload the web server after a run; reload
+  = SERVICE ("nginx", "apache2") also installs certbot's deploy hook
+  /etc/letsencrypt/renewal-hooks/deploy/prop-reload-SERVICE (claim
+  file.content), which reloads SERVICE after each renewal by certbot's
+  timer.
   Uses port 80 of the host (the web server that serves webroot, such as
   nginx.installed or apache.installed), or the service web_server names
   ("nginx", "apache2"): W106 when nothing on the host provides it, P016
@@ -225,12 +264,14 @@ function letsencrypt.certbot(domains, email, opts)
    local live = LIVE .. ds[1]
    local a = { what = "letsencrypt.certbot " .. ds[1], domains = ds, email = email,
                webroot = o.webroot or "/var/www/html", server = o.server, live = live,
-               cert = live .. "/cert.pem" }
+               cert = live .. "/cert.pem", reload = o.reload,
+               hook = o.reload and HOOKS .. "prop-reload-" .. o.reload }
    if #ds > 1 then desc = desc .. " (+" .. (#ds - 1) .. ")" end
+   local claims = { claim.file_generated(live, "certbot " .. concat(ds, " ")),
+                    claim.package_installed("certbot"), claim.package_installed("openssl") }
+   if a.hook then claims[#claims + 1] = claim.file_content(a.hook, hook_text(a.reload)) end
    return core.leaf{ desc = desc, targets = "DebianLike", impl = impl, args = a,
-                     claims = { claim.file_generated(live, "certbot " .. concat(ds, " ")),
-                                claim.package_installed("certbot"),
-                                claim.package_installed("openssl") },
+                     claims = claims,
                      norevert = "letsencrypt.certbot has no revert action: certbot delete --cert-name "
          .. ds[1] .. " removes the certificate",
                      -- The challenge is served by the host's web server: its port 80, or

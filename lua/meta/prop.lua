@@ -366,6 +366,7 @@ function host(name) end
 ---@field suite? string "bookworm", "14.1-RELEASE", ...
 ---@field arch? string
 ---@field info table<string, any> what the host's other entries declare
+---@field properties prop.Property[] the list's properties (nested lists flattened, roles' results left out)
 
 ---A property written in Lua.
 ---@param spec prop.PropertySpec
@@ -1971,6 +1972,8 @@ letsencrypt = {}
 ---@class prop.CertbotOptions
 ---@field webroot? string served at http://DOMAIN/.well-known/acme-challenge/ (default "/var/www/html")
 ---@field server? string an ACME directory URL (default Let's Encrypt)
+---@field web_server? string the service that serves webroot ("nginx", "apache2")
+---@field reload? string a service reloaded after each renewal (deploy hook /etc/letsencrypt/renewal-hooks/deploy/prop-reload-SERVICE)
 
 ---DebianLike.  A certificate in /etc/letsencrypt/live/FIRST from certbot
 ---certonly --webroot, requested only when the one there does not name
@@ -1980,6 +1983,30 @@ letsencrypt = {}
 ---@param opts? prop.CertbotOptions
 ---@return prop.Property
 function letsencrypt.certbot(domains, email, opts) end
+
+web = {}
+
+---@class prop.WebSiteOptions
+---@field root? string a directory served as is (one of root, proxy, redirect)
+---@field proxy? string a backend URL every request is passed to ("http://127.0.0.1:8080")
+---@field redirect? string a URL everything is redirected to (301, path kept)
+---@field port? integer default 80, or 443 with tls
+---@field tls? false|"letsencrypt"|{ cert: string|prop.Secret, key: prop.Secret } a plain-HTTP site on 80 (ACME challenge, redirect) is added
+---@field default? boolean the site answering names no site of its port has
+---@field server? "nginx"|"apache" not given: web.site is a role picking what the host's list installs
+---@field extra? string raw directives inside the server block / VirtualHost
+---@field email? string the ACME account's address (required with tls = "letsencrypt")
+---@field acme_server? string an ACME directory URL (default Let's Encrypt)
+
+---DebianLike, revertable (its site files disabled).  A typed web site:
+---nginx's or Apache's configuration made from names, what it serves, its
+---port and TLS; claims web.name NAME:PORT for each name, web.default PORT
+---with default = true, and its ports shared with the server's sites.
+---Without server=, a role (a function for the host's list).
+---@param names string|string[] "example.org" or { "example.org", "www.example.org" }
+---@param opts prop.WebSiteOptions
+---@return prop.Property|fun(h: prop.RoleHost): prop.Property
+function web.site(names, opts) end
 
 zfs = {}
 

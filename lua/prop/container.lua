@@ -106,12 +106,24 @@ local function host_view(name, list)
    local os_info = info.os
    if type(os_info) == "table" then os_info = os_info[1] end
    if type(os_info) == "string" then family, suite, arch = os_info:match("^(%S+)%s*(%S*)%s*(%S*)") end
+   -- The properties of the list (nested lists flattened, roles left out).
+   local props = {}
+   local function collect(l, depth)
+      for _, v in ipairs(l) do
+         if core.is_property(v) then
+            props[#props + 1] = v
+         elseif depth < 32 and type(v) == "table" and getmetatable(v) == nil then
+            collect(v, depth + 1)
+         end
+      end
+   end
+   collect(list, 0)
    local view = { name = name, os = family, suite = suite ~= "" and suite or nil,
-                  arch = arch ~= "" and arch or nil, info = info }
+                  arch = arch ~= "" and arch or nil, info = info, properties = props }
    return setmetatable({}, {
       __index = function(_, k)
-         if k == "name" or k == "os" or k == "suite" or k == "arch" or k == "info" then return view[k] end
-         error(string.format("a host given to a role has no field \"%s\" (it has name, os, suite, arch, info)",
+         if view[k] ~= nil or k == "suite" or k == "arch" or k == "os" then return view[k] end
+         error(string.format("a host given to a role has no field \"%s\" (it has name, os, suite, arch, info, properties)",
                              tostring(k)), 2)
       end,
       __newindex = function() error("the host given to a role is read-only", 2) end,

@@ -177,7 +177,7 @@ local recipe_modules = {
    "hostname", "apache", "tor", "os", "connect", "dns", "ssh", "chroot", "docker",
    "systemd", "jail", "conffile", "sudo", "sysctl", "timezone", "locale", "pull",
    "nginx", "firewall", "git", "kernel", "grub", "mount", "postfix", "fail2ban", "borg",
-   "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive", "zfs",
+   "network", "letsencrypt", "postgresql", "selinux", "mysql", "archive", "zfs", "web",
 }
 -- Loaded when first named: a site that writes files need not load the
 -- other 43 modules (most of prop's start-up time).

@@ -536,19 +536,27 @@ function V.verify_site(sys, a)
       return false, fmt("%s takes no connection on %s port %d (the site's TLS port): %s",
                         a.service, l.addr, l.port, why)
    end
-   local name = conf.names[1]
-   local where = fmt("GET http://%s:%d/ with Host %s", l.addr:find(":") and "[" .. l.addr .. "]"
-                     or l.addr, l.port, name or "localhost")
-   local st, h, body = sys:http { host = l.addr, port = l.port, name = name or "localhost",
-                                  timeout = 2 }
-   if not st then return false, fmt("%s: %s", where, h) end
-   if not name or l.default or V.is_default[a.service](sys, a, l.port) then return true end
-   local st2, _, body2 = sys:http { host = l.addr, port = l.port, name = "prop-probe.invalid",
+   -- Each name a.names gives (web.site's), else the first the text has.
+   local names = a.names or { conf.names[1] or false }
+   local host = l.addr:find(":") and "[" .. l.addr .. "]" or l.addr
+   local default, st2, body2
+   for _, name in ipairs(names) do
+      local where = fmt("GET http://%s:%d/ with Host %s", host, l.port, name or "localhost")
+      local st, h, body = sys:http { host = l.addr, port = l.port, name = name or "localhost",
+                                     timeout = 2 }
+      if not st then return false, fmt("%s: %s", where, h) end
+      if not name or l.default then return true end
+      if default == nil then default = V.is_default[a.service](sys, a, l.port) end
+      if default then return true end
+      if st2 == nil then
+         st2, _, body2 = sys:http { host = l.addr, port = l.port, name = "prop-probe.invalid",
                                     timeout = 2 }
-   if st2 == st and body2 == body then
-      return false, fmt("%s: answered %d with %d bytes, as a name no site has is answered (the "
-                        .. "default server's answer): %s does not serve the site", where, st,
-                        #body, a.service)
+      end
+      if st2 == st and body2 == body then
+         return false, fmt("%s: answered %d with %d bytes, as a name no site has is answered (the "
+                           .. "default server's answer): %s does not serve the site", where, st,
+                           #body, a.service)
+      end
    end
    return true
 end

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Roles that know their host: a function in a host's list is called with
-# the host (name, os, suite, arch, info, from the list's other entries)
+# the host (name, os, suite, arch, info, properties, from the list's other entries)
 # while the site is evaluated, and the properties it returns take its
 # place, in order, where the checker sees them: a role choosing by release
 # is shown per host, a Debian recipe it returns for a FreeBSD host is
@@ -69,7 +69,7 @@ else
 fi
 printf 'host "a" { os.debian("bookworm", "amd64"),\n  function(h) return h.release end }\n' >field.lua
 run_prop field.out lint field.lua
-if [[ $rc == 2 ]] && grep -q '^field.lua:2: error\[P000\]: a host given to a role has no field "release" (it has name, os, suite, arch, info)' field.out; then
+if [[ $rc == 2 ]] && grep -q '^field.lua:2: error\[P000\]: a host given to a role has no field "release" (it has name, os, suite, arch, info, properties)' field.out; then
   pass
 else
   fail "an unknown field" "exit $rc" field.out

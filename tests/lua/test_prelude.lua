@@ -41,9 +41,24 @@ local h = host "r1" {
 }
 T.eq(seen, { "r1", "debian", "bookworm", "amd64" }, "role: the host's view")
 T.eq(#h.properties, 2, "role: its property takes its place")
+-- the view's properties: the list's own, nested lists flattened, roles out
+local descs
+host "r4" {
+   os.debian("bookworm", "amd64"),
+   { apt.installed "y", { apt.installed "z" } },
+   function() return apt.installed "w" end,
+   function(v)
+      descs = {}
+      for _, p in ipairs(v.properties) do descs[#descs + 1] = p.desc end
+      return {}
+   end,
+}
+T.eq(descs, { "os.debian \"bookworm\" amd64", "apt installed y", "apt installed z" },
+     "role: the view's properties")
 T.raises(function()
    host "r2" { function(v) return v.addr end }
-end, 'a host given to a role has no field "addr" (it has name, os, suite, arch, info)', "role: unknown field")
+end, 'a host given to a role has no field "addr" (it has name, os, suite, arch, info, properties)',
+   "role: unknown field")
 T.raises(function()
    host "r3" { function(v) v.name = "x" end }
 end, "the host given to a role is read-only", "role: read-only")
