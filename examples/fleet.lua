@@ -10,8 +10,7 @@
 -- kept for what is this site's own (the "Site-specific" section): its mail
 -- server's IMAP side, its git server, its build containers.  What prop
 -- does not do is left out and said where it would be: disk images and
--- partitioning (Propellor's DiskImage), board support (Machine), DNSSEC
--- signing of zones.
+-- partitioning (Propellor's DiskImage), board support (Machine).
 --
 --   prop lint examples/fleet.lua
 --   prop claims examples/fleet.lua /etc/postfix/main.cf
@@ -138,9 +137,11 @@ end
 
 local zone_ns = { "ns4.kitenet.net", "ns6.gandi.net" }
 local function dns_primary(zone, records)
-  local r = { { "@", "MX", "0 kitenet.net." }, { "@", "TXT", '"v=spf1 a a:kitenet.net ~all"' } }
+  local r = { { "@", "MX", 0, "kitenet.net." }, { "@", "TXT", "v=spf1 a a:kitenet.net ~all" } }
   for _, x in ipairs(records or {}) do r[#r + 1] = x end
-  return dns.primary(zone, { ns = zone_ns, records = r })
+  -- Dns.signedPrimary: signed by named (inline signing, its default
+  -- policy); each run notes the DS to give the parent zone.
+  return dns.primary(zone, { ns = zone_ns, records = r, dnssec = true })
 end
 
 -- ---------------------------------------------------------------------
