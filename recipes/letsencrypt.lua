@@ -26,17 +26,7 @@ local function check_domain(v, what)
       return fmt("%s %s is a wildcard: the webroot method cannot prove it (certbot needs DNS for "
                  .. "wildcards)", what, args.show(v))
    end
-   local ok = #v <= 253 and v:find("%.") and not v:find("%.%.") and not v:find("^%.")
-      and not v:find("%.$")
-   if ok then
-      for label in v:gmatch("[^.]+") do
-         if #label > 63 or not label:find("^%w[%w-]*$") or label:find("-$") then ok = false end
-      end
-   end
-   if not ok then
-      return fmt('%s %s is not a domain name such as "www.example.org"', what, args.show(v))
-   end
-   return nil, v:lower()
+   return args.host_name(v, what, { dotted = true, noun = "domain name" })
 end
 
 local function check_email(v, what)

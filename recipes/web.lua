@@ -38,23 +38,6 @@ local LIVE = "/etc/letsencrypt/live/"
 -- ---------------------------------------------------------------------
 -- Arguments.
 
--- A DNS name as a server answers it: labels of letters, digits and "-"
--- (not first or last), 253 characters at most; lower-cased.
-local function check_dns_name(v, what)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   local ok = #v <= 253 and not v:find("%.%.") and not v:find("^%.") and not v:find("%.$")
-   if ok then
-      for label in v:gmatch("[^.]+") do
-         if #label > 63 or not label:find("^%w[%w-]*$") or label:find("-$") then ok = false end
-      end
-   end
-   if not ok then
-      return fmt('%s %s is not a DNS name such as "www.example.org"', what, args.show(v))
-   end
-   return nil, v:lower()
-end
-
 local function check_url(v, what)
    return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@!$&'()*+,;=]+",
                         'an http:// or https:// URL such as "http://127.0.0.1:8080"')
@@ -503,7 +486,7 @@ end
 ]]
 function web.site(names, opts)
    local list = type(names) == "string" and { names } or names
-   local nerr, ns = args.list(list, "names", check_dns_name)
+   local nerr, ns = args.list(list, "names", args.host_name)
    if not nerr and #ns == 0 then nerr = "names is empty: give at least one DNS name" end
    local desc = "web site " .. (type(list) == "table" and type(list[1]) == "string" and list[1]
                                 or "?")

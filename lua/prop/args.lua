@@ -170,6 +170,28 @@ local matched = setmetatable({}, {
    end,
 })
 
+-- A host name as a web server or a certificate authority takes it:
+-- labels of letters, digits and "-" (neither first nor last), 63
+-- characters each and 253 in all; lower-cased.  o: { dotted = true }
+-- wants at least two labels, o.noun names the kind ("DNS name" unless
+-- told) in the message.
+function args.host_name(v, what, o)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   local ok = #v <= 253 and not v:find("%.%.") and not v:find("^%.") and not v:find("%.$")
+      and not (o and o.dotted and not v:find(".", 1, true))
+   if ok then
+      for label in v:gmatch("[^.]+") do
+         if #label > 63 or not label:find("^%w[%w-]*$") or label:find("-$") then ok = false end
+      end
+   end
+   if not ok then
+      return string_format('%s %s is not a %s such as "www.example.org"', what, args.show(v),
+                           o and o.noun or "DNS name")
+   end
+   return nil, v:lower()
+end
+
 -- A string matched entirely by pattern; expected says in words what fits.
 function args.matching(v, what, pattern, expected)
    local m = matched[pattern]

@@ -150,4 +150,15 @@ T.ok(names.installed and names.removed, "strict_module: pairs lists the recipes"
 T.raises(function() return args.strict_module({ f = print }, "demo") end, "core.entry is for prop's own recipe modules",
          "strict_module: not from a script")
 
+-- host_name: a web server's or a CA's host names, lower-cased.
+T.eq({ args.host_name("WWW.Example.ORG", "n") }, { nil, "www.example.org" }, "host_name: lower-cased")
+T.eq({ args.host_name("intranet", "n") }, { nil, "intranet" }, "host_name: one label is a name")
+T.eq(args.host_name("intranet", "d", { dotted = true, noun = "domain name" }),
+     'd "intranet" is not a domain name such as "www.example.org"', "host_name: dotted wants two labels")
+for _, bad in ipairs({ "a..b", ".a.b", "a.b.", "-a.b", "a-.b", "a_b.c", "*.a.b", ("x"):rep(64) .. ".b" }) do
+   T.eq(args.host_name(bad, "n"), 'n ' .. args.show(bad) .. ' is not a DNS name such as "www.example.org"',
+        "host_name: " .. bad)
+end
+T.eq(args.host_name(7, "n"), "n must be a non-empty string, got number 7", "host_name: not a string")
+
 T.done()
