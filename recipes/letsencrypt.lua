@@ -29,15 +29,6 @@ local function check_domain(v, what)
    return args.host_name(v, what, { dotted = true, noun = "domain name" })
 end
 
-local function check_email(v, what)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   if not v:find("^[^@%s,]+@[%w.-]+%.[%w-]+$") then
-      return fmt('%s %s is not an e-mail address such as "admin@example.org"', what, args.show(v))
-   end
-   return nil, v
-end
-
 local schema = {
    webroot = args.abs_path,
    web_server = function(v, what)
@@ -238,7 +229,7 @@ function letsencrypt.certbot(domains, email, opts)
    local list = type(domains) == "string" and { domains } or domains
    local derr, ds = args.list(list, "domains", check_domain)
    if not derr and #ds == 0 then derr = "domains is empty: give at least one domain" end
-   local eerr = check_email(email, "email")
+   local eerr = args.email(email, "email")
    local oerr, o = args.options(opts, schema, "letsencrypt.certbot")
    local msg = args.join("letsencrypt.certbot", derr, eerr, oerr)
    local desc = "letsencrypt certificate " .. (type(list) == "table" and type(list[1]) == "string"

@@ -52,15 +52,6 @@ local function check_server(v, what)
               args.did_you_mean(v, { nginx = true, apache = true }))
 end
 
-local function check_email(v, what)
-   local err = args.nonempty_string(v, what)
-   if err then return err end
-   if not v:find("^[^@%s,]+@[%w.-]+%.[%w-]+$") then
-      return fmt('%s %s is not an e-mail address such as "admin@example.org"', what, args.show(v))
-   end
-   return nil, v
-end
-
 -- Raw directives put inside the server block: text, without a NUL.
 local function check_extra(v, what)
    local err = args.string(v, what)
@@ -103,7 +94,7 @@ end
 local schema = {
    root = args.abs_path, proxy = check_url, redirect = check_url, port = args.port,
    tls = check_tls, default = args.boolean, server = check_server, extra = check_extra,
-   email = check_email, acme_server = check_url,
+   email = args.email, acme_server = check_url,
 }
 
 -- ---------------------------------------------------------------------

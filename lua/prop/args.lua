@@ -192,6 +192,17 @@ function args.host_name(v, what, o)
    return nil, v:lower()
 end
 
+-- An e-mail address (a certificate authority's account, say).
+function args.email(v, what)
+   local err = args.nonempty_string(v, what)
+   if err then return err end
+   if not v:find("^[^@%s,]+@[%w.-]+%.[%w-]+$") then
+      return string_format('%s %s is not an e-mail address such as "admin@example.org"', what,
+                           args.show(v))
+   end
+   return nil, v
+end
+
 -- A string matched entirely by pattern; expected says in words what fits.
 function args.matching(v, what, pattern, expected)
    local m = matched[pattern]
