@@ -38,9 +38,25 @@ local LIVE = "/etc/letsencrypt/live/"
 -- ---------------------------------------------------------------------
 -- Arguments.
 
+-- A URL as a server's configuration takes it unquoted: no blank, and
+-- none of the characters nginx reads as syntax (";" ends a directive, "$"
+-- starts a variable, quotes and braces).
 local function check_url(v, what)
-   return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@!$&'()*+,;=]+",
+   return args.matching(v, what, "https?://[%w%-%.:%[%]_~/%%@!&()*+,=]+",
                         'an http:// or https:// URL such as "http://127.0.0.1:8080"')
+end
+
+-- A directory the server serves files from, written unquoted in its
+-- configuration: an absolute path without blanks or ; { } " ' $ #.
+local function check_root(v, what)
+   local err, p = args.abs_path(v, what)
+   if err then return err end
+   local c = p:match("[%s;{}\"'$#]")
+   if c then
+      return fmt("%s %s must not contain %s: it is written unquoted in the server's "
+                 .. "configuration", what, args.show(p), c:find("%s") and "a blank" or '"' .. c .. '"')
+   end
+   return nil, p
 end
 
 local function check_server(v, what)
@@ -92,7 +108,7 @@ local function check_tls(v, what)
 end
 
 local schema = {
-   root = args.abs_path, proxy = check_url, redirect = check_url, port = args.port,
+   root = check_root, proxy = check_url, redirect = check_url, port = args.port,
    tls = check_tls, default = args.boolean, server = check_server, extra = check_extra,
    email = args.email, acme_server = check_url,
 }

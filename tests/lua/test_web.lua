@@ -54,6 +54,12 @@ bad("two served", "web.site: give one of root, proxy and redirect, not proxy and
     { proxy = "http://127.0.0.1:8080", redirect = "https://example.org" })
 bad("relative root", 'web.site: root must be an absolute path (starting with /), got relative path "srv"',
     "a.example.org", { root = "srv" })
+bad("a blank in root", 'web.site: root "/srv/my site" must not contain a blank: it is written unquoted in '
+    .. "the server's configuration", "a.example.org", { root = "/srv/my site" })
+bad("a ; in root", 'web.site: root "/srv/a;b" must not contain ";": it is written unquoted in '
+    .. "the server's configuration", "a.example.org", { root = "/srv/a;b" })
+bad("a $ in a redirect", 'web.site: redirect "https://example.org/$host" is not valid: expected an http:// or '
+    .. 'https:// URL such as "http://127.0.0.1:8080"', "a.example.org", { redirect = "https://example.org/$host" })
 bad("proxy not a URL", 'web.site: proxy "127.0.0.1:8080" is not valid: expected an http:// or https:// URL '
     .. 'such as "http://127.0.0.1:8080"', "a.example.org", { proxy = "127.0.0.1:8080" })
 -- port, server, options
