@@ -1,13 +1,14 @@
 -- prop's recipes that talk to a daemon declare what they use: postfix's
 -- reload uses postfix, letsencrypt.certbot port 80 of the web server (or
 -- the service web_server names), dns.* named (which dns.primary starts
--- itself: clean).
---! W106 13 warning
+-- itself: clean), web.site's proxy to a port of the host itself.
 --! W106 14 warning
---! P016 19
---! note 20
---! P016 24
---! note 25
+--! W106 15 warning
+--! W106 41 warning
+--! P016 20
+--! note 21
+--! P016 25
+--! note 26
 host "mx1.example.org" {
   os.debian("bookworm", "amd64"),
   postfix.main_cf { message_size_limit = 52428800 },
@@ -32,3 +33,11 @@ host "ok.example.org" {
   letsencrypt.certbot("ok.example.org", "admin@example.org"),
 }
 host "ns1.example.org" { ipv4 "192.0.2.53" }
+-- web.site: a proxy to a port of the host itself uses it (W106 when
+-- nothing declares it); one to another machine is not checked.
+host "app.example.org" {
+  os.debian("bookworm", "amd64"),
+  nginx.installed(),
+  web.site("app.example.org", { proxy = "http://127.0.0.1:8080" }),
+  web.site("api.example.org", { proxy = "http://192.0.2.10:8080" }),
+}
