@@ -2008,6 +2008,14 @@ web = {}
 ---@return prop.Property|fun(h: prop.RoleHost): prop.Property
 function web.site(names, opts) end
 
+---The DNS names the first certificate of a PEM text covers (its
+---subjectAltName's, else its subject's CN), lower-cased: what web.site
+---checks a { cert = } against.  nil and why when it cannot be read.
+---@param pem string
+---@return string[]|nil names
+---@return string? why
+function web.cert_names(pem) end
+
 zfs = {}
 
 ---UnixLike.  A ZFS dataset made (zfs create -o) or its properties set
