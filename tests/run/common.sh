@@ -33,15 +33,15 @@ export PROP_STATE_DIR="$TMP/prop-state"
 # A failure shows up to 60 lines of prop's output.
 fail_lines=60
 
-# prop_run OUT SITE [ARGS...] : prop run SITE --json ARGS.  When another
-# prop run (someone's, outside the tests) holds the target's lock, waits
-# for it up to two minutes instead of failing.
-prop_run() {
-  local out="$1" site="$2" tries=0
-  shift 2
+# prop_waiting OUT COMMAND SITE [ARGS...] : prop COMMAND SITE --json ARGS.
+# When another prop run (someone's, outside the tests) holds the target's
+# lock, waits for it up to two minutes instead of failing.
+prop_waiting() {
+  local out="$1" cmd="$2" site="$3" tries=0
+  shift 3
   while :; do
-    run_prop "$out" run "$site" --json "$@"
-    if [[ "$rc" == 69 ]] && grep -q 'another prop run holds the lock' "$out" &&
+    run_prop "$out" "$cmd" "$site" --json "$@"
+    if [[ "$rc" != 0 ]] && grep -q 'another prop run holds the lock' "$out" &&
       [[ $tries -lt 120 ]]; then
       tries=$((tries + 1))
       sleep 1
@@ -51,12 +51,21 @@ prop_run() {
   done
 }
 
+# prop_run OUT SITE [ARGS...] : prop run SITE --json ARGS, waiting for
+# another run's lock.
+prop_run() {
+  local out="$1"
+  shift
+  prop_waiting "$out" run "$@"
+}
+
 # prop_verify OUT SITE [ARGS...] : prop verify SITE --json ARGS (checks
-# and probes only; exit 0 all hold, 1 drift, 2 a probe failed).
+# and probes only; exit 0 all hold, 1 drift, 2 a probe failed), waiting
+# for another run's lock as prop_run does.
 prop_verify() {
-  local out="$1" site="$2"
-  shift 2
-  run_prop "$out" verify "$site" --json "$@"
+  local out="$1"
+  shift
+  prop_waiting "$out" verify "$@"
 }
 
 # strip_run OUT : removes from the events in OUT the fields every event of
