@@ -125,3 +125,31 @@ changed_inside() {
 fetch() {
   docker exec "$CTR" curl -sS --max-time 5 "http://127.0.0.1:$1/" 2>&1 || true
 }
+
+# pebble_start HTTP_PORT NAME... : Debian's pebble (installed in $CTR
+# already) started in the container as a local ACME server on
+# https://127.0.0.1:14000/dir, its TLS certificate from a CA of the
+# test's own that the container trusts, checking http-01 challenges on
+# HTTP_PORT; each NAME resolves to 127.0.0.1 in the container.  Nothing of
+# it reaches this machine's network.
+pebble_start() {
+  local http_port="$1"
+  shift
+  inside sh -c 'mkdir -p /etc/pebble && cd /etc/pebble &&
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=prop test ACME CA" &&
+    openssl req -newkey rsa:2048 -nodes -keyout key.pem -out srv.csr -subj /CN=localhost &&
+    printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" >ext &&
+    openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext' >/dev/null 2>&1
+  inside sh -c 'port="$1"; shift
+cat >/etc/pebble/pebble.json <<EOF
+{ "pebble": { "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
+  "certificate": "/etc/pebble/cert.pem", "privateKey": "/etc/pebble/key.pem",
+  "httpPort": $port, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false } }
+EOF
+cp /etc/pebble/ca.pem /usr/local/share/ca-certificates/prop-test-acme.crt && update-ca-certificates >/dev/null 2>&1
+echo "127.0.0.1 $*" >>/etc/hosts' sh "$http_port" "$@"
+  # pebble refuses 5% of good nonces by default, to test clients' retries;
+  # Debian's certbot on Python 3.11 then dies with "AttributeError: can't
+  # set attribute" instead of retrying, now and then: the tests ask for none.
+  docker exec -d -e PEBBLE_VA_NOSLEEP=1 -e PEBBLE_WFE_NONCEREJECT=0 "$CTR" sh -c 'pebble -config /etc/pebble/pebble.json >/var/log/pebble.log 2>&1'
+}

@@ -94,22 +94,7 @@ same "container made, pebble installed: exit" "$rc" 0
 
 # A CA of the test's own, made and trusted inside the container; pebble's
 # TLS certificate from it; the domains in /etc/hosts.
-inside sh -c 'mkdir -p /etc/pebble && cd /etc/pebble &&
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=prop test ACME CA" &&
-  openssl req -newkey rsa:2048 -nodes -keyout key.pem -out srv.csr -subj /CN=localhost &&
-  printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" >ext &&
-  openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext' >/dev/null 2>&1
-inside sh -c 'cat >/etc/pebble/pebble.json <<EOF
-{ "pebble": { "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
-  "certificate": "/etc/pebble/cert.pem", "privateKey": "/etc/pebble/key.pem",
-  "httpPort": 5002, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false } }
-EOF
-cp /etc/pebble/ca.pem /usr/local/share/ca-certificates/prop-test-acme.crt && update-ca-certificates >/dev/null 2>&1
-echo "127.0.0.1 www.prop.test prop.test api.prop.test" >>/etc/hosts'
-# pebble refuses 5% of good nonces by default, to test clients' retries;
-# Debian's certbot on Python 3.11 then dies with "AttributeError: can't set
-# attribute" instead of retrying, now and then: the test asks for none.
-docker exec -d -e PEBBLE_VA_NOSLEEP=1 -e PEBBLE_WFE_NONCEREJECT=0 "$CTR" sh -c 'pebble -config /etc/pebble/pebble.json >/var/log/pebble.log 2>&1'
+pebble_start 5002 www.prop.test prop.test api.prop.test
 docker exec -d "$CTR" sh -c 'python3 -m http.server 5002 --directory /var/www/html >/var/log/http.log 2>&1'
 up=no
 for _ in $(seq 120); do

@@ -134,20 +134,7 @@ same "nginx: not loaded: a run repairs it" "$rc/$(get www.a.test)" "0/site a"
 write_site "${NGINX_SITES[@]}" 'apt.installed { "pebble" }'
 prop_run "$TMP/p0.out" "$TMP/site.lua"
 same "pebble installed" "$rc" 0
-inside sh -c 'mkdir -p /etc/pebble && cd /etc/pebble &&
-  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj "/CN=prop test ACME CA" &&
-  openssl req -newkey rsa:2048 -nodes -keyout key.pem -out srv.csr -subj /CN=localhost &&
-  printf "subjectAltName=DNS:localhost,IP:127.0.0.1\n" >ext &&
-  openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 2 -extfile ext' >/dev/null 2>&1
-inside sh -c 'cat >/etc/pebble/pebble.json <<EOF
-{ "pebble": { "listenAddress": "127.0.0.1:14000", "managementListenAddress": "127.0.0.1:15000",
-  "certificate": "/etc/pebble/cert.pem", "privateKey": "/etc/pebble/key.pem",
-  "httpPort": 80, "tlsPort": 5001, "ocspResponderURL": "", "externalAccountBindingRequired": false } }
-EOF
-cp /etc/pebble/ca.pem /usr/local/share/ca-certificates/prop-test-acme.crt && update-ca-certificates >/dev/null 2>&1
-echo "127.0.0.1 le.test www.le.test" >>/etc/hosts'
-# No refused nonces (Debian's certbot does not always retry them).
-docker exec -d -e PEBBLE_VA_NOSLEEP=1 -e PEBBLE_WFE_NONCEREJECT=0 "$CTR" sh -c 'pebble -config /etc/pebble/pebble.json >/var/log/pebble.log 2>&1'
+pebble_start 80 le.test www.le.test
 up=no
 for _ in $(seq 120); do
   if docker exec "$CTR" bash -c '</dev/tcp/127.0.0.1/14000' 2>/dev/null; then up=yes; break; fi
